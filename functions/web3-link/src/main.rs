@@ -1,0 +1,27 @@
+//! `POST /api/web3-link`. Wiring only: the handler is `shared::handlers::web3_link`.
+
+use shared::auth::TokenVerifier;
+use shared::config::{self, AuthConfig, Env};
+use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::runtime::{require, serve};
+use shared::store::DynamoStore;
+use shared::{aws, telemetry};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), lambda_http::Error> {
+    telemetry::init_json();
+    let table = require(config::table_name(&Env));
+    let max_body_bytes = require(config::max_body_bytes(&Env));
+    let verifier =
+        require(AuthConfig::from_source(&Env).and_then(|auth| TokenVerifier::from_config(&auth)));
+    let store = DynamoStore::new(aws::dynamodb_client().await, table);
+    serve(
+        LinkState {
+            store,
+            verifier,
+            max_body_bytes,
+        },
+        web3_link,
+    )
+    .await
+}

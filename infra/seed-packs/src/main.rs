@@ -1,0 +1,79 @@
+//! `seed-packs --file PACKS.json [--create-table]`: checks every pack of the file, creates the
+//! table when asked (with the key schema and index of `template.yaml`), then upserts the packs.
+//! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
+
+use std::process::ExitCode;
+
+use shared::config::{Env, table_name};
+use shared::packs::seed::parse_seed;
+use shared::store::{DynamoStore, schema};
+
+const USAGE: &str = "usage: seed-packs --file PACKS.json [--create-table]
+  TABLE_NAME          the table to write to (required)
+  AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...  the AWS SDK's standard settings";
+
+struct Args {
+    file: String,
+    create_table: bool,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let (mut file, mut create_table) = (None, false);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--file" => file = Some(args.next().ok_or("--file needs a path")?),
+            "--create-table" => create_table = true,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(Args {
+        file: file.ok_or("--file is required")?,
+        create_table,
+    })
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let table = table_name(&Env).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
+    let packs =
+        parse_seed(&bytes).map_err(|e| format!("{}: {e}; nothing was written", args.file))?;
+    let client = shared::aws::dynamodb_client().await;
+    if args.create_table {
+        let created = schema::create_table(&client, &table).await?;
+        println!(
+            "table {table}: {}",
+            if created { "created" } else { "already exists" }
+        );
+    }
+    let store = DynamoStore::new(client, table.clone());
+    for pack in &packs {
+        store
+            .put_pack(pack)
+            .await
+            .map_err(|e| format!("pack {}: {e}", pack.id))?;
+    }
+    println!("{} packs written to {table}", packs.len());
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(problem) => {
+            if !problem.is_empty() {
+                eprintln!("seed-packs: {problem}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("seed-packs: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}

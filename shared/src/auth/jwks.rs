@@ -1,0 +1,235 @@
+//! The identity provider's signing keys, cached across warm invocations.
+//!
+//! - Inline keys (`AUTH_JWKS`) never change.
+//! - Remote keys (`AUTH_JWKS_URL`) are fetched on first use, then again only when a token names an
+//!   unknown `kid` (key rotation) or the keys are older than [`MAX_KEY_AGE`], and never more often
+//!   than once per `min_refresh` (once per [`EMPTY_RETRY`] while no key is cached at all). Fetches
+//!   are single-flight: concurrent requests wait for the one under way.
+//! - A failed fetch keeps the keys already cached. With no key cached the verifier answers
+//!   [`JwksError::Unavailable`] (503), not 401: the token may well be good.
+
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::auth::keys::{KeySet, VerifyingKey};
+use crate::config::{AuthConfig, ConfigError, JwksSetting, is_loopback};
+
+/// Keys older than this are refreshed on the next request (the old ones keep working if that
+/// fails), so that a key the provider revoked stops being accepted.
+pub const MAX_KEY_AGE: Duration = Duration::from_secs(3600);
+/// The gap between two fetches while no key is cached (bounded by `min_refresh`).
+pub const EMPTY_RETRY: Duration = Duration::from_secs(2);
+/// The largest JWKS document read.
+pub const MAX_JWKS_BYTES: usize = 256 * 1024;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+const FETCH_TIMEOUT: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JwksError {
+    /// No cached key has this `kid`, and a refetch was not allowed or did not bring it.
+    #[error("no signing key with this kid")]
+    UnknownKid,
+    /// No key could be had at all.
+    #[error("signing keys unavailable: {0}")]
+    Unavailable(String),
+}
+
+struct Remote {
+    url: reqwest::Url,
+    client: reqwest::Client,
+}
+
+#[derive(Default)]
+struct CacheState {
+    keys: KeySet,
+    fetched_at: Option<Instant>,
+    last_attempt: Option<Instant>,
+    last_error: Option<String>,
+    attempts: u64,
+}
+
+impl CacheState {
+    fn is_stale(&self, now: Instant) -> bool {
+        self.fetched_at
+            .is_none_or(|at| now.duration_since(at) >= MAX_KEY_AGE)
+    }
+
+    fn may_fetch(&self, now: Instant, min_refresh: Duration) -> bool {
+        let gap = if self.keys.is_empty() {
+            min_refresh.min(EMPTY_RETRY)
+        } else {
+            min_refresh
+        };
+        self.last_attempt
+            .is_none_or(|at| now.duration_since(at) >= gap)
+    }
+}
+
+pub struct JwksCache {
+    remote: Option<Remote>,
+    min_refresh: Duration,
+    state: RwLock<CacheState>,
+    refresh: tokio::sync::Mutex<()>,
+}
+
+impl JwksCache {
+    /// Keys given once (`AUTH_JWKS`), never refetched.
+    pub fn inline(keys: KeySet) -> Self {
+        Self {
+            remote: None,
+            min_refresh: Duration::MAX,
+            state: RwLock::new(CacheState {
+                keys,
+                ..CacheState::default()
+            }),
+            refresh: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Keys fetched from `url` (https, or http on loopback) on first use.
+    pub fn remote(url: &str, min_refresh: Duration) -> Result<Self, ConfigError> {
+        let invalid = |problem: String| ConfigError::Invalid {
+            name: "AUTH_JWKS_URL",
+            problem,
+        };
+        let url = reqwest::Url::parse(url).map_err(|e| invalid(e.to_string()))?;
+        let client = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(FETCH_TIMEOUT)
+            .https_only(!is_loopback(&url))
+            .redirect(reqwest::redirect::Policy::limited(3))
+            .user_agent("fan-api")
+            .build()
+            .map_err(|e| invalid(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Self {
+            remote: Some(Remote { url, client }),
+            min_refresh,
+            state: RwLock::new(CacheState::default()),
+            refresh: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    pub fn from_config(config: &AuthConfig) -> Result<Self, ConfigError> {
+        match &config.jwks {
+            JwksSetting::Url(url) => Self::remote(url, config.jwks_min_refresh),
+            JwksSetting::Inline(json) => {
+                let keys =
+                    KeySet::from_json(json.as_bytes()).map_err(|e| ConfigError::Invalid {
+                        name: "AUTH_JWKS",
+                        problem: e.to_string(),
+                    })?;
+                if keys.is_empty() {
+                    return Err(ConfigError::Invalid {
+                        name: "AUTH_JWKS",
+                        problem: "no usable signing key (each needs a kid and an RSA, P-256, P-384 or Ed25519 public key)".into(),
+                    });
+                }
+                Ok(Self::inline(keys))
+            }
+        }
+    }
+
+    /// How many fetches of the remote JWKS were attempted so far.
+    pub fn fetch_attempts(&self) -> u64 {
+        self.read().attempts
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, CacheState> {
+        // The state is replaced whole under the lock, so a poisoned lock still holds a consistent
+        // value.
+        self.state
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The verifying key named `kid`.
+    pub async fn key(&self, kid: &str) -> Result<Arc<VerifyingKey>, JwksError> {
+        let Some(remote) = &self.remote else {
+            return self.read().keys.get(kid).ok_or(JwksError::UnknownKid);
+        };
+        {
+            let state = self.read();
+            if let Some(key) = state.keys.get(kid)
+                && !state.is_stale(Instant::now())
+            {
+                return Ok(key);
+            }
+        }
+        let _single_flight = self.refresh.lock().await;
+        let may_fetch = {
+            let state = self.read();
+            let now = Instant::now();
+            match state.keys.get(kid) {
+                // Another request refreshed while this one waited.
+                Some(key) if !state.is_stale(now) => return Ok(key),
+                _ => state.may_fetch(now, self.min_refresh),
+            }
+        };
+        if may_fetch {
+            self.refetch(remote).await;
+        }
+        let state = self.read();
+        match state.keys.get(kid) {
+            Some(key) => Ok(key),
+            None if state.keys.is_empty() => Err(JwksError::Unavailable(
+                state
+                    .last_error
+                    .clone()
+                    .unwrap_or_else(|| "no keys fetched yet".into()),
+            )),
+            None => Err(JwksError::UnknownKid),
+        }
+    }
+
+    async fn refetch(&self, remote: &Remote) {
+        let started = Instant::now();
+        let result = fetch(remote).await;
+        let mut state = self
+            .state
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.attempts += 1;
+        state.last_attempt = Some(started);
+        match result {
+            Ok(keys) => {
+                tracing::info!(keys = keys.len(), "fetched the identity provider's JWKS");
+                state.keys = keys;
+                state.fetched_at = Some(started);
+                state.last_error = None;
+            }
+            Err(error) => {
+                tracing::warn!(error = %error, cached_keys = state.keys.len(), "JWKS fetch failed");
+                state.last_error = Some(error);
+            }
+        }
+    }
+}
+
+async fn fetch(remote: &Remote) -> Result<KeySet, String> {
+    let mut response = remote
+        .client
+        .get(remote.url.clone())
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| format!("request failed: {e}"))?;
+    if !response.status().is_success() {
+        return Err(format!("answered HTTP {}", response.status()));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| format!("reading the body failed: {e}"))?
+    {
+        if body.len() + chunk.len() > MAX_JWKS_BYTES {
+            return Err(format!("document larger than {MAX_JWKS_BYTES} bytes"));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let keys = KeySet::from_json(&body).map_err(|e| e.to_string())?;
+    if keys.is_empty() {
+        return Err("document holds no usable signing key".into());
+    }
+    Ok(keys)
+}

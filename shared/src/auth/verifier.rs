@@ -1,0 +1,129 @@
+//! Verification of one session token.
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, Validation};
+use serde_json::{Map, Value};
+
+use crate::auth::jwks::{JwksCache, JwksError};
+use crate::config::{AuthConfig, ConfigError};
+use crate::error::ApiError;
+
+/// The signed-in user a valid token names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// The token's `sub`.
+    pub user_id: String,
+    /// The configured e-mail claim, when the token has it as a string.
+    pub email: Option<String>,
+}
+
+const SUPPORTED: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+const INVALID: &str = "The session token is invalid.";
+const EXPIRED: &str = "The session token has expired.";
+
+pub struct TokenVerifier {
+    keys: JwksCache,
+    /// One validation per algorithm, each accepting only that algorithm.
+    validations: Vec<(Algorithm, Validation)>,
+    email_claim: String,
+}
+
+impl TokenVerifier {
+    pub fn new(config: &AuthConfig, keys: JwksCache) -> Self {
+        let validations = SUPPORTED
+            .iter()
+            .map(|&algorithm| {
+                let mut validation = Validation::new(algorithm);
+                validation.leeway = config.leeway.as_secs();
+                validation.validate_exp = true;
+                validation.validate_nbf = true;
+                validation.set_issuer(&[&config.issuer]);
+                let mut required = vec!["exp", "sub", "iss"];
+                match &config.audience {
+                    Some(audience) => {
+                        validation.set_audience(&[audience]);
+                        required.push("aud");
+                    }
+                    None => validation.validate_aud = false,
+                }
+                validation.set_required_spec_claims(&required);
+                (algorithm, validation)
+            })
+            .collect();
+        Self {
+            keys,
+            validations,
+            email_claim: config.email_claim.clone(),
+        }
+    }
+
+    /// Builds the key cache from the configuration (no network: remote keys are fetched on first
+    /// use).
+    pub fn from_config(config: &AuthConfig) -> Result<Self, ConfigError> {
+        Ok(Self::new(config, JwksCache::from_config(config)?))
+    }
+
+    pub fn keys(&self) -> &JwksCache {
+        &self.keys
+    }
+
+    /// Checks the token: a `kid` naming a known key, the header's `alg` equal to that key's,
+    /// the signature, `exp` and `nbf` (with leeway), `iss`, `aud` when configured, and a
+    /// non-empty string `sub`.
+    pub async fn verify(&self, token: &str) -> Result<Identity, ApiError> {
+        let invalid = |reason: &str| ApiError::InvalidToken {
+            message: INVALID,
+            reason: reason.into(),
+        };
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|e| invalid(&format!("malformed token: {e}")))?;
+        let kid = header
+            .kid
+            .as_deref()
+            .ok_or_else(|| invalid("no kid in header"))?;
+        let key = self.keys.key(kid).await.map_err(|error| match error {
+            JwksError::UnknownKid => invalid("unknown kid"),
+            JwksError::Unavailable(detail) => ApiError::Unavailable {
+                what: "identity provider keys",
+                detail,
+            },
+        })?;
+        if header.alg != key.algorithm {
+            return Err(invalid("alg does not match the key"));
+        }
+        let (_, validation) = self
+            .validations
+            .iter()
+            .find(|(algorithm, _)| *algorithm == key.algorithm)
+            .ok_or_else(|| invalid("unsupported algorithm"))?;
+        let claims = jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, validation)
+            .map_err(|e| match e.kind() {
+                ErrorKind::ExpiredSignature => ApiError::InvalidToken {
+                    message: EXPIRED,
+                    reason: "expired".into(),
+                },
+                kind => invalid(&format!("{kind:?}")),
+            })?
+            .claims;
+        let user_id = match claims.get("sub") {
+            Some(Value::String(sub)) if !sub.is_empty() => sub.clone(),
+            _ => return Err(invalid("sub is not a non-empty string")),
+        };
+        let email = match claims.get(&self.email_claim) {
+            Some(Value::String(email)) => Some(email.clone()),
+            _ => None,
+        };
+        Ok(Identity { user_id, email })
+    }
+}

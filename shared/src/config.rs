@@ -1,0 +1,286 @@
+//! Configuration, read from the environment once per cold start. A missing or malformed required
+//! variable is a [`ConfigError`] whose message names the variable and what it is for.
+
+use std::time::Duration;
+
+use crate::request::DEFAULT_MAX_BODY_BYTES;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("missing required environment variable {name}: {purpose}")]
+    Missing {
+        name: &'static str,
+        purpose: &'static str,
+    },
+    #[error("environment variable {name} is invalid: {problem}")]
+    Invalid { name: &'static str, problem: String },
+}
+
+/// Where configuration values come from: the process environment in production, a map in tests.
+pub trait Source {
+    fn get(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment.
+pub struct Env;
+
+impl Source for Env {
+    fn get(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+}
+
+impl<const N: usize> Source for [(&str, &str); N] {
+    fn get(&self, name: &str) -> Option<String> {
+        self.iter()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| (*value).to_owned())
+    }
+}
+
+/// A variable's value; an empty or blank value counts as unset.
+fn optional(source: &dyn Source, name: &str) -> Option<String> {
+    source
+        .get(name)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+fn required(
+    source: &dyn Source,
+    name: &'static str,
+    purpose: &'static str,
+) -> Result<String, ConfigError> {
+    optional(source, name).ok_or(ConfigError::Missing { name, purpose })
+}
+
+fn optional_number(
+    source: &dyn Source,
+    name: &'static str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, ConfigError> {
+    let Some(text) = optional(source, name) else {
+        return Ok(None);
+    };
+    match text.parse::<u64>() {
+        Ok(value) if range.contains(&value) => Ok(Some(value)),
+        _ => Err(ConfigError::Invalid {
+            name,
+            problem: format!(
+                "expected a whole number from {} to {}",
+                range.start(),
+                range.end()
+            ),
+        }),
+    }
+}
+
+/// `TABLE_NAME`: the app's one DynamoDB table.
+pub fn table_name(source: &dyn Source) -> Result<String, ConfigError> {
+    let name = required(source, "TABLE_NAME", "the DynamoDB table of the app")?;
+    let valid = (3..=255).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !valid {
+        return Err(ConfigError::Invalid {
+            name: "TABLE_NAME",
+            problem: "a DynamoDB table name is 3-255 characters of [A-Za-z0-9_.-]".into(),
+        });
+    }
+    Ok(name)
+}
+
+/// `MAX_BODY_BYTES`: the largest accepted request body (default 64 KiB, at most 1 MiB).
+pub fn max_body_bytes(source: &dyn Source) -> Result<usize, ConfigError> {
+    Ok(optional_number(source, "MAX_BODY_BYTES", 1..=1024 * 1024)?
+        .map_or(DEFAULT_MAX_BODY_BYTES, |v| v as usize))
+}
+
+/// Where the identity provider's signing keys come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JwksSetting {
+    /// `AUTH_JWKS_URL`: fetched over HTTPS (plain HTTP only for loopback hosts).
+    Url(String),
+    /// `AUTH_JWKS`: the JWKS document itself.
+    Inline(String),
+}
+
+/// Session-token verification settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthConfig {
+    pub issuer: String,
+    pub audience: Option<String>,
+    pub jwks: JwksSetting,
+    pub email_claim: String,
+    pub leeway: Duration,
+    pub jwks_min_refresh: Duration,
+}
+
+pub const DEFAULT_LEEWAY_SECONDS: u64 = 30;
+pub const DEFAULT_JWKS_MIN_REFRESH_SECONDS: u64 = 30;
+
+impl AuthConfig {
+    pub fn from_source(source: &dyn Source) -> Result<Self, ConfigError> {
+        let issuer = required(
+            source,
+            "AUTH_ISSUER",
+            "the `iss` that session tokens must carry",
+        )?;
+        let jwks = match (
+            optional(source, "AUTH_JWKS_URL"),
+            optional(source, "AUTH_JWKS"),
+        ) {
+            (Some(url), None) => JwksSetting::Url(check_jwks_url(&url)?),
+            (None, Some(json)) => JwksSetting::Inline(json),
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::Invalid {
+                    name: "AUTH_JWKS_URL",
+                    problem: "set either AUTH_JWKS_URL or AUTH_JWKS, not both".into(),
+                });
+            }
+            (None, None) => {
+                return Err(ConfigError::Missing {
+                    name: "AUTH_JWKS_URL",
+                    purpose: "the identity provider's JWKS address (or AUTH_JWKS with the JWKS itself)",
+                });
+            }
+        };
+        Ok(Self {
+            issuer,
+            audience: optional(source, "AUTH_AUDIENCE"),
+            jwks,
+            email_claim: optional(source, "AUTH_EMAIL_CLAIM").unwrap_or_else(|| "email".into()),
+            leeway: Duration::from_secs(
+                optional_number(source, "AUTH_LEEWAY_SECONDS", 0..=300)?
+                    .unwrap_or(DEFAULT_LEEWAY_SECONDS),
+            ),
+            jwks_min_refresh: Duration::from_secs(
+                optional_number(source, "AUTH_JWKS_MIN_REFRESH_SECONDS", 1..=86_400)?
+                    .unwrap_or(DEFAULT_JWKS_MIN_REFRESH_SECONDS),
+            ),
+        })
+    }
+}
+
+/// Accepts `https://` addresses, and `http://` only on a loopback host.
+fn check_jwks_url(url: &str) -> Result<String, ConfigError> {
+    let invalid = |problem: &str| ConfigError::Invalid {
+        name: "AUTH_JWKS_URL",
+        problem: problem.into(),
+    };
+    let parsed = reqwest::Url::parse(url).map_err(|_| invalid("not a valid URL"))?;
+    match parsed.scheme() {
+        "https" => Ok(url.to_owned()),
+        "http" if is_loopback(&parsed) => Ok(url.to_owned()),
+        "http" => Err(invalid(
+            "plain http is only allowed for loopback addresses; use https",
+        )),
+        _ => Err(invalid("the scheme must be https")),
+    }
+}
+
+/// Whether the URL's host is a loopback address (127.0.0.0/8, ::1, localhost).
+pub fn is_loopback(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: [(&str, &str); 2] = [
+        ("AUTH_ISSUER", "https://issuer.example"),
+        ("AUTH_JWKS_URL", "https://issuer.example/jwks"),
+    ];
+
+    #[test]
+    fn auth_defaults() {
+        let config = AuthConfig::from_source(&BASE).unwrap();
+        assert_eq!(config.email_claim, "email");
+        assert_eq!(config.audience, None);
+        assert_eq!(config.leeway, Duration::from_secs(30));
+        assert_eq!(config.jwks_min_refresh, Duration::from_secs(30));
+        assert_eq!(
+            config.jwks,
+            JwksSetting::Url("https://issuer.example/jwks".into())
+        );
+    }
+
+    #[test]
+    fn missing_issuer_names_the_variable() {
+        let error = AuthConfig::from_source(&[("AUTH_JWKS", "{}")]).unwrap_err();
+        assert!(error.to_string().contains("AUTH_ISSUER"), "{error}");
+        let error = AuthConfig::from_source(&[("AUTH_ISSUER", "x")]).unwrap_err();
+        assert!(error.to_string().contains("AUTH_JWKS_URL"), "{error}");
+    }
+
+    #[test]
+    fn jwks_url_must_be_https_unless_loopback() {
+        for ok in [
+            "https://a.example/jwks",
+            "http://127.0.0.1:9000/jwks",
+            "http://localhost:1/x",
+            "http://[::1]:8/k",
+        ] {
+            let source = [("AUTH_ISSUER", "i"), ("AUTH_JWKS_URL", ok)];
+            assert!(AuthConfig::from_source(&source).is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://a.example/jwks",
+            "http://10.0.0.1/jwks",
+            "ftp://a/b",
+            "not a url",
+            "http://127.0.0.1.evil.example/",
+        ] {
+            let source = [("AUTH_ISSUER", "i"), ("AUTH_JWKS_URL", bad)];
+            assert!(AuthConfig::from_source(&source).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_range_checked() {
+        let source = [
+            ("AUTH_ISSUER", "i"),
+            ("AUTH_JWKS", "{}"),
+            ("AUTH_LEEWAY_SECONDS", "301"),
+        ];
+        assert!(AuthConfig::from_source(&source).is_err());
+        let source = [
+            ("AUTH_ISSUER", "i"),
+            ("AUTH_JWKS", "{}"),
+            ("AUTH_LEEWAY_SECONDS", "5"),
+            ("AUTH_JWKS_MIN_REFRESH_SECONDS", "7"),
+        ];
+        let config = AuthConfig::from_source(&source).unwrap();
+        assert_eq!(
+            (config.leeway.as_secs(), config.jwks_min_refresh.as_secs()),
+            (5, 7)
+        );
+        assert_eq!(max_body_bytes(&[("MAX_BODY_BYTES", "100")]).unwrap(), 100);
+        assert_eq!(
+            max_body_bytes(&[("X", "1")]).unwrap(),
+            DEFAULT_MAX_BODY_BYTES
+        );
+        assert!(max_body_bytes(&[("MAX_BODY_BYTES", "-1")]).is_err());
+    }
+
+    #[test]
+    fn table_name_is_required_and_valid() {
+        assert!(matches!(
+            table_name(&[("X", "")]),
+            Err(ConfigError::Missing {
+                name: "TABLE_NAME",
+                ..
+            })
+        ));
+        assert!(table_name(&[("TABLE_NAME", "ab")]).is_err());
+        assert!(table_name(&[("TABLE_NAME", "bad name")]).is_err());
+        assert_eq!(table_name(&[("TABLE_NAME", "fan-api")]).unwrap(), "fan-api");
+    }
+}

@@ -1,0 +1,142 @@
+//! The app's single DynamoDB table. `template.yaml` declares the same keys and index; a test
+//! proves the two agree.
+//!
+//! | entity | `PK` | `SK` | `GSI1PK` / `GSI1SK` |
+//! |---|---|---|---|
+//! | pack | `PACK#<packId>` | `PACK` | `PACKS#LISTED` / listing key, only while status is `active` |
+//! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
+//! | purchase (to come) | `USER#<userId>` | `PURCHASE#<purchaseId>` | - |
+//! | opened pack (to come) | `USER#<userId>` | `OPENING#<purchaseId>` | - |
+//!
+//! - List active packs: `Query` GSI1 on `GSI1PK = PACKS#LISTED AND GSI1SK >= <started bound>`.
+//!   The index is sparse (drafts and archived packs have no `GSI1PK`), projected whole, and its
+//!   sort key is the [`ListingKey`](crate::packs::listing::ListingKey), so the key order is the
+//!   list order. Packs whose sale has ended are filtered on `listEndsAt`.
+//! - Get a pack by id: `GetItem` on `PACK#<id>` / `PACK`.
+//! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
+//!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
+
+use aws_sdk_dynamodb::client::Waiters;
+use aws_sdk_dynamodb::error::DisplayErrorContext;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection,
+    ProjectionType, ScalarAttributeType,
+};
+
+pub const PK: &str = "PK";
+pub const SK: &str = "SK";
+pub const GSI1: &str = "GSI1";
+pub const GSI1_PK: &str = "GSI1PK";
+pub const GSI1_SK: &str = "GSI1SK";
+
+/// The partition of the listing index that holds the packs that can be listed.
+pub const LISTED_PACKS: &str = "PACKS#LISTED";
+/// Sale end of a listed pack, in Unix nanoseconds (a number), absent when the sale never ends.
+pub const LIST_ENDS_AT: &str = "listEndsAt";
+/// The kind of item: `pack`, `link`, ...
+pub const ENTITY: &str = "entity";
+
+pub fn pack_pk(pack_id: &str) -> String {
+    format!("PACK#{pack_id}")
+}
+pub const PACK_SK: &str = "PACK";
+
+pub fn user_pk(user_id: &str) -> String {
+    format!("USER#{user_id}")
+}
+
+pub fn link_sk(provider: &str) -> String {
+    format!("LINK#{provider}")
+}
+
+/// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
+pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 4] = [
+    (PK, ScalarAttributeType::S),
+    (SK, ScalarAttributeType::S),
+    (GSI1_PK, ScalarAttributeType::S),
+    (GSI1_SK, ScalarAttributeType::S),
+];
+
+/// The table's (hash, range) key.
+pub const TABLE_KEY: (&str, &str) = (PK, SK);
+
+/// Each global secondary index: (name, hash key, range key); all project every attribute.
+pub const INDEXES: [(&str, &str, &str); 1] = [(GSI1, GSI1_PK, GSI1_SK)];
+
+fn key_schema(hash: &str, range: &str) -> Vec<KeySchemaElement> {
+    [(hash, KeyType::Hash), (range, KeyType::Range)]
+        .into_iter()
+        .map(|(name, key_type)| {
+            KeySchemaElement::builder()
+                .attribute_name(name)
+                .key_type(key_type)
+                .build()
+                .expect("name and type are set")
+        })
+        .collect()
+}
+
+/// Creates the table (on-demand billing, the index above) and waits until it is active.
+/// Returns `false` when a table of that name already existed (it is not changed).
+pub async fn create_table(
+    client: &aws_sdk_dynamodb::Client,
+    table_name: &str,
+) -> Result<bool, String> {
+    let definitions = KEY_ATTRIBUTES
+        .into_iter()
+        .map(|(name, kind)| {
+            AttributeDefinition::builder()
+                .attribute_name(name)
+                .attribute_type(kind)
+                .build()
+                .expect("name and type are set")
+        })
+        .collect();
+    let indexes = INDEXES
+        .into_iter()
+        .map(|(name, hash, range)| {
+            GlobalSecondaryIndex::builder()
+                .index_name(name)
+                .set_key_schema(Some(key_schema(hash, range)))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::All)
+                        .build(),
+                )
+                .build()
+                .expect("name, keys and projection are set")
+        })
+        .collect();
+    let created = client
+        .create_table()
+        .table_name(table_name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .set_attribute_definitions(Some(definitions))
+        .set_key_schema(Some(key_schema(TABLE_KEY.0, TABLE_KEY.1)))
+        .set_global_secondary_indexes(Some(indexes))
+        .send()
+        .await;
+    let created = match created {
+        Ok(_) => true,
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(|e| e.is_resource_in_use_exception()) =>
+        {
+            false
+        }
+        Err(error) => {
+            return Err(format!(
+                "CreateTable {table_name}: {}",
+                DisplayErrorContext(error)
+            ));
+        }
+    };
+    client
+        .wait_until_table_exists()
+        .table_name(table_name)
+        .wait(std::time::Duration::from_secs(120))
+        .await
+        .map_err(|e| format!("waiting for table {table_name}: {}", DisplayErrorContext(e)))?;
+    Ok(created)
+}

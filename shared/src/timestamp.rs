@@ -1,0 +1,129 @@
+//! RFC 3339 UTC timestamps, as they appear in the API and in the table.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// An instant, written as RFC 3339 in UTC (`2026-03-01T18:00:00Z`), between 1970 and 9999.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(OffsetDateTime);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimestampError {
+    #[error("must be an RFC 3339 timestamp such as 2026-03-01T18:00:00Z")]
+    Syntax,
+    #[error("must be in UTC (end with Z)")]
+    NotUtc,
+    #[error("must be between 1970 and 9999")]
+    OutOfRange,
+}
+
+impl Timestamp {
+    pub fn now() -> Self {
+        Self(OffsetDateTime::now_utc())
+    }
+
+    pub fn parse(text: &str) -> Result<Self, TimestampError> {
+        // RFC 3339 lets applications use a space for `T`; this API writes and accepts `T` only.
+        if !matches!(text.as_bytes().get(10), Some(b'T' | b't')) {
+            return Err(TimestampError::Syntax);
+        }
+        let parsed = OffsetDateTime::parse(text, &Rfc3339).map_err(|_| TimestampError::Syntax)?;
+        if !parsed.offset().is_utc() {
+            return Err(TimestampError::NotUtc);
+        }
+        Self::from_datetime(parsed)
+    }
+
+    pub fn from_datetime(datetime: OffsetDateTime) -> Result<Self, TimestampError> {
+        if !(1970..=9999).contains(&datetime.year()) {
+            return Err(TimestampError::OutOfRange);
+        }
+        Ok(Self(datetime.to_offset(time::UtcOffset::UTC)))
+    }
+
+    /// Whole seconds since the Unix epoch (never negative).
+    pub fn unix_seconds(self) -> u64 {
+        self.0.unix_timestamp().unsigned_abs()
+    }
+
+    /// The sub-second part, in nanoseconds.
+    pub fn subsec_nanos(self) -> u32 {
+        self.0.nanosecond()
+    }
+
+    /// Nanoseconds since the Unix epoch: a number that orders like the instant.
+    pub fn unix_nanos(self) -> i128 {
+        self.0.unix_timestamp_nanos()
+    }
+
+    pub fn datetime(self) -> OffsetDateTime {
+        self.0
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.format(&Rfc3339).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Self::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_in_utc() {
+        for text in [
+            "2026-03-01T18:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "2026-03-01T18:00:00.123456789Z",
+            "9999-12-31T23:59:59Z",
+        ] {
+            assert_eq!(Timestamp::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(
+            Timestamp::parse("2026-03-01T18:00:00+00:00")
+                .unwrap()
+                .to_string(),
+            "2026-03-01T18:00:00Z"
+        );
+    }
+
+    #[test]
+    fn rejects_offsets_bad_syntax_and_range() {
+        assert_eq!(
+            Timestamp::parse("2026-03-01T18:00:00+01:00"),
+            Err(TimestampError::NotUtc)
+        );
+        assert_eq!(
+            Timestamp::parse("1969-12-31T23:59:59Z"),
+            Err(TimestampError::OutOfRange)
+        );
+        for bad in [
+            "2026-03-01",
+            "yesterday",
+            "2026-03-01 18:00:00Z",
+            "",
+            "2026-13-01T00:00:00Z",
+        ] {
+            assert_eq!(Timestamp::parse(bad), Err(TimestampError::Syntax), "{bad}");
+        }
+    }
+}

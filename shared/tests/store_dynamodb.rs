@@ -1,0 +1,265 @@
+//! DynamoStore against a real DynamoDB-compatible server (moto_server on loopback).
+
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+use shared::links::{LinkUpsert, WEB3_PROVIDER};
+use shared::packs::listing::{ListingKey, Page, PageRequest};
+use shared::packs::{Pack, PackStatus};
+use shared::store::{DynamoStore, ListActivePacks, StoreError, UpsertLink};
+use shared::timestamp::Timestamp;
+use testkit::moto::{MotoServer, client_for};
+use testkit::packs::{active, ending, with_status};
+
+async fn seeded(moto: &MotoServer, packs: &[Pack]) -> DynamoStore {
+    let store = moto.new_table().await;
+    for pack in packs {
+        store.put_pack(pack).await.expect("put pack");
+    }
+    store
+}
+
+async fn page(store: &DynamoStore, limit: usize, after: Option<ListingKey>) -> Page {
+    store
+        .list_active_packs(&PageRequest {
+            now: Timestamp::now(),
+            limit,
+            after,
+        })
+        .await
+        .expect("list")
+}
+
+fn ids(packs: &[Pack]) -> Vec<&str> {
+    packs.iter().map(|p| p.id.as_str()).collect()
+}
+
+/// Packs on every side of the activeness rule.
+fn mixed_packs() -> Vec<Pack> {
+    let mut sold_out = active("sold-out", 500);
+    sold_out.remaining = 0;
+    vec![
+        active("b-same-start", 3600),
+        active("a-same-start", 3600),
+        active("newest", 60),
+        active("oldest", 86_400 * 400),
+        sold_out,
+        ending(active("ends-later", 7200), 3600),
+        ending(active("ended", 7200), -1),
+        active("future", -3600),
+        with_status(active("draft", 100), PackStatus::Draft),
+        with_status(active("archived", 100), PackStatus::Archived),
+    ]
+}
+
+#[tokio::test]
+async fn lists_exactly_the_active_packs_in_order() {
+    let moto = MotoServer::start().await;
+    let packs = mixed_packs();
+    let store = seeded(&moto, &packs).await;
+
+    let listed = page(&store, 50, None).await;
+    assert_eq!(
+        ids(&listed.packs),
+        [
+            "newest",
+            "sold-out",
+            "a-same-start",
+            "b-same-start",
+            "ends-later",
+            "oldest"
+        ]
+    );
+    assert_eq!(listed.next, None);
+
+    // The query and the domain rule agree.
+    let now = Timestamp::now();
+    let mut expected: Vec<&Pack> = packs.iter().filter(|p| p.is_active_at(now)).collect();
+    expected.sort_by_key(|p| ListingKey::of(p));
+    assert_eq!(
+        listed.packs.iter().collect::<Vec<_>>(),
+        expected,
+        "packs come back whole"
+    );
+}
+
+#[tokio::test]
+async fn pages_walk_the_whole_list_without_gaps_or_repeats() {
+    let moto = MotoServer::start().await;
+    let mut packs: Vec<Pack> = (0..7)
+        .map(|i| active(&format!("p{i}"), 100 * (i + 1)))
+        .collect();
+    packs.push(ending(active("ended-between", 250), -5));
+    let store = seeded(&moto, &packs).await;
+
+    let mut seen = Vec::new();
+    let mut after = None;
+    let mut pages = 0;
+    loop {
+        let result = page(&store, 3, after).await;
+        assert!(result.packs.len() <= 3);
+        seen.extend(result.packs.iter().map(|p| p.id.clone()));
+        pages += 1;
+        // Through the cursor a client would send back.
+        after = result
+            .next
+            .map(|key| ListingKey::from_cursor(&key.to_cursor(), Timestamp::now()).unwrap());
+        if after.is_none() {
+            break;
+        }
+        assert!(pages < 10, "pagination must end");
+    }
+    assert_eq!(seen, ["p0", "p1", "p2", "p3", "p4", "p5", "p6"]);
+}
+
+#[tokio::test]
+async fn a_full_last_page_has_no_next_cursor() {
+    let moto = MotoServer::start().await;
+    let store = seeded(&moto, &[active("x", 10), active("y", 20)]).await;
+    let result = page(&store, 2, None).await;
+    assert_eq!(ids(&result.packs), ["x", "y"]);
+    assert_eq!(result.next, None);
+    let result = page(&store, 1, None).await;
+    assert_eq!(ids(&result.packs), ["x"]);
+    assert_eq!(result.next.as_ref().map(ListingKey::pack_id), Some("x"));
+}
+
+#[tokio::test]
+async fn a_pack_leaving_active_status_leaves_the_index() {
+    let moto = MotoServer::start().await;
+    let pack = active("p", 10);
+    let store = seeded(&moto, std::slice::from_ref(&pack)).await;
+    assert_eq!(page(&store, 10, None).await.packs.len(), 1);
+    store
+        .put_pack(&with_status(pack.clone(), PackStatus::Archived))
+        .await
+        .unwrap();
+    assert!(page(&store, 10, None).await.packs.is_empty());
+    assert_eq!(
+        store.get_pack("p").await.unwrap().map(|p| p.status),
+        Some(PackStatus::Archived)
+    );
+}
+
+fn raw(json: &str) -> Box<RawValue> {
+    RawValue::from_string(json.to_owned()).unwrap()
+}
+
+#[tokio::test]
+async fn linking_again_replaces_the_payload_and_keeps_linked_at() {
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    let first = raw(r#"{"address":"0xabc"}"#);
+    let upsert = |payload: &RawValue, at: Timestamp, email: Option<&'static str>| {
+        let store = store.clone();
+        let payload = payload.to_owned();
+        async move {
+            let link = LinkUpsert {
+                user_id: "user_1",
+                email,
+                provider: WEB3_PROVIDER,
+                payload: &payload,
+                at,
+            };
+            store.upsert_link(&link).await
+        }
+    };
+    let t1 = testkit::packs::at(-60);
+    upsert(&first, t1, Some("fan@example.com")).await.unwrap();
+    let link = store
+        .get_link("user_1", WEB3_PROVIDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((link.linked_at, link.updated_at), (t1, t1));
+    assert_eq!(link.payload, r#"{"address":"0xabc"}"#);
+    assert_eq!(link.email.as_deref(), Some("fan@example.com"));
+
+    let t2 = Timestamp::now();
+    upsert(&raw("[1,2]"), t2, None).await.unwrap();
+    let link = store
+        .get_link("user_1", WEB3_PROVIDER)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((link.linked_at, link.updated_at), (t1, t2));
+    assert_eq!(link.payload, "[1,2]");
+    assert_eq!(link.email, None);
+    assert_eq!(link.user_id, "user_1");
+    assert!(
+        store
+            .get_link("user_2", WEB3_PROVIDER)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn every_json_value_round_trips_exactly() {
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    for (i, json) in [
+        "1e400",
+        "-1e-400",
+        "123456789012345678901234567890.123456789012345678901234567890",
+        "5e-324",
+        "1.0",
+        r#""unicode ✓ \u0000 \ud83d\ude00 \"quoted\"""#,
+        r#"{"b":1,"a":[true,{"nested":{"deep":[1.50,"x"]}}],"b2":null}"#,
+        r#"{ "spaced" :  [ 1 , 2 ] }"#,
+        "[]",
+        "{}",
+        "true",
+        r#""0""#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let user = format!("user_{i}");
+        let payload = raw(json);
+        let link = LinkUpsert {
+            user_id: &user,
+            email: None,
+            provider: WEB3_PROVIDER,
+            payload: &payload,
+            at: Timestamp::now(),
+        };
+        store.upsert_link(&link).await.unwrap();
+        let stored = store.get_link(&user, WEB3_PROVIDER).await.unwrap().unwrap();
+        assert_eq!(stored.payload, json);
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_table_is_unavailable_within_seconds() {
+    let client = client_for(&format!("http://127.0.0.1:{}", testkit::free_port())).await;
+    let store = DynamoStore::new(client, "fan-api");
+    let started = Instant::now();
+    let result = store
+        .list_active_packs(&PageRequest {
+            now: Timestamp::now(),
+            limit: 5,
+            after: None,
+        })
+        .await;
+    assert!(
+        matches!(result, Err(StoreError::Unavailable(_))),
+        "{result:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn a_missing_table_is_an_internal_error() {
+    let moto = MotoServer::start().await;
+    let store = DynamoStore::new(moto.client().await, "no-such-table");
+    let result = store
+        .list_active_packs(&PageRequest {
+            now: Timestamp::now(),
+            limit: 5,
+            after: None,
+        })
+        .await;
+    assert!(matches!(result, Err(StoreError::Internal(_))), "{result:?}");
+}

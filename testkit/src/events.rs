@@ -1,0 +1,125 @@
+//! API Gateway HTTP API (payload format 2.0) events, as API Gateway sends them to a function.
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone)]
+pub struct ApiEvent {
+    method: String,
+    path: String,
+    query: String,
+    headers: Vec<(String, String)>,
+    body: Option<Vec<u8>>,
+    base64: bool,
+}
+
+impl ApiEvent {
+    pub fn new(method: &str, path: &str) -> Self {
+        Self {
+            method: method.into(),
+            path: path.into(),
+            query: String::new(),
+            headers: Vec::new(),
+            body: None,
+            base64: false,
+        }
+    }
+
+    pub fn get(path: &str) -> Self {
+        Self::new("GET", path)
+    }
+
+    pub fn post(path: &str) -> Self {
+        Self::new("POST", path)
+    }
+
+    /// The raw query string, without `?`.
+    pub fn query(mut self, query: &str) -> Self {
+        self.query = query.into();
+        self
+    }
+
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_ascii_lowercase(), value.into()));
+        self
+    }
+
+    pub fn bearer(self, token: &str) -> Self {
+        self.header("authorization", &format!("Bearer {token}"))
+    }
+
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(body.into());
+        self
+    }
+
+    /// A JSON body with `content-type: application/json`.
+    pub fn json(self, body: &str) -> Self {
+        self.header("content-type", "application/json").body(body)
+    }
+
+    /// Sends the body base64-encoded, as API Gateway does for binary media.
+    pub fn base64(mut self) -> Self {
+        self.base64 = true;
+        self
+    }
+
+    /// The event JSON.
+    pub fn to_json(&self) -> Value {
+        let mut headers = serde_json::Map::new();
+        for (name, value) in &self.headers {
+            // API Gateway joins repeated headers with commas.
+            let joined = match headers.get(name) {
+                Some(Value::String(earlier)) => format!("{earlier},{value}"),
+                _ => value.clone(),
+            };
+            headers.insert(name.clone(), joined.into());
+        }
+        let body = self.body.as_ref().map(|bytes| {
+            if self.base64 {
+                base64::engine::general_purpose::STANDARD.encode(bytes)
+            } else {
+                String::from_utf8(bytes.clone()).expect("a non-base64 body must be UTF-8")
+            }
+        });
+        json!({
+            "version": "2.0",
+            "routeKey": "$default",
+            "rawPath": self.path,
+            "rawQueryString": self.query,
+            "headers": headers,
+            "requestContext": {
+                "accountId": "123456789012",
+                "apiId": "api-id",
+                "domainName": "id.execute-api.us-east-1.amazonaws.com",
+                "domainPrefix": "id",
+                "http": {
+                    "method": self.method,
+                    "path": self.path,
+                    "protocol": "HTTP/1.1",
+                    "sourceIp": "192.0.2.1",
+                    "userAgent": "testkit"
+                },
+                "requestId": "test-request-id",
+                "routeKey": "$default",
+                "stage": "$default",
+                "time": "21/Nov/2026:05:00:00 +0000",
+                "timeEpoch": 1795237200000u64
+            },
+            "body": body,
+            "isBase64Encoded": self.base64
+        })
+    }
+
+    /// The request lambda_http builds from this event.
+    pub fn request(&self) -> lambda_http::Request {
+        lambda_http::request::from_str(&self.to_json().to_string())
+            .expect("valid API Gateway v2 event")
+    }
+}
+
+/// Status and JSON body of a response.
+pub fn parts(response: &lambda_http::Response<lambda_http::Body>) -> (u16, Value) {
+    let body = serde_json::from_slice(response.body().as_ref()).unwrap_or(Value::Null);
+    (response.status().as_u16(), body)
+}

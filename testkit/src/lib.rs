@@ -1,0 +1,24 @@
+//! Test support for fan-api's integration tests: real parts on loopback, started and stopped by
+//! each test.
+//!
+//! - [`moto`]: a `moto_server` (DynamoDB-compatible) on a free port, and tables made on it the way
+//!   `seed-packs --create-table` makes them.
+//! - [`tokens`]: session tokens signed with the test keys in `fixtures/keys`.
+//! - [`http_stub`]: a scriptable HTTP server (the identity provider's JWKS endpoint).
+//! - [`events`]: API Gateway HTTP API (v2) events and the requests lambda_http makes of them.
+//! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
+
+pub mod events;
+pub mod http_stub;
+pub mod moto;
+pub mod packs;
+pub mod runtime_api;
+pub mod tokens;
+
+/// A port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("bind 127.0.0.1:0")
+        .port()
+}

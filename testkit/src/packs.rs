@@ -1,0 +1,49 @@
+//! Packs for tests, timed relative to now.
+
+use shared::packs::{Odds, Pack, PackStatus, Price};
+use shared::timestamp::Timestamp;
+
+/// `now` moved by `seconds` (negative: the past).
+pub fn at(seconds_from_now: i64) -> Timestamp {
+    let now = Timestamp::now().datetime();
+    Timestamp::from_datetime(now + time::Duration::seconds(seconds_from_now)).expect("in range")
+}
+
+/// An active pack on sale since `started_seconds_ago`, with no end.
+pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
+    Pack {
+        id: id.into(),
+        name: format!("Pack {id}"),
+        description: "A test pack.".into(),
+        image_url: None,
+        price: Price {
+            amount: 499,
+            currency: "USD".into(),
+        },
+        status: PackStatus::Active,
+        sale_starts_at: Some(at(-started_seconds_ago)),
+        sale_ends_at: None,
+        total_supply: 100,
+        remaining: 100,
+        items_per_pack: 5,
+        max_per_user: None,
+        odds: vec![Odds {
+            rarity: "common".into(),
+            chance_bps: 10_000,
+        }],
+        team_id: None,
+        league_id: Some("nba".into()),
+    }
+}
+
+/// `pack` with another status.
+pub fn with_status(mut pack: Pack, status: PackStatus) -> Pack {
+    pack.status = status;
+    pack
+}
+
+/// `pack` whose sale ends `seconds_from_now` (negative: already ended).
+pub fn ending(mut pack: Pack, seconds_from_now: i64) -> Pack {
+    pack.sale_ends_at = Some(at(seconds_from_now));
+    pack
+}

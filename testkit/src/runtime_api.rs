@@ -1,0 +1,201 @@
+//! A Lambda Runtime API emulator on a free loopback port, enough to run a real function binary:
+//! `invocation/next` hands out queued events, `.../response` and `.../error` complete them.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::sync::{Notify, oneshot};
+
+/// How an invocation ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The function's response document.
+    Response(Value),
+    /// The function reported an error.
+    Error(Value),
+}
+
+type Pending = (String, Value, oneshot::Sender<Outcome>);
+
+#[derive(Default)]
+struct State {
+    queue: Mutex<VecDeque<Pending>>,
+    queued: Notify,
+    in_flight: Mutex<HashMap<String, oneshot::Sender<Outcome>>>,
+    first_poll: Mutex<Option<Instant>>,
+    init_error: Mutex<Option<Value>>,
+    next_id: AtomicU64,
+}
+
+pub struct RuntimeApi {
+    addr: SocketAddr,
+    state: Arc<State>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RuntimeApi {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind runtime api");
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(State::default());
+        let task_state = state.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let state = task_state.clone();
+                tokio::spawn(async move {
+                    let service = service_fn(move |request| route(state.clone(), request));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Self { addr, state, task }
+    }
+
+    /// The value of `AWS_LAMBDA_RUNTIME_API` for a function served by this emulator.
+    pub fn address(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// The environment Lambda gives a function, pointing it at this emulator.
+    pub fn lambda_env(&self, function_name: &str) -> Vec<(String, String)> {
+        [
+            ("AWS_LAMBDA_RUNTIME_API", self.address()),
+            ("AWS_LAMBDA_FUNCTION_NAME", function_name.into()),
+            ("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128".into()),
+            ("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST".into()),
+            ("AWS_REGION", "us-east-1".into()),
+            ("AWS_ACCESS_KEY_ID", "test".into()),
+            ("AWS_SECRET_ACCESS_KEY", "test".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+    }
+
+    /// When the function first asked for an invocation (its init is over), if it has.
+    pub fn first_poll(&self) -> Option<Instant> {
+        *self.state.first_poll.lock().unwrap()
+    }
+
+    /// What the function reported to `init/error`, if anything.
+    pub fn init_error(&self) -> Option<Value> {
+        self.state.init_error.lock().unwrap().clone()
+    }
+
+    /// Queues `event`, waits for the function to finish it (at most `timeout`).
+    pub async fn invoke(&self, event: Value, timeout: Duration) -> Option<Outcome> {
+        let id = format!("req-{}", self.state.next_id.fetch_add(1, Ordering::SeqCst));
+        let (done, outcome) = oneshot::channel();
+        self.state
+            .queue
+            .lock()
+            .unwrap()
+            .push_back((id, event, done));
+        self.state.queued.notify_one();
+        tokio::time::timeout(timeout, outcome).await.ok()?.ok()
+    }
+}
+
+impl Drop for RuntimeApi {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn reply(status: StatusCode, body: Bytes) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
+    *response.status_mut() = status;
+    response
+}
+
+async fn route(
+    state: Arc<State>,
+    request: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let body = request
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let json = || serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
+    let segments: Vec<&str> = path
+        .trim_start_matches("/2018-06-01/runtime/")
+        .split('/')
+        .collect();
+    let accepted = || reply(StatusCode::ACCEPTED, Bytes::from_static(b"{}"));
+    Ok(match (method, segments.as_slice()) {
+        (Method::GET, ["invocation", "next"]) => next(&state).await,
+        (Method::POST, ["invocation", id, kind @ ("response" | "error")]) => {
+            let outcome = if *kind == "response" {
+                Outcome::Response(json())
+            } else {
+                Outcome::Error(json())
+            };
+            if let Some(done) = state.in_flight.lock().unwrap().remove(*id) {
+                let _ = done.send(outcome);
+            }
+            accepted()
+        }
+        (Method::POST, ["init", "error"]) => {
+            *state.init_error.lock().unwrap() = Some(json());
+            accepted()
+        }
+        _ => reply(StatusCode::NOT_FOUND, Bytes::new()),
+    })
+}
+
+async fn next(state: &State) -> Response<Full<Bytes>> {
+    state
+        .first_poll
+        .lock()
+        .unwrap()
+        .get_or_insert_with(Instant::now);
+    let (id, event, done) = loop {
+        let waiting = state.queued.notified();
+        if let Some(pending) = state.queue.lock().unwrap().pop_front() {
+            break pending;
+        }
+        waiting.await;
+    };
+    state.in_flight.lock().unwrap().insert(id.clone(), done);
+    let deadline = SystemTime::now().duration_since(UNIX_EPOCH).unwrap() + Duration::from_secs(30);
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("lambda-runtime-aws-request-id", &id)
+        .header(
+            "lambda-runtime-deadline-ms",
+            deadline.as_millis().to_string(),
+        )
+        .header(
+            "lambda-runtime-invoked-function-arn",
+            "arn:aws:lambda:us-east-1:123456789012:function:test",
+        )
+        .header(
+            "lambda-runtime-trace-id",
+            "Root=1-00000000-000000000000000000000000;Sampled=0",
+        )
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(event.to_string())))
+        .unwrap()
+}
