@@ -90,6 +90,26 @@ impl RuntimeApi {
         .collect()
     }
 
+    /// Starts a function binary served by this emulator, with only Lambda's variables and `env`
+    /// in its environment (nothing of the host's AWS set-up leaks in). Killed when dropped.
+    pub fn spawn(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Child {
+        let name = std::path::Path::new(binary)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        tokio::process::Command::new(binary)
+            .env_clear()
+            .envs(self.lambda_env(&name))
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"))
+    }
+
     /// When the function first asked for an invocation (its init is over), if it has.
     pub fn first_poll(&self) -> Option<Instant> {
         *self.state.first_poll.lock().unwrap()
@@ -112,6 +132,18 @@ impl RuntimeApi {
         self.state.queued.notify_one();
         tokio::time::timeout(timeout, outcome).await.ok()?.ok()
     }
+}
+
+/// Status and JSON body of an API Gateway (v2) response document a function returned.
+pub fn http_parts(outcome: &Outcome) -> (u16, Value) {
+    let Outcome::Response(document) = outcome else {
+        panic!("the function failed: {outcome:?}")
+    };
+    let status = document["statusCode"].as_u64().expect("statusCode") as u16;
+    let body = document["body"]
+        .as_str()
+        .map_or(Value::Null, |b| serde_json::from_str(b).expect("JSON body"));
+    (status, body)
 }
 
 impl Drop for RuntimeApi {

@@ -28,12 +28,6 @@ pub fn jwks_json() -> String {
     fixture("jwks.json")
 }
 
-/// A JWKS document holding only the foreign RSA key, under the RSA key's `kid` (a rotation).
-pub fn foreign_jwks_json() -> String {
-    json!({ "keys": [serde_json::from_str::<Value>(&fixture("rsa-foreign.jwk.json")).unwrap()] })
-        .to_string()
-}
-
 impl TestKey {
     pub fn kid(self) -> &'static str {
         match self {

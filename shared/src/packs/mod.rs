@@ -273,35 +273,26 @@ pub(crate) mod tests {
 
     #[test]
     fn validation_names_the_field() {
-        let cases: Vec<(&str, Box<dyn Fn(&mut Pack)>)> = vec![
-            ("id", Box::new(|p| p.id = "has space".into())),
-            ("id", Box::new(|p| p.id = "x".repeat(65))),
-            ("name", Box::new(|p| p.name = " ".into())),
-            (
-                "imageUrl",
-                Box::new(|p| p.image_url = Some("javascript:alert(1)".into())),
-            ),
-            (
-                "price.currency",
-                Box::new(|p| p.price.currency = "usd".into()),
-            ),
-            ("saleStartsAt", Box::new(|p| p.sale_starts_at = None)),
-            (
-                "saleEndsAt",
-                Box::new(|p| p.sale_ends_at = p.sale_starts_at),
-            ),
-            ("remaining", Box::new(|p| p.remaining = p.total_supply + 1)),
-            ("itemsPerPack", Box::new(|p| p.items_per_pack = 0)),
-            ("maxPerUser", Box::new(|p| p.max_per_user = Some(0))),
-            ("odds", Box::new(|p| p.odds.clear())),
-            ("odds", Box::new(|p| p.odds[0].chance_bps = 8999)),
-            (
-                "odds[1].rarity",
-                Box::new(|p| p.odds[1].rarity = "common".into()),
-            ),
-            ("odds[0].chanceBps", Box::new(|p| p.odds[0].chance_bps = 0)),
-            ("teamId", Box::new(|p| p.team_id = Some("a/b".into()))),
-            ("leagueId", Box::new(|p| p.league_id = Some(String::new()))),
+        type Breaker = fn(&mut Pack);
+        let cases: Vec<(&str, Breaker)> = vec![
+            ("id", |p| p.id = "has space".into()),
+            ("id", |p| p.id = "x".repeat(65)),
+            ("name", |p| p.name = " ".into()),
+            ("imageUrl", |p| {
+                p.image_url = Some("javascript:alert(1)".into())
+            }),
+            ("price.currency", |p| p.price.currency = "usd".into()),
+            ("saleStartsAt", |p| p.sale_starts_at = None),
+            ("saleEndsAt", |p| p.sale_ends_at = p.sale_starts_at),
+            ("remaining", |p| p.remaining = p.total_supply + 1),
+            ("itemsPerPack", |p| p.items_per_pack = 0),
+            ("maxPerUser", |p| p.max_per_user = Some(0)),
+            ("odds", |p| p.odds.clear()),
+            ("odds", |p| p.odds[0].chance_bps = 8999),
+            ("odds[1].rarity", |p| p.odds[1].rarity = "common".into()),
+            ("odds[0].chanceBps", |p| p.odds[0].chance_bps = 0),
+            ("teamId", |p| p.team_id = Some("a/b".into())),
+            ("leagueId", |p| p.league_id = Some(String::new())),
         ];
         assert_eq!(sample_pack("ok").validate(), Ok(()));
         for (field, break_it) in cases {

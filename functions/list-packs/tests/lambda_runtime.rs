@@ -1,0 +1,89 @@
+//! The real `list-packs` binary, run through a Lambda Runtime API emulator against moto_server.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use testkit::events::ApiEvent;
+use testkit::moto::MotoServer;
+use testkit::packs::active;
+use testkit::runtime_api::{RuntimeApi, http_parts};
+use tokio::io::AsyncReadExt;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_list-packs");
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+#[tokio::test]
+async fn serves_the_packs_of_the_table_over_the_runtime_api() {
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    for pack in [active("first", 10), active("second", 20)] {
+        store.put_pack(&pack).await.unwrap();
+    }
+    let runtime = RuntimeApi::start().await;
+    let _function = runtime.spawn(
+        BINARY,
+        &[
+            ("TABLE_NAME", store.table()),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &moto.endpoint),
+            ("RUST_LOG", "warn"),
+        ],
+    );
+
+    let outcome = runtime
+        .invoke(
+            ApiEvent::get("/api/packs").query("limit=1").to_json(),
+            TIMEOUT,
+        )
+        .await
+        .expect("answered");
+    let (status, body) = http_parts(&outcome);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["packs"].as_array().map(|p| p.len()), Some(1));
+    assert_eq!(body["packs"][0]["id"], "first");
+    assert!(body["nextCursor"].is_string());
+
+    // The same warm process answers again, and routes other paths to the JSON 404.
+    let (status, body) = http_parts(
+        &runtime
+            .invoke(ApiEvent::get("/api/unknown").to_json(), TIMEOUT)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("not_found"))
+    );
+    let Some(testkit::runtime_api::Outcome::Response(document)) = runtime
+        .invoke(ApiEvent::get("/api/packs").to_json(), TIMEOUT)
+        .await
+    else {
+        panic!("no answer")
+    };
+    assert_eq!(document["headers"]["content-type"], "application/json");
+    let body: Value = serde_json::from_str(document["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body["packs"].as_array().map(|p| p.len()), Some(2));
+}
+
+#[tokio::test]
+async fn missing_table_name_stops_the_function_with_a_clear_message() {
+    let runtime = RuntimeApi::start().await;
+    let mut function = runtime.spawn(BINARY, &[]);
+    let status = tokio::time::timeout(TIMEOUT, function.wait())
+        .await
+        .expect("exits")
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let mut stderr = String::new();
+    function
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(stderr.contains("TABLE_NAME"), "{stderr}");
+    assert!(
+        runtime.first_poll().is_none(),
+        "never asked for an invocation"
+    );
+}

@@ -1,0 +1,84 @@
+//! The real `web3-link` binary, run through a Lambda Runtime API emulator against moto_server,
+//! with its JWKS fetched from a loopback identity-provider stub.
+
+use std::time::Duration;
+
+use testkit::events::ApiEvent;
+use testkit::http_stub::{HttpStub, Reply};
+use testkit::moto::MotoServer;
+use testkit::runtime_api::{RuntimeApi, http_parts};
+use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
+use tokio::io::AsyncReadExt;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_web3-link");
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+#[tokio::test]
+async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    let idp = HttpStub::start(Reply::Json(jwks_json())).await;
+    let runtime = RuntimeApi::start().await;
+    let jwks_url = idp.url("/.well-known/jwks.json");
+    let _function = runtime.spawn(
+        BINARY,
+        &[
+            ("TABLE_NAME", store.table()),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &moto.endpoint),
+            ("AUTH_ISSUER", ISSUER),
+            ("AUTH_AUDIENCE", AUDIENCE),
+            ("AUTH_JWKS_URL", &jwks_url),
+            ("RUST_LOG", "warn"),
+        ],
+    );
+
+    for user in ["user_1", "user_2"] {
+        let event = ApiEvent::post("/api/web3-link")
+            .bearer(&token(user, Some("fan@example.com")))
+            .json(r#"{"payload":{"wallet":"0x1"}}"#);
+        let (status, body) = http_parts(
+            &runtime
+                .invoke(event.to_json(), TIMEOUT)
+                .await
+                .expect("answered"),
+        );
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["data"]["userId"], user);
+        assert_eq!(
+            store.get_link(user, "web3").await.unwrap().unwrap().payload,
+            r#"{"wallet":"0x1"}"#
+        );
+    }
+    assert_eq!(
+        idp.hits(),
+        1,
+        "keys fetched once, kept across warm invocations"
+    );
+
+    let event = ApiEvent::post("/api/web3-link").json(r#"{"payload":1}"#);
+    let (status, body) = http_parts(&runtime.invoke(event.to_json(), TIMEOUT).await.unwrap());
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (401, Some("missing_token"))
+    );
+}
+
+#[tokio::test]
+async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
+    let runtime = RuntimeApi::start().await;
+    let mut function = runtime.spawn(BINARY, &[("TABLE_NAME", "fan-api")]);
+    let status = tokio::time::timeout(TIMEOUT, function.wait())
+        .await
+        .expect("exits")
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let mut stderr = String::new();
+    function
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(stderr.contains("AUTH_ISSUER"), "{stderr}");
+}
