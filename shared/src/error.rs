@@ -34,7 +34,7 @@ pub enum ApiError {
     NotFound,
     /// 405: the path exists but not with this method.
     #[error("method not allowed")]
-    MethodNotAllowed { allow: &'static str },
+    MethodNotAllowed { allow: String },
     /// 413: the body is larger than the limit.
     #[error("body over {limit} bytes")]
     PayloadTooLarge { limit: usize },
@@ -154,7 +154,9 @@ impl ApiError {
                 );
             }
             Self::MethodNotAllowed { allow } => {
-                headers.insert(header::ALLOW, HeaderValue::from_static(allow));
+                if let Ok(value) = HeaderValue::from_str(allow) {
+                    headers.insert(header::ALLOW, value);
+                }
             }
             Self::Unavailable { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
@@ -192,7 +194,9 @@ mod tests {
             ),
             (ApiError::NotFound, 404, "not_found"),
             (
-                ApiError::MethodNotAllowed { allow: "GET" },
+                ApiError::MethodNotAllowed {
+                    allow: "GET".into(),
+                },
                 405,
                 "method_not_allowed",
             ),
@@ -286,7 +290,10 @@ mod tests {
         }
         .into_response();
         assert_eq!(r.headers()[header::RETRY_AFTER], "1");
-        let r = ApiError::MethodNotAllowed { allow: "POST" }.into_response();
+        let r = ApiError::MethodNotAllowed {
+            allow: "POST".into(),
+        }
+        .into_response();
         assert_eq!(r.headers()[header::ALLOW], "POST");
     }
 }

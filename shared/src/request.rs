@@ -16,27 +16,56 @@ pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
 pub struct Route {
     pub method: Method,
     pub path: &'static str,
-    /// The `Allow` header value for a 405 on this path.
-    pub allow: &'static str,
+}
+
+/// Every route of the API. A request for none of them gets 405 (with `Allow`) when its path is
+/// known with another method, 404 otherwise.
+pub const ROUTES: [Route; 2] = [LIST_PACKS, WEB3_LINK];
+
+/// `GET /api/packs`
+pub const LIST_PACKS: Route = Route {
+    method: Method::GET,
+    path: "/api/packs",
+};
+/// `POST /api/web3-link`
+pub const WEB3_LINK: Route = Route {
+    method: Method::POST,
+    path: "/api/web3-link",
+};
+
+/// The path the client called, before any stage prefix, without a trailing slash.
+pub fn request_path(request: &Request) -> &str {
+    let path = request.raw_http_path();
+    let path = if path.is_empty() {
+        request.uri().path()
+    } else {
+        path
+    };
+    match path.trim_end_matches('/') {
+        "" => "/",
+        trimmed => trimmed,
+    }
+}
+
+/// The error for a request that matches no route: 405 when the path is known, else 404.
+pub fn unrouted(request: &Request) -> ApiError {
+    let path = request_path(request);
+    match ROUTES.iter().find(|route| route.path == path) {
+        Some(route) => ApiError::MethodNotAllowed {
+            allow: route.method.as_str().to_owned(),
+        },
+        None => ApiError::NotFound,
+    }
 }
 
 impl Route {
-    /// Ok when the request is for this route; 405 for another method on the path; 404 otherwise.
-    /// The path is the one the client called, before any stage prefix.
+    /// Ok when the request is for this route, else the error [`unrouted`] gives.
     pub fn check(&self, request: &Request) -> Result<(), ApiError> {
-        let path = request.raw_http_path();
-        let path = if path.is_empty() {
-            request.uri().path()
+        if request_path(request) == self.path && request.method() == self.method {
+            Ok(())
         } else {
-            path
-        };
-        if path.trim_end_matches('/') != self.path {
-            return Err(ApiError::NotFound);
+            Err(unrouted(request))
         }
-        if request.method() != self.method {
-            return Err(ApiError::MethodNotAllowed { allow: self.allow });
-        }
-        Ok(())
     }
 }
 
@@ -89,22 +118,19 @@ pub fn body_bytes(request: &Request, limit: usize) -> Result<&[u8], ApiError> {
     Ok(bytes)
 }
 
-/// The single value of query parameter `name`; a repeated parameter is a 400.
-pub fn single_query_param<'r>(
-    request: &'r Request,
-    name: &str,
-) -> Result<Option<&'r str>, ApiError> {
-    let Some(params) = request.query_string_parameters_ref() else {
-        return Ok(None);
-    };
-    match params.all(name).as_deref() {
-        None | Some([]) => Ok(None),
-        Some([value]) => Ok(Some(value)),
-        Some(_) => Err(ApiError::bad_request(
+/// The single value of query parameter `name` (percent-decoded) from the raw query string; a
+/// repeated parameter is a 400.
+pub fn single_query_param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
+    let query = request.uri().query().unwrap_or_default();
+    let mut values = url::form_urlencoded::parse(query.as_bytes()).filter(|(key, _)| key == name);
+    let first = values.next().map(|(_, value)| value.into_owned());
+    if values.next().is_some() {
+        return Err(ApiError::bad_request(
             "invalid_query",
             format!("The query parameter '{name}' must be given at most once."),
-        )),
+        ));
     }
+    Ok(first)
 }
 
 #[cfg(test)]

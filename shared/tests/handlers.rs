@@ -10,7 +10,7 @@ use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::links::WEB3_PROVIDER;
 use shared::packs::Pack;
 use shared::request::DEFAULT_MAX_BODY_BYTES;
-use shared::store::DynamoStore;
+use shared::store::{DynamoStore, GetLink, SavePack};
 use testkit::events::{ApiEvent, parts};
 use testkit::moto::{MotoServer, client_for};
 use testkit::packs::{active, ending};
@@ -67,7 +67,7 @@ async fn list_answers_the_active_packs_as_json() {
         ending(active("ended", 30), -1),
     ];
     for pack in &packs {
-        store.put_pack(pack).await.unwrap();
+        store.save_pack(pack).await.unwrap();
     }
     let state = ListPacksState { store };
     let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
@@ -88,7 +88,7 @@ async fn list_pages_with_limit_and_cursor() {
     let store = moto.new_table().await;
     for i in 0..5 {
         store
-            .put_pack(&active(&format!("p{i}"), 10 * (i + 1)))
+            .save_pack(&active(&format!("p{i}"), 10 * (i + 1)))
             .await
             .unwrap();
     }
@@ -145,6 +145,10 @@ async fn list_refuses_bad_limits_cursors_routes_and_methods() {
     let response = list_packs(&state, ApiEvent::post("/api/packs").request()).await;
     assert_error(&response, 405, "method_not_allowed");
     assert_eq!(response.headers()["allow"], "GET");
+    // As API Gateway's $default route, it also answers for the other known path.
+    let response = list_packs(&state, ApiEvent::get("/api/web3-link").request()).await;
+    assert_error(&response, 405, "method_not_allowed");
+    assert_eq!(response.headers()["allow"], "POST");
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use serde_json::Value;
+use shared::store::SavePack;
 use testkit::events::ApiEvent;
 use testkit::moto::MotoServer;
 use testkit::packs::active;
@@ -17,7 +18,7 @@ async fn serves_the_packs_of_the_table_over_the_runtime_api() {
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
     for pack in [active("first", 10), active("second", 20)] {
-        store.put_pack(&pack).await.unwrap();
+        store.save_pack(&pack).await.unwrap();
     }
     let runtime = RuntimeApi::start().await;
     let _function = runtime.spawn(

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use shared::store::GetLink;
 use testkit::events::ApiEvent;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::MotoServer;

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use shared::config::{Env, table_name};
 use shared::packs::seed::parse_seed;
-use shared::store::{DynamoStore, schema};
+use shared::store::{DynamoStore, SavePack, schema};
 
 const USAGE: &str = "usage: seed-packs --file PACKS.json [--create-table]
   TABLE_NAME          the table to write to (required)
@@ -49,7 +49,7 @@ async fn run(args: Args) -> Result<(), String> {
     let store = DynamoStore::new(client, table.clone());
     for pack in &packs {
         store
-            .put_pack(pack)
+            .save_pack(pack)
             .await
             .map_err(|e| format!("pack {}: {e}", pack.id))?;
     }

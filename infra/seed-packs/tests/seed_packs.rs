@@ -4,7 +4,7 @@ use std::process::Output;
 
 use shared::packs::listing::PageRequest;
 use shared::packs::seed::parse_seed;
-use shared::store::{DynamoStore, ListActivePacks};
+use shared::store::{DynamoStore, GetPack, ListActivePacks};
 use shared::timestamp::Timestamp;
 use testkit::moto::MotoServer;
 

@@ -1,25 +1,19 @@
 //! `GET /api/packs`: the active packs, a page at a time. Public.
 //!
-//! The function behind this handler is also API Gateway's `$default` route, so any other path
-//! gets the JSON 404 of this API.
+//! The function behind this handler is also API Gateway's `$default` route, so a request for no
+//! route gets this API's JSON 404 (or 405 on a known path).
 
-use lambda_http::http::{Method, StatusCode};
+use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde::Serialize;
 
 use crate::handlers::respond;
 use crate::packs::Pack;
 use crate::packs::listing::{ListingKey, PageRequest, parse_limit};
-use crate::request::{Route, single_query_param};
+use crate::request::{LIST_PACKS, single_query_param};
 use crate::response::json_response;
 use crate::store::ListActivePacks;
 use crate::timestamp::Timestamp;
-
-pub const ROUTE: Route = Route {
-    method: Method::GET,
-    path: "/api/packs",
-    allow: "GET",
-};
 
 /// What the list handler needs.
 pub struct ListPacksState<S> {
@@ -38,11 +32,11 @@ pub async fn list_packs<S: ListActivePacks>(
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
-        ROUTE.check(&request)?;
+        LIST_PACKS.check(&request)?;
         let now = Timestamp::now();
-        let limit = parse_limit(single_query_param(&request, "limit")?)?;
+        let limit = parse_limit(single_query_param(&request, "limit")?.as_deref())?;
         let after = single_query_param(&request, "cursor")?
-            .map(|cursor| ListingKey::from_cursor(cursor, now))
+            .map(|cursor| ListingKey::from_cursor(&cursor, now))
             .transpose()?;
         let page = state
             .store

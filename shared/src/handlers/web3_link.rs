@@ -1,21 +1,15 @@
 //! `POST /api/web3-link`: links a web3 identity (the body's `payload`) to the signed-in user.
 
-use lambda_http::http::{Method, StatusCode};
+use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 
 use crate::auth::TokenVerifier;
 use crate::handlers::respond;
 use crate::links::{LinkResponse, LinkResponseData, LinkUpsert, WEB3_PROVIDER, parse_link_body};
-use crate::request::{Route, bearer_token, body_bytes, require_json_content_type};
+use crate::request::{WEB3_LINK, bearer_token, body_bytes, require_json_content_type};
 use crate::response::json_response;
 use crate::store::UpsertLink;
 use crate::timestamp::Timestamp;
-
-pub const ROUTE: Route = Route {
-    method: Method::POST,
-    path: "/api/web3-link",
-    allow: "POST",
-};
 
 /// What the link handler needs.
 pub struct LinkState<S> {
@@ -28,7 +22,7 @@ pub struct LinkState<S> {
 /// had), content type (415), body size (413), body and payload (400); then upserts the link.
 pub async fn web3_link<S: UpsertLink>(state: &LinkState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
-        ROUTE.check(&request)?;
+        WEB3_LINK.check(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         require_json_content_type(&request)?;
         let payload = parse_link_body(body_bytes(&request, state.max_body_bytes)?)?;

@@ -14,7 +14,7 @@ use crate::store::schema::{
     ENTITY, GSI1, GSI1_PK, GSI1_SK, LIST_ENDS_AT, LISTED_PACKS, PACK_SK, PK, SK, link_sk, pack_pk,
     user_pk,
 };
-use crate::store::{ListActivePacks, StoreError, UpsertLink};
+use crate::store::{GetLink, GetPack, ListActivePacks, SavePack, StoreError, UpsertLink};
 
 type Item = HashMap<String, AttributeValue>;
 
@@ -75,58 +75,6 @@ impl DynamoStore {
 
     pub fn table(&self) -> &str {
         &self.table
-    }
-
-    /// Creates or replaces a pack. Listable packs get the index keys; others have none, so the
-    /// sparse index never holds them.
-    pub async fn put_pack(&self, pack: &Pack) -> Result<(), StoreError> {
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(pack_item(pack)?))
-            .send()
-            .await
-            .map_err(|e| classify("PutItem", e))?;
-        Ok(())
-    }
-
-    /// A pack by id, or `None`.
-    pub async fn get_pack(&self, pack_id: &str) -> Result<Option<Pack>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(PK, s(pack_pk(pack_id)))
-            .key(SK, s(PACK_SK))
-            .send()
-            .await
-            .map_err(|e| classify("GetItem", e))?;
-        output.item.map(pack_from_item).transpose()
-    }
-
-    /// A user's link to `provider`, or `None`.
-    pub async fn get_link(
-        &self,
-        user_id: &str,
-        provider: &str,
-    ) -> Result<Option<Web3Link>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(PK, s(user_pk(user_id)))
-            .key(SK, s(link_sk(provider)))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| classify("GetItem", e))?;
-        output
-            .item
-            .map(|item| {
-                serde_dynamo::from_item(item)
-                    .map_err(|e| StoreError::Internal(format!("link item: {e}")))
-            })
-            .transpose()
     }
 }
 
@@ -241,5 +189,60 @@ impl UpsertLink for DynamoStore {
             .await
             .map_err(|e| classify("UpdateItem", e))?;
         Ok(())
+    }
+}
+
+impl SavePack for DynamoStore {
+    /// Listable packs get the index keys; others have none, so the sparse index never holds them.
+    async fn save_pack(&self, pack: &Pack) -> Result<(), StoreError> {
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(pack_item(pack)?))
+            .send()
+            .await
+            .map_err(|e| classify("PutItem", e))?;
+        Ok(())
+    }
+}
+
+impl GetPack for DynamoStore {
+    async fn get_pack(&self, pack_id: &str) -> Result<Option<Pack>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(PK, s(pack_pk(pack_id)))
+            .key(SK, s(PACK_SK))
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?;
+        output.item.map(pack_from_item).transpose()
+    }
+}
+
+impl GetLink for DynamoStore {
+    async fn get_link(
+        &self,
+        user_id: &str,
+        provider: &str,
+    ) -> Result<Option<Web3Link>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(PK, s(user_pk(user_id)))
+            .key(SK, s(link_sk(provider)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?;
+        output
+            .item
+            .map(|item| {
+                serde_dynamo::from_item(item)
+                    .map_err(|e| StoreError::Internal(format!("link item: {e}")))
+            })
+            .transpose()
     }
 }

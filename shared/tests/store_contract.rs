@@ -1,4 +1,5 @@
-//! DynamoStore against a real DynamoDB-compatible server (moto_server on loopback).
+//! The storage contract, run against both stores: DynamoStore on a real DynamoDB-compatible server
+//! (moto_server on loopback) and the local API's MemoryStore. Plus DynamoDB's own failure modes.
 
 use std::time::{Duration, Instant};
 
@@ -6,20 +7,56 @@ use serde_json::value::RawValue;
 use shared::links::{LinkUpsert, WEB3_PROVIDER};
 use shared::packs::listing::{ListingKey, Page, PageRequest};
 use shared::packs::{Pack, PackStatus};
-use shared::store::{DynamoStore, ListActivePacks, StoreError, UpsertLink};
+use shared::store::{
+    DynamoStore, GetLink, GetPack, ListActivePacks, MemoryStore, SavePack, StoreError, UpsertLink,
+};
 use shared::timestamp::Timestamp;
 use testkit::moto::{MotoServer, client_for};
 use testkit::packs::{active, ending, with_status};
 
-async fn seeded(moto: &MotoServer, packs: &[Pack]) -> DynamoStore {
-    let store = moto.new_table().await;
-    for pack in packs {
-        store.put_pack(pack).await.expect("put pack");
-    }
-    store
+/// Every operation a store offers.
+trait Store: ListActivePacks + UpsertLink + SavePack + GetPack + GetLink {}
+impl<S: ListActivePacks + UpsertLink + SavePack + GetPack + GetLink> Store for S {}
+
+/// Each contract test, once per store.
+macro_rules! contract {
+    ($($test:ident),* $(,)?) => {
+        mod dynamodb {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    let moto = testkit::moto::MotoServer::start().await;
+                    super::$test(&moto.new_table().await).await;
+                }
+            )*
+        }
+        mod memory {
+            $(
+                #[tokio::test]
+                async fn $test() {
+                    super::$test(&shared::store::MemoryStore::default()).await;
+                }
+            )*
+        }
+    };
 }
 
-async fn page(store: &DynamoStore, limit: usize, after: Option<ListingKey>) -> Page {
+contract!(
+    lists_exactly_the_active_packs_in_order,
+    pages_walk_the_whole_list_without_gaps_or_repeats,
+    a_full_last_page_has_no_next_cursor,
+    a_pack_leaving_active_status_leaves_the_list,
+    linking_again_replaces_the_payload_and_keeps_linked_at,
+    every_json_value_round_trips_exactly,
+);
+
+async fn save_all(store: &impl Store, packs: &[Pack]) {
+    for pack in packs {
+        store.save_pack(pack).await.expect("save pack");
+    }
+}
+
+async fn page(store: &impl Store, limit: usize, after: Option<ListingKey>) -> Page {
     store
         .list_active_packs(&PageRequest {
             now: Timestamp::now(),
@@ -52,13 +89,11 @@ fn mixed_packs() -> Vec<Pack> {
     ]
 }
 
-#[tokio::test]
-async fn lists_exactly_the_active_packs_in_order() {
-    let moto = MotoServer::start().await;
+async fn lists_exactly_the_active_packs_in_order(store: &impl Store) {
     let packs = mixed_packs();
-    let store = seeded(&moto, &packs).await;
+    save_all(store, &packs).await;
 
-    let listed = page(&store, 50, None).await;
+    let listed = page(store, 50, None).await;
     assert_eq!(
         ids(&listed.packs),
         [
@@ -72,34 +107,26 @@ async fn lists_exactly_the_active_packs_in_order() {
     );
     assert_eq!(listed.next, None);
 
-    // The query and the domain rule agree.
+    // The store and the domain rule agree, and packs come back whole.
     let now = Timestamp::now();
     let mut expected: Vec<&Pack> = packs.iter().filter(|p| p.is_active_at(now)).collect();
     expected.sort_by_key(|p| ListingKey::of(p));
-    assert_eq!(
-        listed.packs.iter().collect::<Vec<_>>(),
-        expected,
-        "packs come back whole"
-    );
+    assert_eq!(listed.packs.iter().collect::<Vec<_>>(), expected);
 }
 
-#[tokio::test]
-async fn pages_walk_the_whole_list_without_gaps_or_repeats() {
-    let moto = MotoServer::start().await;
+async fn pages_walk_the_whole_list_without_gaps_or_repeats(store: &impl Store) {
     let mut packs: Vec<Pack> = (0..7)
         .map(|i| active(&format!("p{i}"), 100 * (i + 1)))
         .collect();
     packs.push(ending(active("ended-between", 250), -5));
-    let store = seeded(&moto, &packs).await;
+    save_all(store, &packs).await;
 
     let mut seen = Vec::new();
     let mut after = None;
-    let mut pages = 0;
-    loop {
-        let result = page(&store, 3, after).await;
+    for pages in 1.. {
+        let result = page(store, 3, after).await;
         assert!(result.packs.len() <= 3);
         seen.extend(result.packs.iter().map(|p| p.id.clone()));
-        pages += 1;
         // Through the cursor a client would send back.
         after = result
             .next
@@ -112,60 +139,64 @@ async fn pages_walk_the_whole_list_without_gaps_or_repeats() {
     assert_eq!(seen, ["p0", "p1", "p2", "p3", "p4", "p5", "p6"]);
 }
 
-#[tokio::test]
-async fn a_full_last_page_has_no_next_cursor() {
-    let moto = MotoServer::start().await;
-    let store = seeded(&moto, &[active("x", 10), active("y", 20)]).await;
-    let result = page(&store, 2, None).await;
+async fn a_full_last_page_has_no_next_cursor(store: &impl Store) {
+    save_all(store, &[active("x", 10), active("y", 20)]).await;
+    let result = page(store, 2, None).await;
     assert_eq!(ids(&result.packs), ["x", "y"]);
     assert_eq!(result.next, None);
-    let result = page(&store, 1, None).await;
+    let result = page(store, 1, None).await;
     assert_eq!(ids(&result.packs), ["x"]);
     assert_eq!(result.next.as_ref().map(ListingKey::pack_id), Some("x"));
 }
 
-#[tokio::test]
-async fn a_pack_leaving_active_status_leaves_the_index() {
-    let moto = MotoServer::start().await;
+async fn a_pack_leaving_active_status_leaves_the_list(store: &impl Store) {
     let pack = active("p", 10);
-    let store = seeded(&moto, std::slice::from_ref(&pack)).await;
-    assert_eq!(page(&store, 10, None).await.packs.len(), 1);
+    save_all(store, std::slice::from_ref(&pack)).await;
+    assert_eq!(page(store, 10, None).await.packs.len(), 1);
     store
-        .put_pack(&with_status(pack.clone(), PackStatus::Archived))
+        .save_pack(&with_status(pack.clone(), PackStatus::Archived))
         .await
         .unwrap();
-    assert!(page(&store, 10, None).await.packs.is_empty());
+    assert!(page(store, 10, None).await.packs.is_empty());
     assert_eq!(
         store.get_pack("p").await.unwrap().map(|p| p.status),
         Some(PackStatus::Archived)
     );
+    assert_eq!(store.get_pack("nope").await.unwrap(), None);
 }
 
 fn raw(json: &str) -> Box<RawValue> {
     RawValue::from_string(json.to_owned()).unwrap()
 }
 
-#[tokio::test]
-async fn linking_again_replaces_the_payload_and_keeps_linked_at() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
-    let first = raw(r#"{"address":"0xabc"}"#);
-    let upsert = |payload: &RawValue, at: Timestamp, email: Option<&'static str>| {
-        let store = store.clone();
-        let payload = payload.to_owned();
-        async move {
-            let link = LinkUpsert {
-                user_id: "user_1",
-                email,
-                provider: WEB3_PROVIDER,
-                payload: &payload,
-                at,
-            };
-            store.upsert_link(&link).await
-        }
+async fn upsert(
+    store: &impl Store,
+    user_id: &str,
+    payload: &str,
+    at: Timestamp,
+    email: Option<&str>,
+) {
+    let payload = raw(payload);
+    let link = LinkUpsert {
+        user_id,
+        email,
+        provider: WEB3_PROVIDER,
+        payload: &payload,
+        at,
     };
+    store.upsert_link(&link).await.expect("upsert link");
+}
+
+async fn linking_again_replaces_the_payload_and_keeps_linked_at(store: &impl Store) {
     let t1 = testkit::packs::at(-60);
-    upsert(&first, t1, Some("fan@example.com")).await.unwrap();
+    upsert(
+        store,
+        "user_1",
+        r#"{"address":"0xabc"}"#,
+        t1,
+        Some("fan@example.com"),
+    )
+    .await;
     let link = store
         .get_link("user_1", WEB3_PROVIDER)
         .await
@@ -176,7 +207,7 @@ async fn linking_again_replaces_the_payload_and_keeps_linked_at() {
     assert_eq!(link.email.as_deref(), Some("fan@example.com"));
 
     let t2 = Timestamp::now();
-    upsert(&raw("[1,2]"), t2, None).await.unwrap();
+    upsert(store, "user_1", "[1,2]", t2, None).await;
     let link = store
         .get_link("user_1", WEB3_PROVIDER)
         .await
@@ -185,7 +216,10 @@ async fn linking_again_replaces_the_payload_and_keeps_linked_at() {
     assert_eq!((link.linked_at, link.updated_at), (t1, t2));
     assert_eq!(link.payload, "[1,2]");
     assert_eq!(link.email, None);
-    assert_eq!(link.user_id, "user_1");
+    assert_eq!(
+        (link.user_id.as_str(), link.provider.as_str()),
+        ("user_1", WEB3_PROVIDER)
+    );
     assert!(
         store
             .get_link("user_2", WEB3_PROVIDER)
@@ -193,12 +227,16 @@ async fn linking_again_replaces_the_payload_and_keeps_linked_at() {
             .unwrap()
             .is_none()
     );
+    assert!(
+        store
+            .get_link("user_1", "other-provider")
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
-#[tokio::test]
-async fn every_json_value_round_trips_exactly() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+async fn every_json_value_round_trips_exactly(store: &impl Store) {
     for (i, json) in [
         "1e400",
         "-1e-400",
@@ -217,19 +255,20 @@ async fn every_json_value_round_trips_exactly() {
     .enumerate()
     {
         let user = format!("user_{i}");
-        let payload = raw(json);
-        let link = LinkUpsert {
-            user_id: &user,
-            email: None,
-            provider: WEB3_PROVIDER,
-            payload: &payload,
-            at: Timestamp::now(),
-        };
-        store.upsert_link(&link).await.unwrap();
-        let stored = store.get_link(&user, WEB3_PROVIDER).await.unwrap().unwrap();
-        assert_eq!(stored.payload, json);
+        upsert(store, &user, json, Timestamp::now(), None).await;
+        assert_eq!(
+            store
+                .get_link(&user, WEB3_PROVIDER)
+                .await
+                .unwrap()
+                .unwrap()
+                .payload,
+            json
+        );
     }
 }
+
+// --- DynamoDB only ---
 
 #[tokio::test]
 async fn an_unreachable_table_is_unavailable_within_seconds() {
@@ -262,4 +301,14 @@ async fn a_missing_table_is_an_internal_error() {
         })
         .await;
     assert!(matches!(result, Err(StoreError::Internal(_))), "{result:?}");
+}
+
+#[tokio::test]
+async fn memory_store_can_start_with_packs() {
+    let store = MemoryStore::with_packs(&[
+        active("a", 1),
+        with_status(active("b", 1), PackStatus::Draft),
+    ]);
+    assert_eq!(ids(&page(&store, 10, None).await.packs), ["a"]);
+    assert!(store.get_pack("b").await.unwrap().is_some());
 }
