@@ -19,3 +19,14 @@ pub fn init_json() {
         .with_ansi(false)
         .init();
 }
+
+/// Readable logs on standard error, for a person at a terminal.
+pub fn init_pretty() {
+    tracing_subscriber::fmt()
+        .with_env_filter(filter())
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .compact()
+        .init();
+}

@@ -1,0 +1,250 @@
+//! `local-api`: the whole API on your machine.
+//!
+//! ```text
+//! local-api [--port N] [--dynamodb] [--seed FILE]     serve (default port 3000)
+//! local-api token --sub ID [--email ADDR] [--ttl SECS]  print a session token
+//! ```
+//!
+//! By default the store is in process, seeded from `infra/seed/packs.json`, and tokens come from
+//! the local identity provider. `--dynamodb` (or `TABLE_NAME` in the environment) uses the
+//! DynamoDB table `TABLE_NAME` through the AWS SDK's standard variables instead.
+
+mod idp;
+mod server;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use idp::LocalIdp;
+use server::App;
+use shared::auth::TokenVerifier;
+use shared::config::{self, AuthConfig, Env, JwksSetting};
+use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::web3_link::LinkState;
+use shared::packs::seed::parse_seed;
+use shared::store::{DynamoStore, ListActivePacks, MemoryStore, UpsertLink};
+
+const USAGE: &str = "usage:
+  local-api [--port N] [--dynamodb] [--seed FILE]      serve the API on http://127.0.0.1:N (default 3000)
+  local-api token --sub ID [--email ADDR] [--ttl SECS] print a session token of the local identity provider";
+const SHIPPED_SEED: &[u8] = include_bytes!("../../seed/packs.json");
+const OPENAPI: &str = include_str!("../../../openapi.yaml");
+const DEMO_TTL_SECONDS: u64 = 24 * 3600;
+
+#[derive(Default)]
+struct ServeArgs {
+    port: u16,
+    dynamodb: bool,
+    seed: Option<String>,
+}
+
+struct TokenArgs {
+    sub: String,
+    email: Option<String>,
+    ttl: u64,
+}
+
+enum Command {
+    Serve(ServeArgs),
+    Token(TokenArgs),
+}
+
+fn parse_args(args: &[String]) -> Result<Command, String> {
+    let value = |i: usize, flag: &str| {
+        args.get(i + 1)
+            .cloned()
+            .ok_or(format!("{flag} needs a value"))
+    };
+    if args.first().map(String::as_str) == Some("token") {
+        let (mut sub, mut email, mut ttl) = (None, None, 3600);
+        let mut i = 1;
+        while i < args.len() {
+            match args[i].as_str() {
+                "--sub" => sub = Some(value(i, "--sub")?),
+                "--email" => email = Some(value(i, "--email")?),
+                "--ttl" => {
+                    ttl = value(i, "--ttl")?
+                        .parse()
+                        .map_err(|_| "--ttl takes whole seconds")?
+                }
+                other => return Err(format!("unknown argument {other}")),
+            }
+            i += 2;
+        }
+        let sub = sub.filter(|s| !s.is_empty()).ok_or("--sub is required")?;
+        return Ok(Command::Token(TokenArgs { sub, email, ttl }));
+    }
+    let mut serve = ServeArgs {
+        port: 3000,
+        ..ServeArgs::default()
+    };
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--port" => {
+                serve.port = value(i, "--port")?
+                    .parse()
+                    .map_err(|_| "--port takes a port number")?;
+                i += 1;
+            }
+            "--seed" => {
+                serve.seed = Some(value(i, "--seed")?);
+                i += 1;
+            }
+            "--dynamodb" => serve.dynamodb = true,
+            other => return Err(format!("unknown argument {other}")),
+        }
+        i += 1;
+    }
+    Ok(Command::Serve(serve))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let result = match parse_args(&args) {
+        Ok(Command::Token(args)) => print_token(&args),
+        Ok(Command::Serve(args)) => {
+            shared::telemetry::init_pretty();
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .expect("tokio runtime");
+            runtime.block_on(serve(args))
+        }
+        Err(problem) => {
+            eprintln!("local-api: {problem}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("local-api: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_token(args: &TokenArgs) -> Result<(), String> {
+    let idp = LocalIdp::load_or_create(&idp::state_dir())?;
+    println!("{}", idp.token(&args.sub, args.email.as_deref(), args.ttl));
+    Ok(())
+}
+
+async fn serve(args: ServeArgs) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
+    let base = format!(
+        "http://{}",
+        listener.local_addr().map_err(|e| e.to_string())?
+    );
+    let openapi: serde_json::Value =
+        serde_norway::from_str(OPENAPI).map_err(|e| format!("openapi.yaml: {e}"))?;
+
+    let idp = LocalIdp::load_or_create(&idp::state_dir())?;
+    // Exactly the production verifier, pointed at this server's JWKS.
+    let auth = AuthConfig {
+        issuer: idp::ISSUER.into(),
+        audience: Some(idp::AUDIENCE.into()),
+        jwks: JwksSetting::Url(format!("{base}/.well-known/jwks.json")),
+        email_claim: "email".into(),
+        leeway: Duration::from_secs(config::DEFAULT_LEEWAY_SECONDS),
+        jwks_min_refresh: Duration::from_secs(config::DEFAULT_JWKS_MIN_REFRESH_SECONDS),
+    };
+    let verifier = TokenVerifier::from_config(&auth).map_err(|e| e.to_string())?;
+    let max_body_bytes = config::max_body_bytes(&Env).map_err(|e| e.to_string())?;
+
+    let parts = Parts {
+        base,
+        verifier,
+        idp,
+        max_body_bytes,
+        openapi,
+        listener,
+    };
+    if args.dynamodb || std::env::var_os("TABLE_NAME").is_some() {
+        let table = config::table_name(&Env).map_err(|e| e.to_string())?;
+        let store = DynamoStore::new(shared::aws::dynamodb_client().await, table.clone());
+        run(parts, store, &format!("DynamoDB table {table}")).await
+    } else {
+        let (bytes, source) = match &args.seed {
+            Some(path) => (
+                std::fs::read(path).map_err(|e| format!("{path}: {e}"))?,
+                path.as_str(),
+            ),
+            None => (SHIPPED_SEED.to_vec(), "infra/seed/packs.json"),
+        };
+        let packs = parse_seed(&bytes).map_err(|e| format!("{source}: {e}"))?;
+        let store = MemoryStore::with_packs(&packs);
+        run(
+            parts,
+            store,
+            &format!("in memory, {} packs from {source}", packs.len()),
+        )
+        .await
+    }
+}
+
+struct Parts {
+    base: String,
+    verifier: TokenVerifier,
+    idp: LocalIdp,
+    max_body_bytes: usize,
+    openapi: serde_json::Value,
+    listener: tokio::net::TcpListener,
+}
+
+async fn run<S>(parts: Parts, store: S, store_description: &str) -> Result<(), String>
+where
+    S: ListActivePacks + UpsertLink + Clone + 'static,
+{
+    let Parts {
+        base,
+        verifier,
+        idp,
+        max_body_bytes,
+        openapi,
+        listener,
+    } = parts;
+    println!("fan-api local API on {base}");
+    println!("  store: {store_description}");
+    println!("  GET  {base}/api/packs");
+    println!("  POST {base}/api/web3-link");
+    println!("  OpenAPI: {base}/openapi.json");
+    let token = idp.token("demo-user", Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
+    println!(
+        "  identity provider: local ({base}/.well-known/jwks.json, key in {})",
+        idp::state_dir().display()
+    );
+    println!();
+    println!("Token for demo-user (valid 24 h; more with: local-api token --sub ID --email ADDR):");
+    println!("{token}");
+    println!();
+    println!("Try:");
+    println!("  curl -s {base}/api/packs");
+    println!(
+        "  curl -s -X POST {base}/api/web3-link -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payload\":{{\"address\":\"0x52908400098527886E0F7030069857D2E4169EE7\"}}}}'"
+    );
+    let app = App {
+        list: ListPacksState {
+            store: store.clone(),
+        },
+        link: LinkState {
+            store,
+            verifier,
+            max_body_bytes,
+        },
+        jwks: idp.jwks(),
+        openapi,
+    };
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    server::serve(app, listener, shutdown).await;
+    Ok(())
+}

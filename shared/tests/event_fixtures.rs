@@ -1,0 +1,72 @@
+//! The event fixtures of `infra/events/` are real API Gateway events that the handlers answer.
+
+use std::time::Duration;
+
+use shared::auth::TokenVerifier;
+use shared::config::{AuthConfig, JwksSetting};
+use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::request::DEFAULT_MAX_BODY_BYTES;
+use shared::store::{GetLink, MemoryStore};
+use testkit::events::parts;
+use testkit::packs::active;
+use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/../infra/events/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[tokio::test]
+async fn list_packs_fixture_lists_two_packs() {
+    let state = ListPacksState {
+        store: MemoryStore::with_packs(&[active("a", 1), active("b", 2), active("c", 3)]),
+    };
+    let request = lambda_http::request::from_str(&fixture("list-packs.json")).unwrap();
+    let (status, body) = parts(&list_packs(&state, request).await);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["packs"].as_array().unwrap().len(), 2);
+    assert!(body["nextCursor"].is_string());
+}
+
+#[tokio::test]
+async fn web3_link_fixture_links_with_a_token_in_place_of_the_placeholder() {
+    let config = AuthConfig {
+        issuer: ISSUER.into(),
+        audience: Some(AUDIENCE.into()),
+        jwks: JwksSetting::Inline(jwks_json()),
+        email_claim: "email".into(),
+        leeway: Duration::from_secs(30),
+        jwks_min_refresh: Duration::from_secs(30),
+    };
+    let state = LinkState {
+        store: MemoryStore::default(),
+        verifier: TokenVerifier::from_config(&config).unwrap(),
+        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+    };
+    let event = fixture("web3-link.json");
+    assert!(event.contains("Bearer <TOKEN>"));
+
+    let as_is = lambda_http::request::from_str(&event).unwrap();
+    assert_eq!(
+        parts(&web3_link(&state, as_is).await).0,
+        401,
+        "the placeholder is no token"
+    );
+
+    let request =
+        lambda_http::request::from_str(&event.replace("<TOKEN>", &token("fixture-user", None)))
+            .unwrap();
+    let (status, body) = parts(&web3_link(&state, request).await);
+    assert_eq!(status, 200, "{body}");
+    let link = state
+        .store
+        .get_link("fixture-user", "web3")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        link.payload
+            .contains("0x52908400098527886E0F7030069857D2E4169EE7")
+    );
+}
