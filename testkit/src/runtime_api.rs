@@ -134,6 +134,23 @@ impl RuntimeApi {
     }
 }
 
+/// Waits (at most `timeout`) for a function process to exit; its exit code and standard error.
+pub async fn exit_of(
+    mut function: tokio::process::Child,
+    timeout: Duration,
+) -> (Option<i32>, String) {
+    use tokio::io::AsyncReadExt;
+    let status = tokio::time::timeout(timeout, function.wait())
+        .await
+        .expect("the function exits")
+        .unwrap();
+    let mut stderr = String::new();
+    if let Some(mut pipe) = function.stderr.take() {
+        pipe.read_to_string(&mut stderr).await.unwrap();
+    }
+    (status.code(), stderr)
+}
+
 /// Status and JSON body of an API Gateway (v2) response document a function returned.
 pub fn http_parts(outcome: &Outcome) -> (u16, Value) {
     let Outcome::Response(document) = outcome else {

@@ -7,8 +7,7 @@ use shared::store::SavePack;
 use testkit::events::ApiEvent;
 use testkit::moto::MotoServer;
 use testkit::packs::active;
-use testkit::runtime_api::{RuntimeApi, http_parts};
-use tokio::io::AsyncReadExt;
+use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_list-packs");
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -68,20 +67,8 @@ async fn serves_the_packs_of_the_table_over_the_runtime_api() {
 #[tokio::test]
 async fn missing_table_name_stops_the_function_with_a_clear_message() {
     let runtime = RuntimeApi::start().await;
-    let mut function = runtime.spawn(BINARY, &[]);
-    let status = tokio::time::timeout(TIMEOUT, function.wait())
-        .await
-        .expect("exits")
-        .unwrap();
-    assert_eq!(status.code(), Some(1));
-    let mut stderr = String::new();
-    function
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .await
-        .unwrap();
+    let (code, stderr) = exit_of(runtime.spawn(BINARY, &[]), TIMEOUT).await;
+    assert_eq!(code, Some(1));
     assert!(stderr.contains("TABLE_NAME"), "{stderr}");
     assert!(
         runtime.first_poll().is_none(),

@@ -7,9 +7,8 @@ use shared::store::GetLink;
 use testkit::events::ApiEvent;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::MotoServer;
-use testkit::runtime_api::{RuntimeApi, http_parts};
+use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
 use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
-use tokio::io::AsyncReadExt;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_web3-link");
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -67,19 +66,8 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
 #[tokio::test]
 async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
     let runtime = RuntimeApi::start().await;
-    let mut function = runtime.spawn(BINARY, &[("TABLE_NAME", "fan-api")]);
-    let status = tokio::time::timeout(TIMEOUT, function.wait())
-        .await
-        .expect("exits")
-        .unwrap();
-    assert_eq!(status.code(), Some(1));
-    let mut stderr = String::new();
-    function
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .await
-        .unwrap();
+    let (code, stderr) =
+        exit_of(runtime.spawn(BINARY, &[("TABLE_NAME", "fan-api")]), TIMEOUT).await;
+    assert_eq!(code, Some(1));
     assert!(stderr.contains("AUTH_ISSUER"), "{stderr}");
 }

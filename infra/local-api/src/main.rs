@@ -203,20 +203,15 @@ async fn run<S>(parts: Parts, store: S, store_description: &str) -> Result<(), S
 where
     S: ListActivePacks + UpsertLink + Clone + 'static,
 {
-    let Parts {
-        base,
-        verifier,
-        idp,
-        max_body_bytes,
-        openapi,
-        listener,
-    } = parts;
+    let base = &parts.base;
     println!("fan-api local API on {base}");
     println!("  store: {store_description}");
     println!("  GET  {base}/api/packs");
     println!("  POST {base}/api/web3-link");
     println!("  OpenAPI: {base}/openapi.json");
-    let token = idp.token("demo-user", Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
+    let token = parts
+        .idp
+        .token("demo-user", Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
     println!(
         "  identity provider: local ({base}/.well-known/jwks.json, key in {})",
         idp::state_dir().display()
@@ -236,15 +231,15 @@ where
         },
         link: LinkState {
             store,
-            verifier,
-            max_body_bytes,
+            verifier: parts.verifier,
+            max_body_bytes: parts.max_body_bytes,
         },
-        jwks: idp.jwks(),
-        openapi,
+        jwks: parts.idp.jwks(),
+        openapi: parts.openapi,
     };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    server::serve(app, listener, shutdown).await;
+    server::serve(app, parts.listener, shutdown).await;
     Ok(())
 }
