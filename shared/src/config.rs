@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::packs::listing::MIN_CURSOR_SECRET_LEN;
 use crate::request::DEFAULT_MAX_BODY_BYTES;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -89,6 +90,23 @@ pub fn table_name(source: &dyn Source) -> Result<String, ConfigError> {
         });
     }
     Ok(name)
+}
+
+/// `CURSOR_SECRET`: signs the list's pagination cursors; at least 32 characters, the same for
+/// every instance of the function.
+pub fn cursor_secret(source: &dyn Source) -> Result<Vec<u8>, ConfigError> {
+    let secret = required(
+        source,
+        "CURSOR_SECRET",
+        "the secret that signs pagination cursors (32+ characters)",
+    )?;
+    if secret.len() < MIN_CURSOR_SECRET_LEN {
+        return Err(ConfigError::Invalid {
+            name: "CURSOR_SECRET",
+            problem: format!("must be at least {MIN_CURSOR_SECRET_LEN} characters"),
+        });
+    }
+    Ok(secret.into_bytes())
 }
 
 /// `MAX_BODY_BYTES`: the largest accepted request body (default 64 KiB, at most 1 MiB).
@@ -268,6 +286,24 @@ mod tests {
             DEFAULT_MAX_BODY_BYTES
         );
         assert!(max_body_bytes(&[("MAX_BODY_BYTES", "-1")]).is_err());
+    }
+
+    #[test]
+    fn cursor_secret_is_required_and_long_enough() {
+        assert!(matches!(
+            cursor_secret(&[("X", "")]),
+            Err(ConfigError::Missing {
+                name: "CURSOR_SECRET",
+                ..
+            })
+        ));
+        assert!(cursor_secret(&[("CURSOR_SECRET", "short")]).is_err());
+        assert_eq!(
+            cursor_secret(&[("CURSOR_SECRET", "k".repeat(32).as_str())])
+                .unwrap()
+                .len(),
+            32
+        );
     }
 
     #[test]

@@ -16,8 +16,12 @@ struct LinkBody<'a> {
     payload: Option<&'a RawValue>,
 }
 
+/// The deepest nesting of arrays and objects accepted in a payload.
+pub const MAX_PAYLOAD_DEPTH: usize = 64;
+
 /// Reads `{"payload": <any JSON>}`: a JSON object (other members are ignored, a repeated
-/// `payload` is refused) whose `payload` is truthy. Returns the payload's exact text.
+/// `payload` is refused) whose `payload` is truthy and nested at most [`MAX_PAYLOAD_DEPTH`]
+/// levels deep. Returns the payload's exact text.
 pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
     let first = body
         .iter()
@@ -25,6 +29,12 @@ pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
     let parsed = serde_json::from_slice::<LinkBody<'_>>(body);
     match (parsed, first) {
         (Ok(LinkBody { payload }), Some(b'{')) => match payload {
+            Some(payload) if nesting_exceeds(payload.get(), MAX_PAYLOAD_DEPTH) => {
+                Err(ApiError::bad_request(
+                    "invalid_payload",
+                    format!("The payload is nested deeper than {MAX_PAYLOAD_DEPTH} levels."),
+                ))
+            }
             Some(payload) if is_truthy(payload) => Ok(payload),
             _ => Err(ApiError::bad_request(
                 "invalid_payload",
@@ -40,6 +50,34 @@ pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
             "The request body must be a JSON object with a single 'payload' member.",
         )),
     }
+}
+
+/// Whether the arrays and objects of a valid JSON text nest deeper than `max`.
+fn nesting_exceeds(json: &str, max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for byte in json.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What is written for a link: linking again replaces the payload and e-mail and keeps the first
@@ -123,6 +161,25 @@ mod tests {
         ] {
             assert_eq!(code(body), "invalid_payload", "{body}");
         }
+    }
+
+    #[test]
+    fn nesting_is_limited_and_brackets_in_strings_do_not_count() {
+        let nested = |depth: usize| {
+            format!(
+                r#"{{"payload":{}{}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        assert_eq!(code(&nested(MAX_PAYLOAD_DEPTH)), "ok");
+        assert_eq!(code(&nested(MAX_PAYLOAD_DEPTH + 1)), "invalid_payload");
+        let in_string = format!(
+            r#"{{"payload":"{}\"{}"}}"#,
+            "[".repeat(200),
+            "{".repeat(200)
+        );
+        assert_eq!(code(&in_string), "ok");
     }
 
     #[test]

@@ -3,9 +3,6 @@
 
 use std::time::Duration;
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use shared::auth::{JwksCache, TokenVerifier};
 use shared::config::{AuthConfig, Source};
@@ -126,11 +123,6 @@ fn with(mut claims: Value, key: &str, value: Value) -> Value {
     claims
 }
 
-fn without(mut claims: Value, key: &str) -> Value {
-    claims.as_object_mut().unwrap().remove(key);
-    claims
-}
-
 #[tokio::test]
 async fn time_claims_honour_the_leeway() {
     let verifier = verifier(&[("AUTH_LEEWAY_SECONDS", "30")]);
@@ -170,132 +162,7 @@ async fn time_claims_honour_the_leeway() {
 #[tokio::test]
 async fn every_bad_token_is_refused() {
     let verifier = verifier(&[]);
-    let good = claims("user_1", None);
-    let rsa_public_jwk: Value =
-        serde_json::from_str::<Value>(&jwks_json()).unwrap()["keys"][0].clone();
-
-    let mut cases: Vec<(&str, String)> = vec![
-        (
-            "wrong iss",
-            TestKey::Rsa.sign(&with(good.clone(), "iss", json!("https://evil.test"))),
-        ),
-        (
-            "wrong aud",
-            TestKey::Rsa.sign(&with(good.clone(), "aud", json!("other"))),
-        ),
-        (
-            "missing aud",
-            TestKey::Rsa.sign(&without(good.clone(), "aud")),
-        ),
-        (
-            "missing iss",
-            TestKey::Rsa.sign(&without(good.clone(), "iss")),
-        ),
-        (
-            "missing sub",
-            TestKey::Rsa.sign(&without(good.clone(), "sub")),
-        ),
-        (
-            "empty sub",
-            TestKey::Rsa.sign(&with(good.clone(), "sub", json!(""))),
-        ),
-        (
-            "numeric sub",
-            TestKey::Rsa.sign(&with(good.clone(), "sub", json!(7))),
-        ),
-        (
-            "missing exp",
-            TestKey::Rsa.sign(&without(good.clone(), "exp")),
-        ),
-        (
-            "string exp",
-            TestKey::Rsa.sign(&with(good.clone(), "exp", json!("tomorrow"))),
-        ),
-        ("foreign key, known kid", TestKey::ForeignRsa.sign(&good)),
-        ("", String::new()),
-        ("one segment", "abc".into()),
-        ("two segments", "abc.def".into()),
-        ("four segments", format!("{}.x", TestKey::Rsa.sign(&good))),
-        ("bad base64", "!!!.@@@.###".into()),
-        (
-            "non-JSON header",
-            format!(
-                "{}.{}.sig",
-                URL_SAFE_NO_PAD.encode("not json"),
-                URL_SAFE_NO_PAD.encode("{}")
-            ),
-        ),
-    ];
-
-    // Header tricks: unknown kid, no kid, alg none, alg not matching the key.
-    let mut unknown_kid = TestKey::Rsa.header();
-    unknown_kid.kid = Some("nobody".into());
-    cases.push((
-        "unknown kid",
-        TestKey::Rsa.sign_with_header(&unknown_kid, &good),
-    ));
-    let mut no_kid = TestKey::Rsa.header();
-    no_kid.kid = None;
-    cases.push(("no kid", TestKey::Rsa.sign_with_header(&no_kid, &good)));
-    let mut ec_as_rsa = TestKey::Ec.header();
-    ec_as_rsa.kid = Some("test-rsa".into());
-    cases.push((
-        "ES256 under an RSA kid",
-        TestKey::Ec.sign_with_header(&ec_as_rsa, &good),
-    ));
-    let mut ps_on_rs = TestKey::Rsa.header();
-    ps_on_rs.alg = Algorithm::PS256;
-    cases.push((
-        "PS256 on an RS256 key",
-        TestKey::Rsa.sign_with_header(&ps_on_rs, &good),
-    ));
-
-    // alg none: an unsigned token.
-    let none_header = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT","kid":"test-rsa"}"#);
-    let payload = URL_SAFE_NO_PAD.encode(good.to_string());
-    cases.push(("alg none", format!("{none_header}.{payload}.")));
-    // HS256 signed with the RSA public key (its JWK and its modulus) as the secret.
-    for secret in [
-        rsa_public_jwk.to_string(),
-        rsa_public_jwk["n"].as_str().unwrap().to_owned(),
-    ] {
-        let mut hs = Header::new(Algorithm::HS256);
-        hs.kid = Some("test-rsa".into());
-        cases.push((
-            "HS256 with the public key as secret",
-            jsonwebtoken::encode(&hs, &good, &EncodingKey::from_secret(secret.as_bytes())).unwrap(),
-        ));
-    }
-
-    // Tampering after signing: claims, header, signature.
-    let token = TestKey::Rsa.sign(&good);
-    let parts: Vec<&str> = token.split('.').collect();
-    let forged_claims =
-        URL_SAFE_NO_PAD.encode(with(good.clone(), "sub", json!("admin")).to_string());
-    cases.push((
-        "claims tampered",
-        format!("{}.{forged_claims}.{}", parts[0], parts[2]),
-    ));
-    let forged_header =
-        URL_SAFE_NO_PAD.encode(r#"{"alg":"RS256","kid":"test-rsa","typ":"JWT","x":1}"#);
-    cases.push((
-        "header tampered",
-        format!("{forged_header}.{}.{}", parts[1], parts[2]),
-    ));
-    let mut signature = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
-    signature[0] ^= 1;
-    cases.push((
-        "signature flipped",
-        format!(
-            "{}.{}.{}",
-            parts[0],
-            parts[1],
-            URL_SAFE_NO_PAD.encode(signature)
-        ),
-    ));
-    cases.push(("signature removed", format!("{}.{}.", parts[0], parts[1])));
-
-    for (name, token) in cases {
+    for (name, token) in testkit::attacks::bad_tokens() {
         let result = verifier.verify(&token).await;
         assert!(
             matches!(result, Err(ApiError::InvalidToken { .. })),
@@ -303,7 +170,12 @@ async fn every_bad_token_is_refused() {
         );
     }
     // And a valid token still works afterwards.
-    assert!(verifier.verify(&TestKey::Rsa.sign(&good)).await.is_ok());
+    assert!(
+        verifier
+            .verify(&testkit::tokens::token("u", None))
+            .await
+            .is_ok()
+    );
 }
 
 // --- Remote JWKS ---

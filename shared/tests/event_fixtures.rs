@@ -21,6 +21,7 @@ fn fixture(name: &str) -> String {
 async fn list_packs_fixture_lists_two_packs() {
     let state = ListPacksState {
         store: MemoryStore::with_packs(&[active("a", 1), active("b", 2), active("c", 3)]),
+        cursors: testkit::cursor_signer(),
     };
     let request = lambda_http::request::from_str(&fixture("list-packs.json")).unwrap();
     let (status, body) = parts(&list_packs(&state, request).await);

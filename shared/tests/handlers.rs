@@ -69,7 +69,10 @@ async fn list_answers_the_active_packs_as_json() {
     for pack in &packs {
         store.save_pack(pack).await.unwrap();
     }
-    let state = ListPacksState { store };
+    let state = ListPacksState {
+        store,
+        cursors: testkit::cursor_signer(),
+    };
     let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
     let (status, body) = parts(&response);
     assert_eq!(status, 200);
@@ -92,7 +95,10 @@ async fn list_pages_with_limit_and_cursor() {
             .await
             .unwrap();
     }
-    let state = ListPacksState { store };
+    let state = ListPacksState {
+        store,
+        cursors: testkit::cursor_signer(),
+    };
     let mut ids = Vec::new();
     let mut query = "limit=2".to_owned();
     for _ in 0..5 {
@@ -119,6 +125,7 @@ async fn list_refuses_bad_limits_cursors_routes_and_methods() {
     let moto = MotoServer::start().await;
     let state = ListPacksState {
         store: moto.new_table().await,
+        cursors: testkit::cursor_signer(),
     };
     for (query, code) in [
         ("limit=0", "invalid_limit"),
@@ -155,6 +162,7 @@ async fn list_refuses_bad_limits_cursors_routes_and_methods() {
 async fn list_answers_503_fast_when_dynamodb_is_unreachable() {
     let state = ListPacksState {
         store: unreachable_store().await,
+        cursors: testkit::cursor_signer(),
     };
     let started = Instant::now();
     let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
@@ -173,6 +181,7 @@ async fn list_answers_500_without_detail_when_the_table_is_missing() {
     let moto = MotoServer::start().await;
     let state = ListPacksState {
         store: DynamoStore::new(moto.client().await, "missing-table"),
+        cursors: testkit::cursor_signer(),
     };
     let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
     assert_error(&response, 500, "internal_error");

@@ -5,11 +5,16 @@
 //!   `seed-packs --create-table` makes them.
 //! - [`tokens`]: session tokens signed with the test keys in `fixtures/keys`.
 //! - [`http_stub`]: a scriptable HTTP server (the identity provider's JWKS endpoint).
+//! - [`fault_proxy`]: a loopback HTTP proxy that injects faults between a client and a server.
+//! - [`logs`]: captures logs in the production format, to check they hold no secret.
 //! - [`events`]: API Gateway HTTP API (v2) events and the requests lambda_http makes of them.
 //! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
 
+pub mod attacks;
 pub mod events;
+pub mod fault_proxy;
 pub mod http_stub;
+pub mod logs;
 pub mod moto;
 pub mod packs;
 pub mod runtime_api;
@@ -21,4 +26,12 @@ pub fn free_port() -> u16 {
         .and_then(|listener| listener.local_addr())
         .expect("bind 127.0.0.1:0")
         .port()
+}
+
+/// The cursor-signing secret of tests and local runs of the functions.
+pub const CURSOR_SECRET: &str = "test-cursor-secret-0123456789abcdef";
+
+/// A cursor signer with [`CURSOR_SECRET`].
+pub fn cursor_signer() -> shared::packs::listing::CursorSigner {
+    shared::packs::listing::CursorSigner::new(CURSOR_SECRET.as_bytes())
 }

@@ -2,6 +2,7 @@
 //! is `shared::handlers::list_packs`.
 
 use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::packs::listing::CursorSigner;
 use shared::runtime::{require, serve};
 use shared::store::DynamoStore;
 use shared::{aws, config, telemetry};
@@ -10,6 +11,7 @@ use shared::{aws, config, telemetry};
 async fn main() -> Result<(), lambda_http::Error> {
     telemetry::init_json();
     let table = require(config::table_name(&config::Env));
+    let cursors = CursorSigner::new(&require(config::cursor_secret(&config::Env)));
     let store = DynamoStore::new(aws::dynamodb_client().await, table);
-    serve(ListPacksState { store }, list_packs).await
+    serve(ListPacksState { store, cursors }, list_packs).await
 }

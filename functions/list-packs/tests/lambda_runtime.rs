@@ -24,6 +24,7 @@ async fn serves_the_packs_of_the_table_over_the_runtime_api() {
         BINARY,
         &[
             ("TABLE_NAME", store.table()),
+            ("CURSOR_SECRET", testkit::CURSOR_SECRET),
             ("AWS_ENDPOINT_URL_DYNAMODB", &moto.endpoint),
             ("RUST_LOG", "warn"),
         ],

@@ -21,6 +21,7 @@ use shared::auth::TokenVerifier;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::web3_link::LinkState;
+use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
 use shared::store::{DynamoStore, ListActivePacks, MemoryStore, UpsertLink};
 
@@ -228,6 +229,7 @@ where
     let app = App {
         list: ListPacksState {
             store: store.clone(),
+            cursors: CursorSigner::random(),
         },
         link: LinkState {
             store,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::handlers::respond;
 use crate::packs::Pack;
-use crate::packs::listing::{ListingKey, PageRequest, parse_limit};
+use crate::packs::listing::{CursorSigner, PageRequest, parse_limit};
 use crate::request::{LIST_PACKS, single_query_param};
 use crate::response::json_response;
 use crate::store::ListActivePacks;
@@ -18,6 +18,7 @@ use crate::timestamp::Timestamp;
 /// What the list handler needs.
 pub struct ListPacksState<S> {
     pub store: S,
+    pub cursors: CursorSigner,
 }
 
 #[derive(Serialize)]
@@ -36,7 +37,7 @@ pub async fn list_packs<S: ListActivePacks>(
         let now = Timestamp::now();
         let limit = parse_limit(single_query_param(&request, "limit")?.as_deref())?;
         let after = single_query_param(&request, "cursor")?
-            .map(|cursor| ListingKey::from_cursor(&cursor, now))
+            .map(|cursor| state.cursors.decode(&cursor, now))
             .transpose()?;
         let page = state
             .store
@@ -46,7 +47,7 @@ pub async fn list_packs<S: ListActivePacks>(
             StatusCode::OK,
             &ListResponse {
                 packs: &page.packs,
-                next_cursor: page.next.as_ref().map(ListingKey::to_cursor),
+                next_cursor: page.next.as_ref().map(|key| state.cursors.encode(key)),
             },
         ))
     })

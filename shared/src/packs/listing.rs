@@ -3,7 +3,12 @@
 //! Order: `saleStartsAt` newest first, then `id` ascending. A [`ListingKey`] is a string that sorts
 //! ascending in exactly that order, so a store can keep listable packs sorted by it (the DynamoDB
 //! index's sort key) and start a page after any key.
+//!
+//! A cursor is a listing key signed by [`CursorSigner`] (HMAC-SHA256): a forged or tampered one
+//! is refused, so a client can only resume at positions this API handed out.
 
+use aws_lc_rs::constant_time::verify_slices_are_equal;
+use aws_lc_rs::hmac;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
@@ -21,6 +26,10 @@ const NANOS_DIGITS: usize = 9;
 const PREFIX_LEN: usize = SECONDS_DIGITS + NANOS_DIGITS;
 const CURSOR_VERSION: &str = "1:";
 const MAX_CURSOR_LEN: usize = 256;
+/// Bytes of the HMAC-SHA256 tag kept in a cursor.
+const TAG_LEN: usize = 16;
+/// The shortest accepted signing secret.
+pub const MIN_CURSOR_SECRET_LEN: usize = 32;
 
 /// `<inverted seconds><inverted nanoseconds>#<id>`: ascending order of these strings is newest
 /// `saleStartsAt` first, then `id` ascending.
@@ -74,15 +83,49 @@ impl ListingKey {
     pub fn pack_id(&self) -> &str {
         &self.0[PREFIX_LEN + 1..]
     }
+}
 
-    /// The opaque cursor a client gets as `nextCursor`.
-    pub fn to_cursor(&self) -> String {
-        URL_SAFE_NO_PAD.encode(format!("{CURSOR_VERSION}{}", self.0))
+/// Signs listing keys into opaque cursors and checks them back.
+pub struct CursorSigner {
+    key: hmac::Key,
+}
+
+impl CursorSigner {
+    /// A signer with `secret` (at least [`MIN_CURSOR_SECRET_LEN`] bytes; every instance of the
+    /// function must share it).
+    pub fn new(secret: &[u8]) -> Self {
+        Self {
+            key: hmac::Key::new(hmac::HMAC_SHA256, secret),
+        }
     }
 
-    /// Reads a cursor: it must decode to a key this API could have issued at or before `now`,
-    /// so a forged one cannot reach past the list of started packs.
-    pub fn from_cursor(cursor: &str, now: Timestamp) -> Result<Self, ApiError> {
+    /// A signer with a random secret: cursors are valid for the life of this process only.
+    pub fn random() -> Self {
+        let mut secret = [0u8; 32];
+        aws_lc_rs::rand::fill(&mut secret).expect("the system random source works");
+        Self::new(&secret)
+    }
+
+    fn tag(&self, payload: &str) -> [u8; TAG_LEN] {
+        let full = hmac::sign(&self.key, payload.as_bytes());
+        let mut tag = [0u8; TAG_LEN];
+        tag.copy_from_slice(&full.as_ref()[..TAG_LEN]);
+        tag
+    }
+
+    /// The opaque cursor a client gets as `nextCursor`: `<payload>.<tag>`, both base64url.
+    pub fn encode(&self, key: &ListingKey) -> String {
+        let payload = format!("{CURSOR_VERSION}{}", key.0);
+        format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&payload),
+            URL_SAFE_NO_PAD.encode(self.tag(&payload))
+        )
+    }
+
+    /// Reads a cursor: its tag must be ours, and the key must be one this API could have listed
+    /// at or before `now`.
+    pub fn decode(&self, cursor: &str, now: Timestamp) -> Result<ListingKey, ApiError> {
         let invalid = || {
             ApiError::bad_request(
                 "invalid_cursor",
@@ -92,13 +135,16 @@ impl ListingKey {
         if cursor.len() > MAX_CURSOR_LEN {
             return Err(invalid());
         }
-        let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
-        let text = std::str::from_utf8(&bytes).map_err(|_| invalid())?;
-        let key = text
+        let (payload, tag) = cursor.split_once('.').ok_or_else(invalid)?;
+        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| invalid())?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid())?;
+        let payload = std::str::from_utf8(&payload).map_err(|_| invalid())?;
+        verify_slices_are_equal(&self.tag(payload), &tag).map_err(|_| invalid())?;
+        let key = payload
             .strip_prefix(CURSOR_VERSION)
-            .and_then(Self::parse)
+            .and_then(ListingKey::parse)
             .ok_or_else(invalid)?;
-        if key.0 < Self::started_bound(now) {
+        if key.0 < ListingKey::started_bound(now) {
             return Err(invalid());
         }
         Ok(key)
@@ -197,6 +243,7 @@ mod tests {
 
     #[test]
     fn cursor_round_trips() {
+        let signer = CursorSigner::new(&[7; 32]);
         let now = ts("2026-06-01T12:00:00Z");
         for (at, id) in [
             ("2026-01-01T00:00:00Z", "p1"),
@@ -204,40 +251,61 @@ mod tests {
             ("2026-06-01T12:00:00Z", &*"Z".repeat(64)),
         ] {
             let key = ListingKey::new(ts(at), id);
-            let cursor = key.to_cursor();
+            let cursor = signer.encode(&key);
             assert!(
                 cursor
                     .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)),
                 "{cursor}"
             );
-            assert_eq!(ListingKey::from_cursor(&cursor, now).unwrap(), key);
+            assert!(cursor.len() <= MAX_CURSOR_LEN);
+            assert_eq!(signer.decode(&cursor, now).unwrap(), key);
         }
     }
 
     #[test]
-    fn forged_cursors_are_refused() {
+    fn forged_tampered_and_foreign_cursors_are_refused() {
+        let signer = CursorSigner::new(&[7; 32]);
         let now = ts("2026-06-01T12:00:00Z");
-        let future = ListingKey::new(ts("2027-01-01T00:00:00Z"), "p").to_cursor();
-        let encode = |text: &str| URL_SAFE_NO_PAD.encode(text);
+        let genuine = signer.encode(&ListingKey::new(ts("2026-01-01T00:00:00Z"), "p1"));
+        let (payload, tag) = genuine.split_once('.').unwrap();
+        let b64 = |text: &str| URL_SAFE_NO_PAD.encode(text);
+        // Signed with our key, so only the key checks can refuse them.
+        let signed = |payload: &str| {
+            format!(
+                "{}.{}",
+                b64(payload),
+                URL_SAFE_NO_PAD.encode(signer.tag(payload))
+            )
+        };
+        let other_position = ListingKey::new(ts("2026-01-01T00:00:00Z"), "p2");
+        let mut flipped_tag = URL_SAFE_NO_PAD.decode(tag).unwrap();
+        flipped_tag[0] ^= 1;
         for cursor in [
             String::new(),
             "!!!".into(),
-            future,
-            encode("1:"),
-            encode("2:253402300799999999999#p"),
-            encode("1:999999999999999999999#p"),
-            encode("1:000000000000000000000#p"),
-            encode("1:07575339379999999999#p"),
-            encode("1:075753393799999999999#"),
-            encode("1:075753393799999999999#a b"),
-            encode("1:075753393799999999999#p\u{0}"),
-            encode("1:07575339379999999999a#p"),
-            encode("1:+75753393799999999999#p"),
-            URL_SAFE_NO_PAD.encode([0xff, 0xfe]),
+            payload.to_owned(),
+            format!("{payload}."),
+            format!(
+                "{}.{tag}",
+                b64(&format!("{CURSOR_VERSION}{}", other_position.as_str()))
+            ),
+            format!("{payload}.{}", URL_SAFE_NO_PAD.encode(flipped_tag)),
+            format!("{payload}.{}", &tag[..tag.len() - 2]),
+            format!("{payload}.{tag}A"),
+            format!("{payload}.{tag}.{tag}"),
+            CursorSigner::new(&[8; 32]).encode(&other_position),
+            signer.encode(&ListingKey::new(ts("2027-01-01T00:00:00Z"), "p")),
+            signed("2:075753393799999999999#p"),
+            signed("1:999999999999999999999#p"),
+            signed("1:075753393799999999999#"),
+            signed("1:075753393799999999999#a b"),
+            signed("1:07575339379999999999a#p"),
+            signed("1:0757533937é9999999999#p"),
+            format!("{}.{tag}", URL_SAFE_NO_PAD.encode([0xff, 0xfe])),
             "A".repeat(MAX_CURSOR_LEN + 1),
         ] {
-            let result = ListingKey::from_cursor(&cursor, now);
+            let result = signer.decode(&cursor, now);
             assert!(
                 matches!(
                     &result,

@@ -1,0 +1,243 @@
+//! Dependency faults: DynamoDB (moto behind a fault-injecting proxy on loopback) throttling,
+//! failing, too slow, hanging up, refusing connections, then recovering; and the identity
+//! provider's JWKS under a flood of unknown kids. Every fault gives a fast 503 with
+//! `Retry-After`, the next request after recovery succeeds, nothing is half-written or
+//! duplicated, and the logs hold no secret.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use shared::auth::TokenVerifier;
+use shared::config::{AuthConfig, JwksSetting};
+use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::request::DEFAULT_MAX_BODY_BYTES;
+use shared::store::{DynamoStore, GetLink, SavePack};
+use testkit::events::{ApiEvent, parts};
+use testkit::fault_proxy::{Fault, FaultProxy, INTERNAL_ERROR, THROTTLING, THROUGHPUT_EXCEEDED};
+use testkit::http_stub::{HttpStub, Reply};
+use testkit::moto::{MotoServer, client_for};
+use testkit::tokens::{AUDIENCE, ISSUER, TestKey, claims, jwks_json, token};
+
+/// A 503 must come well within this (the SDK's operation timeout is 4 s).
+const FAST: Duration = Duration::from_secs(6);
+const EMAIL: &str = "secret.fan@example.com";
+const PAYLOAD: &str = r#"{"wallet":"0xSECRETPAYLOAD"}"#;
+
+fn auth(jwks: JwksSetting) -> AuthConfig {
+    AuthConfig {
+        issuer: ISSUER.into(),
+        audience: Some(AUDIENCE.into()),
+        jwks,
+        email_claim: "email".into(),
+        leeway: Duration::from_secs(30),
+        jwks_min_refresh: Duration::from_secs(30),
+    }
+}
+
+/// Both handlers on a table reached through the proxy; the table is made directly on moto.
+struct Setup {
+    list: ListPacksState<DynamoStore>,
+    link: LinkState<DynamoStore>,
+    direct: DynamoStore,
+    token: String,
+}
+
+async fn setup(moto: &MotoServer, endpoint: &str) -> Setup {
+    let direct = moto.new_table().await;
+    direct
+        .save_pack(&testkit::packs::active("p1", 10))
+        .await
+        .unwrap();
+    let through = DynamoStore::new(client_for(endpoint).await, direct.table());
+    Setup {
+        list: ListPacksState {
+            store: through.clone(),
+            cursors: testkit::cursor_signer(),
+        },
+        link: LinkState {
+            store: through,
+            verifier: TokenVerifier::from_config(&auth(JwksSetting::Inline(jwks_json()))).unwrap(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        },
+        direct,
+        token: token("fault-user", Some(EMAIL)),
+    }
+}
+
+impl Setup {
+    async fn list(&self) -> (u16, Option<String>, Duration) {
+        let started = Instant::now();
+        let response = list_packs(&self.list, ApiEvent::get("/api/packs").request()).await;
+        let retry = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (response.status().as_u16(), retry, started.elapsed())
+    }
+
+    async fn link(&self) -> (u16, Option<String>, Duration) {
+        let started = Instant::now();
+        let event = ApiEvent::post("/api/web3-link")
+            .bearer(&self.token)
+            .json(&format!(r#"{{"payload":{PAYLOAD}}}"#));
+        let response = web3_link(&self.link, event.request()).await;
+        let retry = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (response.status().as_u16(), retry, started.elapsed())
+    }
+
+    /// Items stored for the fault user (links and anything else under the user).
+    async fn user_items(&self) -> usize {
+        let output = self
+            .direct
+            .client()
+            .query()
+            .table_name(self.direct.table())
+            .key_condition_expression("PK = :pk")
+            .expression_attribute_values(":pk", AttributeValue::S("USER#fault-user".into()))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap();
+        output.items().len()
+    }
+}
+
+fn assert_fast_503((status, retry, elapsed): (u16, Option<String>, Duration), what: &str) {
+    assert_eq!(status, 503, "{what}");
+    assert_eq!(retry.as_deref(), Some("1"), "{what}: Retry-After");
+    assert!(elapsed < FAST, "{what}: took {elapsed:?}");
+}
+
+/// Each fault, on both handlers, then recovery on the same state (the same warm process).
+async fn fault_then_recovery(faults: &[Fault]) {
+    let (logs, _guard) = testkit::logs::capture();
+    let moto = MotoServer::start().await;
+    let proxy = FaultProxy::start(&moto.endpoint).await;
+    let setup = setup(&moto, &proxy.endpoint()).await;
+    for fault in faults {
+        proxy.set(fault.clone());
+        assert_fast_503(setup.list().await, &format!("list under {fault:?}"));
+        assert_fast_503(setup.link().await, &format!("link under {fault:?}"));
+        proxy.set(Fault::None);
+        assert_eq!(setup.list().await.0, 200, "list after {fault:?}");
+        assert_eq!(setup.link().await.0, 200, "link after {fault:?}");
+    }
+    assert_eq!(
+        setup.user_items().await,
+        1,
+        "one link record, however often it was retried"
+    );
+    logs.assert_free_of(&[
+        &setup.token,
+        setup.token.rsplit('.').next().unwrap(),
+        EMAIL,
+        "0xSECRETPAYLOAD",
+    ]);
+}
+
+#[tokio::test]
+async fn throttling_and_internal_errors_give_503_then_recover() {
+    fault_then_recovery(&[THROTTLING, THROUGHPUT_EXCEEDED, INTERNAL_ERROR]).await;
+}
+
+#[tokio::test]
+async fn slow_and_hung_dynamodb_gives_503_within_the_timeout_then_recovers() {
+    fault_then_recovery(&[Fault::Delay(Duration::from_secs(10)), Fault::Hangup]).await;
+}
+
+#[tokio::test]
+async fn refused_connections_give_503_then_recover_when_dynamodb_is_back() {
+    let moto = MotoServer::start().await;
+    let port = testkit::free_port();
+    let setup = setup(&moto, &format!("http://127.0.0.1:{port}")).await;
+    assert_fast_503(setup.list().await, "list, connection refused");
+    assert_fast_503(setup.link().await, "link, connection refused");
+    let _proxy = FaultProxy::start_on(&moto.endpoint, port).await;
+    assert_eq!(setup.list().await.0, 200);
+    assert_eq!(setup.link().await.0, 200);
+}
+
+#[tokio::test]
+async fn a_write_reported_failed_is_a_503_and_a_retry_leaves_one_record() {
+    let moto = MotoServer::start().await;
+    let proxy = FaultProxy::start(&moto.endpoint).await;
+    let setup = setup(&moto, &proxy.endpoint()).await;
+    // DynamoDB applies the write, but the answer is lost: the SDK retries, then gives up.
+    proxy.set(Fault::ErrorAfterForwarding(500, "InternalServerError"));
+    let before = proxy.requests();
+    assert_fast_503(setup.link().await, "write applied, answer lost");
+    assert!(proxy.requests() - before > 1, "the SDK retried");
+    assert_eq!(setup.user_items().await, 1);
+    // The client retries once DynamoDB answers again: still one record, the first linkedAt kept.
+    let first = setup
+        .direct
+        .get_link("fault-user", "web3")
+        .await
+        .unwrap()
+        .unwrap();
+    proxy.set(Fault::None);
+    assert_eq!(setup.link().await.0, 200);
+    assert_eq!(setup.user_items().await, 1);
+    let second = setup
+        .direct
+        .get_link("fault-user", "web3")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(second.linked_at, first.linked_at);
+}
+
+#[tokio::test]
+async fn a_flood_of_unknown_kids_refetches_the_jwks_at_most_once() {
+    let (logs, _guard) = testkit::logs::capture();
+    let idp = HttpStub::start(Reply::Json(jwks_json())).await;
+    let moto = MotoServer::start().await;
+    let state = Arc::new(LinkState {
+        store: moto.new_table().await,
+        verifier: TokenVerifier::from_config(&auth(JwksSetting::Url(idp.url("/jwks")))).unwrap(),
+        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+    });
+    let mut forged = Vec::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..200 {
+        let mut header = TestKey::Rsa.header();
+        header.kid = Some(format!("flood-{i}"));
+        let token = TestKey::Rsa.sign_with_header(&header, &claims("attacker", None));
+        forged.push(token.clone());
+        let state = state.clone();
+        tasks.spawn(async move {
+            let event = ApiEvent::post("/api/web3-link")
+                .bearer(&token)
+                .json(r#"{"payload":1}"#);
+            parts(&web3_link(&state, event.request()).await).0
+        });
+    }
+    while let Some(status) = tasks.join_next().await {
+        assert_eq!(status.unwrap(), 401);
+    }
+    assert_eq!(
+        idp.hits(),
+        1,
+        "the first request fetched; the flood could not refetch within 30 s"
+    );
+    let good = token("after-flood", None);
+    let event = ApiEvent::post("/api/web3-link")
+        .bearer(&good)
+        .json(r#"{"payload":1}"#);
+    assert_eq!(
+        parts(&web3_link(&state, event.request()).await).0,
+        200,
+        "a valid token still works"
+    );
+    let signatures: Vec<&str> = forged
+        .iter()
+        .map(|t| t.rsplit('.').next().unwrap())
+        .collect();
+    logs.assert_free_of(&signatures);
+    logs.assert_free_of(&[good.as_str()]);
+}

@@ -1,0 +1,180 @@
+//! An HTTP proxy on a free loopback port between a client (the DynamoDB SDK) and a server (moto),
+//! injecting the [`Fault`] currently set. Stopped when dropped.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// Forward untouched.
+    None,
+    /// Answer this status and DynamoDB error type without forwarding.
+    Error(u16, &'static str),
+    /// Forward, then answer this status and error type instead of the real answer: the server
+    /// did the work, the client is told it failed.
+    ErrorAfterForwarding(u16, &'static str),
+    /// Wait this long, then forward.
+    Delay(Duration),
+    /// Close the connection without an answer.
+    Hangup,
+}
+
+/// DynamoDB's throttling answer.
+pub const THROTTLING: Fault = Fault::Error(400, "ThrottlingException");
+/// DynamoDB's provisioned-throughput answer.
+pub const THROUGHPUT_EXCEEDED: Fault = Fault::Error(400, "ProvisionedThroughputExceededException");
+/// An internal error of DynamoDB.
+pub const INTERNAL_ERROR: Fault = Fault::Error(500, "InternalServerError");
+
+struct Shared {
+    upstream: String,
+    fault: Mutex<Fault>,
+    requests: AtomicUsize,
+    client: Client<HttpConnector, Full<Bytes>>,
+}
+
+pub struct FaultProxy {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FaultProxy {
+    /// A proxy to `upstream` (`http://host:port`) on a free port.
+    pub async fn start(upstream: &str) -> Self {
+        Self::start_on(upstream, 0).await
+    }
+
+    /// A proxy to `upstream` on `port` of 127.0.0.1 (0: any free port).
+    pub async fn start_on(upstream: &str, port: u16) -> Self {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("bind proxy");
+        let addr = listener.local_addr().unwrap();
+        let shared = Arc::new(Shared {
+            upstream: upstream.trim_end_matches('/').to_owned(),
+            fault: Mutex::new(Fault::None),
+            requests: AtomicUsize::new(0),
+            client: Client::builder(TokioExecutor::new()).build_http(),
+        });
+        let task_shared = shared.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let shared = task_shared.clone();
+                tokio::spawn(async move {
+                    let service = service_fn(move |request| {
+                        let shared = shared.clone();
+                        async move { Ok::<_, Infallible>(handle(&shared, request).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Self { addr, shared, task }
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn set(&self, fault: Fault) {
+        *self.shared.fault.lock().unwrap() = fault;
+    }
+
+    /// Requests received so far.
+    pub fn requests(&self) -> usize {
+        self.shared.requests.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for FaultProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn dynamodb_error(status: u16, error_type: &str) -> Response<Full<Bytes>> {
+    let body = format!(
+        r#"{{"__type":"com.amazonaws.dynamodb.v20120810#{error_type}","message":"injected by the fault proxy"}}"#
+    );
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/x-amz-json-1.0")
+        .header("x-amzn-errortype", error_type)
+        .body(Full::new(Bytes::from(body)))
+        .unwrap()
+}
+
+async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    shared.requests.fetch_add(1, Ordering::SeqCst);
+    let fault = shared.fault.lock().unwrap().clone();
+    match fault {
+        Fault::Error(status, error_type) => return dynamodb_error(status, error_type),
+        Fault::Delay(delay) => tokio::time::sleep(delay).await,
+        Fault::Hangup => {
+            // Never answer: hyper drops the connection when the service future is dropped, which
+            // happens when the client gives up; bounded so the task ends.
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            return Response::builder()
+                .status(StatusCode::BAD_GATEWAY)
+                .body(Full::new(Bytes::new()))
+                .unwrap();
+        }
+        Fault::None | Fault::ErrorAfterForwarding(..) => {}
+    }
+    let answer = forward(shared, request).await;
+    match fault {
+        Fault::ErrorAfterForwarding(status, error_type) => dynamodb_error(status, error_type),
+        _ => answer,
+    }
+}
+
+async fn forward(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    let (mut parts, body) = request.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    parts.uri = format!("{}{path}", shared.upstream)
+        .parse()
+        .expect("upstream URI");
+    let upstream = Request::from_parts(parts, Full::new(body));
+    match shared.client.request(upstream).await {
+        Ok(response) => {
+            let (parts, body) = response.into_parts();
+            let body = body
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            Response::from_parts(parts, Full::new(body))
+        }
+        Err(_) => Response::builder()
+            .status(StatusCode::BAD_GATEWAY)
+            .body(Full::new(Bytes::new()))
+            .unwrap(),
+    }
+}
