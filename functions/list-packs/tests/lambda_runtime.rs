@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 use shared::store::SavePack;
 use testkit::events::ApiEvent;
+use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::moto::MotoServer;
 use testkit::packs::active;
 use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
@@ -74,5 +75,47 @@ async fn missing_table_name_stops_the_function_with_a_clear_message() {
     assert!(
         runtime.first_poll().is_none(),
         "never asked for an invocation"
+    );
+}
+
+#[tokio::test]
+async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    store.save_pack(&active("p", 10)).await.unwrap();
+    let proxy = FaultProxy::start(&moto.endpoint).await;
+    let runtime = RuntimeApi::start().await;
+    let mut function = runtime.spawn(
+        BINARY,
+        &[
+            ("TABLE_NAME", store.table()),
+            ("CURSOR_SECRET", testkit::CURSOR_SECRET),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &proxy.endpoint()),
+            ("RUST_LOG", "off"),
+        ],
+    );
+    let list = || runtime.invoke(ApiEvent::get("/api/packs").to_json(), TIMEOUT);
+    for fault in [
+        THROTTLING,
+        Fault::Delay(Duration::from_secs(10)),
+        Fault::Hangup,
+    ] {
+        proxy.set(fault.clone());
+        let (status, body) = http_parts(&list().await.expect("answered"));
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (503, Some("service_unavailable")),
+            "{fault:?}"
+        );
+        proxy.set(Fault::None);
+        assert_eq!(
+            http_parts(&list().await.expect("answered")).0,
+            200,
+            "after {fault:?}"
+        );
+    }
+    assert!(
+        function.try_wait().unwrap().is_none(),
+        "the function process is still running"
     );
 }

@@ -9,6 +9,7 @@ use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::MotoServer;
 use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
 use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
+use tokio::io::AsyncReadExt;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_web3-link");
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -20,7 +21,7 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
     let idp = HttpStub::start(Reply::Json(jwks_json())).await;
     let runtime = RuntimeApi::start().await;
     let jwks_url = idp.url("/.well-known/jwks.json");
-    let _function = runtime.spawn(
+    let mut function = runtime.spawn(
         BINARY,
         &[
             ("TABLE_NAME", store.table()),
@@ -28,13 +29,15 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
             ("AUTH_ISSUER", ISSUER),
             ("AUTH_AUDIENCE", AUDIENCE),
             ("AUTH_JWKS_URL", &jwks_url),
-            ("RUST_LOG", "warn"),
+            ("RUST_LOG", "debug"),
         ],
     );
 
+    let mut tokens = Vec::new();
     for user in ["user_1", "user_2"] {
+        tokens.push(token(user, Some("fan@example.com")));
         let event = ApiEvent::post("/api/web3-link")
-            .bearer(&token(user, Some("fan@example.com")))
+            .bearer(tokens.last().unwrap())
             .json(r#"{"payload":{"wallet":"0x1"}}"#);
         let (status, body) = http_parts(
             &runtime
@@ -61,6 +64,28 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
         (status, body["error"]["code"].as_str()),
         (401, Some("missing_token"))
     );
+
+    // The function's own logs (JSON lines on stdout): request ids, no token, e-mail or payload.
+    function.start_kill().unwrap();
+    let mut logs = String::new();
+    function
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .await
+        .unwrap();
+    assert!(
+        logs.contains("web3 link saved") && logs.contains("request_id"),
+        "{logs}"
+    );
+    for secret in tokens
+        .iter()
+        .flat_map(|t| [t.as_str(), t.rsplit('.').next().unwrap()])
+        .chain(["fan@example.com", "0x1"])
+    {
+        assert!(!logs.contains(secret), "{secret} was logged:\n{logs}");
+    }
 }
 
 #[tokio::test]

@@ -25,6 +25,8 @@ use shared::store::{ListActivePacks, UpsertLink};
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
 const GATEWAY_MAX_BODY: usize = 10 * 1024 * 1024;
+/// The largest request line and headers read (API Gateway's HTTP API allows about 10 KiB).
+const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 pub struct App<S> {
     pub list: ListPacksState<S>,
@@ -66,6 +68,7 @@ pub async fn serve<S>(
                 async move { Ok::<_, Infallible>(route(&app, request).await) }
             });
             if let Err(error) = hyper::server::conn::http1::Builder::new()
+                .max_buf_size(MAX_HEAD_BYTES)
                 .serve_connection(TokioIo::new(stream), service)
                 .await
             {

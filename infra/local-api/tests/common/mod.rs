@@ -1,0 +1,134 @@
+//! Runs the real `local-api` binary on a free port, with its own state directory.
+#![allow(dead_code)] // each test binary uses part of this module
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+pub const BINARY: &str = env!("CARGO_BIN_EXE_local-api");
+
+pub struct LocalApi {
+    pub child: Child,
+    pub base: String,
+    pub state_dir: std::path::PathBuf,
+    pub openapi: Value,
+}
+
+impl LocalApi {
+    pub async fn start() -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let state_dir = std::env::temp_dir().join(format!(
+            "fan-api-contract-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&state_dir).unwrap();
+        let stderr = std::fs::File::create(state_dir.join("stderr.log")).unwrap();
+        let mut child = Command::new(BINARY)
+            .args(["--port", "0"])
+            .env_remove("TABLE_NAME")
+            .env_remove("AUTH_ISSUER")
+            .env("FAN_API_STATE_DIR", &state_dir)
+            .env("RUST_LOG", "debug")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(stderr))
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start local-api");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let base = first.rsplit(' ').next().unwrap().to_owned();
+        assert!(base.starts_with("http://127.0.0.1:"), "{first}");
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let openapi: Value = reqwest::get(format!("{base}/openapi.json"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        Self {
+            child,
+            base,
+            state_dir,
+            openapi,
+        }
+    }
+
+    /// What the server logged so far.
+    pub fn logs(&self) -> String {
+        std::fs::read_to_string(self.state_dir.join("stderr.log")).unwrap_or_default()
+    }
+
+    pub async fn token(&self, sub: &str, email: Option<&str>) -> String {
+        let mut command = Command::new(BINARY);
+        command
+            .args(["token", "--sub", sub])
+            .env("FAN_API_STATE_DIR", &self.state_dir);
+        if let Some(email) = email {
+            command.args(["--email", email]);
+        }
+        let output = command.output().await.unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    /// Sends the request, checks the answer against the document, returns status and body.
+    pub async fn call(
+        &self,
+        request: reqwest::RequestBuilder,
+        method: &str,
+        path: &str,
+    ) -> (u16, Value) {
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/json",
+            "{method} {path} {status}"
+        );
+        let body: Value = response.json().await.unwrap();
+        let schema = self.response_schema(method, path, status);
+        let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+        let errors: Vec<String> = validator
+            .iter_errors(&body)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{method} {path} {status}: {errors:?}\n{body}"
+        );
+        (status, body)
+    }
+
+    /// The documented JSON schema of `status` for the operation, as a root that resolves the
+    /// document's `$ref`s.
+    pub fn response_schema(&self, method: &str, path: &str, status: u16) -> Value {
+        let mut response = &self.openapi["paths"][path][method]["responses"][status.to_string()];
+        assert!(
+            !response.is_null(),
+            "{method} {path} answered {status}, which the document does not list"
+        );
+        if let Some(reference) = response["$ref"].as_str() {
+            let name = reference.rsplit('/').next().unwrap();
+            response = &self.openapi["components"]["responses"][name];
+        }
+        let mut root = json!({ "components": self.openapi["components"].clone() });
+        root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+        root["allOf"] = json!([response["content"]["application/json"]["schema"].clone()]);
+        root
+    }
+}
+
+impl Drop for LocalApi {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.state_dir);
+    }
+}
