@@ -3,12 +3,21 @@
 //! The endpoint, region and credentials come from the SDK's own standard variables
 //! (`AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL`, `AWS_REGION`, ...). Every call is bounded:
 //! a failing DynamoDB answers within [`OPERATION_TIMEOUT`], after at most [`MAX_ATTEMPTS`] tries.
+//!
+//! - [`lambda_dynamodb_client`], for the functions: Lambda puts region and credentials in the
+//!   environment, so the client is built from those variables alone, at once: no provider
+//!   chain, no profile files, no instance metadata, nothing the first request has to wait for.
+//! - [`dynamodb_client`], for tools run by people (`seed-packs`, `local-api --dynamodb`): the
+//!   SDK's whole default chain (profiles, SSO, ...).
 
 use std::time::Duration;
 
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, SdkConfig};
+use aws_sdk_dynamodb::config::{Credentials, Region};
+
+use crate::config::{ConfigError, Source};
 
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -23,13 +32,7 @@ pub async fn sdk_config() -> SdkConfig {
 /// `loader` (region, credentials, endpoint set by the caller) with the timeouts and retries above.
 pub async fn sdk_config_with(loader: aws_config::ConfigLoader) -> SdkConfig {
     loader
-        .timeout_config(
-            TimeoutConfig::builder()
-                .connect_timeout(CONNECT_TIMEOUT)
-                .operation_attempt_timeout(ATTEMPT_TIMEOUT)
-                .operation_timeout(OPERATION_TIMEOUT)
-                .build(),
-        )
+        .timeout_config(timeouts())
         .retry_config(RetryConfig::standard().with_max_attempts(MAX_ATTEMPTS))
         .load()
         .await
@@ -37,4 +40,103 @@ pub async fn sdk_config_with(loader: aws_config::ConfigLoader) -> SdkConfig {
 
 pub async fn dynamodb_client() -> aws_sdk_dynamodb::Client {
     aws_sdk_dynamodb::Client::new(&sdk_config().await)
+}
+
+fn timeouts() -> TimeoutConfig {
+    TimeoutConfig::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .operation_attempt_timeout(ATTEMPT_TIMEOUT)
+        .operation_timeout(OPERATION_TIMEOUT)
+        .build()
+}
+
+fn variable(source: &dyn Source, names: &[&'static str]) -> Option<String> {
+    names
+        .iter()
+        .filter_map(|name| source.get(name))
+        .find(|value| !value.trim().is_empty())
+}
+
+/// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`, as the SDK reads them.
+fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
+    variable(source, &["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"])
+}
+
+/// The DynamoDB client of a Lambda function, from `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+/// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` and `AWS_ENDPOINT_URL_DYNAMODB` (or
+/// `AWS_ENDPOINT_URL`), which Lambda (or `cargo lambda watch`) sets.
+pub fn lambda_dynamodb_client(
+    source: &dyn Source,
+) -> Result<aws_sdk_dynamodb::Client, ConfigError> {
+    let missing = |name, purpose| ConfigError::Missing { name, purpose };
+    let region = variable(source, &["AWS_REGION", "AWS_DEFAULT_REGION"])
+        .ok_or(missing("AWS_REGION", "the AWS region (Lambda sets it)"))?;
+    let key_id = variable(source, &["AWS_ACCESS_KEY_ID"]).ok_or(missing(
+        "AWS_ACCESS_KEY_ID",
+        "the function's credentials (Lambda sets them)",
+    ))?;
+    let secret = variable(source, &["AWS_SECRET_ACCESS_KEY"]).ok_or(missing(
+        "AWS_SECRET_ACCESS_KEY",
+        "the function's credentials (Lambda sets them)",
+    ))?;
+    let session = variable(source, &["AWS_SESSION_TOKEN"]);
+    let mut config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(region))
+        .credentials_provider(Credentials::new(
+            key_id,
+            secret,
+            session,
+            None,
+            "lambda-environment",
+        ))
+        .timeout_config(timeouts())
+        .retry_config(RetryConfig::standard().with_max_attempts(MAX_ATTEMPTS));
+    if let Some(endpoint) = dynamodb_endpoint(source) {
+        config = config.endpoint_url(endpoint);
+    }
+    Ok(aws_sdk_dynamodb::Client::from_conf(config.build()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lambda_client_needs_region_and_credentials_and_names_what_is_missing() {
+        let full = [
+            ("AWS_REGION", "eu-west-1"),
+            ("AWS_ACCESS_KEY_ID", "id"),
+            ("AWS_SECRET_ACCESS_KEY", "secret"),
+        ];
+        let client = lambda_dynamodb_client(&full).unwrap();
+        assert_eq!(
+            client.config().region().map(|r| r.as_ref()),
+            Some("eu-west-1")
+        );
+        for missing in ["AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
+            let mut partial = full;
+            partial
+                .iter_mut()
+                .find(|(name, _)| *name == missing)
+                .unwrap()
+                .1 = "";
+            let error = lambda_dynamodb_client(&partial).unwrap_err();
+            assert!(error.to_string().contains(missing), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_dynamodb_endpoint_variable_wins_over_the_general_one() {
+        assert_eq!(dynamodb_endpoint(&[("X", "")]), None);
+        assert_eq!(
+            dynamodb_endpoint(&[("AWS_ENDPOINT_URL", "http://a")]).as_deref(),
+            Some("http://a")
+        );
+        let both = [
+            ("AWS_ENDPOINT_URL", "http://a"),
+            ("AWS_ENDPOINT_URL_DYNAMODB", "http://b"),
+        ];
+        assert_eq!(dynamodb_endpoint(&both).as_deref(), Some("http://b"));
+    }
 }

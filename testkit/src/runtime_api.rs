@@ -92,22 +92,39 @@ impl RuntimeApi {
 
     /// Starts a function binary served by this emulator, with only Lambda's variables and `env`
     /// in its environment (nothing of the host's AWS set-up leaks in). Killed when dropped.
+    /// Its standard output and error are piped: read them, or use [`RuntimeApi::spawn_quiet`]
+    /// for long runs.
     pub fn spawn(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Child {
+        self.command(binary, env)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"))
+    }
+
+    /// Like [`RuntimeApi::spawn`], with standard output and error discarded.
+    pub fn spawn_quiet(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Child {
+        self.command(binary, env)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"))
+    }
+
+    fn command(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Command {
         let name = std::path::Path::new(binary)
             .file_name()
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        tokio::process::Command::new(binary)
+        let mut command = tokio::process::Command::new(binary);
+        command
             .env_clear()
             .envs(self.lambda_env(&name))
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"))
+            .kill_on_drop(true);
+        command
     }
 
     /// When the function first asked for an invocation (its init is over), if it has.

@@ -12,6 +12,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     telemetry::init_json();
     let table = require(config::table_name(&config::Env));
     let cursors = CursorSigner::new(&require(config::cursor_secret(&config::Env)));
-    let store = DynamoStore::new(aws::dynamodb_client().await, table);
+    let store = DynamoStore::new(require(aws::lambda_dynamodb_client(&config::Env)), table);
     serve(ListPacksState { store, cursors }, list_packs).await
 }

@@ -14,7 +14,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     let max_body_bytes = require(config::max_body_bytes(&Env));
     let verifier =
         require(AuthConfig::from_source(&Env).and_then(|auth| TokenVerifier::from_config(&auth)));
-    let store = DynamoStore::new(aws::dynamodb_client().await, table);
+    let store = DynamoStore::new(require(aws::lambda_dynamodb_client(&Env)), table);
     serve(
         LinkState {
             store,

@@ -1,0 +1,104 @@
+//! Micro-benchmarks of the hot paths: token verification per algorithm with cached keys, body
+//! parsing with the truthiness check, serialising a page of 100 packs, DynamoDB item to Pack.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use lambda_http::http::StatusCode;
+use shared::auth::TokenVerifier;
+use shared::config::{AuthConfig, JwksSetting};
+use shared::links::parse_link_body;
+use shared::packs::Pack;
+use shared::packs::seed::parse_seed;
+use shared::response::json_response;
+use shared::store::dynamo::{pack_from_item, pack_item};
+use testkit::tokens::{AUDIENCE, ISSUER, TestKey, claims, jwks_json};
+
+const SEED: &[u8] = include_bytes!("../../../infra/seed/packs.json");
+
+fn hundred_packs() -> Vec<Pack> {
+    let seed = parse_seed(SEED).unwrap();
+    (0..100)
+        .map(|i| {
+            let mut pack = seed[i % seed.len()].clone();
+            pack.id = format!("pack-{i:03}");
+            pack
+        })
+        .collect()
+}
+
+fn token_verification(c: &mut Criterion) {
+    let config = AuthConfig {
+        issuer: ISSUER.into(),
+        audience: Some(AUDIENCE.into()),
+        jwks: JwksSetting::Inline(jwks_json()),
+        email_claim: "email".into(),
+        leeway: Duration::from_secs(30),
+        jwks_min_refresh: Duration::from_secs(30),
+    };
+    let verifier = TokenVerifier::from_config(&config).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut group = c.benchmark_group("verify_token");
+    for (name, key) in [
+        ("RS256", TestKey::Rsa),
+        ("ES256", TestKey::Ec),
+        ("EdDSA", TestKey::Ed25519),
+    ] {
+        // Far from expiry, so the token stays valid for the whole run.
+        let mut claims = claims("bench-user", Some("bench@example.com"));
+        claims["exp"] = (testkit::tokens::now() + 86_400).into();
+        let token = key.sign(&claims);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                runtime
+                    .block_on(verifier.verify(black_box(&token)))
+                    .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+fn body_parsing(c: &mut Criterion) {
+    let body = br#"{"payload":{"address":"0x52908400098527886E0F7030069857D2E4169EE7","chainId":1,"signature":"0x9f3c6a1b2d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071829301","message":"Sign in to fan-api"}}"#;
+    c.bench_function("parse_link_body_with_truthiness", |b| {
+        b.iter(|| parse_link_body(black_box(body)).unwrap())
+    });
+}
+
+fn page_serialisation(c: &mut Criterion) {
+    /// The shape of the list response.
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Page<'a> {
+        packs: &'a [Pack],
+        next_cursor: Option<&'a str>,
+    }
+    let packs = hundred_packs();
+    let page = Page {
+        packs: &packs,
+        next_cursor: Some("MToxMjM0NTY3ODkwMTIzNDU2Nzg5MDEjcGFjay0xMDA.AAAAAAAAAAAAAAAAAAAAAA"),
+    };
+    c.bench_function("serialise_page_of_100_packs", |b| {
+        b.iter(|| json_response(StatusCode::OK, black_box(&page)))
+    });
+}
+
+fn item_conversion(c: &mut Criterion) {
+    let item = pack_item(&hundred_packs()[0]).unwrap();
+    c.bench_function("dynamodb_item_to_pack", |b| {
+        b.iter(|| pack_from_item(black_box(item.clone())).unwrap())
+    });
+}
+
+criterion_group!(
+    benches,
+    token_verification,
+    body_parsing,
+    page_serialisation,
+    item_conversion
+);
+criterion_main!(benches);
