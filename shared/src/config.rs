@@ -187,7 +187,7 @@ fn check_jwks_url(url: &str) -> Result<String, ConfigError> {
         name: "AUTH_JWKS_URL",
         problem: problem.into(),
     };
-    let parsed = reqwest::Url::parse(url).map_err(|_| invalid("not a valid URL"))?;
+    let parsed = url::Url::parse(url).map_err(|_| invalid("not a valid URL"))?;
     match parsed.scheme() {
         "https" => Ok(url.to_owned()),
         "http" if is_loopback(&parsed) => Ok(url.to_owned()),
@@ -199,7 +199,7 @@ fn check_jwks_url(url: &str) -> Result<String, ConfigError> {
 }
 
 /// Whether the URL's host is a loopback address (127.0.0.0/8, ::1, localhost).
-pub fn is_loopback(url: &reqwest::Url) -> bool {
+pub fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),

@@ -164,7 +164,20 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Response<Full<B
     let upstream = Request::from_parts(parts, Full::new(body));
     match shared.client.request(upstream).await {
         Ok(response) => {
-            let (parts, body) = response.into_parts();
+            let (mut parts, body) = response.into_parts();
+            // Hop-by-hop headers are the proxy's own business (RFC 9110 7.6.1): moto closes
+            // every connection, real DynamoDB keeps them alive, and so does this proxy.
+            for name in [
+                "connection",
+                "keep-alive",
+                "proxy-connection",
+                "te",
+                "trailer",
+                "transfer-encoding",
+                "upgrade",
+            ] {
+                parts.headers.remove(name);
+            }
             let body = body
                 .collect()
                 .await

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use tracing::subscriber::DefaultGuard;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
 
 #[derive(Clone, Default)]
@@ -35,7 +35,10 @@ impl<'w> MakeWriter<'w> for Logs {
 /// Starts capturing; logging goes back to what it was when the guard drops.
 pub fn capture() -> (Logs, DefaultGuard) {
     let logs = Logs::default();
-    let subscriber = shared::telemetry::json_subscriber(EnvFilter::new("debug"), logs.clone());
+    let subscriber = shared::telemetry::json_subscriber(
+        Targets::new().with_default(tracing::Level::DEBUG),
+        logs.clone(),
+    );
     (logs.clone(), tracing::subscriber::set_default(subscriber))
 }
 

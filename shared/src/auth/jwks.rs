@@ -11,6 +11,13 @@
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use lambda_http::http::{Request, Uri, header};
+
 use crate::auth::keys::{KeySet, VerifyingKey};
 use crate::config::{AuthConfig, ConfigError, JwksSetting, is_loopback};
 
@@ -34,9 +41,37 @@ pub enum JwksError {
     Unavailable(String),
 }
 
+type HttpsClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Empty<Bytes>>;
+
+/// The JWKS address and an HTTP client for it, built on first use (it loads the system's root
+/// certificates, which the cold start of a function that never fetches need not pay for).
 struct Remote {
-    url: reqwest::Url,
-    client: reqwest::Client,
+    url: Uri,
+    https_only: bool,
+    client: std::sync::OnceLock<HttpsClient>,
+}
+
+impl Remote {
+    fn client(&self) -> Result<&HttpsClient, String> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let mut http = HttpConnector::new();
+        http.set_connect_timeout(Some(CONNECT_TIMEOUT));
+        http.enforce_http(false);
+        let roots = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_native_roots()
+            .map_err(|e| format!("cannot load the root certificates: {e}"))?;
+        let schemes = if self.https_only {
+            roots.https_only()
+        } else {
+            roots.https_or_http()
+        };
+        let client = Client::builder(TokioExecutor::new())
+            .build(schemes.enable_http1().wrap_connector(http));
+        // Fetches are single-flight, so no other thread builds one meanwhile.
+        Ok(self.client.get_or_init(|| client))
+    }
 }
 
 #[derive(Default)]
@@ -92,17 +127,16 @@ impl JwksCache {
             name: "AUTH_JWKS_URL",
             problem,
         };
-        let url = reqwest::Url::parse(url).map_err(|e| invalid(e.to_string()))?;
-        let client = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(FETCH_TIMEOUT)
-            .https_only(!is_loopback(&url))
-            .redirect(reqwest::redirect::Policy::limited(3))
-            .user_agent("fan-api")
-            .build()
-            .map_err(|e| invalid(format!("cannot build the HTTP client: {e}")))?;
+        let parsed = url::Url::parse(url).map_err(|e| invalid(e.to_string()))?;
+        let uri: Uri = url
+            .parse()
+            .map_err(|e: lambda_http::http::uri::InvalidUri| invalid(e.to_string()))?;
         Ok(Self {
-            remote: Some(Remote { url, client }),
+            remote: Some(Remote {
+                url: uri,
+                https_only: !is_loopback(&parsed),
+                client: std::sync::OnceLock::new(),
+            }),
             min_refresh,
             state: RwLock::new(CacheState::default()),
             refresh: tokio::sync::Mutex::new(()),
@@ -206,27 +240,30 @@ impl JwksCache {
 }
 
 async fn fetch(remote: &Remote) -> Result<KeySet, String> {
-    let mut response = remote
-        .client
-        .get(remote.url.clone())
-        .header(reqwest::header::ACCEPT, "application/json")
-        .send()
-        .await
-        .map_err(|e| format!("request failed: {e}"))?;
-    if !response.status().is_success() {
-        return Err(format!("answered HTTP {}", response.status()));
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| format!("reading the body failed: {e}"))?
-    {
-        if body.len() + chunk.len() > MAX_JWKS_BYTES {
-            return Err(format!("document larger than {MAX_JWKS_BYTES} bytes"));
+    let client = remote.client()?;
+    let request = Request::get(remote.url.clone())
+        .header(header::ACCEPT, "application/json")
+        .header(header::USER_AGENT, "fan-api")
+        .body(Empty::new())
+        .map_err(|e| format!("bad request: {e}"))?;
+    let body = tokio::time::timeout(FETCH_TIMEOUT, async {
+        let response = client
+            .request(request)
+            .await
+            .map_err(|e| format!("request failed: {e}"))?;
+        if !response.status().is_success() {
+            return Err(format!("answered HTTP {}", response.status()));
         }
-        body.extend_from_slice(&chunk);
-    }
+        Limited::new(response.into_body(), MAX_JWKS_BYTES)
+            .collect()
+            .await
+            .map(|collected| collected.to_bytes())
+            .map_err(|e| {
+                format!("reading the body failed (or it is over {MAX_JWKS_BYTES} bytes): {e}")
+            })
+    })
+    .await
+    .map_err(|_| format!("no answer within {FETCH_TIMEOUT:?}"))??;
     let keys = KeySet::from_json(&body).map_err(|e| e.to_string())?;
     if keys.is_empty() {
         return Err("document holds no usable signing key".into());
