@@ -15,7 +15,8 @@ use std::time::Duration;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, SdkConfig};
-use aws_sdk_dynamodb::config::{Credentials, Region};
+use aws_sdk_dynamodb::config::{Credentials, Region, SharedHttpClient};
+use aws_smithy_http_client::tls;
 
 use crate::config::{ConfigError, Source};
 
@@ -57,6 +58,20 @@ fn variable(source: &dyn Source, names: &[&'static str]) -> Option<String> {
         .find(|value| !value.trim().is_empty())
 }
 
+/// The roots of Amazon Trust Services, to which every AWS endpoint chains.
+const AMAZON_ROOTS: &[u8] = include_bytes!("../certs/amazon-roots.pem");
+
+/// An HTTPS client trusting Amazon's roots only: nothing is read from disk to build it (the
+/// default client parses the whole system certificate store at every cold start).
+fn amazon_https_client() -> SharedHttpClient {
+    let trust = tls::TrustStore::empty().with_native_roots(false).with_pem_certificate(AMAZON_ROOTS);
+    let context = tls::TlsContext::builder().with_trust_store(trust).build().expect("the embedded Amazon roots are valid PEM");
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(tls::Provider::Rustls(tls::rustls_provider::CryptoMode::AwsLc))
+        .tls_context(context)
+        .build_https()
+}
+
 /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`, as the SDK reads them.
 fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
     variable(source, &["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"])
@@ -82,6 +97,7 @@ pub fn lambda_dynamodb_client(
     let session = variable(source, &["AWS_SESSION_TOKEN"]);
     let mut config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
+        .http_client(amazon_https_client())
         .region(Region::new(region))
         .credentials_provider(Credentials::new(
             key_id,
