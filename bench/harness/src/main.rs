@@ -1,4 +1,4 @@
-//! `lambda-bench BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS]`: each function binary of BIN_DIR
+//! `lambda-bench BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]`: each function binary of BIN_DIR
 //! (`list-packs`, `web3-link`) beside the floor (`hello`), run through the Lambda Runtime API
 //! emulator of `testkit` against moto_server with the seed packs: cold init and cold first
 //! response (medians), warm latency p50/p99, CPU per warm invocation, peak RSS, binary size, and
@@ -195,6 +195,8 @@ async fn main() {
     let bin_dir = PathBuf::from(args.get(1).map_or("target/release", String::as_str));
     let cold_runs: usize = args.get(2).map_or(21, |a| a.parse().unwrap());
     let warm: usize = args.get(3).map_or(3000, |a| a.parse().unwrap());
+    // A comma-separated list of binaries to run (all by default), e.g. to profile one.
+    let only: Option<Vec<String>> = args.get(4).map(|a| a.split(',').map(str::to_owned).collect());
 
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
@@ -238,7 +240,7 @@ async fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut all = serde_json::Map::new();
-    for function in &functions {
+    for function in functions.iter().filter(|f| only.as_ref().is_none_or(|only| only.iter().any(|o| o == f.name))) {
         let f = measure(
             &bin_dir.join(function.name),
             function,
