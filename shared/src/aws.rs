@@ -64,10 +64,17 @@ const AMAZON_ROOTS: &[u8] = include_bytes!("../certs/amazon-roots.pem");
 /// An HTTPS client trusting Amazon's roots only: nothing is read from disk to build it (the
 /// default client parses the whole system certificate store at every cold start).
 fn amazon_https_client() -> SharedHttpClient {
-    let trust = tls::TrustStore::empty().with_native_roots(false).with_pem_certificate(AMAZON_ROOTS);
-    let context = tls::TlsContext::builder().with_trust_store(trust).build().expect("the embedded Amazon roots are valid PEM");
+    let trust = tls::TrustStore::empty()
+        .with_native_roots(false)
+        .with_pem_certificate(AMAZON_ROOTS);
+    let context = tls::TlsContext::builder()
+        .with_trust_store(trust)
+        .build()
+        .expect("the embedded Amazon roots are valid PEM");
     aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(tls::rustls_provider::CryptoMode::AwsLc))
+        .tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::AwsLc,
+        ))
         .tls_context(context)
         .build_https()
 }

@@ -66,8 +66,15 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = self.0.format(&Rfc3339).map_err(|_| fmt::Error)?;
-        f.write_str(&text)
+        // At most 30 bytes (`9999-12-31T23:59:59.999999999Z`): formatted on the stack, since
+        // every pack in a list response writes two of these.
+        let mut buffer = [0u8; 32];
+        let mut cursor = std::io::Cursor::new(&mut buffer[..]);
+        self.0
+            .format_into(&mut cursor, &Rfc3339)
+            .map_err(|_| fmt::Error)?;
+        let written = cursor.position() as usize;
+        f.write_str(std::str::from_utf8(&buffer[..written]).map_err(|_| fmt::Error)?)
     }
 }
 

@@ -46,6 +46,7 @@ contract!(
     pages_walk_the_whole_list_without_gaps_or_repeats,
     a_full_last_page_has_no_next_cursor,
     a_pack_leaving_active_status_leaves_the_list,
+    a_pack_whose_sale_start_moves_is_listed_once,
     linking_again_replaces_the_payload_and_keeps_linked_at,
     every_json_value_round_trips_exactly,
 );
@@ -166,6 +167,12 @@ async fn a_pack_leaving_active_status_leaves_the_list(store: &impl Store) {
         Some(PackStatus::Archived)
     );
     assert_eq!(store.get_pack("nope").await.unwrap(), None);
+}
+
+async fn a_pack_whose_sale_start_moves_is_listed_once(store: &impl Store) {
+    save_all(store, &[active("moving", 100), active("other", 50)]).await;
+    store.save_pack(&active("moving", 10)).await.unwrap();
+    assert_eq!(ids(&page(store, 10, None).await.packs), ["moving", "other"]);
 }
 
 fn raw(json: &str) -> Box<RawValue> {

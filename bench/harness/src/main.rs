@@ -196,7 +196,9 @@ async fn main() {
     let cold_runs: usize = args.get(2).map_or(21, |a| a.parse().unwrap());
     let warm: usize = args.get(3).map_or(3000, |a| a.parse().unwrap());
     // A comma-separated list of binaries to run (all by default), e.g. to profile one.
-    let only: Option<Vec<String>> = args.get(4).map(|a| a.split(',').map(str::to_owned).collect());
+    let only: Option<Vec<String>> = args
+        .get(4)
+        .map(|a| a.split(',').map(str::to_owned).collect());
 
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
@@ -240,7 +242,10 @@ async fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut all = serde_json::Map::new();
-    for function in functions.iter().filter(|f| only.as_ref().is_none_or(|only| only.iter().any(|o| o == f.name))) {
+    for function in functions.iter().filter(|f| {
+        only.as_ref()
+            .is_none_or(|only| only.iter().any(|o| o == f.name))
+    }) {
         let f = measure(
             &bin_dir.join(function.name),
             function,

@@ -13,10 +13,10 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use lambda_http::RequestExt;
 use lambda_http::http::{Method, StatusCode};
 use serde_json::Value;
 use shared::error::ApiError;
+use shared::handlers::LocalRequestId;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::request::WEB3_LINK;
@@ -108,10 +108,10 @@ async fn route<S: ListActivePacks + UpsertLink>(
     } else {
         lambda_http::Body::Binary(bytes.to_vec())
     };
+    let mut request = lambda_http::Request::from_parts(parts, body);
     // A request id for the logs, as Lambda would give.
-    let mut context = lambda_http::Context::default();
-    context.request_id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
-    let request = lambda_http::Request::from_parts(parts, body).with_lambda_context(context);
+    let id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
+    request.extensions_mut().insert(LocalRequestId(id));
     let response = if shared::request::request_path(&request) == WEB3_LINK.path {
         web3_link(&app.link, request).await
     } else {

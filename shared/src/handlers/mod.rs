@@ -10,7 +10,12 @@ use tracing::Instrument;
 
 use crate::error::ApiError;
 
-/// The id to find a request by in the logs: API Gateway's request id, else Lambda's.
+/// A request id set by whatever serves the handlers outside Lambda (the local API).
+#[derive(Debug, Clone)]
+pub struct LocalRequestId(pub String);
+
+/// The id to find a request by in the logs: API Gateway's request id, else Lambda's, else the
+/// local server's.
 pub fn request_id(request: &Request) -> String {
     let gateway = request
         .request_context_ref()
@@ -26,6 +31,12 @@ pub fn request_id(request: &Request) -> String {
             request
                 .lambda_context_ref()
                 .map(|context| context.request_id.clone())
+        })
+        .or_else(|| {
+            request
+                .extensions()
+                .get::<LocalRequestId>()
+                .map(|id| id.0.clone())
         })
         .unwrap_or_else(|| "-".into())
 }

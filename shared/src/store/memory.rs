@@ -2,6 +2,7 @@
 //! semantics as [`DynamoStore`](super::DynamoStore): the shared contract tests run on both.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::links::{LinkUpsert, Web3Link};
@@ -12,6 +13,8 @@ use crate::store::{GetLink, GetPack, ListActivePacks, SavePack, StoreError, Upse
 #[derive(Default)]
 struct Tables {
     packs: BTreeMap<String, Pack>,
+    /// The packs that can be listed, in list order: the in-memory listing index.
+    listed: BTreeMap<ListingKey, Pack>,
     /// By (user id, provider).
     links: HashMap<(String, String), Web3Link>,
 }
@@ -26,10 +29,12 @@ impl MemoryStore {
     /// A store holding `packs`.
     pub fn with_packs(packs: &[Pack]) -> Self {
         let store = Self::default();
-        store
-            .write()
-            .packs
-            .extend(packs.iter().map(|p| (p.id.clone(), p.clone())));
+        {
+            let mut tables = store.write();
+            for pack in packs {
+                tables.save(pack);
+            }
+        }
         store
     }
 
@@ -42,26 +47,39 @@ impl MemoryStore {
     }
 }
 
+impl Tables {
+    fn save(&mut self, pack: &Pack) {
+        if let Some(key) = self.packs.get(&pack.id).and_then(ListingKey::of) {
+            self.listed.remove(&key);
+        }
+        if let Some(key) = ListingKey::of(pack) {
+            self.listed.insert(key, pack.clone());
+        }
+        self.packs.insert(pack.id.clone(), pack.clone());
+    }
+}
+
 impl ListActivePacks for MemoryStore {
     async fn list_active_packs(&self, request: &PageRequest) -> Result<Page, StoreError> {
         let tables = self.read();
-        let mut listed: Vec<(ListingKey, &Pack)> = tables
-            .packs
-            .values()
-            .filter(|pack| pack.is_active_at(request.now))
-            .filter_map(|pack| ListingKey::of(pack).map(|key| (key, pack)))
-            .filter(|(key, _)| request.after.as_ref().is_none_or(|after| key > after))
-            .collect();
-        listed.sort_by(|(a, _), (b, _)| a.cmp(b));
-        let more = listed.len() > request.limit;
-        listed.truncate(request.limit);
+        let start = request
+            .after
+            .as_ref()
+            .map_or(Bound::Unbounded, Bound::Excluded);
+        let mut listed = tables
+            .listed
+            .range((start, Bound::Unbounded))
+            .filter(|(_, pack)| pack.is_active_at(request.now))
+            .take(request.limit + 1);
+        let packs: Vec<(&ListingKey, &Pack)> = listed.by_ref().take(request.limit).collect();
+        let more = listed.next().is_some();
         Ok(Page {
             next: if more {
-                listed.last().map(|(key, _)| key.clone())
+                packs.last().map(|(key, _)| (*key).clone())
             } else {
                 None
             },
-            packs: listed.into_iter().map(|(_, pack)| pack.clone()).collect(),
+            packs: packs.into_iter().map(|(_, pack)| pack.clone()).collect(),
         })
     }
 }
@@ -91,7 +109,7 @@ impl UpsertLink for MemoryStore {
 
 impl SavePack for MemoryStore {
     async fn save_pack(&self, pack: &Pack) -> Result<(), StoreError> {
-        self.write().packs.insert(pack.id.clone(), pack.clone());
+        self.write().save(pack);
         Ok(())
     }
 }
