@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use shared::auth::TokenVerifier;
-use shared::config::{AuthConfig, JwksSetting};
+use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::request::DEFAULT_MAX_BODY_BYTES;
@@ -18,23 +18,12 @@ use testkit::events::{ApiEvent, parts};
 use testkit::fault_proxy::{Fault, FaultProxy, INTERNAL_ERROR, THROTTLING, THROUGHPUT_EXCEEDED};
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::{MotoServer, client_for};
-use testkit::tokens::{AUDIENCE, ISSUER, TestKey, claims, jwks_json, token};
+use testkit::tokens::{TestKey, auth_config, claims, jwks_json, token};
 
 /// A 503 must come well within this (the SDK's operation timeout is 4 s).
 const FAST: Duration = Duration::from_secs(6);
 const EMAIL: &str = "secret.fan@example.com";
 const PAYLOAD: &str = r#"{"wallet":"0xSECRETPAYLOAD"}"#;
-
-fn auth(jwks: JwksSetting) -> AuthConfig {
-    AuthConfig {
-        issuer: ISSUER.into(),
-        audience: Some(AUDIENCE.into()),
-        jwks,
-        email_claim: "email".into(),
-        leeway: Duration::from_secs(30),
-        jwks_min_refresh: Duration::from_secs(30),
-    }
-}
 
 /// Both handlers on a table reached through the proxy; the table is made directly on moto.
 struct Setup {
@@ -58,7 +47,8 @@ async fn setup(moto: &MotoServer, endpoint: &str) -> Setup {
         },
         link: LinkState {
             store: through,
-            verifier: TokenVerifier::from_config(&auth(JwksSetting::Inline(jwks_json()))).unwrap(),
+            verifier: TokenVerifier::from_config(&auth_config(JwksSetting::Inline(jwks_json())))
+                .unwrap(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
         },
         direct,
@@ -199,7 +189,8 @@ async fn a_flood_of_unknown_kids_refetches_the_jwks_at_most_once() {
     let moto = MotoServer::start().await;
     let state = Arc::new(LinkState {
         store: moto.new_table().await,
-        verifier: TokenVerifier::from_config(&auth(JwksSetting::Url(idp.url("/jwks")))).unwrap(),
+        verifier: TokenVerifier::from_config(&auth_config(JwksSetting::Url(idp.url("/jwks"))))
+            .unwrap(),
         max_body_bytes: DEFAULT_MAX_BODY_BYTES,
     });
     let mut forged = Vec::new();

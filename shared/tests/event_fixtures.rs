@@ -1,16 +1,14 @@
 //! The event fixtures of `infra/events/` are real API Gateway events that the handlers answer.
 
-use std::time::Duration;
-
 use shared::auth::TokenVerifier;
-use shared::config::{AuthConfig, JwksSetting};
+use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::request::DEFAULT_MAX_BODY_BYTES;
 use shared::store::{GetLink, MemoryStore};
 use testkit::events::parts;
 use testkit::packs::active;
-use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
+use testkit::tokens::{jwks_json, token};
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/../infra/events/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -32,14 +30,7 @@ async fn list_packs_fixture_lists_two_packs() {
 
 #[tokio::test]
 async fn web3_link_fixture_links_with_a_token_in_place_of_the_placeholder() {
-    let config = AuthConfig {
-        issuer: ISSUER.into(),
-        audience: Some(AUDIENCE.into()),
-        jwks: JwksSetting::Inline(jwks_json()),
-        email_claim: "email".into(),
-        leeway: Duration::from_secs(30),
-        jwks_min_refresh: Duration::from_secs(30),
-    };
+    let config = testkit::tokens::auth_config(JwksSetting::Inline(jwks_json()));
     let state = LinkState {
         store: MemoryStore::default(),
         verifier: TokenVerifier::from_config(&config).unwrap(),

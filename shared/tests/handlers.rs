@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use shared::auth::TokenVerifier;
-use shared::config::{AuthConfig, JwksSetting};
+use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::links::WEB3_PROVIDER;
@@ -14,18 +14,7 @@ use shared::store::{DynamoStore, GetLink, SavePack};
 use testkit::events::{ApiEvent, parts};
 use testkit::moto::{MotoServer, client_for};
 use testkit::packs::{active, ending};
-use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
-
-fn auth_config(jwks: JwksSetting) -> AuthConfig {
-    AuthConfig {
-        issuer: ISSUER.into(),
-        audience: Some(AUDIENCE.into()),
-        jwks,
-        email_claim: "email".into(),
-        leeway: Duration::from_secs(30),
-        jwks_min_refresh: Duration::from_secs(30),
-    }
-}
+use testkit::tokens::{auth_config, jwks_json, token};
 
 fn link_state(store: DynamoStore) -> LinkState<DynamoStore> {
     let verifier =

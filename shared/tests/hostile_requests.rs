@@ -3,14 +3,12 @@
 //! its precise 4xx with the JSON error body (never a panic, never a 5xx, never a 200 it should not
 //! be), a valid request must still work afterwards, and the logs must hold no secret.
 
-use std::time::Duration;
-
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use proptest::prelude::*;
 use serde_json::Value;
 use shared::auth::TokenVerifier;
-use shared::config::{AuthConfig, JwksSetting};
+use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::links::parse_link_body;
@@ -20,17 +18,10 @@ use shared::store::MemoryStore;
 use shared::timestamp::Timestamp;
 use testkit::events::{ApiEvent, parts};
 use testkit::packs::active;
-use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
+use testkit::tokens::{jwks_json, token};
 
 fn link_state() -> LinkState<MemoryStore> {
-    let config = AuthConfig {
-        issuer: ISSUER.into(),
-        audience: Some(AUDIENCE.into()),
-        jwks: JwksSetting::Inline(jwks_json()),
-        email_claim: "email".into(),
-        leeway: Duration::from_secs(30),
-        jwks_min_refresh: Duration::from_secs(30),
-    };
+    let config = testkit::tokens::auth_config(JwksSetting::Inline(jwks_json()));
     LinkState {
         store: MemoryStore::default(),
         verifier: TokenVerifier::from_config(&config).unwrap(),

@@ -98,3 +98,15 @@ pub fn claims(sub: &str, email: Option<&str>) -> Value {
 pub fn token(sub: &str, email: Option<&str>) -> String {
     TestKey::Rsa.sign(&claims(sub, email))
 }
+
+/// The verifier settings of tests: the test issuer and audience, keys from `jwks`.
+pub fn auth_config(jwks: shared::config::JwksSetting) -> shared::config::AuthConfig {
+    shared::config::AuthConfig {
+        issuer: ISSUER.into(),
+        audience: Some(AUDIENCE.into()),
+        jwks,
+        email_claim: "email".into(),
+        leeway: std::time::Duration::from_secs(30),
+        jwks_min_refresh: std::time::Duration::from_secs(30),
+    }
+}

@@ -2,18 +2,17 @@
 //! parsing with the truthiness check, serialising a page of 100 packs, DynamoDB item to Pack.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lambda_http::http::StatusCode;
 use shared::auth::TokenVerifier;
-use shared::config::{AuthConfig, JwksSetting};
+use shared::config::JwksSetting;
 use shared::links::parse_link_body;
 use shared::packs::Pack;
 use shared::packs::seed::parse_seed;
 use shared::response::json_response;
 use shared::store::dynamo::{pack_from_item, pack_item};
-use testkit::tokens::{AUDIENCE, ISSUER, TestKey, claims, jwks_json};
+use testkit::tokens::{TestKey, claims, jwks_json};
 
 const SEED: &[u8] = include_bytes!("../../../infra/seed/packs.json");
 
@@ -29,14 +28,7 @@ fn hundred_packs() -> Vec<Pack> {
 }
 
 fn token_verification(c: &mut Criterion) {
-    let config = AuthConfig {
-        issuer: ISSUER.into(),
-        audience: Some(AUDIENCE.into()),
-        jwks: JwksSetting::Inline(jwks_json()),
-        email_claim: "email".into(),
-        leeway: Duration::from_secs(30),
-        jwks_min_refresh: Duration::from_secs(30),
-    };
+    let config = testkit::tokens::auth_config(JwksSetting::Inline(jwks_json()));
     let verifier = TokenVerifier::from_config(&config).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
