@@ -56,28 +56,33 @@ async fn setup(moto: &MotoServer, endpoint: &str) -> Setup {
     }
 }
 
+/// Status, `Retry-After` and how long the handler took.
+async fn timed(
+    answer: impl Future<Output = lambda_http::Response<lambda_http::Body>>,
+) -> (u16, Option<String>, Duration) {
+    let started = Instant::now();
+    let response = answer.await;
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (response.status().as_u16(), retry, started.elapsed())
+}
+
 impl Setup {
     async fn list(&self) -> (u16, Option<String>, Duration) {
-        let started = Instant::now();
-        let response = list_packs(&self.list, ApiEvent::get("/api/packs").request()).await;
-        let retry = response
-            .headers()
-            .get("retry-after")
-            .map(|v| v.to_str().unwrap().to_owned());
-        (response.status().as_u16(), retry, started.elapsed())
+        timed(list_packs(
+            &self.list,
+            ApiEvent::get("/api/packs").request(),
+        ))
+        .await
     }
 
     async fn link(&self) -> (u16, Option<String>, Duration) {
-        let started = Instant::now();
         let event = ApiEvent::post("/api/web3-link")
             .bearer(&self.token)
             .json(&format!(r#"{{"payload":{PAYLOAD}}}"#));
-        let response = web3_link(&self.link, event.request()).await;
-        let retry = response
-            .headers()
-            .get("retry-after")
-            .map(|v| v.to_str().unwrap().to_owned());
-        (response.status().as_u16(), retry, started.elapsed())
+        timed(web3_link(&self.link, event.request())).await
     }
 
     /// Items stored for the fault user (links and anything else under the user).

@@ -21,6 +21,19 @@ fn text(value: &Value) -> String {
 /// (name, key schema, projection type) of a global secondary index.
 type Index = (String, Vec<(String, String)>, String);
 
+/// (name, type) pairs of the SDK's key schema.
+fn sdk_keys(schema: &[aws_sdk_dynamodb::types::KeySchemaElement]) -> Vec<(String, String)> {
+    schema
+        .iter()
+        .map(|k| {
+            (
+                k.attribute_name().to_owned(),
+                k.key_type().as_str().to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// (name, type) pairs of a KeySchema list.
 fn keys(list: &Value) -> Vec<(String, String)> {
     list.as_sequence()
@@ -65,17 +78,7 @@ async fn created_table_matches_the_template() {
         .collect();
     assert_eq!(actual_attributes, declared_attributes);
 
-    let actual_keys: Vec<(String, String)> = table
-        .key_schema()
-        .iter()
-        .map(|k| {
-            (
-                k.attribute_name().to_owned(),
-                k.key_type().as_str().to_owned(),
-            )
-        })
-        .collect();
-    assert_eq!(actual_keys, keys(&declared["KeySchema"]));
+    assert_eq!(sdk_keys(table.key_schema()), keys(&declared["KeySchema"]));
 
     let declared_indexes: BTreeSet<Index> = declared["GlobalSecondaryIndexes"]
         .as_sequence()
@@ -93,16 +96,7 @@ async fn created_table_matches_the_template() {
         .global_secondary_indexes()
         .iter()
         .map(|i| {
-            let keys = i
-                .key_schema()
-                .iter()
-                .map(|k| {
-                    (
-                        k.attribute_name().to_owned(),
-                        k.key_type().as_str().to_owned(),
-                    )
-                })
-                .collect();
+            let keys = sdk_keys(i.key_schema());
             let projection = i
                 .projection()
                 .and_then(|p| p.projection_type())

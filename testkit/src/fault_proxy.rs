@@ -1,7 +1,6 @@
 //! An HTTP proxy on a free loopback port between a client (the DynamoDB SDK) and a server (moto),
 //! injecting the [`Fault`] currently set. Stopped when dropped.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,11 +9,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioExecutor;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Fault {
@@ -70,22 +68,9 @@ impl FaultProxy {
             client: Client::builder(TokioExecutor::new()).build_http(),
         });
         let task_shared = shared.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let shared = task_shared.clone();
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| {
-                        let shared = shared.clone();
-                        async move { Ok::<_, Infallible>(handle(&shared, request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
+        let task = crate::spawn_server(listener, move |request| {
+            let shared = task_shared.clone();
+            async move { handle(&shared, request).await }
         });
         Self { addr, shared, task }
     }

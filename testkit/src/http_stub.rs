@@ -1,7 +1,6 @@
 //! A scriptable HTTP server on a free loopback port: it answers every request with the current
 //! [`Reply`] and counts requests. Stopped when dropped.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -9,9 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::service::service_fn;
 use hyper::{Response, StatusCode};
-use hyper_util::rt::TokioIo;
 
 #[derive(Debug, Clone)]
 pub enum Reply {
@@ -39,23 +36,10 @@ impl HttpStub {
         let reply = Arc::new(Mutex::new(reply));
         let hits = Arc::new(AtomicUsize::new(0));
         let (task_reply, task_hits) = (reply.clone(), hits.clone());
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let (reply, hits) = (task_reply.clone(), task_hits.clone());
-                tokio::spawn(async move {
-                    let service = service_fn(move |_request| {
-                        hits.fetch_add(1, Ordering::SeqCst);
-                        let reply = reply.lock().unwrap().clone();
-                        answer(reply)
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
+        let task = crate::spawn_server(listener, move |_request| {
+            task_hits.fetch_add(1, Ordering::SeqCst);
+            let reply = task_reply.lock().unwrap().clone();
+            answer(reply)
         });
         Self {
             addr,
@@ -85,7 +69,7 @@ impl Drop for HttpStub {
     }
 }
 
-async fn answer(mut reply: Reply) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn answer(mut reply: Reply) -> Response<Full<Bytes>> {
     while let Reply::Delay(delay, inner) = reply {
         tokio::time::sleep(delay).await;
         reply = *inner;
@@ -95,9 +79,9 @@ async fn answer(mut reply: Reply) -> Result<Response<Full<Bytes>>, Infallible> {
         Reply::Status(status) => (StatusCode::from_u16(status).unwrap(), String::new()),
         Reply::Delay(..) => unreachable!("unwrapped above"),
     };
-    Ok(Response::builder()
+    Response::builder()
         .status(status)
         .header("content-type", "application/json")
         .body(Full::new(Bytes::from(body)))
-        .unwrap())
+        .unwrap()
 }

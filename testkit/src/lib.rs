@@ -35,3 +35,32 @@ pub const CURSOR_SECRET: &str = "test-cursor-secret-0123456789abcdef";
 pub fn cursor_signer() -> shared::packs::listing::CursorSigner {
     shared::packs::listing::CursorSigner::new(CURSOR_SECRET.as_bytes())
 }
+
+/// Serves HTTP/1.1 on `listener` until the returned task is aborted: every request of every
+/// connection goes to `handle`.
+pub(crate) fn spawn_server<H, F>(
+    listener: tokio::net::TcpListener,
+    handle: H,
+) -> tokio::task::JoinHandle<()>
+where
+    H: Fn(hyper::Request<hyper::body::Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = hyper::Response<http_body_util::Full<bytes::Bytes>>> + Send + 'static,
+{
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let handle = handle.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let answer = handle(request);
+                    async move { Ok::<_, std::convert::Infallible>(answer.await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    })
+}

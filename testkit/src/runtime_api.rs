@@ -2,7 +2,6 @@
 //! `invocation/next` hands out queued events, `.../response` and `.../error` complete them.
 
 use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -11,9 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::sync::{Notify, oneshot};
 
@@ -52,20 +49,7 @@ impl RuntimeApi {
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(State::default());
         let task_state = state.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let state = task_state.clone();
-                tokio::spawn(async move {
-                    let service = service_fn(move |request| route(state.clone(), request));
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        let task = crate::spawn_server(listener, move |request| route(task_state.clone(), request));
         Self { addr, state, task }
     }
 
@@ -192,10 +176,7 @@ fn reply(status: StatusCode, body: Bytes) -> Response<Full<Bytes>> {
     response
 }
 
-async fn route(
-    state: Arc<State>,
-    request: Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Full<Bytes>> {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let body = request
@@ -210,7 +191,7 @@ async fn route(
         .split('/')
         .collect();
     let accepted = || reply(StatusCode::ACCEPTED, Bytes::from_static(b"{}"));
-    Ok(match (method, segments.as_slice()) {
+    match (method, segments.as_slice()) {
         (Method::GET, ["invocation", "next"]) => next(&state).await,
         (Method::POST, ["invocation", id, kind @ ("response" | "error")]) => {
             let outcome = if *kind == "response" {
@@ -228,7 +209,7 @@ async fn route(
             accepted()
         }
         _ => reply(StatusCode::NOT_FOUND, Bytes::new()),
-    })
+    }
 }
 
 async fn next(state: &State) -> Response<Full<Bytes>> {
