@@ -15,10 +15,10 @@ use std::time::Duration;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, SdkConfig};
-use aws_sdk_dynamodb::config::{Credentials, Region, SharedHttpClient};
-use aws_smithy_http_client::tls;
+use aws_sdk_dynamodb::config::{Credentials, Region};
 
 use crate::config::{ConfigError, Source};
+use crate::http_client::{Roots, sdk_http_client};
 
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -33,6 +33,7 @@ pub async fn sdk_config() -> SdkConfig {
 /// `loader` (region, credentials, endpoint set by the caller) with the timeouts and retries above.
 pub async fn sdk_config_with(loader: aws_config::ConfigLoader) -> SdkConfig {
     loader
+        .http_client(sdk_http_client(Roots::WebPki))
         .timeout_config(timeouts())
         .retry_config(RetryConfig::standard().with_max_attempts(MAX_ATTEMPTS))
         .load()
@@ -56,27 +57,6 @@ fn variable(source: &dyn Source, names: &[&'static str]) -> Option<String> {
         .iter()
         .filter_map(|name| source.get(name))
         .find(|value| !value.trim().is_empty())
-}
-
-/// The roots of Amazon Trust Services, to which every AWS endpoint chains.
-const AMAZON_ROOTS: &[u8] = include_bytes!("../certs/amazon-roots.pem");
-
-/// An HTTPS client trusting Amazon's roots only: nothing is read from disk to build it (the
-/// default client parses the whole system certificate store at every cold start).
-fn amazon_https_client() -> SharedHttpClient {
-    let trust = tls::TrustStore::empty()
-        .with_native_roots(false)
-        .with_pem_certificate(AMAZON_ROOTS);
-    let context = tls::TlsContext::builder()
-        .with_trust_store(trust)
-        .build()
-        .expect("the embedded Amazon roots are valid PEM");
-    aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(
-            tls::rustls_provider::CryptoMode::AwsLc,
-        ))
-        .tls_context(context)
-        .build_https()
 }
 
 /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`, as the SDK reads them.
@@ -104,7 +84,9 @@ pub fn lambda_dynamodb_client(
     let session = variable(source, &["AWS_SESSION_TOKEN"]);
     let mut config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(amazon_https_client())
+        // Trusting Amazon's roots only: nothing is read from disk to build it (the SDK's default
+        // client parses the whole system certificate store at every cold start).
+        .http_client(sdk_http_client(Roots::Amazon))
         .region(Region::new(region))
         .credentials_provider(Credentials::new(
             key_id,

@@ -13,6 +13,7 @@ pub mod aws;
 pub mod config;
 pub mod error;
 pub mod handlers;
+pub mod http_client;
 pub mod links;
 pub mod packs;
 pub mod request;

@@ -1,10 +1,12 @@
 //! The storage contract, run against both stores: DynamoStore on a real DynamoDB-compatible server
 //! (moto_server on loopback) and the local API's MemoryStore. Plus DynamoDB's own failure modes.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 use shared::links::{LinkUpsert, WEB3_PROVIDER};
+use shared::packs::document::PackDocument;
 use shared::packs::listing::{ListingKey, Page, PageRequest};
 use shared::packs::{Pack, PackStatus};
 use shared::store::{
@@ -68,8 +70,15 @@ async fn page(store: &impl Store, limit: usize, after: Option<ListingKey>) -> Pa
         .expect("list")
 }
 
-fn ids(packs: &[Pack]) -> Vec<&str> {
-    packs.iter().map(|p| p.id.as_str()).collect()
+fn whole(packs: &[PackDocument]) -> Vec<Pack> {
+    packs
+        .iter()
+        .map(|p| p.to_pack().expect("a whole pack"))
+        .collect()
+}
+
+fn ids(packs: &[PackDocument]) -> Vec<String> {
+    whole(packs).into_iter().map(|p| p.id).collect()
 }
 
 /// Packs on every side of the activeness rule.
@@ -110,9 +119,9 @@ async fn lists_exactly_the_active_packs_in_order(store: &impl Store) {
 
     // The store and the domain rule agree, and packs come back whole.
     let now = Timestamp::now();
-    let mut expected: Vec<&Pack> = packs.iter().filter(|p| p.is_active_at(now)).collect();
-    expected.sort_by_key(|p| ListingKey::of(p));
-    assert_eq!(listed.packs.iter().collect::<Vec<_>>(), expected);
+    let mut expected: Vec<Pack> = packs.into_iter().filter(|p| p.is_active_at(now)).collect();
+    expected.sort_by_key(ListingKey::of);
+    assert_eq!(whole(&listed.packs), expected);
 }
 
 async fn pages_walk_the_whole_list_without_gaps_or_repeats(store: &impl Store) {
@@ -128,7 +137,7 @@ async fn pages_walk_the_whole_list_without_gaps_or_repeats(store: &impl Store) {
     for pages in 1.. {
         let result = page(store, 3, after).await;
         assert!(result.packs.len() <= 3);
-        seen.extend(result.packs.iter().map(|p| p.id.clone()));
+        seen.extend(ids(&result.packs));
         // Through the cursor a client would send back.
         after = result.next.map(|key| {
             signer
@@ -321,4 +330,69 @@ async fn memory_store_can_start_with_packs() {
     ]);
     assert_eq!(ids(&page(&store, 10, None).await.packs), ["a"]);
     assert!(store.get_pack("b").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::store::dynamo::pack_item;
+    use shared::store::schema::{PACK_DOC, PACK_REMAINING};
+
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    let good = [active("good-1", 10), active("good-2", 50)];
+    save_all(&store, &good).await;
+    type Corruption = fn(&mut HashMap<String, AttributeValue>);
+    let corruptions: [(&str, Corruption); 6] = [
+        ("not-json", |item| {
+            item.insert(PACK_DOC.into(), AttributeValue::S("{\"id\":".into()));
+        }),
+        ("array", |item| {
+            item.insert(PACK_DOC.into(), AttributeValue::S("[1]".into()));
+        }),
+        ("remaining-inside", |item| {
+            item.insert(
+                PACK_DOC.into(),
+                AttributeValue::S("{\"id\":\"x\",\"remaining\":1}".into()),
+            );
+        }),
+        ("no-doc", |item| {
+            item.remove(PACK_DOC);
+        }),
+        ("doc-a-number", |item| {
+            item.insert(PACK_DOC.into(), AttributeValue::N("1".into()));
+        }),
+        ("negative-remaining", |item| {
+            item.insert(PACK_REMAINING.into(), AttributeValue::N("-1".into()));
+        }),
+    ];
+    for (index, (id, corrupt)) in corruptions.into_iter().enumerate() {
+        let mut item = pack_item(&active(id, 20 + index as i64));
+        corrupt(&mut item);
+        store
+            .client()
+            .put_item()
+            .table_name(store.table())
+            .set_item(Some(item))
+            .send()
+            .await
+            .unwrap();
+    }
+    let listed = page(&store, 50, None).await;
+    assert_eq!(whole(&listed.packs), good);
+    // Pages of one, around the corrupt items, still walk to the end.
+    let (mut seen, mut after) = (Vec::new(), None);
+    for _ in 0..20 {
+        let result = page(&store, 1, after).await;
+        seen.extend(ids(&result.packs));
+        after = result.next;
+        if after.is_none() {
+            break;
+        }
+    }
+    assert_eq!(
+        (seen, after),
+        (vec!["good-1".to_owned(), "good-2".to_owned()], None)
+    );
+    assert!(store.get_pack("not-json").await.is_err());
 }

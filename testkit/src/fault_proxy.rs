@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -40,6 +40,8 @@ struct Shared {
     upstream: String,
     fault: Mutex<Fault>,
     requests: AtomicUsize,
+    /// How long each forwarded exchange took upstream, in order.
+    upstream_times: Mutex<Vec<Duration>>,
     client: Client<HttpConnector, Full<Bytes>>,
 }
 
@@ -65,6 +67,7 @@ impl FaultProxy {
             upstream: upstream.trim_end_matches('/').to_owned(),
             fault: Mutex::new(Fault::None),
             requests: AtomicUsize::new(0),
+            upstream_times: Mutex::new(Vec::new()),
             client: Client::builder(TokioExecutor::new()).build_http(),
         });
         let task_shared = shared.clone();
@@ -86,6 +89,12 @@ impl FaultProxy {
     /// Requests received so far.
     pub fn requests(&self) -> usize {
         self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// How long the upstream server took for each request forwarded so far (request sent to
+    /// whole answer read), in order: the server's share of a client's latency.
+    pub fn upstream_times(&self) -> Vec<Duration> {
+        self.shared.upstream_times.lock().unwrap().clone()
     }
 }
 
@@ -147,6 +156,17 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Response<Full<B
         .parse()
         .expect("upstream URI");
     let upstream = Request::from_parts(parts, Full::new(body));
+    let started = Instant::now();
+    let answer = exchange(shared, upstream).await;
+    shared
+        .upstream_times
+        .lock()
+        .unwrap()
+        .push(started.elapsed());
+    answer
+}
+
+async fn exchange(shared: &Shared, upstream: Request<Full<Bytes>>) -> Response<Full<Bytes>> {
     match shared.client.request(upstream).await {
         Ok(response) => {
             let (mut parts, body) = response.into_parts();

@@ -1,17 +1,18 @@
 //! Micro-benchmarks of the hot paths: token verification per algorithm with cached keys, body
-//! parsing with the truthiness check, serialising a page of 100 packs, DynamoDB item to Pack.
+//! parsing with the truthiness check, writing a page of 100 packs, DynamoDB item to pack document
+//! (the list) and to Pack (by id).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lambda_http::http::StatusCode;
 use shared::auth::TokenVerifier;
 use shared::config::JwksSetting;
+use shared::handlers::list_packs::page_json;
 use shared::links::parse_link_body;
 use shared::packs::Pack;
+use shared::packs::document::PackDocument;
 use shared::packs::seed::parse_seed;
-use shared::response::json_response;
-use shared::store::dynamo::{pack_from_item, pack_item};
+use shared::store::dynamo::{document_from_item, pack_item};
 use testkit::tokens::{TestKey, claims, jwks_json};
 
 const SEED: &[u8] = include_bytes!("../../../infra/seed/packs.json");
@@ -62,27 +63,25 @@ fn body_parsing(c: &mut Criterion) {
 }
 
 fn page_serialisation(c: &mut Criterion) {
-    /// The shape of the list response.
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Page<'a> {
-        packs: &'a [Pack],
-        next_cursor: Option<&'a str>,
-    }
-    let packs = hundred_packs();
-    let page = Page {
-        packs: &packs,
-        next_cursor: Some("MToxMjM0NTY3ODkwMTIzNDU2Nzg5MDEjcGFjay0xMDA.AAAAAAAAAAAAAAAAAAAAAA"),
-    };
+    let packs: Vec<PackDocument> = hundred_packs().iter().map(PackDocument::of).collect();
+    let cursor = "MToxMjM0NTY3ODkwMTIzNDU2Nzg5MDEjcGFjay0xMDA.AAAAAAAAAAAAAAAAAAAAAA";
     c.bench_function("serialise_page_of_100_packs", |b| {
-        b.iter(|| json_response(StatusCode::OK, black_box(&page)))
+        b.iter(|| page_json(black_box(&packs), Some(cursor)))
     });
 }
 
 fn item_conversion(c: &mut Criterion) {
-    let item = pack_item(&hundred_packs()[0]).unwrap();
+    let item = pack_item(&hundred_packs()[0]);
+    c.bench_function("dynamodb_item_to_pack_document", |b| {
+        b.iter(|| document_from_item(&mut black_box(item.clone())).unwrap())
+    });
     c.bench_function("dynamodb_item_to_pack", |b| {
-        b.iter(|| pack_from_item(black_box(item.clone())).unwrap())
+        b.iter(|| {
+            document_from_item(&mut black_box(item.clone()))
+                .unwrap()
+                .to_pack()
+                .unwrap()
+        })
     });
 }
 

@@ -38,6 +38,18 @@ struct Figures {
     peak_rss_mb: f64,
     binary_mb: f64,
     dynamodb_requests_per_invocation: f64,
+    /// Median over the cold starts of the time DynamoDB (moto) took within the first response.
+    cold_dynamodb_ms: f64,
+    /// Median time DynamoDB (moto) took per warm invocation.
+    warm_dynamodb_p50_ms: f64,
+}
+
+/// Milliseconds DynamoDB (moto) spent on the requests the proxy forwarded since `since`.
+fn dynamodb_ms(proxy: &FaultProxy, since: usize) -> Vec<f64> {
+    proxy.upstream_times()[since..]
+        .iter()
+        .map(|t| t.as_secs_f64() * 1e3)
+        .collect()
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -98,9 +110,10 @@ async fn measure(
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     let binary = binary.to_str().unwrap();
-    let (mut inits, mut firsts) = (Vec::new(), Vec::new());
+    let (mut inits, mut firsts, mut cold_dynamodb) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..cold_runs {
         let runtime = RuntimeApi::start().await;
+        let forwarded = proxy.upstream_times().len();
         let started = Instant::now();
         let mut child = runtime.spawn_quiet(binary, &env);
         let outcome = runtime.invoke(function.event.clone(), TIMEOUT).await;
@@ -109,6 +122,7 @@ async fn measure(
         let init = runtime.first_poll().expect("polled") - started;
         inits.push(init.as_secs_f64() * 1e3);
         firsts.push(first.as_secs_f64() * 1e3);
+        cold_dynamodb.push(dynamodb_ms(proxy, forwarded).iter().fold(0.0, |a, b| a + b));
         child.kill().await.unwrap();
     }
 
@@ -122,6 +136,7 @@ async fn measure(
         );
     }
     let (cpu_before, requests_before) = (cpu_seconds(pid), proxy.requests());
+    let forwarded = proxy.upstream_times().len();
     let mut latencies = Vec::with_capacity(warm);
     for _ in 0..warm {
         let started = Instant::now();
@@ -131,6 +146,7 @@ async fn measure(
     }
     let cpu = cpu_seconds(pid) - cpu_before;
     let requests = proxy.requests() - requests_before;
+    let mut warm_dynamodb = dynamodb_ms(proxy, forwarded);
     latencies.sort_by(f64::total_cmp);
     let figures = Figures {
         cold_init_ms: median(&mut inits),
@@ -141,6 +157,12 @@ async fn measure(
         peak_rss_mb: peak_rss_mb(pid),
         binary_mb: std::fs::metadata(binary).unwrap().len() as f64 / 1e6,
         dynamodb_requests_per_invocation: requests as f64 / warm as f64,
+        cold_dynamodb_ms: median(&mut cold_dynamodb),
+        warm_dynamodb_p50_ms: if warm_dynamodb.is_empty() {
+            0.0
+        } else {
+            median(&mut warm_dynamodb)
+        },
     };
     child.kill().await.unwrap();
     figures
@@ -242,6 +264,7 @@ async fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut all = serde_json::Map::new();
+    let mut overheads = Vec::new();
     for function in functions.iter().filter(|f| {
         only.as_ref()
             .is_none_or(|only| only.iter().any(|o| o == f.name))
@@ -266,15 +289,34 @@ async fn main() {
             f.binary_mb,
             f.dynamodb_requests_per_invocation
         );
+        overheads.push(format!(
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            function.name,
+            f.cold_first_response_ms - f.warm_p50_ms,
+            f.cold_first_response_ms - f.cold_init_ms - f.warm_p50_ms,
+            f.cold_dynamodb_ms,
+            f.warm_dynamodb_p50_ms,
+            f.cold_first_response_ms
+                - f.warm_p50_ms
+                - (f.cold_dynamodb_ms - f.warm_dynamodb_p50_ms),
+        ));
         all.insert(
             function.name.into(),
             json!({
+                "cold_dynamodb_ms": f.cold_dynamodb_ms, "warm_dynamodb_p50_ms": f.warm_dynamodb_p50_ms,
                 "cold_init_ms": f.cold_init_ms, "cold_first_response_ms": f.cold_first_response_ms,
                 "warm_p50_ms": f.warm_p50_ms, "warm_p99_ms": f.warm_p99_ms,
                 "cpu_per_invocation_us": f.cpu_per_invocation_us, "peak_rss_mb": f.peak_rss_mb,
                 "binary_mb": f.binary_mb, "dynamodb_requests_per_invocation": f.dynamodb_requests_per_invocation,
             }),
         );
+    }
+    println!(
+        "\n| binary | cold overhead: first response - warm p50 (ms) | first invocation's extra over warm p50 (ms) | DynamoDB time in the first response, median (ms) | DynamoDB time warm p50 (ms) | cold overhead without DynamoDB's difference (ms) |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for line in &overheads {
+        println!("{line}");
     }
     println!(
         "\nJWKS fetches by web3-link over {cold_runs} cold starts and one warm run: {}",

@@ -20,6 +20,7 @@ use lambda_http::http::{Request, Uri, header};
 
 use crate::auth::keys::{KeySet, VerifyingKey};
 use crate::config::{AuthConfig, ConfigError, JwksSetting, is_loopback};
+use crate::http_client::{Roots, Schemes, https_connector};
 
 /// Keys older than this are refreshed on the next request (the old ones keep working if that
 /// fails), so that a key the provider revoked stops being accepted.
@@ -44,7 +45,7 @@ pub enum JwksError {
 type HttpsClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Empty<Bytes>>;
 
 /// The JWKS address and an HTTP client for it, built on first use. It trusts the Mozilla root
-/// store compiled into the binary (webpki-roots): no certificate file is read at cold start.
+/// store compiled into the binary: no certificate file is read at cold start.
 struct Remote {
     url: Uri,
     https_only: bool,
@@ -56,17 +57,16 @@ impl Remote {
         if let Some(client) = self.client.get() {
             return client;
         }
-        let mut http = HttpConnector::new();
-        http.set_connect_timeout(Some(CONNECT_TIMEOUT));
-        http.enforce_http(false);
-        let roots = hyper_rustls::HttpsConnectorBuilder::new().with_webpki_roots();
         let schemes = if self.https_only {
-            roots.https_only()
+            Schemes::HttpsOnly
         } else {
-            roots.https_or_http()
+            Schemes::HttpsOrHttp
         };
-        let client = Client::builder(TokioExecutor::new())
-            .build(schemes.enable_http1().wrap_connector(http));
+        let client = Client::builder(TokioExecutor::new()).build(https_connector(
+            Roots::WebPki,
+            schemes,
+            Some(CONNECT_TIMEOUT),
+        ));
         // Fetches are single-flight, so no other thread builds one meanwhile.
         self.client.get_or_init(|| client)
     }

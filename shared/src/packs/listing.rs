@@ -13,6 +13,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::error::ApiError;
+use crate::packs::document::PackDocument;
 use crate::packs::{Pack, is_valid_id};
 use crate::timestamp::Timestamp;
 
@@ -162,7 +163,7 @@ pub struct PageRequest {
 /// One page of active packs; `next` is set when more may follow.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Page {
-    pub packs: Vec<Pack>,
+    pub packs: Vec<PackDocument>,
     pub next: Option<ListingKey>,
 }
 

@@ -2,7 +2,9 @@
 //! which packs are active.
 //!
 //! - [`listing`]: the order of the active-pack list and the opaque cursor into it.
+//! - [`document`]: a pack's JSON as stored and listed.
 
+pub mod document;
 pub mod listing;
 pub mod seed;
 

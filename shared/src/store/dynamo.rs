@@ -9,10 +9,11 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use crate::links::{LinkUpsert, Web3Link};
 use crate::packs::Pack;
+use crate::packs::document::PackDocument;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::store::schema::{
-    ENTITY, GSI1, GSI1_PK, GSI1_SK, LIST_ENDS_AT, LISTED_PACKS, PACK_SK, PK, SK, link_sk, pack_pk,
-    user_pk,
+    ENTITY, GSI1, GSI1_PK, GSI1_SK, LIST_ENDS_AT, LISTED_PACKS, PACK_DOC, PACK_REMAINING, PACK_SK,
+    PK, SK, link_sk, pack_pk, user_pk,
 };
 use crate::store::{GetLink, GetPack, ListActivePacks, SavePack, StoreError, UpsertLink};
 
@@ -78,33 +79,44 @@ impl DynamoStore {
     }
 }
 
-/// The item of a pack: its fields (camelCase, as in the API) plus keys.
-pub fn pack_item(pack: &Pack) -> Result<Item, StoreError> {
-    let mut item: Item = serde_dynamo::to_item(pack)
-        .map_err(|e| StoreError::Internal(format!("pack {}: {e}", pack.id)))?;
-    item.insert(PK.into(), s(pack_pk(&pack.id)));
-    item.insert(SK.into(), s(PACK_SK));
-    item.insert(ENTITY.into(), s("pack"));
+/// The item of a pack: its document, `remaining`, and the keys (the index keys while it can be
+/// listed).
+pub fn pack_item(pack: &Pack) -> Item {
+    let document = PackDocument::of(pack);
+    let mut item = HashMap::from([
+        (PK.to_owned(), s(pack_pk(&pack.id))),
+        (SK.to_owned(), s(PACK_SK)),
+        (ENTITY.to_owned(), s("pack")),
+        (PACK_DOC.to_owned(), s(document.fields())),
+        (PACK_REMAINING.to_owned(), number(document.remaining())),
+    ]);
     if let Some(key) = ListingKey::of(pack) {
         item.insert(GSI1_PK.into(), s(LISTED_PACKS));
         item.insert(GSI1_SK.into(), s(key.as_str()));
         if let Some(ends) = pack.sale_ends_at {
-            item.insert(
-                LIST_ENDS_AT.into(),
-                AttributeValue::N(ends.unix_nanos().to_string()),
-            );
+            item.insert(LIST_ENDS_AT.into(), number(ends.unix_nanos()));
         }
     }
-    Ok(item)
+    item
 }
 
-/// A pack from its item: the key attributes are dropped, every other attribute must be a pack
-/// field.
-pub fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
-    for attribute in [PK, SK, ENTITY, GSI1_PK, GSI1_SK, LIST_ENDS_AT] {
-        item.remove(attribute);
-    }
-    serde_dynamo::from_item(item).map_err(|e| StoreError::Internal(format!("pack item: {e}")))
+fn number(value: impl ToString) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
+/// The document of a pack item (or of its projection holding `doc` and `remaining`).
+pub fn document_from_item(item: &mut Item) -> Result<PackDocument, StoreError> {
+    let corrupt = |problem: &str| StoreError::Internal(format!("pack item: {problem}"));
+    let doc = match item.remove(PACK_DOC) {
+        Some(AttributeValue::S(doc)) => doc,
+        _ => return Err(corrupt("no `doc` string")),
+    };
+    let remaining = item
+        .get(PACK_REMAINING)
+        .and_then(|value| value.as_n().ok())
+        .and_then(|text| text.parse::<u64>().ok())
+        .ok_or_else(|| corrupt("no whole `remaining`"))?;
+    PackDocument::from_stored(doc, remaining).map_err(|e| corrupt(&e.to_string()))
 }
 
 impl ListActivePacks for DynamoStore {
@@ -126,43 +138,52 @@ impl ListActivePacks for DynamoStore {
             .index_name(GSI1)
             .key_condition_expression("#pk = :listed AND #sk >= :started")
             .filter_expression("attribute_not_exists(#ends) OR #ends > :now")
+            .projection_expression("#doc, #remaining, #sk")
             .expression_attribute_names("#pk", GSI1_PK)
             .expression_attribute_names("#sk", GSI1_SK)
             .expression_attribute_names("#ends", LIST_ENDS_AT)
+            .expression_attribute_names("#doc", PACK_DOC)
+            .expression_attribute_names("#remaining", PACK_REMAINING)
             .expression_attribute_values(":listed", s(LISTED_PACKS))
             .expression_attribute_values(":started", s(ListingKey::started_bound(request.now)))
-            .expression_attribute_values(
-                ":now",
-                AttributeValue::N(request.now.unix_nanos().to_string()),
-            )
+            .expression_attribute_values(":now", number(request.now.unix_nanos()))
             .limit(read_limit)
             .set_exclusive_start_key(exclusive_start)
             .send()
             .await
             .map_err(|e| classify("Query", e))?;
 
-        let mut packs = Vec::with_capacity(output.items.as_ref().map_or(0, Vec::len));
-        for item in output.items.unwrap_or_default() {
-            match pack_from_item(item) {
-                Ok(pack) => packs.push(pack),
+        let mut items = output.items.unwrap_or_default().into_iter();
+        let mut packs = Vec::with_capacity(items.len().min(request.limit));
+        let mut last_key = None;
+        while packs.len() < request.limit {
+            let Some(mut item) = items.next() else { break };
+            match document_from_item(&mut item) {
+                Ok(document) => {
+                    packs.push(document);
+                    last_key = item.remove(GSI1_SK);
+                }
                 // One corrupt item must not hide every other pack.
                 Err(error) => tracing::error!(error = %error, "skipping an unreadable pack item"),
             }
         }
-        let next = if packs.len() > request.limit {
-            packs.truncate(request.limit);
-            packs.last().and_then(ListingKey::of)
+        let next = if items.len() > 0 {
+            // The page is full and the extra item read shows that more follow.
+            last_key.as_ref().and_then(listing_key)
         } else {
             // Items read but filtered out (ended sales) still move the position forward.
             output
                 .last_evaluated_key
                 .as_ref()
                 .and_then(|key| key.get(GSI1_SK))
-                .and_then(|value| value.as_s().ok())
-                .and_then(|text| ListingKey::parse(text))
+                .and_then(listing_key)
         };
         Ok(Page { packs, next })
     }
+}
+
+fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
+    value.as_s().ok().and_then(|text| ListingKey::parse(text))
 }
 
 impl UpsertLink for DynamoStore {
@@ -198,7 +219,7 @@ impl SavePack for DynamoStore {
         self.client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(pack_item(pack)?))
+            .set_item(Some(pack_item(pack)))
             .send()
             .await
             .map_err(|e| classify("PutItem", e))?;
@@ -217,7 +238,14 @@ impl GetPack for DynamoStore {
             .send()
             .await
             .map_err(|e| classify("GetItem", e))?;
-        output.item.map(pack_from_item).transpose()
+        output
+            .item
+            .map(|mut item| {
+                document_from_item(&mut item)?
+                    .to_pack()
+                    .map_err(|e| StoreError::Internal(e.to_string()))
+            })
+            .transpose()
     }
 }
 

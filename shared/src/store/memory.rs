@@ -7,14 +7,16 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::links::{LinkUpsert, Web3Link};
 use crate::packs::Pack;
+use crate::packs::document::PackDocument;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::store::{GetLink, GetPack, ListActivePacks, SavePack, StoreError, UpsertLink};
 
 #[derive(Default)]
 struct Tables {
     packs: BTreeMap<String, Pack>,
-    /// The packs that can be listed, in list order: the in-memory listing index.
-    listed: BTreeMap<ListingKey, Pack>,
+    /// The packs that can be listed, in list order, with their documents: the in-memory
+    /// listing index.
+    listed: BTreeMap<ListingKey, (Pack, PackDocument)>,
     /// By (user id, provider).
     links: HashMap<(String, String), Web3Link>,
 }
@@ -53,7 +55,8 @@ impl Tables {
             self.listed.remove(&key);
         }
         if let Some(key) = ListingKey::of(pack) {
-            self.listed.insert(key, pack.clone());
+            self.listed
+                .insert(key, (pack.clone(), PackDocument::of(pack)));
         }
         self.packs.insert(pack.id.clone(), pack.clone());
     }
@@ -69,9 +72,10 @@ impl ListActivePacks for MemoryStore {
         let mut listed = tables
             .listed
             .range((start, Bound::Unbounded))
-            .filter(|(_, pack)| pack.is_active_at(request.now))
+            .filter(|(_, (pack, _))| pack.is_active_at(request.now))
             .take(request.limit + 1);
-        let packs: Vec<(&ListingKey, &Pack)> = listed.by_ref().take(request.limit).collect();
+        let packs: Vec<(&ListingKey, &(Pack, PackDocument))> =
+            listed.by_ref().take(request.limit).collect();
         let more = listed.next().is_some();
         Ok(Page {
             next: if more {
@@ -79,7 +83,10 @@ impl ListActivePacks for MemoryStore {
             } else {
                 None
             },
-            packs: packs.into_iter().map(|(_, pack)| pack.clone()).collect(),
+            packs: packs
+                .into_iter()
+                .map(|(_, (_, document))| document.clone())
+                .collect(),
         })
     }
 }

@@ -8,10 +8,14 @@
 //! | purchase (to come) | `USER#<userId>` | `PURCHASE#<purchaseId>` | - |
 //! | opened pack (to come) | `USER#<userId>` | `OPENING#<purchaseId>` | - |
 //!
+//! A pack item holds its API JSON as one string, `doc` (every field but `remaining`), and
+//! `remaining` as a number: a list page is the `doc`s of one Query, copied into the answer.
+//!
 //! - List active packs: `Query` GSI1 on `GSI1PK = PACKS#LISTED AND GSI1SK >= <started bound>`.
 //!   The index is sparse (drafts and archived packs have no `GSI1PK`), projected whole, and its
 //!   sort key is the [`ListingKey`](crate::packs::listing::ListingKey), so the key order is the
-//!   list order. Packs whose sale has ended are filtered on `listEndsAt`.
+//!   list order. Packs whose sale has ended are filtered on `listEndsAt`; only `doc`, `remaining`
+//!   and `GSI1SK` come back.
 //! - Get a pack by id: `GetItem` on `PACK#<id>` / `PACK`.
 //! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
 //!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
@@ -35,6 +39,10 @@ pub const LISTED_PACKS: &str = "PACKS#LISTED";
 pub const LIST_ENDS_AT: &str = "listEndsAt";
 /// The kind of item: `pack`, `link`, ...
 pub const ENTITY: &str = "entity";
+/// A pack's API JSON, every field but `remaining` (a [`PackDocument`](crate::packs::document::PackDocument)).
+pub const PACK_DOC: &str = "doc";
+/// A pack's `remaining`, a number, so that purchases can change it with a condition.
+pub const PACK_REMAINING: &str = "remaining";
 
 pub fn pack_pk(pack_id: &str) -> String {
     format!("PACK#{pack_id}")

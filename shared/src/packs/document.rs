@@ -1,0 +1,182 @@
+//! [`PackDocument`]: a pack as the list serves it, its API JSON rendered once when the pack is
+//! written, so that a page is built by copying text instead of rebuilding and re-serialising
+//! every pack (and DynamoDB hands back one string per pack instead of a map per field).
+//!
+//! `remaining` is kept apart, as a number: purchases (to come) change it with a conditional
+//! update while the rest of the pack stays as written. The stored text is every other field of
+//! the pack as one JSON object; [`PackDocument::write_json`] puts `remaining` back in.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::packs::Pack;
+
+/// The field kept outside the stored text.
+pub const REMAINING: &str = "remaining";
+
+/// A pack's JSON without `remaining`, and `remaining`. Cheap to clone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackDocument {
+    fields: Arc<str>,
+    remaining: u64,
+}
+
+/// Stored text that is not a pack document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("pack document: {0}")]
+pub struct DocumentError(String);
+
+impl PackDocument {
+    /// The document of a pack.
+    pub fn of(pack: &Pack) -> Self {
+        let mut value = serde_json::to_value(pack).expect("a pack always serialises");
+        value
+            .as_object_mut()
+            .expect("a pack serialises to an object")
+            .remove(REMAINING);
+        Self {
+            fields: value.to_string().into(),
+            remaining: pack.remaining,
+        }
+    }
+
+    /// A document from its stored parts, checked: `fields` must be exactly one JSON object with
+    /// at least one field and no `remaining` (no space or anything else around it), so that
+    /// [`write_json`](Self::write_json) always writes one valid object.
+    pub fn from_stored(fields: impl Into<Arc<str>>, remaining: u64) -> Result<Self, DocumentError> {
+        let fields = fields.into();
+        if !(fields.starts_with('{') && fields.ends_with('}')) {
+            return Err(DocumentError("not a bare JSON object".into()));
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(&fields);
+        deserializer
+            .deserialize_map(FieldsCheck)
+            .and_then(|()| deserializer.end())
+            .map_err(|e| DocumentError(e.to_string()))?;
+        Ok(Self { fields, remaining })
+    }
+
+    /// The stored text: every field but `remaining`.
+    pub fn fields(&self) -> &str {
+        &self.fields
+    }
+
+    pub fn remaining(&self) -> u64 {
+        self.remaining
+    }
+
+    /// Appends the pack's whole JSON object to `out`.
+    pub fn write_json(&self, out: &mut String) {
+        // `fields` is a non-empty object ending in `}`: reopen it, add `remaining`, close it.
+        out.push_str(&self.fields[..self.fields.len() - 1]);
+        out.push_str(",\"remaining\":");
+        out.push_str(itoa::Buffer::new().format(self.remaining));
+        out.push('}');
+    }
+
+    /// The pack itself, every field checked.
+    pub fn to_pack(&self) -> Result<Pack, DocumentError> {
+        let mut value: serde_json::Value =
+            serde_json::from_str(&self.fields).map_err(|e| DocumentError(e.to_string()))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert(REMAINING.into(), self.remaining.into());
+        }
+        serde_json::from_value(value).map_err(|e| DocumentError(e.to_string()))
+    }
+}
+
+/// Accepts an object with at least one field, none named `remaining`, values unchecked beyond
+/// being JSON.
+struct FieldsCheck;
+
+impl<'de> Visitor<'de> for FieldsCheck {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a JSON object of pack fields")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut count = 0usize;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == REMAINING {
+                return Err(serde::de::Error::custom("`remaining` is stored apart"));
+            }
+            map.next_value::<IgnoredAny>()?;
+            count += 1;
+        }
+        if count == 0 {
+            return Err(serde::de::Error::custom("no fields"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packs::tests::sample_pack;
+
+    fn whole_json(document: &PackDocument) -> serde_json::Value {
+        let mut out = String::new();
+        document.write_json(&mut out);
+        serde_json::from_str(&out).expect("valid JSON")
+    }
+
+    #[test]
+    fn a_document_writes_exactly_the_pack_json() {
+        let mut pack = sample_pack("p1");
+        pack.remaining = 7;
+        let document = PackDocument::of(&pack);
+        assert!(!document.fields().contains("remaining"));
+        assert_eq!(document.remaining(), 7);
+        assert_eq!(whole_json(&document), serde_json::to_value(&pack).unwrap());
+        assert_eq!(document.to_pack().unwrap(), pack);
+
+        pack.remaining = u64::MAX;
+        let stored = PackDocument::of(&pack);
+        let read = PackDocument::from_stored(stored.fields().to_owned(), u64::MAX).unwrap();
+        assert_eq!(read, stored);
+        assert_eq!(whole_json(&read)["remaining"], u64::MAX);
+    }
+
+    #[test]
+    fn stored_text_that_could_break_the_page_is_refused() {
+        for bad in [
+            "",
+            "{}",
+            "[]",
+            "\"x\"",
+            "null",
+            "{\"id\":1",
+            "{\"id\":1}}",
+            "{\"id\":1},{\"x\":2}",
+            " {\"id\":1}",
+            "{\"id\":1} ",
+            "{\"id\":1}\n",
+            "{\"id\":1,\"remaining\":3}",
+            "{\"id\":1,\"rem\\u0061ining\":3}",
+            "{\"id\":1,}",
+            "{\"id\":tru}",
+        ] {
+            assert!(
+                PackDocument::from_stored(bad, 1).is_err(),
+                "accepted {bad:?}"
+            );
+        }
+        let odd_but_whole =
+            PackDocument::from_stored("{ \"id\" : [1, {\"a\": null}] }", 2).unwrap();
+        assert_eq!(
+            whole_json(&odd_but_whole),
+            serde_json::json!({"id": [1, {"a": null}], "remaining": 2})
+        );
+    }
+
+    #[test]
+    fn to_pack_checks_every_field() {
+        let document = PackDocument::from_stored("{\"id\":\"p\"}", 1).unwrap();
+        assert!(document.to_pack().is_err());
+    }
+}
