@@ -32,12 +32,25 @@ impl MotoServer {
     pub async fn start() -> Self {
         let port = crate::free_port();
         let command = moto_command();
-        let child = Command::new(&command)
+        let mut child = Command::new(&command);
+        child
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .kill_on_drop(true)
+            .kill_on_drop(true);
+        // Killed with the thread that started it even when this process dies by a signal (an
+        // interrupted test or benchmark), when `kill_on_drop` never runs.
+        // SAFETY: prctl is async-signal-safe and touches nothing of the parent's memory.
+        unsafe {
+            child.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = child
             .spawn()
             .unwrap_or_else(|e| {
                 panic!("cannot start {command} ({e}): run the README's test command, or pip install 'moto[server]'")
