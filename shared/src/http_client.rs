@@ -88,7 +88,7 @@ pub fn https_connector(
 pub fn sdk_http_client(roots: Roots) -> SharedHttpClient {
     SharedHttpClient::new(SdkHttpClient {
         roots,
-        connectors: Arc::default(),
+        connectors: Mutex::default(),
     })
 }
 
@@ -98,7 +98,7 @@ type Connectors = Vec<(Option<Duration>, SharedHttpConnector)>;
 #[derive(Debug)]
 struct SdkHttpClient {
     roots: Roots,
-    connectors: Arc<Mutex<Connectors>>,
+    connectors: Mutex<Connectors>,
 }
 
 impl HttpClient for SdkHttpClient {
