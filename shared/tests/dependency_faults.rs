@@ -1,8 +1,8 @@
 //! Dependency faults: DynamoDB (moto behind a fault-injecting proxy on loopback) throttling,
-//! failing, too slow, hanging up, refusing connections, then recovering; and the identity
-//! provider's JWKS under a flood of unknown kids. Every fault gives a fast 503 with
-//! `Retry-After`, the next request after recovery succeeds, nothing is half-written or
-//! duplicated, and the logs hold no secret.
+//! failing, too slow, hanging up, cutting answers short, refusing connections, then recovering;
+//! and the identity provider's JWKS under a flood of unknown kids. A fault the SDK's retries can
+//! ride out is invisible; any other gives a fast 503 with `Retry-After`; the next request after
+//! recovery succeeds, nothing is half-written or duplicated, and the logs hold no secret.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -236,4 +236,38 @@ async fn a_flood_of_unknown_kids_refetches_the_jwks_at_most_once() {
         .collect();
     logs.assert_free_of(&signatures);
     logs.assert_free_of(&[good.as_str()]);
+}
+
+#[tokio::test]
+async fn an_answer_cut_short_is_retried_and_the_caller_never_sees_it() {
+    let moto = MotoServer::start().await;
+    let proxy = FaultProxy::start(&moto.endpoint).await;
+    let setup = setup(&moto, &proxy.endpoint()).await;
+    // The SDK makes up to three attempts: one or two lost answers are invisible.
+    for lost in [1, 2] {
+        proxy.set_for(Fault::Truncate, lost);
+        let before = proxy.requests();
+        assert_eq!(
+            setup.list().await.0,
+            200,
+            "list, {lost} answer(s) cut short"
+        );
+        assert_eq!(proxy.requests() - before, lost + 1, "list attempts");
+        proxy.set_for(Fault::Truncate, lost);
+        let before = proxy.requests();
+        assert_eq!(
+            setup.link().await.0,
+            200,
+            "link, {lost} answer(s) cut short"
+        );
+        assert_eq!(proxy.requests() - before, lost + 1, "link attempts");
+    }
+    proxy.set(Fault::Truncate);
+    assert_fast_503(setup.list().await, "list, every answer cut short");
+    assert_fast_503(setup.link().await, "link, every answer cut short");
+    assert_eq!(
+        setup.user_items().await,
+        1,
+        "the retried write left one record"
+    );
 }

@@ -25,8 +25,11 @@ pub enum Fault {
     ErrorAfterForwarding(u16, &'static str),
     /// Wait this long, then forward.
     Delay(Duration),
-    /// Close the connection without an answer.
+    /// Never answer: the client's timeout ends the exchange.
     Hangup,
+    /// Forward, then answer with the body cut short and close the connection: a connection lost
+    /// in the middle of an answer.
+    Truncate,
 }
 
 /// DynamoDB's throttling answer.
@@ -38,7 +41,8 @@ pub const INTERNAL_ERROR: Fault = Fault::Error(500, "InternalServerError");
 
 struct Shared {
     upstream: String,
-    fault: Mutex<Fault>,
+    /// The fault, and how many more requests get it (`None`: all, until changed).
+    fault: Mutex<(Fault, Option<usize>)>,
     requests: AtomicUsize,
     /// How long each forwarded exchange took upstream, in order.
     upstream_times: Mutex<Vec<Duration>>,
@@ -65,7 +69,7 @@ impl FaultProxy {
         let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Shared {
             upstream: upstream.trim_end_matches('/').to_owned(),
-            fault: Mutex::new(Fault::None),
+            fault: Mutex::new((Fault::None, None)),
             requests: AtomicUsize::new(0),
             upstream_times: Mutex::new(Vec::new()),
             client: Client::builder(TokioExecutor::new()).build_http(),
@@ -82,8 +86,14 @@ impl FaultProxy {
         format!("http://{}", self.addr)
     }
 
+    /// Every request from now on gets `fault`.
     pub fn set(&self, fault: Fault) {
-        *self.shared.fault.lock().unwrap() = fault;
+        *self.shared.fault.lock().unwrap() = (fault, None);
+    }
+
+    /// The next `requests` requests get `fault`, the ones after them none.
+    pub fn set_for(&self, fault: Fault, requests: usize) {
+        *self.shared.fault.lock().unwrap() = (fault, Some(requests));
     }
 
     /// Requests received so far.
@@ -118,7 +128,17 @@ fn dynamodb_error(status: u16, error_type: &str) -> Response<Full<Bytes>> {
 
 async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
     shared.requests.fetch_add(1, Ordering::SeqCst);
-    let fault = shared.fault.lock().unwrap().clone();
+    let fault = {
+        let mut state = shared.fault.lock().unwrap();
+        match &mut state.1 {
+            Some(0) => Fault::None,
+            Some(left) => {
+                *left -= 1;
+                state.0.clone()
+            }
+            None => state.0.clone(),
+        }
+    };
     match fault {
         Fault::Error(status, error_type) => return dynamodb_error(status, error_type),
         Fault::Delay(delay) => tokio::time::sleep(delay).await,
@@ -131,11 +151,24 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
                 .body(Full::new(Bytes::new()))
                 .unwrap();
         }
-        Fault::None | Fault::ErrorAfterForwarding(..) => {}
+        Fault::None | Fault::ErrorAfterForwarding(..) | Fault::Truncate => {}
     }
     let answer = forward(shared, request).await;
     match fault {
         Fault::ErrorAfterForwarding(status, error_type) => dynamodb_error(status, error_type),
+        Fault::Truncate => {
+            // A length the body never reaches: hyper sends what there is and closes.
+            let (mut parts, body) = answer.into_parts();
+            let full = body
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            parts
+                .headers
+                .insert("content-length", (full.len() + 100).into());
+            Response::from_parts(parts, Full::new(full.slice(..full.len() / 2)))
+        }
         _ => answer,
     }
 }
