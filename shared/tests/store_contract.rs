@@ -59,7 +59,11 @@ async fn save_all(store: &impl Store, packs: &[Pack]) {
     }
 }
 
-async fn page(store: &impl Store, limit: usize, after: Option<ListingKey>) -> Page {
+async fn try_page(
+    store: &impl ListActivePacks,
+    limit: usize,
+    after: Option<ListingKey>,
+) -> Result<Page, StoreError> {
     store
         .list_active_packs(&PageRequest {
             now: Timestamp::now(),
@@ -67,7 +71,10 @@ async fn page(store: &impl Store, limit: usize, after: Option<ListingKey>) -> Pa
             after,
         })
         .await
-        .expect("list")
+}
+
+async fn page(store: &impl Store, limit: usize, after: Option<ListingKey>) -> Page {
+    try_page(store, limit, after).await.expect("list")
 }
 
 fn whole(packs: &[PackDocument]) -> Vec<Pack> {
@@ -294,13 +301,7 @@ async fn an_unreachable_table_is_unavailable_within_seconds() {
     let client = client_for(&format!("http://127.0.0.1:{}", testkit::free_port())).await;
     let store = DynamoStore::new(client, "fan-api");
     let started = Instant::now();
-    let result = store
-        .list_active_packs(&PageRequest {
-            now: Timestamp::now(),
-            limit: 5,
-            after: None,
-        })
-        .await;
+    let result = try_page(&store, 5, None).await;
     assert!(
         matches!(result, Err(StoreError::Unavailable(_))),
         "{result:?}"
@@ -312,13 +313,7 @@ async fn an_unreachable_table_is_unavailable_within_seconds() {
 async fn a_missing_table_is_an_internal_error() {
     let moto = MotoServer::start().await;
     let store = DynamoStore::new(moto.client().await, "no-such-table");
-    let result = store
-        .list_active_packs(&PageRequest {
-            now: Timestamp::now(),
-            limit: 5,
-            after: None,
-        })
-        .await;
+    let result = try_page(&store, 5, None).await;
     assert!(matches!(result, Err(StoreError::Internal(_))), "{result:?}");
 }
 

@@ -126,6 +126,22 @@ fn dynamodb_error(status: u16, error_type: &str) -> Response<Full<Bytes>> {
         .unwrap()
 }
 
+/// An empty 502: the upstream could not be reached, or the proxy gives up.
+fn bad_gateway() -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(StatusCode::BAD_GATEWAY)
+        .body(Full::new(Bytes::new()))
+        .unwrap()
+}
+
+/// A body read whole (empty if it fails midway).
+async fn whole<B: hyper::body::Body<Data = Bytes>>(body: B) -> Bytes {
+    body.collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default()
+}
+
 async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
     shared.requests.fetch_add(1, Ordering::SeqCst);
     let fault = {
@@ -146,40 +162,34 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
             // Never answer: hyper drops the connection when the service future is dropped, which
             // happens when the client gives up; bounded so the task ends.
             tokio::time::sleep(Duration::from_secs(30)).await;
-            return Response::builder()
-                .status(StatusCode::BAD_GATEWAY)
-                .body(Full::new(Bytes::new()))
-                .unwrap();
+            return bad_gateway();
         }
         Fault::None | Fault::ErrorAfterForwarding(..) | Fault::Truncate => {}
     }
-    let answer = forward(shared, request).await;
+    let Some((mut parts, body)) = forward(shared, request).await else {
+        return bad_gateway();
+    };
     match fault {
         Fault::ErrorAfterForwarding(status, error_type) => dynamodb_error(status, error_type),
         Fault::Truncate => {
             // A length the body never reaches: hyper sends what there is and closes.
-            let (mut parts, body) = answer.into_parts();
-            let full = body
-                .collect()
-                .await
-                .map(|b| b.to_bytes())
-                .unwrap_or_default();
             parts
                 .headers
-                .insert("content-length", (full.len() + 100).into());
-            Response::from_parts(parts, Full::new(full.slice(..full.len() / 2)))
+                .insert("content-length", (body.len() + 100).into());
+            Response::from_parts(parts, Full::new(body.slice(..body.len() / 2)))
         }
-        _ => answer,
+        _ => Response::from_parts(parts, Full::new(body)),
     }
 }
 
-async fn forward(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
+/// The upstream's answer to `request`, read whole, with its time recorded; `None` when the
+/// upstream cannot be reached.
+async fn forward(
+    shared: &Shared,
+    request: Request<Incoming>,
+) -> Option<(hyper::http::response::Parts, Bytes)> {
     let (mut parts, body) = request.into_parts();
-    let body = body
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_default();
+    let body = whole(body).await;
     let path = parts
         .uri
         .path_and_query()
@@ -190,17 +200,7 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Response<Full<B
         .expect("upstream URI");
     let upstream = Request::from_parts(parts, Full::new(body));
     let started = Instant::now();
-    let answer = exchange(shared, upstream).await;
-    shared
-        .upstream_times
-        .lock()
-        .unwrap()
-        .push(started.elapsed());
-    answer
-}
-
-async fn exchange(shared: &Shared, upstream: Request<Full<Bytes>>) -> Response<Full<Bytes>> {
-    match shared.client.request(upstream).await {
+    let answer = match shared.client.request(upstream).await {
         Ok(response) => {
             let (mut parts, body) = response.into_parts();
             // Hop-by-hop headers are the proxy's own business (RFC 9110 7.6.1): moto closes
@@ -216,16 +216,14 @@ async fn exchange(shared: &Shared, upstream: Request<Full<Bytes>>) -> Response<F
             ] {
                 parts.headers.remove(name);
             }
-            let body = body
-                .collect()
-                .await
-                .map(|b| b.to_bytes())
-                .unwrap_or_default();
-            Response::from_parts(parts, Full::new(body))
+            Some((parts, whole(body).await))
         }
-        Err(_) => Response::builder()
-            .status(StatusCode::BAD_GATEWAY)
-            .body(Full::new(Bytes::new()))
-            .unwrap(),
-    }
+        Err(_) => None,
+    };
+    shared
+        .upstream_times
+        .lock()
+        .unwrap()
+        .push(started.elapsed());
+    answer
 }
