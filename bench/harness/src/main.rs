@@ -1,9 +1,11 @@
 //! `lambda-bench BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]`: each function binary of BIN_DIR
-//! (`list-packs`, `web3-link`) beside the floor (`hello`), run through the Lambda Runtime API
+//! (`list-packs`, `web3-link`) beside two floors (`hello`, and `hello-dynamodb`: hello plus one
+//! raw DynamoDB exchange), run through the Lambda Runtime API
 //! emulator of `testkit` against moto_server with the seed packs: cold init and cold first
 //! response (medians), warm latency p50/p99, CPU per warm invocation, peak RSS, binary size, and
-//! DynamoDB requests per invocation. Prints a Markdown table and writes the figures as JSON to
-//! standard error's last line.
+//! DynamoDB requests per invocation. Prints Markdown tables (the figures, the cold overhead, the
+//! targets of issue 4 as ratios to the floors) and writes the figures as JSON to standard
+//! error's last line.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -61,18 +63,23 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-/// utime + stime of a process, in seconds.
+/// CPU time of a process so far (user and system, all its live threads), in seconds, from the
+/// scheduler's nanosecond counters (`/proc/PID/task/*/schedstat`): utime and stime in
+/// `/proc/PID/stat` count 10 ms ticks, too coarse for a floor of a few tens of microseconds per
+/// invocation.
 fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("process stat");
-    // Fields after the command name (which is in parentheses and may hold spaces).
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
-    ticks / 100.0 // CLK_TCK is 100 on Linux
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("process tasks");
+    let nanos: u64 = tasks
+        .map(|task| {
+            let path = task.expect("task entry").path().join("schedstat");
+            let stat = std::fs::read_to_string(path).expect("task schedstat");
+            stat.split_whitespace()
+                .next()
+                .and_then(|ns| ns.parse::<u64>().ok())
+                .expect("time on CPU in schedstat")
+        })
+        .sum();
+    nanos as f64 / 1e9
 }
 
 /// Peak resident set size (VmHWM), in MB.
@@ -168,6 +175,36 @@ async fn measure(
     figures
 }
 
+/// The targets of issue 4, each as measured, its limit and whether it holds in this run; CPU
+/// also as a ratio to the second floor (hello plus one raw DynamoDB exchange).
+fn print_targets(measured: &[(&str, Figures)]) {
+    let find = |name: &str| measured.iter().find(|(n, _)| *n == name).map(|(_, f)| f);
+    let (Some(hello), Some(hello_dynamodb)) = (find("hello"), find("hello-dynamodb")) else {
+        return;
+    };
+    let verdict = |holds: bool| if holds { "holds" } else { "fails" };
+    println!(
+        "\n| function | cold overhead (ms) / 1.5x floor's first response | CPU / floor's (target) | CPU / hello-dynamodb's | peak RSS (MB) / 20 | binary (MB) / 8 |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (name, cpu_target) in [("list-packs", 3.0), ("web3-link", 6.0)] {
+        let Some(f) = find(name) else { continue };
+        let overhead = f.cold_first_response_ms - f.warm_p50_ms;
+        let allowance = 1.5 * hello.cold_first_response_ms;
+        let cpu_ratio = f.cpu_per_invocation_us / hello.cpu_per_invocation_us;
+        println!(
+            "| {name} | {overhead:.2} / {allowance:.2}: {} | {cpu_ratio:.1}x ({cpu_target}x): {} | {:.1}x | {:.1}: {} | {:.2}: {} |",
+            verdict(overhead <= allowance),
+            verdict(cpu_ratio <= cpu_target),
+            f.cpu_per_invocation_us / hello_dynamodb.cpu_per_invocation_us,
+            f.peak_rss_mb,
+            verdict(f.peak_rss_mb <= 20.0),
+            f.binary_mb,
+            verdict(f.binary_mb <= 8.0),
+        );
+    }
+}
+
 /// Read capacity of one list request for 50 packs, as DynamoDB reports it for the same Query.
 async fn read_capacity_for_50_packs(moto: &MotoServer) -> Value {
     let store = moto.new_table().await;
@@ -245,6 +282,11 @@ async fn main() {
     let functions = [
         Function { name: "hello", event: ApiEvent::get("/").to_json(), env: vec![] },
         Function {
+            name: "hello-dynamodb",
+            event: ApiEvent::get("/").to_json(),
+            env: base_env(&[]),
+        },
+        Function {
             name: "list-packs",
             event: ApiEvent::get("/api/packs").to_json(),
             env: base_env(&[("CURSOR_SECRET", testkit::CURSOR_SECRET)]),
@@ -265,6 +307,7 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut all = serde_json::Map::new();
     let mut overheads = Vec::new();
+    let mut measured = Vec::new();
     for function in functions.iter().filter(|f| {
         only.as_ref()
             .is_none_or(|only| only.iter().any(|o| o == f.name))
@@ -310,6 +353,7 @@ async fn main() {
                 "binary_mb": f.binary_mb, "dynamodb_requests_per_invocation": f.dynamodb_requests_per_invocation,
             }),
         );
+        measured.push((function.name, f));
     }
     println!(
         "\n| binary | cold overhead: first response - warm p50 (ms) | first invocation's extra over warm p50 (ms) | DynamoDB time in the first response, median (ms) | DynamoDB time warm p50 (ms) | cold overhead without DynamoDB's difference (ms) |"
@@ -318,6 +362,7 @@ async fn main() {
     for line in &overheads {
         println!("{line}");
     }
+    print_targets(&measured);
     println!(
         "\nJWKS fetches by web3-link over {cold_runs} cold starts and one warm run: {}",
         idp.hits()
