@@ -45,6 +45,8 @@ struct Figures {
     cold_dynamodb_ms: f64,
     /// Median time DynamoDB (moto) took per warm invocation.
     warm_dynamodb_p50_ms: f64,
+    /// The body of a warm response.
+    body: Value,
 }
 
 /// Milliseconds DynamoDB (moto) spent on the requests the proxy forwarded since `since`.
@@ -98,9 +100,12 @@ fn peak_rss_mb(pid: u32) -> f64 {
         / 1024.0
 }
 
-fn assert_ok(outcome: Option<Outcome>, name: &str) {
+/// The body of a 200 response; any other outcome stops the benchmark.
+fn assert_ok(outcome: Option<Outcome>, name: &str) -> Value {
     match outcome {
-        Some(Outcome::Response(document)) if document["statusCode"] == 200 => {}
+        Some(Outcome::Response(mut document)) if document["statusCode"] == 200 => {
+            document["body"].take()
+        }
         other => panic!("{name} did not answer 200: {other:?}"),
     }
 }
@@ -137,8 +142,9 @@ async fn measure(
     let runtime = RuntimeApi::start().await;
     let mut child = runtime.spawn_quiet(binary, &env);
     let pid = child.id().unwrap();
+    let mut body = Value::Null;
     for _ in 0..20 {
-        assert_ok(
+        body = assert_ok(
             runtime.invoke(function.event.clone(), TIMEOUT).await,
             function.name,
         );
@@ -171,6 +177,7 @@ async fn measure(
         } else {
             median(&mut warm_dynamodb)
         },
+        body,
     };
     child.kill().await.unwrap();
     figures
@@ -207,6 +214,29 @@ fn print_targets(measured: &[(&str, Figures)]) {
             f.binary_mb,
             verdict(f.binary_mb <= 8.0),
         );
+    }
+}
+
+/// The experiment is only a fair comparison if it does the same work: list-packs-raw must
+/// answer the very page list-packs answers.
+fn check_same_page(measured: &[(&str, Figures)]) {
+    let page = |name: &str| {
+        measured
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| serde_json::from_str::<Value>(f.body.as_str().expect("a text body")))
+    };
+    if let (Some(sdk), Some(raw)) = (page("list-packs"), page("list-packs-raw")) {
+        let (sdk, raw) = (
+            sdk.expect("list-packs' page"),
+            raw.expect("list-packs-raw's page"),
+        );
+        assert_eq!(
+            sdk, raw,
+            "list-packs-raw answered another page than list-packs"
+        );
+        let packs = sdk["packs"].as_array().map_or(0, Vec::len);
+        println!("\nlist-packs-raw answered the same page as list-packs ({packs} packs).");
     }
 }
 
@@ -373,6 +403,7 @@ async fn main() {
         println!("{line}");
     }
     print_targets(&measured);
+    check_same_page(&measured);
     println!(
         "\nJWKS fetches by web3-link over {cold_runs} cold starts and one warm run: {}",
         idp.hits()
