@@ -1,15 +1,16 @@
-//! What the DynamoDB floors share: the list's Query, as `GET /api/packs` sends it.
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! What the DynamoDB floors share: the list's Query, as `GET /api/packs` sends it, built from
+//! the same table design (`shared::store::schema`) and listing keys (`shared::packs::listing`).
 
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-
-/// The latest second the listing keys can hold, as in `shared::packs::listing`.
-const MAX_SECONDS: u64 = 253_402_300_799;
+use shared::packs::listing::{DEFAULT_LIMIT, ListingKey};
+use shared::store::schema::{
+    GSI1, GSI1_PK, GSI1_SK, LIST_ENDS_AT, LISTED_PACKS, PACK_DOC, PACK_REMAINING,
+};
+use shared::timestamp::Timestamp;
 
 /// A kept-alive HTTP/1.1 client for the DynamoDB endpoint.
 pub fn http_client() -> Client<HttpConnector, Full<Bytes>> {
@@ -17,19 +18,14 @@ pub fn http_client() -> Client<HttpConnector, Full<Bytes>> {
 }
 
 /// The JSON body of the list's Query at the current time: same index, key condition, filter,
-/// projection and limit (50 packs and one more) as list-packs.
+/// projection and limit (a default page and one more) as list-packs.
 pub fn list_query(table: &str) -> Bytes {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("after 1970");
-    let started = format!(
-        "{:012}{:09}#",
-        MAX_SECONDS - now.as_secs(),
-        999_999_999 - now.subsec_nanos()
-    );
+    let now = Timestamp::now();
     Bytes::from(format!(
-        r##"{{"TableName":"{table}","IndexName":"GSI1","KeyConditionExpression":"#pk = :listed AND #sk >= :started","FilterExpression":"attribute_not_exists(#ends) OR #ends > :now","ProjectionExpression":"#doc, #remaining, #sk","ExpressionAttributeNames":{{"#pk":"GSI1PK","#sk":"GSI1SK","#ends":"listEndsAt","#doc":"doc","#remaining":"remaining"}},"ExpressionAttributeValues":{{":listed":{{"S":"PACKS#LISTED"}},":started":{{"S":"{started}"}},":now":{{"N":"{}"}}}},"Limit":51}}"##,
-        now.as_nanos()
+        r##"{{"TableName":"{table}","IndexName":"{GSI1}","KeyConditionExpression":"#pk = :listed AND #sk >= :started","FilterExpression":"attribute_not_exists(#ends) OR #ends > :now","ProjectionExpression":"#doc, #remaining, #sk","ExpressionAttributeNames":{{"#pk":"{GSI1_PK}","#sk":"{GSI1_SK}","#ends":"{LIST_ENDS_AT}","#doc":"{PACK_DOC}","#remaining":"{PACK_REMAINING}"}},"ExpressionAttributeValues":{{":listed":{{"S":"{LISTED_PACKS}"}},":started":{{"S":"{started}"}},":now":{{"N":"{nanos}"}}}},"Limit":{limit}}}"##,
+        started = ListingKey::started_bound(now),
+        nanos = now.unix_nanos(),
+        limit = DEFAULT_LIMIT + 1,
     ))
 }
 

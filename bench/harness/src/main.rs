@@ -183,10 +183,15 @@ async fn measure(
     figures
 }
 
+/// The figures of the binary called `name`, if it ran.
+fn figures<'a>(measured: &'a [(&str, Figures)], name: &str) -> Option<&'a Figures> {
+    measured.iter().find(|(n, _)| *n == name).map(|(_, f)| f)
+}
+
 /// The targets of issue 4, each as measured, its limit and whether it holds in this run; CPU
 /// also as a ratio to the second floor (hello plus one raw DynamoDB exchange).
 fn print_targets(measured: &[(&str, Figures)]) {
-    let find = |name: &str| measured.iter().find(|(n, _)| *n == name).map(|(_, f)| f);
+    let find = |name: &str| figures(measured, name);
     let (Some(hello), Some(hello_dynamodb)) = (find("hello"), find("hello-dynamodb")) else {
         return;
     };
@@ -221,10 +226,8 @@ fn print_targets(measured: &[(&str, Figures)]) {
 /// answer the very page list-packs answers.
 fn check_same_page(measured: &[(&str, Figures)]) {
     let page = |name: &str| {
-        measured
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, f)| serde_json::from_str::<Value>(f.body.as_str().expect("a text body")))
+        figures(measured, name)
+            .map(|f| serde_json::from_str::<Value>(f.body.as_str().expect("a text body")))
     };
     if let (Some(sdk), Some(raw)) = (page("list-packs"), page("list-packs-raw")) {
         let (sdk, raw) = (

@@ -6,7 +6,9 @@
 //! client's and the function's own.
 
 use http_body_util::BodyExt;
-use lambda_http::{Body, Request, Response, service_fn};
+use lambda_http::http::StatusCode;
+use lambda_http::{Request, service_fn};
+use shared::response::json_text_response;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
@@ -23,11 +25,8 @@ async fn main() -> Result<(), lambda_http::Error> {
                 .parse()?,
         );
         let answer = client.request(request).await?.into_body().collect().await?;
-        let mut response = Response::new(Body::Text(String::from_utf8(answer.to_bytes().into())?));
-        response
-            .headers_mut()
-            .insert("content-type", "application/json".parse()?);
-        Ok::<_, lambda_http::Error>(response)
+        let text = String::from_utf8(answer.to_bytes().into())?;
+        Ok::<_, lambda_http::Error>(json_text_response(StatusCode::OK, text))
     }))
     .await
 }

@@ -13,10 +13,13 @@ use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, si
 use aws_sigv4::sign::v4;
 use aws_smithy_runtime_api::client::identity::Identity;
 use http_body_util::BodyExt;
-use lambda_http::{Body, Request, Response, service_fn};
+use lambda_http::http::StatusCode;
+use lambda_http::{Request, service_fn};
 use serde::Deserialize;
 use shared::handlers::list_packs::page_json;
 use shared::packs::document::PackDocument;
+use shared::packs::listing::DEFAULT_LIMIT;
+use shared::response::json_text_response;
 
 #[derive(Deserialize)]
 struct QueryOutput {
@@ -96,17 +99,13 @@ async fn main() -> Result<(), lambda_http::Error> {
         let packs: Vec<PackDocument> = output
             .items
             .into_iter()
-            .take(50)
+            .take(DEFAULT_LIMIT)
             .filter_map(|item| {
                 let remaining = item.remaining.n.parse().ok()?;
                 PackDocument::from_stored(item.doc.s, remaining).ok()
             })
             .collect();
-        let mut response = Response::new(Body::Text(page_json(&packs, None)));
-        response
-            .headers_mut()
-            .insert("content-type", "application/json".parse()?);
-        Ok::<_, lambda_http::Error>(response)
+        Ok::<_, lambda_http::Error>(json_text_response(StatusCode::OK, page_json(&packs, None)))
     }))
     .await
 }
