@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use crate::http::request::DEFAULT_MAX_BODY_BYTES;
 use crate::packs::listing::MIN_CURSOR_SECRET_LEN;
-use crate::request::DEFAULT_MAX_BODY_BYTES;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {

@@ -1,23 +1,25 @@
 //! The core of fan-api. The Lambda functions under `functions/` only wire configuration and clients
 //! to the handlers defined here.
 //!
+//! - Domain, one module per aggregate, rules as plain functions with typed errors:
+//!   [`packs`] (model, listing, seeding rules, the fair draw), [`links`]; [`truthy`],
+//!   [`timestamp`].
+//! - [`http`]: the route table, request parsing, JSON responses and the one error type.
 //! - [`handlers`]: one plain async function per endpoint, over a state struct.
 //! - [`auth`]: session-token (JWT) verification against the identity provider's JWKS.
-//! - [`request`], [`response`], [`error`]: HTTP parsing, JSON responses, the one error type.
-//! - [`packs`], [`links`], [`truthy`]: the domain.
-//! - [`store`]: storage traits and their DynamoDB implementation; [`store::schema`] is the table.
-//! - [`config`], [`aws`], [`telemetry`]: what a cold start reads and builds once.
+//! - [`store`]: storage traits per aggregate, on DynamoDB and in memory; [`store::schema`] is the
+//!   table.
+//! - [`config`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold start reads
+//!   and builds once, and the Lambda loops around a handler.
 
 pub mod auth;
 pub mod aws;
 pub mod config;
-pub mod error;
 pub mod handlers;
+pub mod http;
 pub mod http_client;
 pub mod links;
 pub mod packs;
-pub mod request;
-pub mod response;
 pub mod runtime;
 pub mod store;
 pub mod telemetry;

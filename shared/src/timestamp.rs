@@ -62,6 +62,13 @@ impl Timestamp {
     pub fn datetime(self) -> OffsetDateTime {
         self.0
     }
+
+    /// This instant moved by `seconds` (negative: earlier), `None` outside 1970-9999.
+    pub fn plus_seconds(self, seconds: i64) -> Option<Self> {
+        self.0
+            .checked_add(time::Duration::seconds(seconds))
+            .and_then(|datetime| Self::from_datetime(datetime).ok())
+    }
 }
 
 impl fmt::Display for Timestamp {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use shared::auth::{JwksCache, TokenVerifier};
 use shared::config::{AuthConfig, Source};
-use shared::error::ApiError;
+use shared::http::error::ApiError;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::tokens::{AUDIENCE, ISSUER, TestKey, claims, jwks_json, now};
 

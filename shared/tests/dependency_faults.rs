@@ -12,8 +12,9 @@ use shared::auth::TokenVerifier;
 use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
-use shared::request::DEFAULT_MAX_BODY_BYTES;
-use shared::store::{DynamoStore, GetLink, SavePack};
+use shared::http::request::DEFAULT_MAX_BODY_BYTES;
+use shared::store::DynamoStore;
+use shared::store::links::GetLink;
 use testkit::events::{ApiEvent, parts};
 use testkit::fault_proxy::{Fault, FaultProxy, INTERNAL_ERROR, THROTTLING, THROUGHPUT_EXCEEDED};
 use testkit::http_stub::{HttpStub, Reply};
@@ -35,22 +36,14 @@ struct Setup {
 
 async fn setup(moto: &MotoServer, endpoint: &str) -> Setup {
     let direct = moto.new_table().await;
-    direct
-        .save_pack(&testkit::packs::active("p1", 10))
-        .await
-        .unwrap();
+    testkit::packs::save(&direct, &testkit::packs::active("p1", 10)).await;
     let through = DynamoStore::new(client_for(endpoint).await, direct.table());
     Setup {
         list: ListPacksState {
             store: through.clone(),
             cursors: testkit::cursor_signer(),
         },
-        link: LinkState {
-            store: through,
-            verifier: TokenVerifier::from_config(&auth_config(JwksSetting::Inline(jwks_json())))
-                .unwrap(),
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-        },
+        link: testkit::link_state(through),
         direct,
         token: token("fault-user", Some(EMAIL)),
     }

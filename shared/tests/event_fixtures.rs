@@ -1,14 +1,12 @@
 //! The event fixtures of `infra/events/` are real API Gateway events that the handlers answer.
 
-use shared::auth::TokenVerifier;
-use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
-use shared::handlers::web3_link::{LinkState, web3_link};
-use shared::request::DEFAULT_MAX_BODY_BYTES;
-use shared::store::{GetLink, MemoryStore};
+use shared::handlers::web3_link::web3_link;
+use shared::store::MemoryStore;
+use shared::store::links::GetLink;
 use testkit::events::parts;
 use testkit::packs::active;
-use testkit::tokens::{jwks_json, token};
+use testkit::tokens::token;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/../infra/events/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -30,12 +28,7 @@ async fn list_packs_fixture_lists_two_packs() {
 
 #[tokio::test]
 async fn web3_link_fixture_links_with_a_token_in_place_of_the_placeholder() {
-    let config = testkit::tokens::auth_config(JwksSetting::Inline(jwks_json()));
-    let state = LinkState {
-        store: MemoryStore::default(),
-        verifier: TokenVerifier::from_config(&config).unwrap(),
-        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-    };
+    let state = testkit::link_state(MemoryStore::default());
     let event = fixture("web3-link.json");
     assert!(event.contains("Bearer <TOKEN>"));
 

@@ -7,23 +7,18 @@ use shared::auth::TokenVerifier;
 use shared::config::JwksSetting;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::http::request::DEFAULT_MAX_BODY_BYTES;
 use shared::links::WEB3_PROVIDER;
 use shared::packs::Pack;
-use shared::request::DEFAULT_MAX_BODY_BYTES;
-use shared::store::{DynamoStore, GetLink, SavePack};
+use shared::store::DynamoStore;
+use shared::store::links::GetLink;
 use testkit::events::{ApiEvent, parts};
-use testkit::moto::{MotoServer, client_for};
-use testkit::packs::{active, ending};
-use testkit::tokens::{auth_config, jwks_json, token};
+use testkit::moto::client_for;
+use testkit::packs::{active, ending, listed_json};
+use testkit::tokens::{auth_config, token};
 
 fn link_state(store: DynamoStore) -> LinkState<DynamoStore> {
-    let verifier =
-        TokenVerifier::from_config(&auth_config(JwksSetting::Inline(jwks_json()))).unwrap();
-    LinkState {
-        store,
-        verifier,
-        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-    }
+    testkit::link_state(store)
 }
 
 async fn unreachable_store() -> DynamoStore {
@@ -48,15 +43,14 @@ fn assert_error(response: &lambda_http::Response<lambda_http::Body>, status: u16
 
 #[tokio::test]
 async fn list_answers_the_active_packs_as_json() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+    let store = testkit::moto::shared_table().await;
     let packs: Vec<Pack> = vec![
         active("newer", 10),
         active("older", 20),
         ending(active("ended", 30), -1),
     ];
     for pack in &packs {
-        store.save_pack(pack).await.unwrap();
+        testkit::packs::save(&store, pack).await;
     }
     let state = ListPacksState {
         store,
@@ -68,7 +62,7 @@ async fn list_answers_the_active_packs_as_json() {
     assert_eq!(response.headers()["content-type"], "application/json");
     assert_eq!(
         body,
-        json!({ "packs": [packs[0], packs[1]], "nextCursor": null })
+        json!({ "packs": [listed_json(&packs[0]), listed_json(&packs[1])], "nextCursor": null })
     );
     assert_eq!(body["packs"][0]["saleEndsAt"], Value::Null);
     assert!(body["packs"][0]["price"]["amount"].is_u64());
@@ -76,13 +70,9 @@ async fn list_answers_the_active_packs_as_json() {
 
 #[tokio::test]
 async fn list_pages_with_limit_and_cursor() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+    let store = testkit::moto::shared_table().await;
     for i in 0..5 {
-        store
-            .save_pack(&active(&format!("p{i}"), 10 * (i + 1)))
-            .await
-            .unwrap();
+        testkit::packs::save(&store, &active(&format!("p{i}"), 10 * (i + 1))).await;
     }
     let state = ListPacksState {
         store,
@@ -111,9 +101,8 @@ async fn list_pages_with_limit_and_cursor() {
 
 #[tokio::test]
 async fn list_refuses_bad_limits_cursors_routes_and_methods() {
-    let moto = MotoServer::start().await;
     let state = ListPacksState {
-        store: moto.new_table().await,
+        store: testkit::moto::shared_table().await,
         cursors: testkit::cursor_signer(),
     };
     for (query, code) in [
@@ -167,9 +156,11 @@ async fn list_answers_503_fast_when_dynamodb_is_unreachable() {
 
 #[tokio::test]
 async fn list_answers_500_without_detail_when_the_table_is_missing() {
-    let moto = MotoServer::start().await;
     let state = ListPacksState {
-        store: DynamoStore::new(moto.client().await, "missing-table"),
+        store: DynamoStore::new(
+            testkit::moto::client_for(testkit::moto::shared_endpoint()).await,
+            "missing-table",
+        ),
         cursors: testkit::cursor_signer(),
     };
     let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
@@ -182,8 +173,7 @@ async fn list_answers_500_without_detail_when_the_table_is_missing() {
 
 #[tokio::test]
 async fn link_saves_and_answers_the_user() {
-    let moto = MotoServer::start().await;
-    let state = link_state(moto.new_table().await);
+    let state = link_state(testkit::moto::shared_table().await);
     let payload = r#"{"address":"0xAbC","chain":1,"signature":"0x01","amount":123456789012345678901234567890}"#;
     let event = ApiEvent::post("/api/web3-link")
         .bearer(&token("user_42", Some("fan@example.com")))
@@ -207,8 +197,7 @@ async fn link_saves_and_answers_the_user() {
 
 #[tokio::test]
 async fn link_answers_null_email_and_accepts_base64_bodies_and_charset() {
-    let moto = MotoServer::start().await;
-    let state = link_state(moto.new_table().await);
+    let state = link_state(testkit::moto::shared_table().await);
     let event = ApiEvent::post("/api/web3-link")
         .bearer(&token("user_7", None))
         .header("content-type", "application/json; charset=utf-8")
@@ -236,8 +225,7 @@ async fn link_answers_null_email_and_accepts_base64_bodies_and_charset() {
 
 #[tokio::test]
 async fn link_refuses_falsy_and_malformed_bodies_and_writes_nothing() {
-    let moto = MotoServer::start().await;
-    let state = link_state(moto.new_table().await);
+    let state = link_state(testkit::moto::shared_table().await);
     let good = token("user_1", None);
     for (body, code) in [
         (r#"{"payload":false}"#, "invalid_payload"),
@@ -269,8 +257,7 @@ async fn link_refuses_falsy_and_malformed_bodies_and_writes_nothing() {
 
 #[tokio::test]
 async fn link_checks_token_then_content_type_then_size() {
-    let moto = MotoServer::start().await;
-    let state = link_state(moto.new_table().await);
+    let state = link_state(testkit::moto::shared_table().await);
     let body = r#"{"payload":true}"#;
 
     let response = web3_link(
@@ -356,10 +343,9 @@ async fn link_answers_503_when_dynamodb_or_the_jwks_is_unreachable() {
     assert_error(&response, 503, "service_unavailable");
     assert_eq!(response.headers()["retry-after"], "1");
 
-    let moto = MotoServer::start().await;
     let jwks_url = format!("http://127.0.0.1:{}/jwks.json", testkit::free_port());
     let state = LinkState {
-        store: moto.new_table().await,
+        store: testkit::moto::shared_table().await,
         verifier: TokenVerifier::from_config(&auth_config(JwksSetting::Url(jwks_url))).unwrap(),
         max_body_bytes: DEFAULT_MAX_BODY_BYTES,
     };

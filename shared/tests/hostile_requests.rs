@@ -7,26 +7,20 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use proptest::prelude::*;
 use serde_json::Value;
-use shared::auth::TokenVerifier;
-use shared::config::JwksSetting;
+use shared::handlers::list_packs::parse_limit;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::web3_link::parse_link_body;
 use shared::handlers::web3_link::{LinkState, web3_link};
-use shared::links::parse_link_body;
-use shared::packs::listing::{ListingKey, parse_limit};
-use shared::request::DEFAULT_MAX_BODY_BYTES;
+use shared::http::request::DEFAULT_MAX_BODY_BYTES;
+use shared::packs::listing::{InvalidCursor, ListingKey};
 use shared::store::MemoryStore;
 use shared::timestamp::Timestamp;
 use testkit::events::{ApiEvent, parts};
 use testkit::packs::active;
-use testkit::tokens::{jwks_json, token};
+use testkit::tokens::token;
 
 fn link_state() -> LinkState<MemoryStore> {
-    let config = testkit::tokens::auth_config(JwksSetting::Inline(jwks_json()));
-    LinkState {
-        store: MemoryStore::default(),
-        verifier: TokenVerifier::from_config(&config).unwrap(),
-        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-    }
+    testkit::link_state(MemoryStore::default())
 }
 
 fn list_state() -> ListPacksState<MemoryStore> {
@@ -583,7 +577,7 @@ proptest! {
     #[test]
     fn random_strings_are_never_cursors(cursor in ".{0,120}|[A-Za-z0-9_\\-]{10,60}\\.[A-Za-z0-9_\\-]{22}") {
         let result = testkit::cursor_signer().decode(&cursor, Timestamp::now());
-        prop_assert_eq!(result.map_err(|e| e.code()), Err("invalid_cursor"));
+        prop_assert_eq!(result, Err(InvalidCursor));
     }
 
     #[test]
@@ -606,7 +600,7 @@ proptest! {
                 prop_assert!(shared::packs::is_valid_id(key.pack_id()));
                 prop_assert!(key.as_str() >= ListingKey::started_bound(Timestamp::now()).as_str());
             }
-            Err(error) => prop_assert_eq!(error.code(), "invalid_cursor"),
+            Err(error) => prop_assert_eq!(error, InvalidCursor),
         }
     }
 

@@ -8,17 +8,16 @@ use serde_json::value::RawValue;
 use shared::links::{LinkUpsert, WEB3_PROVIDER};
 use shared::packs::document::PackDocument;
 use shared::packs::listing::{ListingKey, Page, PageRequest};
-use shared::packs::{Pack, PackStatus};
-use shared::store::{
-    DynamoStore, GetLink, GetPack, ListActivePacks, MemoryStore, SavePack, StoreError, UpsertLink,
-};
+use shared::packs::seed::{ReseedRefusal, SeedWrite};
+use shared::packs::{Odds, Pack, PackItem, PackStatus};
+use shared::store::Store;
+use shared::store::packs::{GetPack, ListActivePacks};
+use shared::store::packs::{SeedFailure, SeedPackError, seed};
+use shared::store::{DynamoStore, MemoryStore, StoreError};
+
 use shared::timestamp::Timestamp;
 use testkit::moto::{MotoServer, client_for};
 use testkit::packs::{active, ending, with_status};
-
-/// Every operation a store offers.
-trait Store: ListActivePacks + UpsertLink + SavePack + GetPack + GetLink {}
-impl<S: ListActivePacks + UpsertLink + SavePack + GetPack + GetLink> Store for S {}
 
 /// Each contract test, once per store.
 macro_rules! contract {
@@ -27,8 +26,7 @@ macro_rules! contract {
             $(
                 #[tokio::test]
                 async fn $test() {
-                    let moto = testkit::moto::MotoServer::start().await;
-                    super::$test(&moto.new_table().await).await;
+                    super::$test(&testkit::moto::shared_table().await).await;
                 }
             )*
         }
@@ -49,13 +47,18 @@ contract!(
     a_full_last_page_has_no_next_cursor,
     a_pack_leaving_active_status_leaves_the_list,
     a_pack_whose_sale_start_moves_is_listed_once,
+    a_pack_reads_back_field_for_field_with_items_and_a_seed,
+    reseeding_a_pack_on_sale_keeps_remaining_and_its_seed,
+    reseeding_refuses_to_change_what_buyers_pay_for,
+    a_pack_before_its_sale_is_replaced_whole,
+    a_seeding_write_over_a_stale_read_changes_nothing,
     linking_again_replaces_the_payload_and_keeps_linked_at,
     every_json_value_round_trips_exactly,
 );
 
 async fn save_all(store: &impl Store, packs: &[Pack]) {
     for pack in packs {
-        store.save_pack(pack).await.expect("save pack");
+        testkit::packs::save(store, pack).await;
     }
 }
 
@@ -75,6 +78,17 @@ async fn try_page(
 
 async fn page(store: &impl Store, limit: usize, after: Option<ListingKey>) -> Page {
     try_page(store, limit, after).await.expect("list")
+}
+
+/// `packs` as a list page holds them: without items.
+fn as_listed(packs: impl IntoIterator<Item = Pack>) -> Vec<Pack> {
+    packs
+        .into_iter()
+        .map(|mut pack| {
+            pack.items.clear();
+            pack
+        })
+        .collect()
 }
 
 fn whole(packs: &[PackDocument]) -> Vec<Pack> {
@@ -128,7 +142,7 @@ async fn lists_exactly_the_active_packs_in_order(store: &impl Store) {
     let now = Timestamp::now();
     let mut expected: Vec<Pack> = packs.into_iter().filter(|p| p.is_active_at(now)).collect();
     expected.sort_by_key(ListingKey::of);
-    assert_eq!(whole(&listed.packs), expected);
+    assert_eq!(whole(&listed.packs), as_listed(expected));
 }
 
 async fn pages_walk_the_whole_list_without_gaps_or_repeats(store: &impl Store) {
@@ -173,22 +187,158 @@ async fn a_pack_leaving_active_status_leaves_the_list(store: &impl Store) {
     let pack = active("p", 10);
     save_all(store, std::slice::from_ref(&pack)).await;
     assert_eq!(page(store, 10, None).await.packs.len(), 1);
-    store
-        .save_pack(&with_status(pack.clone(), PackStatus::Archived))
-        .await
-        .unwrap();
+    testkit::packs::save(store, &with_status(pack.clone(), PackStatus::Archived)).await;
     assert!(page(store, 10, None).await.packs.is_empty());
     assert_eq!(
-        store.get_pack("p").await.unwrap().map(|p| p.status),
+        store.get_pack("p").await.unwrap().map(|p| p.pack.status),
         Some(PackStatus::Archived)
     );
     assert_eq!(store.get_pack("nope").await.unwrap(), None);
 }
 
 async fn a_pack_whose_sale_start_moves_is_listed_once(store: &impl Store) {
-    save_all(store, &[active("moving", 100), active("other", 50)]).await;
-    store.save_pack(&active("moving", 10)).await.unwrap();
+    // Before its sale a pack's start may move (after it, it is frozen).
+    save_all(store, &[active("moving", -100), active("other", 50)]).await;
+    assert_eq!(ids(&page(store, 10, None).await.packs), ["other"]);
+    testkit::packs::save(store, &active("moving", 10)).await;
     assert_eq!(ids(&page(store, 10, None).await.packs), ["moving", "other"]);
+}
+
+/// A pack with three rarities and items of each, as a seed file gives it.
+fn pack_with_items(id: &str) -> Pack {
+    let mut pack = active(id, 60);
+    pack.odds = vec![
+        Odds {
+            rarity: "common".into(),
+            chance_bps: 8000,
+        },
+        Odds {
+            rarity: "rare".into(),
+            chance_bps: 1900,
+        },
+        Odds {
+            rarity: "legendary".into(),
+            chance_bps: 100,
+        },
+    ];
+    pack.items = ["common", "common", "rare", "legendary"]
+        .iter()
+        .enumerate()
+        .map(|(i, rarity)| PackItem {
+            id: format!("item-{i}"),
+            name: format!("Card «{i}» with \"quotes\""),
+            rarity: (*rarity).into(),
+            image_url: (i % 2 == 0).then(|| format!("https://cdn.example.com/{i}.png")),
+        })
+        .collect();
+    pack.max_per_user = Some(3);
+    pack.sale_ends_at = Some(testkit::packs::at(86_400));
+    pack.remaining = 42;
+    pack
+}
+
+async fn a_pack_reads_back_field_for_field_with_items_and_a_seed(store: &impl Store) {
+    let pack = pack_with_items("full");
+    testkit::packs::save(store, &pack).await;
+    let stored = store.get_pack("full").await.unwrap().expect("stored");
+    assert_eq!(stored.pack, pack);
+    assert_eq!(stored.seed.commitment().len(), 64);
+    let listed = page(store, 10, None).await;
+    assert_eq!(listed.packs.len(), 1);
+    assert_eq!(whole(&listed.packs), as_listed([pack]), "no items in pages");
+}
+
+async fn reseeding_a_pack_on_sale_keeps_remaining_and_its_seed(store: &impl Store) {
+    let pack = pack_with_items("live");
+    testkit::packs::save(store, &pack).await;
+    let first = store.get_pack("live").await.unwrap().unwrap();
+    let mut renamed = pack.clone();
+    renamed.name = "Renamed".into();
+    renamed.remaining = pack.total_supply;
+    renamed.status = PackStatus::Archived;
+    let write = seed(store, &renamed, Timestamp::now()).await.unwrap();
+    assert_eq!(write, SeedWrite::Update);
+    let second = store.get_pack("live").await.unwrap().unwrap();
+    assert_eq!(second.pack.name, "Renamed");
+    assert_eq!(second.pack.remaining, 42, "remaining belongs to the buyers");
+    assert_eq!(second.seed, first.seed, "the server seed never changes");
+    assert!(second.revision > first.revision);
+}
+
+async fn reseeding_refuses_to_change_what_buyers_pay_for(store: &impl Store) {
+    let pack = pack_with_items("frozen");
+    testkit::packs::save(store, &pack).await;
+    let before = store.get_pack("frozen").await.unwrap().unwrap();
+    let mut repriced = pack.clone();
+    repriced.price.amount += 1;
+    repriced.name = "Should not land".into();
+    assert_eq!(
+        seed(store, &repriced, Timestamp::now()).await,
+        Err(SeedFailure::Refused(ReseedRefusal::Frozen("price")))
+    );
+    assert_eq!(store.get_pack("frozen").await.unwrap().unwrap(), before);
+}
+
+async fn a_pack_before_its_sale_is_replaced_whole(store: &impl Store) {
+    let mut pack = pack_with_items("soon");
+    pack.sale_starts_at = Some(testkit::packs::at(3600));
+    testkit::packs::save(store, &pack).await;
+    let seed_before = store.get_pack("soon").await.unwrap().unwrap().seed;
+    pack.price.amount = 1;
+    pack.remaining = 7;
+    pack.items.pop();
+    pack.odds[1].chance_bps += pack.odds[2].chance_bps;
+    pack.odds.pop();
+    assert_eq!(
+        seed(store, &pack, Timestamp::now()).await,
+        Ok(SeedWrite::Replace)
+    );
+    let stored = store.get_pack("soon").await.unwrap().unwrap();
+    assert_eq!(stored.pack, pack);
+    assert_eq!(stored.seed, seed_before);
+}
+
+async fn a_seeding_write_over_a_stale_read_changes_nothing(store: &impl Store) {
+    let pack = pack_with_items("raced");
+    testkit::packs::save(store, &pack).await;
+    let read = store.get_pack("raced").await.unwrap().unwrap();
+    let mut first = pack.clone();
+    first.name = "First".into();
+    store
+        .seed_pack(&first, SeedWrite::Update, read.revision, Timestamp::now())
+        .await
+        .unwrap();
+    let mut second = pack.clone();
+    second.name = "Second".into();
+    assert_eq!(
+        store
+            .seed_pack(&second, SeedWrite::Update, read.revision, Timestamp::now())
+            .await,
+        Err(SeedPackError::Changed)
+    );
+    assert_eq!(
+        store
+            .seed_pack(&second, SeedWrite::Create, 0, Timestamp::now())
+            .await,
+        Err(SeedPackError::Changed),
+        "a pack is created once"
+    );
+    // A replace holds only while the sale has not started.
+    assert_eq!(
+        store
+            .seed_pack(
+                &second,
+                SeedWrite::Replace,
+                read.revision + 1,
+                Timestamp::now()
+            )
+            .await,
+        Err(SeedPackError::Changed)
+    );
+    assert_eq!(
+        store.get_pack("raced").await.unwrap().unwrap().pack.name,
+        "First"
+    );
 }
 
 fn raw(json: &str) -> Box<RawValue> {
@@ -362,7 +512,7 @@ async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
         }),
     ];
     for (index, (id, corrupt)) in corruptions.into_iter().enumerate() {
-        let mut item = pack_item(&active(id, 20 + index as i64));
+        let mut item = pack_item(&active(id, 20 + index as i64), 1);
         corrupt(&mut item);
         store
             .client()
@@ -374,7 +524,7 @@ async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
             .unwrap();
     }
     let listed = page(&store, 50, None).await;
-    assert_eq!(whole(&listed.packs), good);
+    assert_eq!(whole(&listed.packs), as_listed(good.clone()));
     // Pages of one, around the corrupt items, still walk to the end.
     let (mut seen, mut after) = (Vec::new(), None);
     for _ in 0..20 {

@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use serde_norway::Value;
-use testkit::moto::MotoServer;
 
 fn template() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml");
@@ -48,8 +47,7 @@ async fn created_table_matches_the_template() {
     let template = template();
     let declared = &template["Resources"]["Table"]["Properties"];
 
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+    let store = testkit::moto::shared_table().await;
     let table = store
         .client()
         .describe_table()
@@ -141,6 +139,9 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
     }
     assert_eq!(
         binaries,
-        BTreeSet::from(["list-packs".to_owned(), "web3-link".to_owned()])
+        shared::http::routes::ROUTES
+            .iter()
+            .map(|route| route.function.to_owned())
+            .collect::<BTreeSet<_>>()
     );
 }

@@ -64,3 +64,12 @@ where
         }
     })
 }
+
+/// The link handler's state over `store`, verifying with [`tokens::verifier`].
+pub fn link_state<S>(store: S) -> shared::handlers::web3_link::LinkState<S> {
+    shared::handlers::web3_link::LinkState {
+        store,
+        verifier: tokens::verifier(),
+        max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
+    }
+}

@@ -1,6 +1,10 @@
-//! `moto_server` on a free loopback port, killed when dropped.
+//! `moto_server` on a free loopback port: one per test binary ([`shared_table`], a new table
+//! per test), or one of a test's own ([`MotoServer::start`], killed when dropped) where a test
+//! stops or slows it.
 
+use std::os::unix::process::CommandExt as _;
 use std::process::Stdio;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
@@ -27,47 +31,107 @@ fn moto_command() -> String {
     }
 }
 
+/// `moto_server -H 127.0.0.1 -p PORT`, killed with the thread that starts it even when this
+/// process dies by a signal (an interrupted test or benchmark), when no drop runs.
+fn moto_process(port: u16) -> std::process::Command {
+    let mut command = std::process::Command::new(moto_command());
+    command
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: prctl is async-signal-safe and touches nothing of the parent's memory.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+fn spawn_failed(error: std::io::Error) -> ! {
+    panic!(
+        "cannot start {} ({error}): run the README's test command, or pip install 'moto[server]'",
+        moto_command()
+    )
+}
+
+/// Waits until something listens on `port` (a few seconds at most).
+fn wait_for(port: u16) {
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "moto_server did not start on port {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The endpoint of this test binary's one moto_server, started on first use by a thread that
+/// lives as long as the process (so the server dies with the process, not with a test).
+pub fn shared_endpoint() -> &'static str {
+    static ENDPOINT: OnceLock<String> = OnceLock::new();
+    ENDPOINT.get_or_init(|| {
+        let port = crate::free_port();
+        let (started, spawned) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let child = moto_process(port).spawn();
+            let ok = child.is_ok();
+            started.send(child.map(|_| ())).expect("the starter waits");
+            if ok {
+                loop {
+                    std::thread::park();
+                }
+            }
+        });
+        spawned
+            .recv()
+            .expect("the moto thread answers")
+            .unwrap_or_else(|e| spawn_failed(e));
+        wait_for(port);
+        format!("http://127.0.0.1:{port}")
+    })
+}
+
+/// A new table with a unique name on this test binary's moto_server.
+pub async fn shared_table() -> DynamoStore {
+    new_table_at(shared_endpoint()).await
+}
+
+/// A new table with a unique name at `endpoint`, made like `seed-packs --create-table` makes it.
+async fn new_table_at(endpoint: &str) -> DynamoStore {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let name = format!(
+        "fan-api-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let client = client_for(endpoint).await;
+    shared::store::schema::create_table(&client, &name)
+        .await
+        .expect("create table");
+    DynamoStore::new(client, name)
+}
+
 impl MotoServer {
-    /// Starts moto on a free port and waits until it answers (a few seconds at most).
+    /// Starts a moto of this test's own on a free port and waits until it answers.
     pub async fn start() -> Self {
         let port = crate::free_port();
-        let command = moto_command();
-        let mut child = Command::new(&command);
-        child
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        // Killed with the thread that started it even when this process dies by a signal (an
-        // interrupted test or benchmark), when `kill_on_drop` never runs.
-        // SAFETY: prctl is async-signal-safe and touches nothing of the parent's memory.
-        unsafe {
-            child.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = child
+        let child = Command::from(moto_process(port))
+            .kill_on_drop(true)
             .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start {command} ({e}): run the README's test command, or pip install 'moto[server]'")
-            });
-        let endpoint = format!("http://127.0.0.1:{port}");
-        let started = Instant::now();
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .unwrap_or_else(|e| spawn_failed(e));
+        tokio::task::spawn_blocking(move || wait_for(port))
             .await
-            .is_err()
-        {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "moto_server did not start on port {port}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            .expect("waiting for moto");
+        Self {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
         }
-        Self { child, endpoint }
     }
 
     /// A DynamoDB client for this server, with the production timeouts and retries.
@@ -77,17 +141,7 @@ impl MotoServer {
 
     /// A new table with a unique name, made like `seed-packs --create-table` makes it.
     pub async fn new_table(&self) -> DynamoStore {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let name = format!(
-            "fan-api-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let client = self.client().await;
-        shared::store::schema::create_table(&client, &name)
-            .await
-            .expect("create table");
-        DynamoStore::new(client, name)
+        new_table_at(&self.endpoint).await
     }
 
     pub fn pid(&self) -> Option<u32> {

@@ -1,6 +1,7 @@
 //! Packs for tests, timed relative to now.
 
-use shared::packs::{Odds, Pack, PackStatus, Price};
+use shared::packs::{Odds, Pack, PackItem, PackStatus, Price};
+use shared::store::packs::{GetPack, SeedPack};
 use shared::timestamp::Timestamp;
 
 /// `now` moved by `seconds` (negative: the past).
@@ -33,6 +34,12 @@ pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
         }],
         team_id: None,
         league_id: Some("nba".into()),
+        items: vec![PackItem {
+            id: format!("{id}-card"),
+            name: "A common card".into(),
+            rarity: "common".into(),
+            image_url: None,
+        }],
     }
 }
 
@@ -46,4 +53,18 @@ pub fn with_status(mut pack: Pack, status: PackStatus) -> Pack {
 pub fn ending(mut pack: Pack, seconds_from_now: i64) -> Pack {
     pack.sale_ends_at = Some(at(seconds_from_now));
     pack
+}
+
+/// Writes `pack` as `seed-packs` does (a new pack gets its server seed); panics when refused.
+pub async fn save<S: GetPack + SeedPack>(store: &S, pack: &Pack) {
+    shared::store::packs::seed(store, pack, Timestamp::now())
+        .await
+        .unwrap_or_else(|e| panic!("seeding pack {}: {e}", pack.id));
+}
+
+/// `pack`'s JSON as a list page shows it: every field but `items`.
+pub fn listed_json(pack: &Pack) -> serde_json::Value {
+    let mut json = serde_json::to_value(pack).expect("a pack serialises");
+    json.as_object_mut().expect("an object").remove("items");
+    json
 }

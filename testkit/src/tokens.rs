@@ -110,3 +110,11 @@ pub fn auth_config(jwks: shared::config::JwksSetting) -> shared::config::AuthCon
         jwks_min_refresh: std::time::Duration::from_secs(30),
     }
 }
+
+/// The production verifier with the test settings, its keys given inline (the fixture JWKS).
+pub fn verifier() -> shared::auth::TokenVerifier {
+    shared::auth::TokenVerifier::from_config(&auth_config(shared::config::JwksSetting::Inline(
+        jwks_json(),
+    )))
+    .expect("the fixture JWKS is valid")
+}

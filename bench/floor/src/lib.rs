@@ -8,7 +8,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use shared::packs::listing::{DEFAULT_LIMIT, ListingKey};
 use shared::store::schema::{
-    GSI1, GSI1_PK, GSI1_SK, LIST_ENDS_AT, LISTED_PACKS, PACK_DOC, PACK_REMAINING,
+    ENDS_AT, GSI1, GSI1_PK, GSI1_SK, LISTED_PACKS, PACK_DOC, PACK_REMAINING,
 };
 use shared::timestamp::Timestamp;
 
@@ -22,7 +22,7 @@ pub fn http_client() -> Client<HttpConnector, Full<Bytes>> {
 pub fn list_query(table: &str) -> Bytes {
     let now = Timestamp::now();
     Bytes::from(format!(
-        r##"{{"TableName":"{table}","IndexName":"{GSI1}","KeyConditionExpression":"#pk = :listed AND #sk >= :started","FilterExpression":"attribute_not_exists(#ends) OR #ends > :now","ProjectionExpression":"#doc, #remaining, #sk","ExpressionAttributeNames":{{"#pk":"{GSI1_PK}","#sk":"{GSI1_SK}","#ends":"{LIST_ENDS_AT}","#doc":"{PACK_DOC}","#remaining":"{PACK_REMAINING}"}},"ExpressionAttributeValues":{{":listed":{{"S":"{LISTED_PACKS}"}},":started":{{"S":"{started}"}},":now":{{"N":"{nanos}"}}}},"Limit":{limit}}}"##,
+        r##"{{"TableName":"{table}","IndexName":"{GSI1}","KeyConditionExpression":"#pk = :listed AND #sk >= :started","FilterExpression":"attribute_not_exists(#ends) OR #ends > :now","ProjectionExpression":"#doc, #remaining, #sk","ExpressionAttributeNames":{{"#pk":"{GSI1_PK}","#sk":"{GSI1_SK}","#ends":"{ENDS_AT}","#doc":"{PACK_DOC}","#remaining":"{PACK_REMAINING}"}},"ExpressionAttributeValues":{{":listed":{{"S":"{LISTED_PACKS}"}},":started":{{"S":"{started}"}},":now":{{"N":"{nanos}"}}}},"Limit":{limit}}}"##,
         started = ListingKey::started_bound(now),
         nanos = now.unix_nanos(),
         limit = DEFAULT_LIMIT + 1,

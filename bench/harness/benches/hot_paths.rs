@@ -5,15 +5,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use shared::auth::TokenVerifier;
-use shared::config::JwksSetting;
 use shared::handlers::list_packs::page_json;
-use shared::links::parse_link_body;
+use shared::handlers::web3_link::parse_link_body;
 use shared::packs::Pack;
 use shared::packs::document::PackDocument;
 use shared::packs::seed::parse_seed;
 use shared::store::dynamo::{document_from_item, pack_item};
-use testkit::tokens::{TestKey, claims, jwks_json};
+use testkit::tokens::{TestKey, claims};
 
 const SEED: &[u8] = include_bytes!("../../../infra/seed/packs.json");
 
@@ -29,8 +27,7 @@ fn hundred_packs() -> Vec<Pack> {
 }
 
 fn token_verification(c: &mut Criterion) {
-    let config = testkit::tokens::auth_config(JwksSetting::Inline(jwks_json()));
-    let verifier = TokenVerifier::from_config(&config).unwrap();
+    let verifier = testkit::tokens::verifier();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
@@ -71,7 +68,7 @@ fn page_serialisation(c: &mut Criterion) {
 }
 
 fn item_conversion(c: &mut Criterion) {
-    let item = pack_item(&hundred_packs()[0]);
+    let item = pack_item(&hundred_packs()[0], 1);
     c.bench_function("dynamodb_item_to_pack_document", |b| {
         b.iter(|| document_from_item(&mut black_box(item.clone())).unwrap())
     });

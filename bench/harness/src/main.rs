@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
 use serde_json::{Value, json};
 use shared::packs::seed::parse_seed;
-use shared::store::SavePack;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
@@ -250,7 +249,7 @@ async fn read_capacity_for_50_packs(moto: &MotoServer) -> Value {
     for i in 0..50 {
         let mut pack = template.clone();
         pack.id = format!("pack-{i:02}");
-        store.save_pack(&pack).await.unwrap();
+        testkit::packs::save(&store, &pack).await;
     }
     let output = store
         .client()
@@ -300,7 +299,7 @@ async fn main() {
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
     for pack in parse_seed(SEED).unwrap() {
-        store.save_pack(&pack).await.unwrap();
+        testkit::packs::save(&store, &pack).await;
     }
     let proxy = FaultProxy::start(&moto.endpoint).await;
     let idp = HttpStub::start(Reply::Json(jwks_json())).await;

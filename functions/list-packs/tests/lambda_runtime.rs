@@ -3,7 +3,6 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use shared::store::SavePack;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::moto::MotoServer;
@@ -15,10 +14,9 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn serves_the_packs_of_the_table_over_the_runtime_api() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+    let store = testkit::moto::shared_table().await;
     for pack in [active("first", 10), active("second", 20)] {
-        store.save_pack(&pack).await.unwrap();
+        testkit::packs::save(&store, &pack).await;
     }
     let runtime = RuntimeApi::start().await;
     let _function = runtime.spawn(
@@ -26,7 +24,10 @@ async fn serves_the_packs_of_the_table_over_the_runtime_api() {
         &[
             ("TABLE_NAME", store.table()),
             ("CURSOR_SECRET", testkit::CURSOR_SECRET),
-            ("AWS_ENDPOINT_URL_DYNAMODB", &moto.endpoint),
+            (
+                "AWS_ENDPOINT_URL_DYNAMODB",
+                testkit::moto::shared_endpoint(),
+            ),
             ("RUST_LOG", "warn"),
         ],
     );
@@ -82,7 +83,7 @@ async fn missing_table_name_stops_the_function_with_a_clear_message() {
 async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
-    store.save_pack(&active("p", 10)).await.unwrap();
+    testkit::packs::save(&store, &active("p", 10)).await;
     let proxy = FaultProxy::start(&moto.endpoint).await;
     let runtime = RuntimeApi::start().await;
     let mut function = runtime.spawn(

@@ -3,10 +3,9 @@
 
 use std::time::Duration;
 
-use shared::store::GetLink;
+use shared::store::links::GetLink;
 use testkit::events::ApiEvent;
 use testkit::http_stub::{HttpStub, Reply};
-use testkit::moto::MotoServer;
 use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
 use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
 use tokio::io::AsyncReadExt;
@@ -16,8 +15,7 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+    let store = testkit::moto::shared_table().await;
     let idp = HttpStub::start(Reply::Json(jwks_json())).await;
     let runtime = RuntimeApi::start().await;
     let jwks_url = idp.url("/.well-known/jwks.json");
@@ -25,7 +23,10 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
         BINARY,
         &[
             ("TABLE_NAME", store.table()),
-            ("AWS_ENDPOINT_URL_DYNAMODB", &moto.endpoint),
+            (
+                "AWS_ENDPOINT_URL_DYNAMODB",
+                testkit::moto::shared_endpoint(),
+            ),
             ("AUTH_ISSUER", ISSUER),
             ("AUTH_AUDIENCE", AUDIENCE),
             ("AUTH_JWKS_URL", &jwks_url),

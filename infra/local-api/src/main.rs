@@ -19,11 +19,13 @@ use idp::LocalIdp;
 use server::App;
 use shared::auth::TokenVerifier;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
+use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::web3_link::LinkState;
+use shared::http::routes::ROUTES;
 use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
-use shared::store::{DynamoStore, ListActivePacks, MemoryStore, UpsertLink};
+use shared::store::{DynamoStore, MemoryStore, Store};
 
 const USAGE: &str = "usage:
   local-api [--port N] [--dynamodb] [--seed FILE]      serve the API on http://127.0.0.1:N (default 3000)
@@ -202,13 +204,14 @@ struct Parts {
 
 async fn run<S>(parts: Parts, store: S, store_description: &str) -> Result<(), String>
 where
-    S: ListActivePacks + UpsertLink + Clone + 'static,
+    S: Store + Clone + 'static,
 {
     let base = &parts.base;
     println!("fan-api local API on {base}");
     println!("  store: {store_description}");
-    println!("  GET  {base}/api/packs");
-    println!("  POST {base}/api/web3-link");
+    for route in ROUTES {
+        println!("  {:<4} {base}{}", route.method.as_str(), route.path);
+    }
     println!("  OpenAPI: {base}/openapi.json");
     let token = parts
         .idp
@@ -230,6 +233,9 @@ where
         list: ListPacksState {
             store: store.clone(),
             cursors: CursorSigner::random(),
+        },
+        get_pack: GetPackState {
+            store: store.clone(),
         },
         link: LinkState {
             store,

@@ -1,7 +1,8 @@
-//! The local HTTP server: routes requests exactly as the API Gateway of `template.yaml` does
-//! (`POST /api/web3-link` to the link handler, everything else to the list handler, which is
-//! the `$default` route), plus the local identity provider's JWKS and the OpenAPI document.
-//! No handler logic lives here: requests and responses are only converted.
+//! The local HTTP server: routes requests exactly as the API Gateway of `template.yaml` does,
+//! from the one route table (`shared::http::routes`): each route to its function's handler,
+//! everything else to the `$default` route's function (list-packs, which answers the JSON
+//! 404/405); plus the local identity provider's JWKS and the OpenAPI document. No handler logic
+//! lives here: requests and responses are only converted.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -9,27 +10,32 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use lambda_http::http::{Method, StatusCode};
 use serde_json::Value;
-use shared::error::ApiError;
-use shared::handlers::LocalRequestId;
+use shared::handlers::get_pack::{GetPackState, get_pack};
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::web3_link::{LinkState, web3_link};
-use shared::request::WEB3_LINK;
-use shared::response::json_response;
-use shared::store::{ListActivePacks, UpsertLink};
+use shared::http::LocalRequestId;
+use shared::http::error::ApiError;
+use shared::http::request::request_path;
+use shared::http::response::json_response;
+use shared::http::routes::{GET_PACK, WEB3_LINK, default_function, resolve};
+use shared::store::Store;
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
 const GATEWAY_MAX_BODY: usize = 10 * 1024 * 1024;
+/// The most of an oversized body read before hanging up.
+const MAX_DRAINED_BODY: usize = 4 * GATEWAY_MAX_BODY;
 /// The largest request line and headers read (API Gateway's HTTP API allows about 10 KiB).
 const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 pub struct App<S> {
     pub list: ListPacksState<S>,
+    pub get_pack: GetPackState<S>,
     pub link: LinkState<S>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
@@ -46,7 +52,7 @@ pub async fn serve<S>(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
 ) where
-    S: ListActivePacks + UpsertLink + 'static,
+    S: Store + 'static,
 {
     let app = Arc::new(app);
     tokio::pin!(shutdown);
@@ -78,10 +84,7 @@ pub async fn serve<S>(
     }
 }
 
-async fn route<S: ListActivePacks + UpsertLink>(
-    app: &App<S>,
-    request: hyper::Request<Incoming>,
-) -> HttpResponse {
+async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> HttpResponse {
     let (parts, body) = request.into_parts();
     match (&parts.method, parts.uri.path()) {
         (&Method::GET, "/openapi.json") => {
@@ -92,16 +95,13 @@ async fn route<S: ListActivePacks + UpsertLink>(
         }
         _ => {}
     }
-    let bytes = match Limited::new(body, GATEWAY_MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            return to_hyper(
-                ApiError::PayloadTooLarge {
-                    limit: GATEWAY_MAX_BODY,
-                }
-                .into_response(),
-            );
-        }
+    let Some(bytes) = read_body(body).await else {
+        return to_hyper(
+            ApiError::PayloadTooLarge {
+                limit: GATEWAY_MAX_BODY,
+            }
+            .into_response(),
+        );
     };
     let body = if bytes.is_empty() {
         lambda_http::Body::Empty
@@ -112,12 +112,38 @@ async fn route<S: ListActivePacks + UpsertLink>(
     // A request id for the logs, as Lambda would give.
     let id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
     request.extensions_mut().insert(LocalRequestId(id));
-    let response = if shared::request::request_path(&request) == WEB3_LINK.path {
-        web3_link(&app.link, request).await
-    } else {
-        list_packs(&app.list, request).await
+    let function = resolve(request.method(), request_path(&request))
+        .map_or(default_function(), |(route, _)| route.function);
+    let response = match function {
+        name if name == GET_PACK.function => get_pack(&app.get_pack, request).await,
+        name if name == WEB3_LINK.function => web3_link(&app.link, request).await,
+        // list-packs, which is also the `$default` route.
+        _ => list_packs(&app.list, request).await,
     };
     to_hyper(response)
+}
+
+/// The body, or `None` when it is over [`GATEWAY_MAX_BODY`]. An oversized body is still read
+/// (and dropped), up to [`MAX_DRAINED_BODY`], so that the client, still sending, gets the 413
+/// instead of a connection reset.
+async fn read_body(mut body: Incoming) -> Option<Bytes> {
+    let mut kept = Vec::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        // A body cut short is no body to hand on.
+        let Ok(frame) = frame else { return None };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        seen += data.len();
+        if seen > MAX_DRAINED_BODY {
+            break;
+        }
+        if seen <= GATEWAY_MAX_BODY {
+            kept.extend_from_slice(&data);
+        }
+    }
+    (seen <= GATEWAY_MAX_BODY).then(|| Bytes::from(kept))
 }
 
 fn to_hyper(response: lambda_http::Response<lambda_http::Body>) -> HttpResponse {

@@ -1,12 +1,19 @@
 //! `seed-packs --file PACKS.json [--create-table]`: checks every pack of the file, creates the
-//! table when asked (with the key schema and index of `template.yaml`), then upserts the packs.
+//! table when asked (with the key schema and index of `template.yaml`), then writes the packs.
 //! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
+//!
+//! Seeding never undoes what buyers did (`shared::packs::seed::plan_reseed`): a pack whose sale
+//! has started keeps its `remaining`, and a change to what its buyers pay for is refused, with
+//! nothing written for that pack, the other packs written, and a non-zero exit.
 
 use std::process::ExitCode;
 
 use shared::config::{Env, table_name};
+use shared::packs::seed::SeedWrite;
 use shared::packs::seed::parse_seed;
-use shared::store::{DynamoStore, SavePack, schema};
+use shared::store::packs::seed;
+use shared::store::{DynamoStore, schema};
+use shared::timestamp::Timestamp;
 
 const USAGE: &str = "usage: seed-packs --file PACKS.json [--create-table]
   TABLE_NAME          the table to write to (required)
@@ -47,13 +54,32 @@ async fn run(args: Args) -> Result<(), String> {
         );
     }
     let store = DynamoStore::new(client, table.clone());
+    let mut refused = 0;
     for pack in &packs {
-        store
-            .save_pack(pack)
-            .await
-            .map_err(|e| format!("pack {}: {e}", pack.id))?;
+        match seed(&store, pack, Timestamp::now()).await {
+            Ok(write) => println!(
+                "pack {}: {}",
+                pack.id,
+                match write {
+                    SeedWrite::Create => "created",
+                    SeedWrite::Replace => "replaced (its sale has not started)",
+                    SeedWrite::Update => "updated (on sale: remaining kept)",
+                }
+            ),
+            Err(problem) => {
+                eprintln!("seed-packs: pack {}: {problem}", pack.id);
+                refused += 1;
+            }
+        }
     }
-    println!("{} packs written to {table}", packs.len());
+    println!(
+        "{} of {} packs written to {table}",
+        packs.len() - refused,
+        packs.len()
+    );
+    if refused > 0 {
+        return Err(format!("{refused} packs not written (see above)"));
+    }
     Ok(())
 }
 

@@ -2,11 +2,12 @@
 
 use std::process::Output;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use shared::packs::listing::PageRequest;
 use shared::packs::seed::parse_seed;
-use shared::store::{DynamoStore, GetPack, ListActivePacks};
+use shared::store::DynamoStore;
+use shared::store::packs::{GetPack, ListActivePacks};
 use shared::timestamp::Timestamp;
-use testkit::moto::MotoServer;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_seed-packs");
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seed/packs.json");
@@ -31,9 +32,8 @@ fn stdout(output: &Output) -> String {
 
 #[tokio::test]
 async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
-    let moto = MotoServer::start().await;
     let output = seed(
-        &moto.endpoint,
+        testkit::moto::shared_endpoint(),
         "fan-api-seeded",
         &["--file", SEED, "--create-table"],
     )
@@ -44,7 +44,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
     assert!(stdout(&output).contains(&format!("{} packs written", expected.len())));
 
     let again = seed(
-        &moto.endpoint,
+        testkit::moto::shared_endpoint(),
         "fan-api-seeded",
         &["--file", SEED, "--create-table"],
     )
@@ -54,9 +54,20 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
         "{again:?}"
     );
 
-    let store = DynamoStore::new(moto.client().await, "fan-api-seeded");
+    let store = DynamoStore::new(
+        testkit::moto::client_for(testkit::moto::shared_endpoint()).await,
+        "fan-api-seeded",
+    );
     for pack in &expected {
-        assert_eq!(store.get_pack(&pack.id).await.unwrap().as_ref(), Some(pack));
+        assert_eq!(
+            store
+                .get_pack(&pack.id)
+                .await
+                .unwrap()
+                .map(|stored| stored.pack)
+                .as_ref(),
+            Some(pack)
+        );
     }
     let now = Timestamp::now();
     let listed = store
@@ -74,8 +85,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
 
 #[tokio::test]
 async fn a_bad_pack_is_named_and_nothing_is_written() {
-    let moto = MotoServer::start().await;
-    let store = moto.new_table().await;
+    let store = testkit::moto::shared_table().await;
     let mut packs: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(SEED).unwrap()).unwrap();
     packs[3]["odds"][0]["chanceBps"] = 1.into();
@@ -83,7 +93,7 @@ async fn a_bad_pack_is_named_and_nothing_is_written() {
     std::fs::write(&file, packs.to_string()).unwrap();
 
     let output = seed(
-        &moto.endpoint,
+        testkit::moto::shared_endpoint(),
         store.table(),
         &["--file", file.to_str().unwrap()],
     )
@@ -113,4 +123,88 @@ async fn usage_errors_exit_2() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&output.stderr).contains("usage: seed-packs"));
     }
+}
+
+/// Writes `packs` to a file of its own and seeds the table with it.
+async fn seed_packs(table: &str, packs: &[shared::packs::Pack]) -> Output {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let file = std::env::temp_dir().join(format!(
+        "seed-packs-{}-{}.json",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::write(&file, serde_json::to_string(packs).unwrap()).unwrap();
+    let output = seed(
+        testkit::moto::shared_endpoint(),
+        table,
+        &["--file", file.to_str().unwrap()],
+    )
+    .await;
+    std::fs::remove_file(&file).unwrap();
+    output
+}
+
+#[tokio::test]
+async fn reseeding_keeps_what_buyers_did_and_refuses_to_change_what_they_pay_for() {
+    let store = testkit::moto::shared_table().await;
+    let on_sale = testkit::packs::active("on-sale", 3600);
+    let upcoming = testkit::packs::active("upcoming", -3600);
+    let first = seed_packs(store.table(), &[on_sale.clone(), upcoming.clone()]).await;
+    assert!(first.status.success(), "{first:?}");
+
+    // Five buyers took a unit each.
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("PK", AttributeValue::S("PACK#on-sale".into()))
+        .key("SK", AttributeValue::S("PACK".into()))
+        .update_expression("SET remaining = remaining - :five")
+        .expression_attribute_values(":five", AttributeValue::N("5".into()))
+        .send()
+        .await
+        .unwrap();
+    let stored = |id: &'static str| {
+        let store = store.clone();
+        async move { store.get_pack(id).await.unwrap().unwrap().pack }
+    };
+
+    // A new price for the pack on sale is refused, and nothing of it lands; the upcoming pack
+    // may still change whole.
+    let mut repriced = on_sale.clone();
+    repriced.price.amount += 100;
+    repriced.name = "Renamed with the price".into();
+    let mut upcoming_repriced = upcoming.clone();
+    upcoming_repriced.price.amount = 1;
+    let refused = seed_packs(store.table(), &[repriced, upcoming_repriced.clone()]).await;
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("pack on-sale")
+            && stderr.contains("price")
+            && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    let kept = stored("on-sale").await;
+    assert_eq!(
+        (kept.name.as_str(), kept.price.amount),
+        (on_sale.name.as_str(), 499)
+    );
+    assert_eq!(kept.remaining, on_sale.remaining - 5);
+    assert_eq!(stored("upcoming").await, upcoming_repriced);
+
+    // A cosmetic change lands and does not reset `remaining`, whatever the file says.
+    let mut renamed = on_sale.clone();
+    renamed.name = "Renamed".into();
+    renamed.description = "New words.".into();
+    let again = seed_packs(store.table(), &[renamed]).await;
+    assert!(again.status.success(), "{again:?}");
+    assert!(
+        stdout(&again).contains("remaining kept"),
+        "{}",
+        stdout(&again)
+    );
+    let kept = stored("on-sale").await;
+    assert_eq!(kept.name, "Renamed");
+    assert_eq!(kept.remaining, on_sale.remaining - 5);
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::auth::jwks::{JwksCache, JwksError};
 use crate::config::{AuthConfig, ConfigError};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// The signed-in user a valid token names.
 #[derive(Debug, Clone, PartialEq, Eq)]

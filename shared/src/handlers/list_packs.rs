@@ -6,12 +6,14 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 
-use crate::handlers::respond;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::request::single_query_param;
+use crate::http::respond;
+use crate::http::response::json_text_response;
+use crate::http::routes::LIST_PACKS;
 use crate::packs::document::PackDocument;
-use crate::packs::listing::{CursorSigner, PageRequest, parse_limit};
-use crate::request::{LIST_PACKS, single_query_param};
-use crate::response::json_text_response;
-use crate::store::ListActivePacks;
+use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PageRequest};
+use crate::store::packs::ListActivePacks;
 use crate::timestamp::Timestamp;
 
 /// What the list handler needs.
@@ -45,17 +47,40 @@ pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>) -> String {
     out
 }
 
+/// `limit`: a whole number from 1 to [`MAX_LIMIT`]; absent means [`DEFAULT_LIMIT`].
+pub fn parse_limit(value: Option<&str>) -> Result<usize, ApiError> {
+    let Some(text) = value else {
+        return Ok(DEFAULT_LIMIT);
+    };
+    let limit = (text.len() <= 3 && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse::<usize>().ok())
+        .flatten();
+    match limit {
+        Some(limit) if (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
+        _ => Err(ApiError::refused(
+            ErrorCode::InvalidLimit,
+            format!("The limit must be a whole number from 1 to {MAX_LIMIT}."),
+        )),
+    }
+}
+
 pub async fn list_packs<S: ListActivePacks>(
     state: &ListPacksState<S>,
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
-        LIST_PACKS.check(&request)?;
+        LIST_PACKS.params(&request)?;
         let now = Timestamp::now();
         let limit = parse_limit(single_query_param(&request, "limit")?.as_deref())?;
         let after = single_query_param(&request, "cursor")?
             .map(|cursor| state.cursors.decode(&cursor, now))
-            .transpose()?;
+            .transpose()
+            .map_err(|_| {
+                ApiError::refused(
+                    ErrorCode::InvalidCursor,
+                    "The cursor is not one this API issued; start again without it.",
+                )
+            })?;
         let page = state
             .store
             .list_active_packs(&PageRequest { now, limit, after })
@@ -67,4 +92,31 @@ pub async fn list_packs<S: ListActivePacks>(
         ))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_is_1_to_100_defaulting_to_50() {
+        assert_eq!(parse_limit(None), Ok(50));
+        for (text, limit) in [("1", 1), ("100", 100), ("007", 7)] {
+            assert_eq!(parse_limit(Some(text)), Ok(limit));
+        }
+        for bad in [
+            "0",
+            "101",
+            "-1",
+            "+5",
+            "1.0",
+            "",
+            " 5",
+            "abc",
+            "99999999999999999999",
+            "1e2",
+        ] {
+            assert!(parse_limit(Some(bad)).is_err(), "{bad}");
+        }
+    }
 }

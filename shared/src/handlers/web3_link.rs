@@ -2,13 +2,17 @@
 
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::auth::TokenVerifier;
-use crate::handlers::respond;
-use crate::links::{LinkResponse, LinkResponseData, LinkUpsert, WEB3_PROVIDER, parse_link_body};
-use crate::request::{WEB3_LINK, bearer_token, body_bytes, require_json_content_type};
-use crate::response::json_response;
-use crate::store::UpsertLink;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::request::{bearer_token, body_bytes, json_object, require_json_content_type};
+use crate::http::respond;
+use crate::http::response::json_response;
+use crate::http::routes::WEB3_LINK;
+use crate::links::{LinkUpsert, MAX_PAYLOAD_DEPTH, PayloadError, WEB3_PROVIDER, check_payload};
+use crate::store::links::UpsertLink;
 use crate::timestamp::Timestamp;
 
 /// What the link handler needs.
@@ -18,11 +22,50 @@ pub struct LinkState<S> {
     pub max_body_bytes: usize,
 }
 
+#[derive(Deserialize)]
+struct LinkBody<'a> {
+    #[serde(borrow)]
+    payload: Option<&'a RawValue>,
+}
+
+/// Reads `{"payload": <any JSON>}`: a JSON object (other members are ignored, a repeated
+/// `payload` is refused) whose payload passes [`check_payload`]. Returns the payload's exact text.
+pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
+    let LinkBody { payload } = json_object(
+        body,
+        "The request body must be a JSON object with a single 'payload' member.",
+    )?;
+    check_payload(payload).map_err(|error| match error {
+        PayloadError::TooDeep => ApiError::refused(
+            ErrorCode::InvalidPayload,
+            format!("The payload is nested deeper than {MAX_PAYLOAD_DEPTH} levels."),
+        ),
+        PayloadError::NotTruthy => ApiError::refused(
+            ErrorCode::InvalidPayload,
+            "The body's 'payload' member is required and must be truthy (not false, 0, \"\" or null).",
+        ),
+    })
+}
+
+/// `{"success": true, "data": {"userId", "email"}}`.
+#[derive(Debug, Serialize)]
+struct LinkResponse<'a> {
+    success: bool,
+    data: LinkResponseData<'a>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LinkResponseData<'a> {
+    user_id: &'a str,
+    email: Option<&'a str>,
+}
+
 /// Checks, in order: route (404/405), session token (401, or 503 when no signing key can be
 /// had), content type (415), body size (413), body and payload (400); then upserts the link.
 pub async fn web3_link<S: UpsertLink>(state: &LinkState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
-        WEB3_LINK.check(&request)?;
+        WEB3_LINK.params(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         require_json_content_type(&request)?;
         let payload = parse_link_body(body_bytes(&request, state.max_body_bytes)?)?;
@@ -47,4 +90,74 @@ pub async fn web3_link<S: UpsertLink>(state: &LinkState<S>, request: Request) ->
         ))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(body: &str) -> &'static str {
+        match parse_link_body(body.as_bytes()) {
+            Ok(_) => "ok",
+            Err(error) => error.code().as_str(),
+        }
+    }
+
+    #[test]
+    fn truthy_payload_is_returned_exactly() {
+        for (body, payload) in [
+            (
+                r#"{"payload": {"address": "0xabc"}}"#,
+                r#"{"address": "0xabc"}"#,
+            ),
+            (
+                r#"{"payload":1.000000000000000000000000000001}"#,
+                "1.000000000000000000000000000001",
+            ),
+            (r#"{"payload":1e400,"other":true}"#, "1e400"),
+            (r#"  {"payload": "0"}  "#, r#""0""#),
+            (r#"{"payload":[]}"#, "[]"),
+        ] {
+            assert_eq!(parse_link_body(body.as_bytes()).unwrap().get(), payload);
+        }
+    }
+
+    #[test]
+    fn falsy_or_missing_payload_is_invalid_payload() {
+        for body in [
+            r#"{}"#,
+            r#"{"payload":null}"#,
+            r#"{"payload":false}"#,
+            r#"{"payload":""}"#,
+            r#"{"payload":0}"#,
+            r#"{"payload":-0.0e3}"#,
+            r#"{"Payload":1}"#,
+        ] {
+            assert_eq!(code(body), "invalid_payload", "{body}");
+        }
+    }
+
+    #[test]
+    fn malformed_and_non_object_bodies() {
+        for body in [
+            "",
+            "{",
+            r#"{"payload":1"#,
+            r#"{"payload":1} x"#,
+            "nul",
+            r#"{"payload":tru}"#,
+        ] {
+            assert_eq!(code(body), "invalid_json", "{body}");
+        }
+        for body in [
+            "[1]",
+            r#"[{"a":1}]"#,
+            "1",
+            r#""payload""#,
+            "null",
+            r#"{"payload":1,"payload":2}"#,
+        ] {
+            assert_eq!(code(body), "invalid_body", "{body}");
+        }
+    }
 }

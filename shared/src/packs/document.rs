@@ -15,6 +15,8 @@ use crate::packs::Pack;
 
 /// The field kept outside the stored text.
 pub const REMAINING: &str = "remaining";
+/// The field of a pack's detail that list pages leave out.
+pub const ITEMS: &str = "items";
 
 /// A pack's JSON without `remaining`, and `remaining`. Cheap to clone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,10 +34,11 @@ impl PackDocument {
     /// The document of a pack.
     pub fn of(pack: &Pack) -> Self {
         let mut value = serde_json::to_value(pack).expect("a pack always serialises");
-        value
+        let object = value
             .as_object_mut()
-            .expect("a pack serialises to an object")
-            .remove(REMAINING);
+            .expect("a pack serialises to an object");
+        object.remove(REMAINING);
+        object.remove(ITEMS);
         Self {
             fields: value.to_string().into(),
             remaining: pack.remaining,
@@ -76,7 +79,7 @@ impl PackDocument {
         out.push('}');
     }
 
-    /// The pack itself, every field checked.
+    /// The pack itself (without its items), every field checked.
     pub fn to_pack(&self) -> Result<Pack, DocumentError> {
         let mut value: serde_json::Value =
             serde_json::from_str(&self.fields).map_err(|e| DocumentError(e.to_string()))?;
@@ -131,8 +134,13 @@ mod tests {
         pack.remaining = 7;
         let document = PackDocument::of(&pack);
         assert!(!document.fields().contains("remaining"));
+        let fields: serde_json::Value = serde_json::from_str(document.fields()).unwrap();
+        assert!(fields.get(ITEMS).is_none(), "list pages stay small");
         assert_eq!(document.remaining(), 7);
-        assert_eq!(whole_json(&document), serde_json::to_value(&pack).unwrap());
+        let mut listed = serde_json::to_value(&pack).unwrap();
+        listed.as_object_mut().unwrap().remove(ITEMS);
+        assert_eq!(whole_json(&document), listed);
+        pack.items.clear();
         assert_eq!(document.to_pack().unwrap(), pack);
 
         pack.remaining = u64::MAX;

@@ -12,7 +12,6 @@ use aws_lc_rs::hmac;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::error::ApiError;
 use crate::packs::document::PackDocument;
 use crate::packs::{Pack, is_valid_id};
 use crate::timestamp::Timestamp;
@@ -86,6 +85,11 @@ impl ListingKey {
     }
 }
 
+/// A cursor this API did not issue, or one it can no longer honour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("invalid cursor")]
+pub struct InvalidCursor;
+
 /// Signs listing keys into opaque cursors and checks them back.
 pub struct CursorSigner {
     key: hmac::Key,
@@ -102,7 +106,7 @@ impl CursorSigner {
 
     /// A signer with a random secret: cursors are valid for the life of this process only.
     pub fn random() -> Self {
-        let mut secret = [0u8; 32];
+        let mut secret = [0u8; MIN_CURSOR_SECRET_LEN];
         aws_lc_rs::rand::fill(&mut secret).expect("the system random source works");
         Self::new(&secret)
     }
@@ -126,13 +130,8 @@ impl CursorSigner {
 
     /// Reads a cursor: its tag must be ours, and the key must be one this API could have listed
     /// at or before `now`.
-    pub fn decode(&self, cursor: &str, now: Timestamp) -> Result<ListingKey, ApiError> {
-        let invalid = || {
-            ApiError::bad_request(
-                "invalid_cursor",
-                "The cursor is not one this API issued; start again without it.",
-            )
-        };
+    pub fn decode(&self, cursor: &str, now: Timestamp) -> Result<ListingKey, InvalidCursor> {
+        let invalid = || InvalidCursor;
         if cursor.len() > MAX_CURSOR_LEN {
             return Err(invalid());
         }
@@ -165,23 +164,6 @@ pub struct PageRequest {
 pub struct Page {
     pub packs: Vec<PackDocument>,
     pub next: Option<ListingKey>,
-}
-
-/// `limit`: a whole number from 1 to 100; absent means 50.
-pub fn parse_limit(value: Option<&str>) -> Result<usize, ApiError> {
-    let Some(text) = value else {
-        return Ok(DEFAULT_LIMIT);
-    };
-    let limit = (text.len() <= 3 && text.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| text.parse::<usize>().ok())
-        .flatten();
-    match limit {
-        Some(limit) if (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
-        _ => Err(ApiError::bad_request(
-            "invalid_limit",
-            "The limit must be a whole number from 1 to 100.",
-        )),
-    }
 }
 
 #[cfg(test)]
@@ -307,38 +289,7 @@ mod tests {
             "A".repeat(MAX_CURSOR_LEN + 1),
         ] {
             let result = signer.decode(&cursor, now);
-            assert!(
-                matches!(
-                    &result,
-                    Err(ApiError::BadRequest {
-                        code: "invalid_cursor",
-                        ..
-                    })
-                ),
-                "{cursor}: {result:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn limit_is_1_to_100_defaulting_to_50() {
-        assert_eq!(parse_limit(None), Ok(50));
-        for (text, limit) in [("1", 1), ("100", 100), ("007", 7)] {
-            assert_eq!(parse_limit(Some(text)), Ok(limit));
-        }
-        for bad in [
-            "0",
-            "101",
-            "-1",
-            "+5",
-            "1.0",
-            "",
-            " 5",
-            "abc",
-            "99999999999999999999",
-            "1e2",
-        ] {
-            assert!(parse_limit(Some(bad)).is_err(), "{bad}");
+            assert_eq!(result, Err(InvalidCursor), "{cursor}");
         }
     }
 }

@@ -1,10 +1,14 @@
-//! Packs: the model (the same camelCase JSON in the API and in seed files), its validation, and
-//! which packs are active.
+//! Packs: the model (the same camelCase JSON in the API and in seed files), its validation,
+//! which packs are active, and when a pack's sale has started (after which what buyers pay for
+//! cannot change) and when its server seed may be revealed.
 //!
 //! - [`listing`]: the order of the active-pack list and the opaque cursor into it.
 //! - [`document`]: a pack's JSON as stored and listed.
+//! - [`seed`]: seed files, and what re-seeding may change.
+//! - [`draw`]: the provably fair draw of an opened pack.
 
 pub mod document;
+pub mod draw;
 pub mod listing;
 pub mod seed;
 
@@ -30,6 +34,19 @@ pub struct Pack {
     pub odds: Vec<Odds>,
     pub team_id: Option<String>,
     pub league_id: Option<String>,
+    /// The content pool: part of the pack's detail, never of list pages.
+    #[serde(default)]
+    pub items: Vec<PackItem>,
+}
+
+/// One item of a pack's content pool: what a slot of an opened pack can hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackItem {
+    pub id: String,
+    pub name: String,
+    pub rarity: String,
+    pub image_url: Option<String>,
 }
 
 /// A price in integer minor units of an ISO 4217 currency (`{"amount": 499, "currency": "USD"}`).
@@ -58,6 +75,21 @@ pub struct Odds {
 
 /// All odds of a pack add up to this.
 pub const TOTAL_BPS: u32 = 10_000;
+
+/// The most items a pack's content pool holds.
+pub const MAX_ITEMS: usize = 1_000;
+/// The most characters of a pack's or an item's name.
+pub const MAX_NAME_CHARS: usize = 200;
+/// The most characters of a rarity's name.
+pub const MAX_RARITY_CHARS: usize = 32;
+/// The longest image URL.
+pub const MAX_URL_LEN: usize = 2048;
+/// The most bytes of a pack's items as stored JSON: they live in one DynamoDB item (400 KB).
+pub const MAX_ITEMS_JSON_BYTES: usize = 300 * 1024;
+
+/// How long after `saleEndsAt` a hold can still be paid: the longest hold. The server seed is
+/// revealed only after it (docs/fairness.md).
+pub const REVEAL_DELAY_SECONDS: i64 = 3600;
 
 /// A rule a pack breaks, naming the field.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -95,6 +127,21 @@ fn check_text(field: &str, value: &str, max_chars: usize) -> Result<(), FieldErr
     Ok(())
 }
 
+fn check_image_url(field: &str, url: Option<&str>, schemes: &[&str]) -> Result<(), FieldError> {
+    let Some(url) = url else { return Ok(()) };
+    let allowed = url::Url::parse(url).is_ok_and(|u| schemes.contains(&u.scheme()));
+    if !allowed || url.len() > MAX_URL_LEN {
+        return Err(field_error(
+            field,
+            format!(
+                "must be an absolute {} URL of at most {MAX_URL_LEN} characters, or null",
+                schemes.join("/")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_optional_id(field: &str, value: Option<&str>) -> Result<(), FieldError> {
     match value {
         Some(id) if !is_valid_id(id) => Err(field_error(
@@ -114,23 +161,14 @@ impl Pack {
                 "must be 1-64 characters of A-Z, a-z, 0-9, _ and -",
             ));
         }
-        check_text("name", &self.name, 200)?;
+        check_text("name", &self.name, MAX_NAME_CHARS)?;
         if self.description.chars().count() > 2000 {
             return Err(field_error(
                 "description",
                 "must be at most 2000 characters",
             ));
         }
-        if let Some(url) = &self.image_url {
-            let is_web_url =
-                url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "https" | "http"));
-            if !is_web_url || url.len() > 2048 {
-                return Err(field_error(
-                    "imageUrl",
-                    "must be an absolute http(s) URL of at most 2048 characters, or null",
-                ));
-            }
-        }
+        check_image_url("imageUrl", self.image_url.as_deref(), &["https", "http"])?;
         let currency = &self.price.currency;
         if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
             return Err(field_error(
@@ -162,8 +200,56 @@ impl Pack {
             ));
         }
         self.validate_odds()?;
+        self.validate_items()?;
         check_optional_id("teamId", self.team_id.as_deref())?;
         check_optional_id("leagueId", self.league_id.as_deref())
+    }
+
+    /// Items: at most [`MAX_ITEMS`], ids unique, every item's rarity in `odds` and every rarity
+    /// of `odds` with at least one item (so that every draw finds an item).
+    fn validate_items(&self) -> Result<(), FieldError> {
+        if self.items.len() > MAX_ITEMS {
+            return Err(field_error(
+                "items",
+                format!("must hold at most {MAX_ITEMS} items"),
+            ));
+        }
+        let mut ids = std::collections::HashSet::with_capacity(self.items.len());
+        for (index, item) in self.items.iter().enumerate() {
+            let field = |name: &str| format!("items[{index}].{name}");
+            if !is_valid_id(&item.id) {
+                return Err(field_error(
+                    field("id"),
+                    "must be 1-64 characters of A-Z, a-z, 0-9, _ and -",
+                ));
+            }
+            if !ids.insert(item.id.as_str()) {
+                return Err(field_error(field("id"), "must not repeat an item id"));
+            }
+            check_text(&field("name"), &item.name, MAX_NAME_CHARS)?;
+            if !self.odds.iter().any(|odds| odds.rarity == item.rarity) {
+                return Err(field_error(field("rarity"), "must be a rarity of odds"));
+            }
+            check_image_url(&field("imageUrl"), item.image_url.as_deref(), &["https"])?;
+        }
+        if let Some(odds) = self
+            .odds
+            .iter()
+            .find(|odds| !self.items.iter().any(|item| item.rarity == odds.rarity))
+        {
+            return Err(field_error(
+                "items",
+                format!("must hold at least one item of rarity {:?}", odds.rarity),
+            ));
+        }
+        let json_len = serde_json::to_string(&self.items).map_or(usize::MAX, |json| json.len());
+        if json_len > MAX_ITEMS_JSON_BYTES {
+            return Err(field_error(
+                "items",
+                format!("must take at most {MAX_ITEMS_JSON_BYTES} bytes as JSON"),
+            ));
+        }
+        Ok(())
     }
 
     fn validate_odds(&self) -> Result<(), FieldError> {
@@ -172,7 +258,11 @@ impl Pack {
         }
         let mut total: u32 = 0;
         for (index, odds) in self.odds.iter().enumerate() {
-            check_text(&format!("odds[{index}].rarity"), &odds.rarity, 32)?;
+            check_text(
+                &format!("odds[{index}].rarity"),
+                &odds.rarity,
+                MAX_RARITY_CHARS,
+            )?;
             if self.odds[..index]
                 .iter()
                 .any(|earlier| earlier.rarity == odds.rarity)
@@ -185,7 +275,7 @@ impl Pack {
             if !(1..=TOTAL_BPS).contains(&odds.chance_bps) {
                 return Err(field_error(
                     format!("odds[{index}].chanceBps"),
-                    "must be from 1 to 10000",
+                    format!("must be from 1 to {TOTAL_BPS}"),
                 ));
             }
             total += odds.chance_bps;
@@ -193,7 +283,7 @@ impl Pack {
         if total != TOTAL_BPS {
             return Err(field_error(
                 "odds",
-                format!("chanceBps must add up to 10000, not {total}"),
+                format!("chanceBps must add up to {TOTAL_BPS}, not {total}"),
             ));
         }
         Ok(())
@@ -206,6 +296,46 @@ impl Pack {
             && self.sale_starts_at.is_some_and(|starts| starts <= now)
             && self.sale_ends_at.is_none_or(|ends| now < ends)
     }
+
+    /// Whether the sale has started: `saleStartsAt` is set and not after `now`, whatever the
+    /// status (a pack taken back to draft may still have buyers).
+    pub fn sale_started_at(&self, now: Timestamp) -> bool {
+        self.sale_starts_at.is_some_and(|starts| starts <= now)
+    }
+
+    /// Whether the sale has ended: `saleEndsAt` is set and not after `now`.
+    pub fn sale_ended_at(&self, now: Timestamp) -> bool {
+        self.sale_ends_at.is_some_and(|ends| ends <= now)
+    }
+}
+
+/// A pack's commitment to its server seed, and the seed once it is public.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackFairness {
+    pub server_seed_hash: String,
+    pub server_seed: Option<String>,
+}
+
+impl PackFairness {
+    /// The fairness of a pack with `seed` whose sale ends at `sale_ends_at`, as shown at `now`.
+    pub fn at(seed: &draw::ServerSeed, sale_ends_at: Option<Timestamp>, now: Timestamp) -> Self {
+        Self {
+            server_seed_hash: seed.commitment(),
+            server_seed: seed_revealed(sale_ends_at, now).then(|| seed.to_hex()),
+        }
+    }
+}
+
+/// When a pack whose sale ends at `sale_ends_at` reveals its server seed: [`REVEAL_DELAY_SECONDS`]
+/// later, when no hold can still be paid. A pack without a sale end never reveals.
+pub fn reveal_at(sale_ends_at: Option<Timestamp>) -> Option<Timestamp> {
+    sale_ends_at.and_then(|ends| ends.plus_seconds(REVEAL_DELAY_SECONDS))
+}
+
+/// Whether the server seed of a pack whose sale ends at `sale_ends_at` is public at `now`.
+pub fn seed_revealed(sale_ends_at: Option<Timestamp>, now: Timestamp) -> bool {
+    reveal_at(sale_ends_at).is_some_and(|at| at <= now)
 }
 
 #[cfg(test)]
@@ -241,6 +371,20 @@ pub(crate) mod tests {
             ],
             team_id: Some("team-1".into()),
             league_id: None,
+            items: vec![
+                PackItem {
+                    id: "c1".into(),
+                    name: "Common One".into(),
+                    rarity: "common".into(),
+                    image_url: None,
+                },
+                PackItem {
+                    id: "r1".into(),
+                    name: "Rare One".into(),
+                    rarity: "rare".into(),
+                    image_url: Some("https://cdn.example.com/r1.png".into()),
+                },
+            ],
         }
     }
 
@@ -274,6 +418,17 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_seed_is_revealed_an_hour_after_the_sale_ends_and_not_a_nanosecond_before() {
+        let ends = ts("2026-06-01T12:00:00Z");
+        assert!(!seed_revealed(None, ts("9999-01-01T00:00:00Z")));
+        assert!(!seed_revealed(
+            Some(ends),
+            ts("2026-06-01T12:59:59.999999999Z")
+        ));
+        assert!(seed_revealed(Some(ends), ts("2026-06-01T13:00:00Z")));
+    }
+
+    #[test]
     fn validation_names_the_field() {
         type Breaker = fn(&mut Pack);
         let cases: Vec<(&str, Breaker)> = vec![
@@ -295,6 +450,23 @@ pub(crate) mod tests {
             ("odds[0].chanceBps", |p| p.odds[0].chance_bps = 0),
             ("teamId", |p| p.team_id = Some("a/b".into())),
             ("leagueId", |p| p.league_id = Some(String::new())),
+            ("items", |p| p.items.retain(|i| i.rarity != "rare")),
+            ("items[1].id", |p| p.items[1].id = p.items[0].id.clone()),
+            ("items[0].id", |p| p.items[0].id = "a b".into()),
+            ("items[0].name", |p| p.items[0].name = String::new()),
+            ("items[0].rarity", |p| p.items[0].rarity = "mythic".into()),
+            ("items[1].imageUrl", |p| {
+                p.items[1].image_url = Some("http://cdn.example.com/x.png".into())
+            }),
+            ("items", |p| {
+                let item = p.items[0].clone();
+                p.items = (0..=MAX_ITEMS)
+                    .map(|i| PackItem {
+                        id: format!("i{i}"),
+                        ..item.clone()
+                    })
+                    .collect();
+            }),
         ];
         assert_eq!(sample_pack("ok").validate(), Ok(()));
         for (field, break_it) in cases {
@@ -330,6 +502,7 @@ pub(crate) mod tests {
             "odds",
             "teamId",
             "leagueId",
+            "items",
         ];
         expected.sort_unstable();
         assert_eq!(keys, expected);

@@ -1,7 +1,71 @@
 //! Seed files: a JSON array of packs, in the API's shape. Every pack is checked before anything
 //! is written; a bad one is named by its position, its id and the field.
+//!
+//! Re-seeding must not undo what buyers did: [`plan_reseed`] decides what a file may change of a
+//! pack already stored. Once a sale has started, what buyers pay for and draw from is frozen
+//! (price, odds, items, itemsPerPack, totalSupply, saleStartsAt) and `remaining` belongs to the
+//! purchases; once it has ended, its seed may be public, so its end cannot move.
 
 use crate::packs::Pack;
+use crate::timestamp::Timestamp;
+
+/// How a pack of a seed file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedWrite {
+    /// No such pack yet: written whole, with a new server seed.
+    Create,
+    /// Its sale has not started: rewritten whole, `remaining` included (no purchase can exist).
+    Replace,
+    /// Its sale has started: the frozen fields are unchanged and `remaining` is kept.
+    Update,
+}
+
+/// Why a pack of a seed file cannot be written over the stored one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReseedRefusal {
+    #[error("its sale has started, so {0} can no longer change")]
+    Frozen(&'static str),
+    #[error("saleEndsAt cannot be set to a time already past (end a sale at a time from now on)")]
+    EndInThePast,
+    #[error(
+        "its sale has ended (its server seed may be public), so saleEndsAt can no longer change"
+    )]
+    Ended,
+}
+
+/// What writing `new` over `stored` (the pack as stored, `None` when new) at `now` may do.
+pub fn plan_reseed(
+    stored: Option<&Pack>,
+    new: &Pack,
+    now: Timestamp,
+) -> Result<SeedWrite, ReseedRefusal> {
+    let Some(stored) = stored else {
+        return Ok(SeedWrite::Create);
+    };
+    if stored.sale_ends_at != new.sale_ends_at {
+        if stored.sale_ended_at(now) {
+            return Err(ReseedRefusal::Ended);
+        }
+        if new.sale_ends_at.is_some_and(|ends| ends < now) {
+            return Err(ReseedRefusal::EndInThePast);
+        }
+    }
+    if !stored.sale_started_at(now) {
+        return Ok(SeedWrite::Replace);
+    }
+    let frozen: [(&'static str, bool); 6] = [
+        ("price", stored.price == new.price),
+        ("odds", stored.odds == new.odds),
+        ("items", stored.items == new.items),
+        ("itemsPerPack", stored.items_per_pack == new.items_per_pack),
+        ("totalSupply", stored.total_supply == new.total_supply),
+        ("saleStartsAt", stored.sale_starts_at == new.sale_starts_at),
+    ];
+    match frozen.into_iter().find(|(_, same)| !same) {
+        Some((field, _)) => Err(ReseedRefusal::Frozen(field)),
+        None => Ok(SeedWrite::Update),
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SeedError {
@@ -58,6 +122,106 @@ pub fn parse_seed(json: &[u8]) -> Result<Vec<Pack>, SeedError> {
 mod tests {
     use super::*;
     use crate::packs::tests::sample_pack;
+    use crate::packs::{Odds, Price};
+
+    fn ts(text: &str) -> Timestamp {
+        Timestamp::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_pack_on_sale_keeps_what_buyers_pay_for() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let stored = sample_pack("p"); // on sale since 2026-01-01
+        assert_eq!(
+            plan_reseed(None, &stored, now),
+            Ok(SeedWrite::Create),
+            "a new pack"
+        );
+        let mut cosmetic = stored.clone();
+        cosmetic.name = "Renamed".into();
+        cosmetic.description = "New words".into();
+        cosmetic.image_url = None;
+        cosmetic.status = crate::packs::PackStatus::Archived;
+        cosmetic.max_per_user = Some(9);
+        cosmetic.remaining = 0;
+        cosmetic.sale_ends_at = Some(ts("2026-06-01T12:00:00Z"));
+        assert_eq!(
+            plan_reseed(Some(&stored), &cosmetic, now),
+            Ok(SeedWrite::Update)
+        );
+        type Change = fn(&mut Pack);
+        let frozen: [(&str, Change); 6] = [
+            ("price", |p| {
+                p.price = Price {
+                    amount: 1,
+                    currency: "USD".into(),
+                }
+            }),
+            ("odds", |p| {
+                p.odds.reverse();
+            }),
+            ("items", |p| p.items[0].name = "Other".into()),
+            ("itemsPerPack", |p| p.items_per_pack += 1),
+            ("totalSupply", |p| p.total_supply += 1),
+            ("saleStartsAt", |p| {
+                p.sale_starts_at = Some(ts("2026-07-01T00:00:00Z"))
+            }),
+        ];
+        for (field, change) in frozen {
+            let mut new = stored.clone();
+            change(&mut new);
+            assert_eq!(
+                plan_reseed(Some(&stored), &new, now),
+                Err(ReseedRefusal::Frozen(field))
+            );
+        }
+    }
+
+    #[test]
+    fn before_its_sale_a_pack_can_change_whole() {
+        let now = ts("2025-06-01T12:00:00Z");
+        let stored = sample_pack("p"); // starts 2026-01-01
+        let mut new = stored.clone();
+        new.price.amount = 1;
+        new.odds = vec![Odds {
+            rarity: "common".into(),
+            chance_bps: 10_000,
+        }];
+        new.remaining = 1;
+        assert_eq!(
+            plan_reseed(Some(&stored), &new, now),
+            Ok(SeedWrite::Replace)
+        );
+    }
+
+    #[test]
+    fn a_sale_end_cannot_go_into_the_past_nor_move_once_reached() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let stored = sample_pack("p");
+        let mut past = stored.clone();
+        past.sale_ends_at = Some(ts("2026-06-01T11:59:59Z"));
+        assert_eq!(
+            plan_reseed(Some(&stored), &past, now),
+            Err(ReseedRefusal::EndInThePast)
+        );
+        let mut ended = stored.clone();
+        ended.sale_ends_at = Some(ts("2026-05-01T00:00:00Z"));
+        for moved in [None, Some(ts("2027-01-01T00:00:00Z"))] {
+            let mut new = ended.clone();
+            new.sale_ends_at = moved;
+            assert_eq!(
+                plan_reseed(Some(&ended), &new, now),
+                Err(ReseedRefusal::Ended)
+            );
+        }
+        let mut reactivated = ended.clone();
+        reactivated.name = "Back".into();
+        assert_eq!(
+            plan_reseed(Some(&ended), &reactivated, now),
+            Ok(SeedWrite::Update),
+            "an ended pack may still be renamed"
+        );
+    }
 
     fn file(packs: serde_json::Value) -> Vec<u8> {
         packs.to_string().into_bytes()

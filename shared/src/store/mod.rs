@@ -1,23 +1,23 @@
-//! Storage: one trait per operation a handler needs, and their DynamoDB implementation.
+//! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
+//! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`schema`]: the single table (keys, the sparse index, the item key of each entity).
+//! - [`packs`], [`links`]: the traits of each aggregate.
+//! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
-//! - [`memory`]: [`MemoryStore`], the same operations in process, for the local API. One test
-//!   suite (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
+//! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
+//!   lock around each operation), for the local API. One contract suite
+//!   (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
 
 pub mod dynamo;
+pub mod links;
 pub mod memory;
+pub mod packs;
 pub mod schema;
-
-use std::future::Future;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;
 
-use crate::error::ApiError;
-use crate::links::{LinkUpsert, Web3Link};
-use crate::packs::Pack;
-use crate::packs::listing::{Page, PageRequest};
+use crate::http::error::ApiError;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
@@ -41,40 +41,6 @@ impl From<StoreError> for ApiError {
     }
 }
 
-/// A page of the active packs, in list order, after `request.after`.
-pub trait ListActivePacks: Send + Sync {
-    fn list_active_packs(
-        &self,
-        request: &PageRequest,
-    ) -> impl Future<Output = Result<Page, StoreError>> + Send;
-}
-
-/// Creates or replaces a user's link (keeping the first `linkedAt`), in one atomic write.
-pub trait UpsertLink: Send + Sync {
-    fn upsert_link(
-        &self,
-        link: &LinkUpsert<'_>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
-/// Creates or replaces a pack (seeding, and the admin operations to come).
-pub trait SavePack: Send + Sync {
-    fn save_pack(&self, pack: &Pack) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
-/// A pack by id, or `None`.
-pub trait GetPack: Send + Sync {
-    fn get_pack(
-        &self,
-        pack_id: &str,
-    ) -> impl Future<Output = Result<Option<Pack>, StoreError>> + Send;
-}
-
-/// A user's link to a provider, or `None`.
-pub trait GetLink: Send + Sync {
-    fn get_link(
-        &self,
-        user_id: &str,
-        provider: &str,
-    ) -> impl Future<Output = Result<Option<Web3Link>, StoreError>> + Send;
-}
+/// Every operation of every aggregate: what the local API and the contract tests hold.
+pub trait Store: packs::PackStore + links::LinkStore {}
+impl<S: packs::PackStore + links::LinkStore> Store for S {}

@@ -4,19 +4,24 @@
 //! | entity | `PK` | `SK` | `GSI1PK` / `GSI1SK` |
 //! |---|---|---|---|
 //! | pack | `PACK#<packId>` | `PACK` | `PACKS#LISTED` / listing key, only while status is `active` |
+//! | pack draw inputs | `DRAW#<packId>` | `DRAW` | - |
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
-//! | purchase (to come) | `USER#<userId>` | `PURCHASE#<purchaseId>` | - |
-//! | opened pack (to come) | `USER#<userId>` | `OPENING#<purchaseId>` | - |
 //!
-//! A pack item holds its API JSON as one string, `doc` (every field but `remaining`), and
-//! `remaining` as a number: a list page is the `doc`s of one Query, copied into the answer.
+//! A pack item is what every purchase writes (`remaining`), so it stays small: its API JSON as
+//! one string, `doc` (every field but `remaining` and `items`), `remaining` as a number, the
+//! fields purchases are conditioned on (`status`, `startsAt`, `endsAt`, `amount`, `currency`,
+//! `maxPerUser`) and `rev`, the seeding revision. A list page is the `doc`s of one Query.
+//!
+//! A pack's draw inputs (its server seed, `items`, `odds`, `itemsPerPack` and `endsAt`, which
+//! decides when the seed is revealed) live under their own key prefix, `DRAW#`, so that IAM
+//! (`dynamodb:LeadingKeys`) lets only the functions that may read a server seed reach them.
 //!
 //! - List active packs: `Query` GSI1 on `GSI1PK = PACKS#LISTED AND GSI1SK >= <started bound>`.
 //!   The index is sparse (drafts and archived packs have no `GSI1PK`), projected whole, and its
 //!   sort key is the [`ListingKey`](crate::packs::listing::ListingKey), so the key order is the
 //!   list order. Packs whose sale has ended are filtered on `listEndsAt`; only `doc`, `remaining`
 //!   and `GSI1SK` come back.
-//! - Get a pack by id: `GetItem` on `PACK#<id>` / `PACK`.
+//! - Get a pack by id: one `BatchGetItem` of `PACK#<id>` / `PACK` and `DRAW#<id>` / `DRAW`.
 //! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
 //!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
 
@@ -35,19 +40,43 @@ pub const GSI1_SK: &str = "GSI1SK";
 
 /// The partition of the listing index that holds the packs that can be listed.
 pub const LISTED_PACKS: &str = "PACKS#LISTED";
-/// Sale end of a listed pack, in Unix nanoseconds (a number), absent when the sale never ends.
-pub const LIST_ENDS_AT: &str = "listEndsAt";
+/// A pack's sale end, in Unix nanoseconds (a number), absent when the sale never ends.
+pub const ENDS_AT: &str = "endsAt";
+/// A pack's sale start, in Unix nanoseconds, absent when not scheduled.
+pub const STARTS_AT: &str = "startsAt";
+/// A pack's status (`draft`, `active`, `archived`).
+pub const PACK_STATUS: &str = "status";
+/// A pack's price: amount in minor units (a number) and currency.
+pub const PACK_AMOUNT: &str = "amount";
+pub const PACK_CURRENCY: &str = "currency";
+/// A pack's limit per buyer, absent when there is none.
+pub const PACK_MAX_PER_USER: &str = "maxPerUser";
+/// A pack's seeding revision: every seeding write moves it on.
+pub const PACK_REVISION: &str = "rev";
 /// The kind of item: `pack`, `link`, ...
 pub const ENTITY: &str = "entity";
 /// A pack's API JSON, every field but `remaining` (a [`PackDocument`](crate::packs::document::PackDocument)).
 pub const PACK_DOC: &str = "doc";
 /// A pack's `remaining`, a number, so that purchases can change it with a condition.
-pub const PACK_REMAINING: &str = "remaining";
+pub const PACK_REMAINING: &str = crate::packs::document::REMAINING;
 
 pub fn pack_pk(pack_id: &str) -> String {
     format!("PACK#{pack_id}")
 }
 pub const PACK_SK: &str = "PACK";
+
+/// The key prefix of draw inputs, for IAM's `dynamodb:LeadingKeys`.
+pub const DRAW_PREFIX: &str = "DRAW#";
+pub fn draw_pk(pack_id: &str) -> String {
+    format!("{DRAW_PREFIX}{pack_id}")
+}
+pub const DRAW_SK: &str = "DRAW";
+/// The server seed, 32 bytes (binary).
+pub const DRAW_SEED: &str = "seed";
+/// The items, odds and items per pack, as the API's JSON.
+pub const DRAW_ITEMS: &str = "items";
+pub const DRAW_ODDS: &str = "odds";
+pub const DRAW_ITEMS_PER_PACK: &str = "itemsPerPack";
 
 pub fn user_pk(user_id: &str) -> String {
     format!("USER#{user_id}")

@@ -8,7 +8,7 @@
 use http_body_util::BodyExt;
 use lambda_http::http::StatusCode;
 use lambda_http::{Request, service_fn};
-use shared::response::json_text_response;
+use shared::http::response::json_text_response;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {

@@ -17,9 +17,9 @@ use lambda_http::http::StatusCode;
 use lambda_http::{Request, service_fn};
 use serde::Deserialize;
 use shared::handlers::list_packs::page_json;
+use shared::http::response::json_text_response;
 use shared::packs::document::PackDocument;
 use shared::packs::listing::DEFAULT_LIMIT;
-use shared::response::json_text_response;
 
 #[derive(Deserialize)]
 struct QueryOutput {

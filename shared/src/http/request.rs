@@ -1,37 +1,15 @@
-//! Parsing of the HTTP request: routing guard, bearer token, content type, body limit, query.
+//! Parsing of the HTTP request: path, bearer token, content type, body limit, query, headers.
 
-use lambda_http::http::{Method, header};
+use lambda_http::http::header;
 use lambda_http::{Request, RequestExt};
 
-use crate::error::ApiError;
+use crate::http::error::{ApiError, ErrorCode};
 
 /// Default limit of a request body, in bytes.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The longest `Authorization` header value looked at. Real session tokens are a few KiB at most.
 pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
-
-/// One route: a method on an exact path.
-#[derive(Debug, Clone)]
-pub struct Route {
-    pub method: Method,
-    pub path: &'static str,
-}
-
-/// Every route of the API. A request for none of them gets 405 (with `Allow`) when its path is
-/// known with another method, 404 otherwise.
-pub const ROUTES: [Route; 2] = [LIST_PACKS, WEB3_LINK];
-
-/// `GET /api/packs`
-pub const LIST_PACKS: Route = Route {
-    method: Method::GET,
-    path: "/api/packs",
-};
-/// `POST /api/web3-link`
-pub const WEB3_LINK: Route = Route {
-    method: Method::POST,
-    path: "/api/web3-link",
-};
 
 /// The path the client called, before any stage prefix, without a trailing slash.
 pub fn request_path(request: &Request) -> &str {
@@ -44,28 +22,6 @@ pub fn request_path(request: &Request) -> &str {
     match path.trim_end_matches('/') {
         "" => "/",
         trimmed => trimmed,
-    }
-}
-
-/// The error for a request that matches no route: 405 when the path is known, else 404.
-pub fn unrouted(request: &Request) -> ApiError {
-    let path = request_path(request);
-    match ROUTES.iter().find(|route| route.path == path) {
-        Some(route) => ApiError::MethodNotAllowed {
-            allow: route.method.as_str().to_owned(),
-        },
-        None => ApiError::NotFound,
-    }
-}
-
-impl Route {
-    /// Ok when the request is for this route, else the error [`unrouted`] gives.
-    pub fn check(&self, request: &Request) -> Result<(), ApiError> {
-        if request_path(request) == self.path && request.method() == self.method {
-            Ok(())
-        } else {
-            Err(unrouted(request))
-        }
     }
 }
 
@@ -105,8 +61,13 @@ pub fn require_json_content_type(request: &Request) -> Result<(), ApiError> {
         .map(|value| value.split(';').next().unwrap_or_default().trim());
     match media_type {
         Some(media_type) if media_type.eq_ignore_ascii_case("application/json") => Ok(()),
-        _ => Err(ApiError::UnsupportedMediaType),
+        _ => Err(ApiError::unsupported_media_type()),
     }
+}
+
+/// Whether the request carries a body (API Gateway sends none for an empty one).
+pub fn has_body(request: &Request) -> bool {
+    !request.body().is_empty()
 }
 
 /// The body bytes (API Gateway's base64 is already decoded), refused over `limit`.
@@ -125,12 +86,62 @@ pub fn single_query_param(request: &Request, name: &str) -> Result<Option<String
     let mut values = url::form_urlencoded::parse(query.as_bytes()).filter(|(key, _)| key == name);
     let first = values.next().map(|(_, value)| value.into_owned());
     if values.next().is_some() {
-        return Err(ApiError::bad_request(
-            "invalid_query",
+        return Err(ApiError::refused(
+            ErrorCode::InvalidQuery,
             format!("The query parameter '{name}' must be given at most once."),
         ));
     }
     Ok(first)
+}
+
+/// The longest accepted `Idempotency-Key`.
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// The `Idempotency-Key` header: required, 1-255 visible ASCII characters (0x21-0x7E), once.
+pub fn idempotency_key(request: &Request) -> Result<&str, ApiError> {
+    let mut values = request.headers().get_all("idempotency-key").iter();
+    let Some(value) = values.next() else {
+        return Err(ApiError::refused(
+            ErrorCode::MissingIdempotencyKey,
+            "An 'Idempotency-Key' header is required: a unique string per purchase you mean to start.",
+        ));
+    };
+    let bytes = value.as_bytes();
+    let valid = values.next().is_none()
+        && (1..=MAX_IDEMPOTENCY_KEY_LEN).contains(&bytes.len())
+        && bytes.iter().all(|b| (0x21..=0x7e).contains(b));
+    if !valid {
+        return Err(ApiError::refused(
+            ErrorCode::InvalidIdempotencyKey,
+            "The 'Idempotency-Key' header must be sent once, as 1-255 visible ASCII characters.",
+        ));
+    }
+    // Visible ASCII is valid UTF-8.
+    Ok(std::str::from_utf8(bytes).unwrap_or_default())
+}
+
+/// Reads a JSON object body into `T` (whose fields say what is allowed): malformed JSON is
+/// `invalid_json`; a value that is not such an object, a repeated or unknown member is
+/// `invalid_body` with `shape`.
+pub fn json_object<'a, T: serde::Deserialize<'a>>(
+    body: &'a [u8],
+    shape: &'static str,
+) -> Result<T, ApiError> {
+    let first = body
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    match serde_json::from_slice::<T>(body) {
+        Ok(value) if first == Some(&b'{') => Ok(value),
+        Err(error) if error.is_syntax() || error.is_eof() => Err(invalid_json()),
+        _ => Err(ApiError::refused(ErrorCode::InvalidBody, shape)),
+    }
+}
+
+pub fn invalid_json() -> ApiError {
+    ApiError::refused(
+        ErrorCode::InvalidJson,
+        "The request body is not valid JSON.",
+    )
 }
 
 #[cfg(test)]
@@ -215,7 +226,7 @@ mod tests {
         ] {
             assert_eq!(
                 require_json_content_type(&with_content_type(value)),
-                Err(ApiError::UnsupportedMediaType),
+                Err(ApiError::unsupported_media_type()),
                 "{value:?}"
             );
         }

@@ -3,11 +3,13 @@
 //!
 //! Internal detail (SDK errors, Debug output) is carried for the logs only and never rendered.
 
+use std::borrow::Cow;
+
 use lambda_http::http::{HeaderValue, StatusCode, header};
 use lambda_http::{Body, Response};
 use serde::Serialize;
 
-use crate::response::json_response;
+use crate::http::response::json_response;
 
 /// The realm announced in `WWW-Authenticate`.
 pub const AUTH_REALM: &str = "fan-api";
@@ -15,11 +17,143 @@ pub const AUTH_REALM: &str = "fan-api";
 /// Seconds a client is asked to wait after a 503.
 pub const RETRY_AFTER_SECONDS: u32 = 1;
 
+/// Every error code of the API, each with its one status. Clients branch on the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    InvalidJson,
+    InvalidBody,
+    InvalidPayload,
+    InvalidLimit,
+    InvalidCursor,
+    InvalidQuery,
+    MissingIdempotencyKey,
+    InvalidIdempotencyKey,
+    UnsupportedPaymentMethod,
+    MissingToken,
+    InvalidToken,
+    InsufficientFunds,
+    NotFound,
+    PackNotFound,
+    PurchaseNotFound,
+    MethodNotAllowed,
+    NotOnSale,
+    SoldOut,
+    PurchaseLimitReached,
+    PurchaseNotCompleted,
+    ReservationExpired,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    IdempotencyKeyReused,
+    InternalError,
+    ServiceUnavailable,
+}
+
+impl ErrorCode {
+    /// Every code, for documentation checks.
+    pub const ALL: [ErrorCode; 26] = [
+        Self::InvalidJson,
+        Self::InvalidBody,
+        Self::InvalidPayload,
+        Self::InvalidLimit,
+        Self::InvalidCursor,
+        Self::InvalidQuery,
+        Self::MissingIdempotencyKey,
+        Self::InvalidIdempotencyKey,
+        Self::UnsupportedPaymentMethod,
+        Self::MissingToken,
+        Self::InvalidToken,
+        Self::InsufficientFunds,
+        Self::NotFound,
+        Self::PackNotFound,
+        Self::PurchaseNotFound,
+        Self::MethodNotAllowed,
+        Self::NotOnSale,
+        Self::SoldOut,
+        Self::PurchaseLimitReached,
+        Self::PurchaseNotCompleted,
+        Self::ReservationExpired,
+        Self::PayloadTooLarge,
+        Self::UnsupportedMediaType,
+        Self::IdempotencyKeyReused,
+        Self::InternalError,
+        Self::ServiceUnavailable,
+    ];
+
+    /// The stable snake_case code.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidJson => "invalid_json",
+            Self::InvalidBody => "invalid_body",
+            Self::InvalidPayload => "invalid_payload",
+            Self::InvalidLimit => "invalid_limit",
+            Self::InvalidCursor => "invalid_cursor",
+            Self::InvalidQuery => "invalid_query",
+            Self::MissingIdempotencyKey => "missing_idempotency_key",
+            Self::InvalidIdempotencyKey => "invalid_idempotency_key",
+            Self::UnsupportedPaymentMethod => "unsupported_payment_method",
+            Self::MissingToken => "missing_token",
+            Self::InvalidToken => "invalid_token",
+            Self::InsufficientFunds => "insufficient_funds",
+            Self::NotFound => "not_found",
+            Self::PackNotFound => "pack_not_found",
+            Self::PurchaseNotFound => "purchase_not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::NotOnSale => "not_on_sale",
+            Self::SoldOut => "sold_out",
+            Self::PurchaseLimitReached => "purchase_limit_reached",
+            Self::PurchaseNotCompleted => "purchase_not_completed",
+            Self::ReservationExpired => "reservation_expired",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::IdempotencyKeyReused => "idempotency_key_reused",
+            Self::InternalError => "internal_error",
+            Self::ServiceUnavailable => "service_unavailable",
+        }
+    }
+
+    pub const fn status(self) -> StatusCode {
+        match self {
+            Self::InvalidJson
+            | Self::InvalidBody
+            | Self::InvalidPayload
+            | Self::InvalidLimit
+            | Self::InvalidCursor
+            | Self::InvalidQuery
+            | Self::MissingIdempotencyKey
+            | Self::InvalidIdempotencyKey
+            | Self::UnsupportedPaymentMethod => StatusCode::BAD_REQUEST,
+            Self::MissingToken | Self::InvalidToken => StatusCode::UNAUTHORIZED,
+            Self::InsufficientFunds => StatusCode::PAYMENT_REQUIRED,
+            Self::NotFound | Self::PackNotFound | Self::PurchaseNotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::NotOnSale
+            | Self::SoldOut
+            | Self::PurchaseLimitReached
+            | Self::PurchaseNotCompleted => StatusCode::CONFLICT,
+            Self::ReservationExpired => StatusCode::GONE,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApiError {
-    /// 400: the request is malformed or breaks a rule.
-    #[error("bad request ({code}): {message}")]
-    BadRequest { code: &'static str, message: String },
+    /// A request refused with `code` (its status) and a sentence safe to show.
+    #[error("refused ({code}): {message}")]
+    Refused {
+        code: ErrorCode,
+        message: Cow<'static, str>,
+    },
     /// 401: no session token was sent.
     #[error("missing session token")]
     MissingToken,
@@ -29,18 +163,12 @@ pub enum ApiError {
         message: &'static str,
         reason: String,
     },
-    /// 404: no route for this path.
-    #[error("route not found")]
-    NotFound,
-    /// 405: the path exists but not with this method.
+    /// 405: the path exists but not with this method; `allow` lists its methods.
     #[error("method not allowed")]
     MethodNotAllowed { allow: String },
     /// 413: the body is larger than the limit.
     #[error("body over {limit} bytes")]
     PayloadTooLarge { limit: usize },
-    /// 415: the body is not `application/json`.
-    #[error("unsupported media type")]
-    UnsupportedMediaType,
     /// 503: a dependency (DynamoDB, the JWKS endpoint) cannot be reached or throttles.
     #[error("{what} unavailable: {detail}")]
     Unavailable { what: &'static str, detail: String },
@@ -62,56 +190,54 @@ struct ErrorDetail<'a> {
 }
 
 impl ApiError {
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::BadRequest {
+    /// A refusal with `code` and a sentence for the client.
+    pub fn refused(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::Refused {
             code,
             message: message.into(),
         }
     }
 
-    pub fn status(&self) -> StatusCode {
+    /// 404 `not_found`: no route for this path.
+    pub fn not_found() -> Self {
+        Self::refused(ErrorCode::NotFound, "No route matches this path.")
+    }
+
+    /// 415 `unsupported_media_type`.
+    pub fn unsupported_media_type() -> Self {
+        Self::refused(
+            ErrorCode::UnsupportedMediaType,
+            "The request body must be sent with 'Content-Type: application/json'.",
+        )
+    }
+
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            Self::MissingToken | Self::InvalidToken { .. } => StatusCode::UNAUTHORIZED,
-            Self::NotFound => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Refused { code, .. } => *code,
+            Self::MissingToken => ErrorCode::MissingToken,
+            Self::InvalidToken { .. } => ErrorCode::InvalidToken,
+            Self::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
+            Self::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
+            Self::Unavailable { .. } => ErrorCode::ServiceUnavailable,
+            Self::Internal { .. } => ErrorCode::InternalError,
         }
     }
 
-    /// The stable snake_case code clients can branch on.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::BadRequest { code, .. } => code,
-            Self::MissingToken => "missing_token",
-            Self::InvalidToken { .. } => "invalid_token",
-            Self::NotFound => "not_found",
-            Self::MethodNotAllowed { .. } => "method_not_allowed",
-            Self::PayloadTooLarge { .. } => "payload_too_large",
-            Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::Unavailable { .. } => "service_unavailable",
-            Self::Internal { .. } => "internal_error",
-        }
+    pub fn status(&self) -> StatusCode {
+        self.code().status()
     }
 
     /// The sentence shown to the client: never internal detail.
-    pub fn public_message(&self) -> String {
+    pub fn public_message(&self) -> Cow<'static, str> {
         match self {
-            Self::BadRequest { message, .. } => message.clone(),
+            Self::Refused { message, .. } => message.clone(),
             Self::MissingToken => {
                 "A session token is required: send 'Authorization: Bearer <token>'.".into()
             }
             Self::InvalidToken { message, .. } => (*message).into(),
-            Self::NotFound => "No route matches this path.".into(),
-            Self::MethodNotAllowed { allow } => format!("This path only accepts {allow}."),
+            Self::MethodNotAllowed { allow } => format!("This path only accepts {allow}.").into(),
             Self::PayloadTooLarge { limit } => {
-                format!("The request body is larger than {limit} bytes.")
-            }
-            Self::UnsupportedMediaType => {
-                "The request body must be sent with 'Content-Type: application/json'.".into()
+                format!("The request body is larger than {limit} bytes.").into()
             }
             Self::Unavailable { .. } => {
                 "The service is temporarily unavailable; retry shortly.".into()
@@ -132,7 +258,7 @@ impl ApiError {
         let body = ErrorBody {
             success: false,
             error: ErrorDetail {
-                code: self.code(),
+                code: self.code().as_str(),
                 message: &message,
             },
         };
@@ -179,7 +305,7 @@ mod tests {
     fn every_variant_maps_to_its_status_code_and_json_body() {
         let cases = [
             (
-                ApiError::bad_request("invalid_json", "bad"),
+                ApiError::refused(ErrorCode::InvalidJson, "bad"),
                 400,
                 "invalid_json",
             ),
@@ -192,7 +318,12 @@ mod tests {
                 401,
                 "invalid_token",
             ),
-            (ApiError::NotFound, 404, "not_found"),
+            (ApiError::not_found(), 404, "not_found"),
+            (
+                ApiError::refused(ErrorCode::SoldOut, "gone"),
+                409,
+                "sold_out",
+            ),
             (
                 ApiError::MethodNotAllowed {
                     allow: "GET".into(),
@@ -206,7 +337,7 @@ mod tests {
                 "payload_too_large",
             ),
             (
-                ApiError::UnsupportedMediaType,
+                ApiError::unsupported_media_type(),
                 415,
                 "unsupported_media_type",
             ),
@@ -241,6 +372,17 @@ mod tests {
                 2,
                 "no other top-level members"
             );
+        }
+    }
+
+    #[test]
+    fn codes_are_unique_snake_case_with_a_client_or_server_status() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "{text} twice");
+            assert!(text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+            assert!(code.status().is_client_error() || code.status().is_server_error());
         }
     }
 

@@ -1,0 +1,223 @@
+//! The real `get-pack` binary, run through a Lambda Runtime API emulator against moto_server.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use shared::packs::seed::parse_seed;
+use shared::packs::{Pack, PackItem, PackStatus};
+use shared::store::DynamoStore;
+use shared::store::packs::GetPack;
+use testkit::events::ApiEvent;
+use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::packs::{active, ending, with_status};
+use testkit::runtime_api::{Outcome, RuntimeApi, exit_of, http_parts};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_get-pack");
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The function, started against `table` at `endpoint`.
+fn spawn(runtime: &RuntimeApi, table: &str, endpoint: &str) -> tokio::process::Child {
+    runtime.spawn(
+        BINARY,
+        &[
+            ("TABLE_NAME", table),
+            ("AWS_ENDPOINT_URL_DYNAMODB", endpoint),
+            ("RUST_LOG", "warn"),
+        ],
+    )
+}
+
+/// Status, JSON body and headers of the answer to `event`.
+async fn call(runtime: &RuntimeApi, event: Value) -> (u16, Value, Value) {
+    let outcome = runtime.invoke(event, TIMEOUT).await.expect("answered");
+    let (status, body) = http_parts(&outcome);
+    let Outcome::Response(document) = outcome else {
+        unreachable!("http_parts accepted it")
+    };
+    (status, body, document["headers"].clone())
+}
+
+async fn get(runtime: &RuntimeApi, path: &str) -> (u16, Value, Value) {
+    call(runtime, ApiEvent::get(path).to_json()).await
+}
+
+fn is_hex_64(value: &Value) -> bool {
+    value.as_str().is_some_and(|text| {
+        text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
+/// `answer` is `pack` (every field as listed, and its items) with the fairness of its stored seed.
+async fn assert_answers(store: &DynamoStore, answer: &Value, pack: &Pack, revealed: bool) {
+    let mut fields = answer["pack"].clone();
+    let fairness = fields
+        .as_object_mut()
+        .and_then(|object| object.remove("fairness"))
+        .expect("fairness");
+    assert_eq!(fields, serde_json::to_value(pack).unwrap(), "{answer}");
+    let stored = store.get_pack(&pack.id).await.unwrap().expect("stored");
+    assert!(is_hex_64(&fairness["serverSeedHash"]), "{fairness}");
+    assert_eq!(fairness["serverSeedHash"], stored.seed.commitment());
+    if revealed {
+        assert!(is_hex_64(&fairness["serverSeed"]), "{fairness}");
+        assert_eq!(fairness["serverSeed"], stored.seed.to_hex());
+    } else {
+        assert_eq!(fairness["serverSeed"], Value::Null, "{fairness}");
+    }
+    assert_eq!(fairness.as_object().map(|f| f.len()), Some(2), "{fairness}");
+}
+
+#[tokio::test]
+async fn answers_packs_and_refuses_what_is_not_one_over_the_runtime_api() {
+    let store = testkit::moto::shared_table().await;
+    let mut rookies = active("rookies", 10);
+    rookies.image_url = Some("https://cdn.example.com/packs/rookies.png".into());
+    rookies.items.push(PackItem {
+        id: "rookies-guard".into(),
+        name: "A rookie guard".into(),
+        rarity: "common".into(),
+        image_url: Some("https://cdn.example.com/items/rookies-guard.png".into()),
+    });
+    let draft = with_status(active("draft-pack", 10), PackStatus::Draft);
+    // Archived, its sale over for longer than the reveal delay: its seed is public.
+    let archived = with_status(
+        ending(active("old-pack", 100_000), -7_200),
+        PackStatus::Archived,
+    );
+    for pack in [&rookies, &draft, &archived] {
+        testkit::packs::save(&store, pack).await;
+    }
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn(&runtime, store.table(), testkit::moto::shared_endpoint());
+
+    let (status, body, headers) = get(&runtime, "/api/packs/rookies").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(body.as_object().map(|b| b.len()), Some(1), "only `pack`");
+    assert_eq!(body["pack"]["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        body["pack"]["items"][1]["imageUrl"],
+        "https://cdn.example.com/items/rookies-guard.png"
+    );
+    assert_eq!(body["pack"]["items"][0]["imageUrl"], Value::Null);
+    assert_answers(&store, &body, &rookies, false).await;
+
+    let (status, body, _) = get(&runtime, "/api/packs/old-pack").await;
+    assert_eq!(status, 200, "an archived pack is answered: {body}");
+    assert_answers(&store, &body, &archived, true).await;
+
+    for id in ["does-not-exist", "draft-pack"] {
+        let (status, body, _) = get(&runtime, &format!("/api/packs/{id}")).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str(), &body["success"]),
+            (404, Some("pack_not_found"), &Value::Bool(false)),
+            "{id}: {body}"
+        );
+    }
+
+    let long = "a".repeat(65);
+    for id in ["a%2Fb", "..", long.as_str(), "%C3%A9", "a%252Fb", "%zz"] {
+        let (status, body, _) = get(&runtime, &format!("/api/packs/{id}")).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (404, Some("not_found")),
+            "{id:?}: {body}"
+        );
+    }
+    // An empty id: `/api/packs/` is, without its trailing slash, the list's path
+    // (shared::http::request::request_path), so get-pack takes it for another function's route:
+    // a 404, logged as misrouted. API Gateway and `cargo lambda watch` never send it here.
+    let (status, body, _) = get(&runtime, "/api/packs/").await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("not_found")),
+        "{body}"
+    );
+
+    let (status, body, headers) = call(
+        &runtime,
+        ApiEvent::new("DELETE", "/api/packs/rookies").to_json(),
+    )
+    .await;
+    assert_eq!(
+        (
+            status,
+            body["error"]["code"].as_str(),
+            headers["allow"].as_str()
+        ),
+        (405, Some("method_not_allowed"), Some("GET")),
+        "{body}"
+    );
+}
+
+/// `infra/events/get-pack.json`, as API Gateway sends it, answered after the shipped seed's
+/// `nba-rookie-2026` is seeded.
+#[tokio::test]
+async fn the_event_fixture_gets_the_shipped_seed_pack() {
+    let seed_file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../infra/seed/packs.json");
+    let packs = parse_seed(&std::fs::read(seed_file).unwrap()).expect("the shipped seed parses");
+    let pack = packs
+        .into_iter()
+        .find(|pack| pack.id == "nba-rookie-2026")
+        .expect("the shipped seed has nba-rookie-2026");
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &pack).await;
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn(&runtime, store.table(), testkit::moto::shared_endpoint());
+
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../infra/events/get-pack.json"
+    );
+    let event: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let (status, body, _) = call(&runtime, event).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["pack"]["id"], "nba-rookie-2026");
+    assert!(
+        !body["pack"]["items"].as_array().unwrap().is_empty(),
+        "{body}"
+    );
+    let revealed = body["pack"]["fairness"]["serverSeed"] != Value::Null;
+    assert_answers(&store, &body, &pack, revealed).await;
+}
+
+#[tokio::test]
+async fn missing_table_name_stops_the_function_with_a_clear_message() {
+    let runtime = RuntimeApi::start().await;
+    let (code, stderr) = exit_of(runtime.spawn(BINARY, &[]), TIMEOUT).await;
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("TABLE_NAME"), "{stderr}");
+    assert!(
+        runtime.first_poll().is_none(),
+        "never asked for an invocation"
+    );
+}
+
+#[tokio::test]
+async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &active("p", 10)).await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let runtime = RuntimeApi::start().await;
+    let mut function = spawn(&runtime, store.table(), &proxy.endpoint());
+    for fault in [THROTTLING, Fault::Hangup] {
+        proxy.set(fault.clone());
+        let (status, body, headers) = get(&runtime, "/api/packs/p").await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (503, Some("service_unavailable")),
+            "{fault:?}"
+        );
+        assert!(headers["retry-after"].is_string(), "{headers}");
+        proxy.set(Fault::None);
+        assert_eq!(
+            get(&runtime, "/api/packs/p").await.0,
+            200,
+            "after {fault:?}"
+        );
+    }
+    assert!(
+        function.try_wait().unwrap().is_none(),
+        "the function process is still running"
+    );
+}

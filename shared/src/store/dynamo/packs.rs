@@ -1,0 +1,405 @@
+//! Packs on DynamoDB: the pack item (small: every purchase writes it) and its draw inputs.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::primitives::Blob;
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, TransactWriteItem, Update};
+
+use super::{DynamoStore, Item, classify, number, s};
+use crate::packs::document::PackDocument;
+use crate::packs::draw::ServerSeed;
+use crate::packs::listing::{ListingKey, Page, PageRequest};
+use crate::packs::seed::SeedWrite;
+use crate::packs::{Pack, PackItem};
+use crate::store::StoreError;
+use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
+use crate::store::schema::{
+    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_PREFIX, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY,
+    GSI1, GSI1_PK, GSI1_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER,
+    PACK_REMAINING, PACK_REVISION, PACK_SK, PACK_STATUS, PK, SK, STARTS_AT, draw_pk, pack_pk,
+};
+use crate::timestamp::Timestamp;
+
+fn status_text(pack: &Pack) -> &'static str {
+    match pack.status {
+        crate::packs::PackStatus::Draft => "draft",
+        crate::packs::PackStatus::Active => "active",
+        crate::packs::PackStatus::Archived => "archived",
+    }
+}
+
+/// The seeded attributes of a pack item, each `Some` to set or `None` to remove: everything but
+/// the keys, `remaining` and `rev`.
+fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)> {
+    let listing = ListingKey::of(pack);
+    vec![
+        (ENTITY, Some(s("pack"))),
+        (PACK_DOC, Some(s(PackDocument::of(pack).fields()))),
+        (PACK_STATUS, Some(s(status_text(pack)))),
+        (
+            STARTS_AT,
+            pack.sale_starts_at.map(|at| number(at.unix_nanos())),
+        ),
+        (ENDS_AT, pack.sale_ends_at.map(|at| number(at.unix_nanos()))),
+        (PACK_AMOUNT, Some(number(pack.price.amount))),
+        (PACK_CURRENCY, Some(s(&pack.price.currency))),
+        (PACK_MAX_PER_USER, pack.max_per_user.map(number)),
+        (GSI1_PK, listing.as_ref().map(|_| s(LISTED_PACKS))),
+        (GSI1_SK, listing.map(|key| s(key.as_str()))),
+    ]
+}
+
+/// The whole item of a pack at `revision`: listable packs get the index keys; others have none,
+/// so the sparse index never holds them.
+pub fn pack_item(pack: &Pack, revision: u64) -> Item {
+    let mut item: Item = seeded_attributes(pack)
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.to_owned(), value?)))
+        .collect();
+    item.insert(PK.into(), s(pack_pk(&pack.id)));
+    item.insert(SK.into(), s(PACK_SK));
+    item.insert(PACK_REMAINING.into(), number(pack.remaining));
+    item.insert(PACK_REVISION.into(), number(revision));
+    item
+}
+
+/// The document of a pack item (or of its projection holding `doc` and `remaining`).
+pub fn document_from_item(item: &mut Item) -> Result<PackDocument, StoreError> {
+    let doc = match item.remove(PACK_DOC) {
+        Some(AttributeValue::S(doc)) => doc,
+        _ => return Err(corrupt("pack", "no `doc` string")),
+    };
+    let remaining = whole_number(item, PACK_REMAINING)
+        .ok_or_else(|| corrupt("pack", "no whole `remaining`"))?;
+    PackDocument::from_stored(doc, remaining).map_err(|e| corrupt("pack", &e.to_string()))
+}
+
+fn corrupt(what: &str, problem: &str) -> StoreError {
+    StoreError::Internal(format!("{what} item: {problem}"))
+}
+
+fn whole_number(item: &Item, name: &str) -> Option<u64> {
+    item.get(name)
+        .and_then(|value| value.as_n().ok())
+        .and_then(|text| text.parse().ok())
+}
+
+fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
+    item.get(name)
+        .and_then(|value| value.as_s().ok())
+        .map(String::as_str)
+}
+
+fn json_text<T: serde::Serialize>(value: &T) -> AttributeValue {
+    s(serde_json::to_string(value).expect("pack fields always serialise"))
+}
+
+/// The draw inputs of a pack that may change before its sale (its seed is set once, apart).
+fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 4] {
+    [
+        (DRAW_ITEMS, Some(json_text(&pack.items))),
+        (DRAW_ODDS, Some(json_text(&pack.odds))),
+        (DRAW_ITEMS_PER_PACK, Some(number(pack.items_per_pack))),
+        (ENDS_AT, pack.sale_ends_at.map(|at| number(at.unix_nanos()))),
+    ]
+}
+
+/// `SET a = :a, ... REMOVE b, ...` over `attributes`, with their names and values.
+struct UpdateExpression {
+    set: Vec<String>,
+    remove: Vec<String>,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+impl UpdateExpression {
+    fn new(attributes: impl IntoIterator<Item = (&'static str, Option<AttributeValue>)>) -> Self {
+        let mut expression = Self {
+            set: Vec::new(),
+            remove: Vec::new(),
+            names: HashMap::new(),
+            values: HashMap::new(),
+        };
+        for (index, (name, value)) in attributes.into_iter().enumerate() {
+            let placeholder = format!("#a{index}");
+            expression
+                .names
+                .insert(placeholder.clone(), name.to_owned());
+            match value {
+                Some(value) => {
+                    expression.set.push(format!("{placeholder} = :a{index}"));
+                    expression.values.insert(format!(":a{index}"), value);
+                }
+                None => expression.remove.push(placeholder),
+            }
+        }
+        expression
+    }
+
+    fn text(&self) -> String {
+        let mut text = format!("SET {}", self.set.join(", "));
+        if !self.remove.is_empty() {
+            text.push_str(&format!(" REMOVE {}", self.remove.join(", ")));
+        }
+        text
+    }
+
+    fn into_update(
+        mut self,
+        table: &str,
+        key: Item,
+        condition: &str,
+        values: impl IntoIterator<Item = (&'static str, AttributeValue)>,
+    ) -> Result<Update, StoreError> {
+        self.names.insert("#pk".into(), PK.into());
+        self.values
+            .extend(values.into_iter().map(|(k, v)| (k.to_owned(), v)));
+        Update::builder()
+            .table_name(table)
+            .set_key(Some(key))
+            .update_expression(self.text())
+            .condition_expression(condition)
+            .set_expression_attribute_names(Some(self.names))
+            .set_expression_attribute_values((!self.values.is_empty()).then_some(self.values))
+            .build()
+            .map_err(|e| StoreError::Internal(format!("update: {e}")))
+    }
+}
+
+fn key(pk: String, sk: &str) -> Item {
+    HashMap::from([(PK.to_owned(), s(pk)), (SK.to_owned(), s(sk))])
+}
+
+impl ListActivePacks for DynamoStore {
+    async fn list_active_packs(&self, request: &PageRequest) -> Result<Page, StoreError> {
+        // One more than asked, to know without a second call whether another page follows.
+        let read_limit = i32::try_from(request.limit + 1).unwrap_or(i32::MAX);
+        let exclusive_start = request.after.as_ref().map(|key| {
+            HashMap::from([
+                (GSI1_PK.to_owned(), s(LISTED_PACKS)),
+                (GSI1_SK.to_owned(), s(key.as_str())),
+                (PK.to_owned(), s(pack_pk(key.pack_id()))),
+                (SK.to_owned(), s(PACK_SK)),
+            ])
+        });
+        let output = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(GSI1)
+            .key_condition_expression("#pk = :listed AND #sk >= :started")
+            .filter_expression("attribute_not_exists(#ends) OR #ends > :now")
+            .projection_expression("#doc, #remaining, #sk")
+            .expression_attribute_names("#pk", GSI1_PK)
+            .expression_attribute_names("#sk", GSI1_SK)
+            .expression_attribute_names("#ends", ENDS_AT)
+            .expression_attribute_names("#doc", PACK_DOC)
+            .expression_attribute_names("#remaining", PACK_REMAINING)
+            .expression_attribute_values(":listed", s(LISTED_PACKS))
+            .expression_attribute_values(":started", s(ListingKey::started_bound(request.now)))
+            .expression_attribute_values(":now", number(request.now.unix_nanos()))
+            .limit(read_limit)
+            .set_exclusive_start_key(exclusive_start)
+            .send()
+            .await
+            .map_err(|e| classify("Query", e))?;
+
+        let mut items = output.items.unwrap_or_default().into_iter();
+        let mut packs = Vec::with_capacity(items.len().min(request.limit));
+        let mut last_key = None;
+        while packs.len() < request.limit {
+            let Some(mut item) = items.next() else { break };
+            match document_from_item(&mut item) {
+                Ok(document) => {
+                    packs.push(document);
+                    last_key = item.remove(GSI1_SK);
+                }
+                // One corrupt item must not hide every other pack.
+                Err(error) => tracing::error!(error = %error, "skipping an unreadable pack item"),
+            }
+        }
+        let next = if items.len() > 0 {
+            // The page is full and the extra item read shows that more follow.
+            last_key.as_ref().and_then(listing_key)
+        } else {
+            // Items read but filtered out (ended sales) still move the position forward.
+            output
+                .last_evaluated_key
+                .as_ref()
+                .and_then(|key| key.get(GSI1_SK))
+                .and_then(listing_key)
+        };
+        Ok(Page { packs, next })
+    }
+}
+
+fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
+    value.as_s().ok().and_then(|text| ListingKey::parse(text))
+}
+
+/// A pack from its item and its draw item.
+fn stored_pack(mut pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreError> {
+    let mut pack = document_from_item(&mut pack_item)?
+        .to_pack()
+        .map_err(|e| corrupt("pack", &e.to_string()))?;
+    let revision =
+        whole_number(&pack_item, PACK_REVISION).ok_or_else(|| corrupt("pack", "no `rev`"))?;
+    let seed = draw_item
+        .get(DRAW_SEED)
+        .and_then(|value| value.as_b().ok())
+        .and_then(|blob| ServerSeed::from_slice(blob.as_ref()))
+        .ok_or_else(|| corrupt("draw", "no 32-byte `seed`"))?;
+    pack.items = text(draw_item, DRAW_ITEMS)
+        .and_then(|json| serde_json::from_str::<Vec<PackItem>>(json).ok())
+        .ok_or_else(|| corrupt("draw", "no `items` JSON"))?;
+    Ok(StoredPack {
+        pack,
+        seed,
+        revision,
+    })
+}
+
+impl GetPack for DynamoStore {
+    async fn get_pack(&self, pack_id: &str) -> Result<Option<StoredPack>, StoreError> {
+        let keys = KeysAndAttributes::builder()
+            .keys(key(pack_pk(pack_id), PACK_SK))
+            .keys(key(draw_pk(pack_id), DRAW_SK))
+            .build()
+            .map_err(|e| StoreError::Internal(format!("BatchGetItem: {e}")))?;
+        let output = self
+            .client
+            .batch_get_item()
+            .request_items(&self.table, keys)
+            .send()
+            .await
+            .map_err(|e| classify("BatchGetItem", e))?;
+        if output
+            .unprocessed_keys
+            .as_ref()
+            .is_some_and(|keys| !keys.is_empty())
+        {
+            return Err(StoreError::Unavailable(
+                "BatchGetItem: keys left unprocessed (throttled)".into(),
+            ));
+        }
+        let items = output
+            .responses
+            .and_then(|mut tables| tables.remove(&self.table))
+            .unwrap_or_default();
+        let (mut pack_item, mut draw_item) = (None, None);
+        for item in items {
+            match text(&item, PK) {
+                Some(pk) if pk.starts_with(DRAW_PREFIX) => draw_item = Some(item),
+                Some(_) => pack_item = Some(item),
+                None => {}
+            }
+        }
+        match (pack_item, draw_item) {
+            (None, _) => Ok(None),
+            (Some(_), None) => Err(corrupt("draw", "missing for a stored pack")),
+            (Some(pack_item), Some(draw_item)) => stored_pack(pack_item, &draw_item).map(Some),
+        }
+    }
+}
+
+impl SeedPack for DynamoStore {
+    async fn seed_pack(
+        &self,
+        pack: &Pack,
+        write: SeedWrite,
+        revision: u64,
+        now: Timestamp,
+    ) -> Result<(), SeedPackError> {
+        let table = &self.table;
+        let next = number(revision + 1);
+        let (pack_write, draw_write) = match write {
+            SeedWrite::Create => {
+                let seed = ServerSeed::generate();
+                let mut draw: Item = draw_inputs(pack)
+                    .into_iter()
+                    .filter_map(|(name, value)| Some((name.to_owned(), value?)))
+                    .collect();
+                draw.extend(key(draw_pk(&pack.id), DRAW_SK));
+                draw.insert(ENTITY.into(), s("draw"));
+                draw.insert(
+                    DRAW_SEED.into(),
+                    AttributeValue::B(Blob::new(seed.as_bytes().to_vec())),
+                );
+                let new = |item: Item| {
+                    Put::builder()
+                        .table_name(table)
+                        .set_item(Some(item))
+                        .condition_expression("attribute_not_exists(#pk)")
+                        .expression_attribute_names("#pk", PK)
+                        .build()
+                        .map_err(|e| StoreError::Internal(format!("put: {e}")))
+                };
+                (
+                    TransactWriteItem::builder()
+                        .put(new(pack_item(pack, revision + 1))?)
+                        .build(),
+                    TransactWriteItem::builder().put(new(draw)?).build(),
+                )
+            }
+            SeedWrite::Replace | SeedWrite::Update => {
+                let mut attributes = seeded_attributes(pack);
+                attributes.push((PACK_REVISION, Some(next)));
+                let mut condition = "#pk = :pk AND #rev = :rev".to_owned();
+                let mut values = vec![(":pk", s(pack_pk(&pack.id))), (":rev", number(revision))];
+                let mut expression_names = vec![("#rev", PACK_REVISION)];
+                if write == SeedWrite::Replace {
+                    // No purchase can exist: the file's `remaining` is the truth, and the write
+                    // holds only while the sale has still not started.
+                    attributes.push((PACK_REMAINING, Some(number(pack.remaining))));
+                    condition.push_str(" AND (attribute_not_exists(#starts) OR #starts > :now)");
+                    values.push((":now", number(now.unix_nanos())));
+                    expression_names.push(("#starts", STARTS_AT));
+                }
+                let mut update = UpdateExpression::new(attributes);
+                update.names.extend(
+                    expression_names
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v.to_owned())),
+                );
+                let pack_update = update.into_update(
+                    table,
+                    key(pack_pk(&pack.id), PACK_SK),
+                    &condition,
+                    values,
+                )?;
+                let draw_update = UpdateExpression::new(draw_inputs(pack)).into_update(
+                    table,
+                    key(draw_pk(&pack.id), DRAW_SK),
+                    "attribute_exists(#pk)",
+                    [],
+                )?;
+                (
+                    TransactWriteItem::builder().update(pack_update).build(),
+                    TransactWriteItem::builder().update(draw_update).build(),
+                )
+            }
+        };
+        let result = self
+            .client
+            .transact_write_items()
+            .transact_items(pack_write)
+            .transact_items(draw_write)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(error) => match error.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(cancelled))
+                    if cancelled
+                        .cancellation_reasons()
+                        .iter()
+                        .any(|reason| reason.code() == Some("ConditionalCheckFailed")) =>
+                {
+                    Err(SeedPackError::Changed)
+                }
+                _ => Err(classify("TransactWriteItems", error).into()),
+            },
+        }
+    }
+}

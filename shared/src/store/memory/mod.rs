@@ -1,0 +1,42 @@
+//! [`MemoryStore`]: the storage traits in process, for the local API (no server needed). Same
+//! semantics as [`DynamoStore`](super::DynamoStore), and the same atomicity: every operation
+//! runs under one lock, as a DynamoDB conditional write or transaction is applied at once. The
+//! shared contract tests run on both.
+
+mod links;
+mod packs;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::links::Web3Link;
+use crate::packs::Pack;
+use crate::packs::document::PackDocument;
+use crate::packs::listing::ListingKey;
+use crate::store::packs::StoredPack;
+
+#[derive(Default)]
+struct Tables {
+    packs: BTreeMap<String, StoredPack>,
+    /// The packs that can be listed, in list order, with their documents: the in-memory
+    /// listing index.
+    listed: BTreeMap<ListingKey, (Pack, PackDocument)>,
+    /// By (user id, provider).
+    links: HashMap<(String, String), Web3Link>,
+}
+
+/// In-process store; clones share the same data.
+#[derive(Clone, Default)]
+pub struct MemoryStore {
+    tables: Arc<RwLock<Tables>>,
+}
+
+impl MemoryStore {
+    fn read(&self) -> RwLockReadGuard<'_, Tables> {
+        self.tables.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Tables> {
+        self.tables.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}

@@ -1,0 +1,129 @@
+//! Packs in memory.
+
+use std::ops::Bound;
+
+use super::{MemoryStore, Tables};
+use crate::packs::Pack;
+use crate::packs::document::PackDocument;
+use crate::packs::draw::ServerSeed;
+use crate::packs::listing::{ListingKey, Page, PageRequest};
+use crate::packs::seed::SeedWrite;
+use crate::store::StoreError;
+use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
+use crate::timestamp::Timestamp;
+
+impl Tables {
+    /// Stores `pack` (keeping the stored `remaining` unless `replace_remaining`) and indexes it.
+    fn put_pack(&mut self, mut stored: StoredPack, replace_remaining: bool) {
+        if let Some(old) = self.packs.get(&stored.pack.id) {
+            if !replace_remaining {
+                stored.pack.remaining = old.pack.remaining;
+            }
+            if let Some(key) = ListingKey::of(&old.pack) {
+                self.listed.remove(&key);
+            }
+        }
+        self.index(&stored.pack);
+        self.packs.insert(stored.pack.id.clone(), stored);
+    }
+
+    /// Puts `pack` in the listing index when it can be listed.
+    pub(super) fn index(&mut self, pack: &Pack) {
+        if let Some(key) = ListingKey::of(pack) {
+            let mut listed = pack.clone();
+            listed.items.clear();
+            let document = PackDocument::of(&listed);
+            self.listed.insert(key, (listed, document));
+        }
+    }
+}
+
+impl MemoryStore {
+    /// A store holding `packs`, each created as `seed-packs` creates it.
+    pub fn with_packs(packs: &[Pack]) -> Self {
+        let store = Self::default();
+        {
+            let mut tables = store.write();
+            for pack in packs {
+                tables.put_pack(
+                    StoredPack {
+                        pack: pack.clone(),
+                        seed: ServerSeed::generate(),
+                        revision: 1,
+                    },
+                    true,
+                );
+            }
+        }
+        store
+    }
+}
+
+impl ListActivePacks for MemoryStore {
+    async fn list_active_packs(&self, request: &PageRequest) -> Result<Page, StoreError> {
+        let tables = self.read();
+        let start = request
+            .after
+            .as_ref()
+            .map_or(Bound::Unbounded, Bound::Excluded);
+        let mut listed = tables
+            .listed
+            .range((start, Bound::Unbounded))
+            .filter(|(_, (pack, _))| pack.is_active_at(request.now))
+            .take(request.limit + 1);
+        let packs: Vec<(&ListingKey, &(Pack, PackDocument))> =
+            listed.by_ref().take(request.limit).collect();
+        let more = listed.next().is_some();
+        Ok(Page {
+            next: if more {
+                packs.last().map(|(key, _)| (*key).clone())
+            } else {
+                None
+            },
+            packs: packs
+                .into_iter()
+                .map(|(_, (_, document))| document.clone())
+                .collect(),
+        })
+    }
+}
+
+impl GetPack for MemoryStore {
+    async fn get_pack(&self, pack_id: &str) -> Result<Option<StoredPack>, StoreError> {
+        Ok(self.read().packs.get(pack_id).cloned())
+    }
+}
+
+impl SeedPack for MemoryStore {
+    async fn seed_pack(
+        &self,
+        pack: &Pack,
+        write: SeedWrite,
+        revision: u64,
+        now: Timestamp,
+    ) -> Result<(), SeedPackError> {
+        let mut tables = self.write();
+        let stored = tables.packs.get(&pack.id);
+        let holds = match (write, stored) {
+            (SeedWrite::Create, None) => true,
+            (SeedWrite::Create, Some(_)) | (_, None) => false,
+            (SeedWrite::Replace, Some(stored)) => {
+                stored.revision == revision && !stored.pack.sale_started_at(now)
+            }
+            (SeedWrite::Update, Some(stored)) => stored.revision == revision,
+        };
+        if !holds {
+            return Err(SeedPackError::Changed);
+        }
+        let seed = stored.map_or_else(ServerSeed::generate, |stored| stored.seed.clone());
+        tables.put_pack(
+            StoredPack {
+                pack: pack.clone(),
+                seed,
+                revision: revision + 1,
+            },
+            write != SeedWrite::Update,
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,88 @@
+//! The operations on packs.
+
+use std::future::Future;
+
+use crate::packs::Pack;
+use crate::packs::draw::ServerSeed;
+use crate::packs::listing::{Page, PageRequest};
+use crate::packs::seed::{ReseedRefusal, SeedWrite, plan_reseed};
+use crate::store::StoreError;
+use crate::timestamp::Timestamp;
+
+/// A pack as stored: the pack (items and `remaining` included), its server seed, and its
+/// revision, which every seeding write moves on (purchases change `remaining` only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPack {
+    pub pack: Pack,
+    pub seed: ServerSeed,
+    pub revision: u64,
+}
+
+/// A page of the active packs, in list order, after `request.after`.
+pub trait ListActivePacks: Send + Sync {
+    fn list_active_packs(
+        &self,
+        request: &PageRequest,
+    ) -> impl Future<Output = Result<Page, StoreError>> + Send;
+}
+
+/// A pack with its items and server seed, or `None`.
+pub trait GetPack: Send + Sync {
+    fn get_pack(
+        &self,
+        pack_id: &str,
+    ) -> impl Future<Output = Result<Option<StoredPack>, StoreError>> + Send;
+}
+
+/// Why a seeding write did not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeedPackError {
+    /// The stored pack is not as read (another write came between, or its sale started): nothing
+    /// was written; read it again and decide again.
+    #[error("the stored pack changed since it was read")]
+    Changed,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Writes a pack of a seed file as [`SeedWrite`] says, in one atomic write whose condition is
+/// that the stored pack is still at `revision` (and, for [`SeedWrite::Replace`], that its sale
+/// has not started at `now`). A created pack gets a new server seed; the seed never changes after.
+pub trait SeedPack: Send + Sync {
+    fn seed_pack(
+        &self,
+        pack: &Pack,
+        write: SeedWrite,
+        revision: u64,
+        now: Timestamp,
+    ) -> impl Future<Output = Result<(), SeedPackError>> + Send;
+}
+
+/// Every pack operation.
+pub trait PackStore: ListActivePacks + GetPack + SeedPack {}
+impl<S: ListActivePacks + GetPack + SeedPack> PackStore for S {}
+
+/// Why [`seed`] did not write a pack.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeedFailure {
+    #[error("refused: {0}; nothing was written for it")]
+    Refused(#[from] ReseedRefusal),
+    #[error(transparent)]
+    Write(#[from] SeedPackError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Writes `pack` as a seed file says, if [`plan_reseed`] allows it over the stored pack: reads
+/// it, decides, and writes on condition that nothing changed in between. Returns how it wrote.
+pub async fn seed<S: GetPack + SeedPack>(
+    store: &S,
+    pack: &Pack,
+    now: Timestamp,
+) -> Result<SeedWrite, SeedFailure> {
+    let stored = store.get_pack(&pack.id).await?;
+    let write = plan_reseed(stored.as_ref().map(|stored| &stored.pack), pack, now)?;
+    let revision = stored.map_or(0, |stored| stored.revision);
+    store.seed_pack(pack, write, revision, now).await?;
+    Ok(write)
+}

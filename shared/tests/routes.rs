@@ -1,0 +1,472 @@
+//! `shared::http::routes::ROUTES` (with `default_function()`) is the one declaration of the API's
+//! routes; every other place that routes must say the same, and these tests fail when one does not:
+//! - `template.yaml`: the HttpApi events of each function (what API Gateway deploys), and the
+//!   catch-all (`$default`) event on the default function;
+//! - `Cargo.toml`'s `cargo lambda watch` router: each route to its function, every other method of
+//!   a routed path and every other path to the default function;
+//! - `openapi.yaml`: exactly the routes' paths and methods;
+//! - `infra/events/<function>.json`: an event of a route that function serves.
+//!
+//! Each checker takes the file's text and returns the disagreements, so the tests also prove, on
+//! altered copies of the real files, that a disagreement is caught.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_norway::Value;
+use shared::http::routes::{ROUTES, default_function, resolve};
+
+/// The methods a client may send to a routed path.
+const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/// (method, path template, function).
+type Route = (String, String, String);
+
+fn read(relative: &str) -> String {
+    let path = format!("{}/../{relative}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn table_routes() -> Vec<Route> {
+    let mut routes: Vec<Route> = ROUTES
+        .iter()
+        .map(|r| {
+            (
+                r.method.to_string(),
+                r.path.to_owned(),
+                r.function.to_owned(),
+            )
+        })
+        .collect();
+    routes.sort();
+    routes
+}
+
+/// The function the route table sends `method` on the path template `path` to: the route's, or
+/// the default function (which answers 404/405).
+fn expected_function(method: &str, path: &str) -> &'static str {
+    ROUTES
+        .iter()
+        .find(|r| r.method.as_str() == method && r.path == path)
+        .map_or_else(default_function, |r| r.function)
+}
+
+fn routed_paths() -> BTreeSet<&'static str> {
+    ROUTES.iter().map(|r| r.path).collect()
+}
+
+/// Problems when `found` (sorted here) is not the route table.
+fn compare(place: &str, mut found: Vec<Route>) -> Vec<String> {
+    found.sort();
+    let expected = table_routes();
+    let mut problems = Vec::new();
+    for route in &found {
+        if !expected.contains(route) {
+            problems.push(format!(
+                "{place} routes {route:?}, which ROUTES does not have"
+            ));
+        }
+    }
+    for route in &expected {
+        match found.iter().filter(|r| *r == route).count() {
+            0 => problems.push(format!("{place} lacks {route:?} of ROUTES")),
+            1 => {}
+            n => problems.push(format!("{place} routes {route:?} {n} times")),
+        }
+    }
+    problems
+}
+
+fn text(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+/// template.yaml: every HttpApi event of every function, against ROUTES; the catch-all event
+/// (no Path, no Method) exactly once, on the default function; all events on one API.
+fn template_problems(template_text: &str) -> Vec<String> {
+    let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
+    let mut problems = Vec::new();
+    let mut routes = Vec::new();
+    let mut catch_all = Vec::new();
+    let mut apis = BTreeSet::new();
+    let resources = template["Resources"].as_mapping().expect("Resources");
+    for (name, resource) in resources {
+        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        let name = text(name).unwrap_or_default();
+        let Some(binary) = text(&resource["Metadata"]["BuildProperties"]["Binary"]) else {
+            problems.push(format!("{name} has no Metadata.BuildProperties.Binary"));
+            continue;
+        };
+        let Some(events) = resource["Properties"]["Events"].as_mapping() else {
+            continue;
+        };
+        for (event_name, event) in events {
+            if event["Type"].as_str() != Some("HttpApi") {
+                continue;
+            }
+            let properties = &event["Properties"];
+            apis.insert(serde_norway::to_string(&properties["ApiId"]).unwrap());
+            match (text(&properties["Method"]), text(&properties["Path"])) {
+                (Some(method), Some(path)) => routes.push((method, path, binary.clone())),
+                (None, None) => catch_all.push(binary.clone()),
+                _ => problems.push(format!(
+                    "{name}.{event_name:?}: an HttpApi event has both Path and Method or neither"
+                )),
+            }
+        }
+    }
+    problems.extend(compare("template.yaml", routes));
+    if catch_all != [default_function()] {
+        problems.push(format!(
+            "template.yaml's catch-all ($default) events are on {catch_all:?}, not on [{:?}] alone",
+            default_function()
+        ));
+    }
+    if apis.len() != 1 {
+        problems.push(format!(
+            "template.yaml's HttpApi events are on several APIs: {apis:?}"
+        ));
+    }
+    problems
+}
+
+/// What the `cargo lambda watch` router says for one path: one function for every method, or a
+/// function per listed method (an unlisted method is cargo lambda's own 404, not the API's).
+#[derive(Debug)]
+enum WatchRoutes {
+    All(String),
+    PerMethod(BTreeMap<String, String>),
+}
+
+fn watch_router(cargo_toml: &str) -> Result<BTreeMap<String, WatchRoutes>, String> {
+    let document = toml_edit::Document::parse(cargo_toml).map_err(|e| e.to_string())?;
+    let router = document["workspace"]["metadata"]["lambda"]["watch"]["router"]
+        .as_table_like()
+        .ok_or("no [workspace.metadata.lambda.watch.router] table")?;
+    let mut paths = BTreeMap::new();
+    for (path, item) in router.iter() {
+        let routes = if let Some(function) = item.as_str() {
+            WatchRoutes::All(function.to_owned())
+        } else if let Some(array) = item.as_array() {
+            let mut methods = BTreeMap::new();
+            for entry in array {
+                let entry = entry
+                    .as_inline_table()
+                    .ok_or(format!("{path}: not a table"))?;
+                let field = |name| {
+                    entry
+                        .get(name)
+                        .and_then(|v| v.as_str())
+                        .map(str::to_owned)
+                        .ok_or(format!("{path}: an entry without `{name}`"))
+                };
+                if methods
+                    .insert(field("method")?, field("function")?)
+                    .is_some()
+                {
+                    return Err(format!("{path}: a method listed twice"));
+                }
+            }
+            WatchRoutes::PerMethod(methods)
+        } else {
+            return Err(format!("{path}: neither a function nor a list of methods"));
+        };
+        paths.insert(path.to_owned(), routes);
+    }
+    Ok(paths)
+}
+
+/// Cargo.toml's watch router: the routed paths (the same `{name}` templates, matchit's syntax)
+/// and one catch-all `/{*name}`, nothing else; on a routed path every method goes where ROUTES
+/// sends it (its route's function, else the default function); the catch-all to the default.
+fn router_problems(cargo_toml: &str) -> Vec<String> {
+    let router = match watch_router(cargo_toml) {
+        Ok(router) => router,
+        Err(problem) => return vec![format!("Cargo.toml's watch router: {problem}")],
+    };
+    let mut problems = Vec::new();
+    let routed = routed_paths();
+    let is_catch_all = |path: &str| {
+        path.strip_prefix("/{*")
+            .and_then(|rest| rest.strip_suffix('}'))
+            .is_some_and(|name| !name.is_empty() && !name.contains(['/', '{', '}']))
+    };
+    let catch_alls: Vec<&String> = router.keys().filter(|p| is_catch_all(p)).collect();
+    if catch_alls.len() != 1 {
+        problems.push(format!(
+            "the watch router has {} catch-all paths (`/{{*path}}`), not one",
+            catch_alls.len()
+        ));
+    }
+    for path in &routed {
+        if !router.contains_key(*path) {
+            problems.push(format!("the watch router lacks the path {path}"));
+        }
+    }
+    for (path, routes) in &router {
+        let routed_path = routed.contains(path.as_str());
+        if !routed_path && !is_catch_all(path) {
+            problems.push(format!(
+                "the watch router routes {path}, which ROUTES does not have"
+            ));
+            continue;
+        }
+        let expected = |method: &str| {
+            if routed_path {
+                expected_function(method, path)
+            } else {
+                default_function()
+            }
+        };
+        let methods: BTreeSet<&str> = match routes {
+            WatchRoutes::All(_) => METHODS.into_iter().collect(),
+            WatchRoutes::PerMethod(map) => METHODS
+                .into_iter()
+                .chain(map.keys().map(String::as_str))
+                .collect(),
+        };
+        for method in methods {
+            let found = match routes {
+                WatchRoutes::All(function) => Some(function),
+                WatchRoutes::PerMethod(map) => map.get(method),
+            };
+            if found.map(String::as_str) != Some(expected(method)) {
+                problems.push(format!(
+                    "the watch router sends {method} {path} to {found:?}, not to {:?}",
+                    expected(method)
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// openapi.yaml: its paths and their operations are exactly the routes.
+fn openapi_problems(openapi_text: &str) -> Vec<String> {
+    const OPERATIONS: [&str; 8] = [
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    let openapi: Value = serde_norway::from_str(openapi_text).expect("openapi.yaml parses");
+    let mut operations = Vec::new();
+    for (path, item) in openapi["paths"].as_mapping().expect("paths") {
+        let path = text(path).unwrap_or_default();
+        let Some(item) = item.as_mapping() else {
+            continue;
+        };
+        let mut methods = 0;
+        for (key, _) in item {
+            let key = text(key).unwrap_or_default();
+            if OPERATIONS.contains(&key.as_str()) {
+                methods += 1;
+                let method = key.to_ascii_uppercase();
+                // openapi.yaml names no function: take the route table's, so that only the method
+                // and the path are compared.
+                let function = expected_function(&method, &path).to_owned();
+                operations.push((method, path.clone(), function));
+            }
+        }
+        if methods == 0 {
+            operations.push(("(none)".into(), path, String::new()));
+        }
+    }
+    compare("openapi.yaml", operations)
+}
+
+fn assert_none(problems: Vec<String>) {
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `text` with `from` replaced once by `to` (which must be there).
+fn altered(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from:?} is not in the file any more");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn the_route_table_is_sound() {
+    let routes = table_routes();
+    let unique: BTreeSet<(&str, &str)> = routes
+        .iter()
+        .map(|(m, p, _)| (m.as_str(), p.as_str()))
+        .collect();
+    assert_eq!(unique.len(), routes.len(), "a method and path routed twice");
+    assert!(
+        ROUTES.iter().any(|r| r.function == default_function()),
+        "the default function serves a route too"
+    );
+    for route in ROUTES {
+        assert!(route.path.starts_with("/api/"), "{}", route.path);
+        assert!(METHODS.contains(&route.method.as_str()), "{}", route.method);
+    }
+}
+
+#[test]
+fn template_http_api_events_are_the_route_table() {
+    assert_none(template_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_template_that_routes_otherwise_is_caught() {
+    let template = read("template.yaml");
+    for (from, to) in [
+        ("Path: /api/packs/{packId}", "Path: /api/packs/{id}"),
+        ("Method: POST", "Method: PUT"),
+        ("Binary: get-pack", "Binary: get-packs"),
+        // No catch-all ($default) event any more.
+        (
+            "        NotFound:\n          Type: HttpApi\n          Properties:\n            ApiId: !Ref HttpApi\n",
+            "",
+        ),
+    ] {
+        assert!(
+            !template_problems(&altered(&template, from, to)).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn cargo_lambda_watch_router_is_the_route_table() {
+    assert_none(router_problems(&read("Cargo.toml")));
+}
+
+#[test]
+fn a_watch_router_that_routes_otherwise_is_caught() {
+    let cargo = read("Cargo.toml");
+    for (from, to) in [
+        (
+            "{ method = \"GET\", function = \"get-pack\" }",
+            "{ method = \"GET\", function = \"list-packs\" }",
+        ),
+        // The first HEAD is get-pack's path's: HEAD of it would be cargo lambda's own 404.
+        ("  { method = \"HEAD\", function = \"list-packs\" },\n", ""),
+        ("\"/api/packs/{packId}\" = [", "\"/api/packs/{id}\" = ["),
+        (
+            "\"/{*path}\" = \"list-packs\"",
+            "\"/{*path}\" = \"web3-link\"",
+        ),
+        (
+            "\"/api/packs\" = \"list-packs\"",
+            "\"/api/packs\" = \"get-pack\"",
+        ),
+    ] {
+        assert!(
+            !router_problems(&altered(&cargo, from, to)).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn openapi_paths_are_the_route_table() {
+    assert_none(openapi_problems(&read("openapi.yaml")));
+}
+
+#[test]
+fn an_openapi_that_documents_otherwise_is_caught() {
+    let openapi = read("openapi.yaml");
+    for (from, to) in [
+        ("  /api/packs/{packId}:\n", "  /api/packs/{id}:\n"),
+        (
+            "  /api/web3-link:\n    post:",
+            "  /api/web3-link:\n    put:",
+        ),
+        (
+            "  /api/web3-link:\n    post:",
+            "  /api/web3-link:\n    get:\n      responses: {}\n    post:",
+        ),
+        (
+            "\npaths:\n",
+            "\npaths:\n  /api/other:\n    get:\n      responses: {}\n",
+        ),
+    ] {
+        assert!(
+            !openapi_problems(&altered(&openapi, from, to)).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+/// `infra/events/<function>.json` is an API Gateway event of a route that function serves: its
+/// `routeKey` is the route's, and its path resolves to that route with its `pathParameters`.
+#[test]
+fn event_fixtures_are_events_of_their_functions_routes() {
+    let functions: BTreeSet<&str> = ROUTES.iter().map(|r| r.function).collect();
+    for function in functions {
+        let event: serde_json::Value =
+            serde_json::from_str(&read(&format!("infra/events/{function}.json")))
+                .unwrap_or_else(|e| panic!("infra/events/{function}.json: {e}"));
+        let method = event["requestContext"]["http"]["method"].as_str().unwrap();
+        let path = event["rawPath"].as_str().unwrap();
+        assert_eq!(event["requestContext"]["http"]["path"].as_str(), Some(path));
+        let (route, params) = resolve(&method.parse().unwrap(), path)
+            .unwrap_or_else(|e| panic!("{function}.json: {method} {path}: {e:?}"));
+        assert_eq!(route.function, function, "{function}.json");
+        let route_key = format!("{} {}", route.method, route.path);
+        assert_eq!(event["routeKey"].as_str(), Some(route_key.as_str()));
+        assert_eq!(
+            event["requestContext"]["routeKey"].as_str(),
+            Some(route_key.as_str())
+        );
+        let names: Vec<&str> = route.param_names().collect();
+        let declared = event["pathParameters"].as_object();
+        assert_eq!(
+            declared.map_or(0, |p| p.len()),
+            names.len(),
+            "{function}.json: pathParameters"
+        );
+        for name in names {
+            assert_eq!(
+                event["pathParameters"][name].as_str(),
+                Some(params.get(name)),
+                "{function}.json: pathParameters.{name}"
+            );
+        }
+    }
+}
+
+/// Each function may use only the DynamoDB action it needs, on only what it reads or writes; the
+/// get-pack function only `BatchGetItem`, on pack items and draw items (`PACK#`, `DRAW#`).
+#[test]
+fn each_function_has_only_its_dynamodb_permission() {
+    let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
+    let expected: Value = serde_norway::from_str(
+        r#"
+list-packs:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+get-pack:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "DRAW#*"
+web3-link:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+"#,
+    )
+    .unwrap();
+    let mut policies = serde_norway::Mapping::new();
+    for (_, resource) in template["Resources"].as_mapping().unwrap() {
+        if resource["Type"].as_str() == Some("AWS::Serverless::Function") {
+            policies.insert(
+                resource["Metadata"]["BuildProperties"]["Binary"].clone(),
+                resource["Properties"]["Policies"].clone(),
+            );
+        }
+    }
+    assert_eq!(Value::Mapping(policies), expected);
+    // The draw items' prefix is the store's.
+    assert_eq!(shared::store::schema::DRAW_PREFIX, "DRAW#");
+    assert_eq!(shared::store::schema::pack_pk("p"), "PACK#p");
+}
