@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
 use crate::packs::listing::MIN_CURSOR_SECRET_LEN;
+use crate::purchases::{DEFAULT_HOLD_SECONDS, MAX_HOLD_SECONDS};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -113,6 +114,14 @@ pub fn cursor_secret(source: &dyn Source) -> Result<Vec<u8>, ConfigError> {
 pub fn max_body_bytes(source: &dyn Source) -> Result<usize, ConfigError> {
     Ok(optional_number(source, "MAX_BODY_BYTES", 1..=1024 * 1024)?
         .map_or(DEFAULT_MAX_BODY_BYTES, |v| v as usize))
+}
+
+/// `PURCHASE_HOLD_SECONDS`: how long a started purchase holds its unit (default 600, 1-3600).
+pub fn purchase_hold(source: &dyn Source) -> Result<Duration, ConfigError> {
+    Ok(Duration::from_secs(
+        optional_number(source, "PURCHASE_HOLD_SECONDS", 1..=MAX_HOLD_SECONDS)?
+            .unwrap_or(DEFAULT_HOLD_SECONDS),
+    ))
 }
 
 /// Where the identity provider's signing keys come from.
@@ -286,6 +295,16 @@ mod tests {
             DEFAULT_MAX_BODY_BYTES
         );
         assert!(max_body_bytes(&[("MAX_BODY_BYTES", "-1")]).is_err());
+        assert_eq!(purchase_hold(&[("X", "1")]).unwrap().as_secs(), 600);
+        assert_eq!(
+            purchase_hold(&[("PURCHASE_HOLD_SECONDS", "3600")])
+                .unwrap()
+                .as_secs(),
+            3600
+        );
+        for bad in ["0", "3601", "ten"] {
+            assert!(purchase_hold(&[("PURCHASE_HOLD_SECONDS", bad)]).is_err());
+        }
     }
 
     #[test]

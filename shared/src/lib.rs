@@ -2,7 +2,8 @@
 //! to the handlers defined here.
 //!
 //! - Domain, one module per aggregate, rules as plain functions with typed errors:
-//!   [`packs`] (model, listing, seeding rules, the fair draw), [`links`]; [`truthy`],
+//!   [`packs`] (model, listing, seeding rules, the fair draw), [`purchases`] (holds, limits,
+//!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
 //!   [`timestamp`].
 //! - [`http`]: the route table, request parsing, JSON responses and the one error type.
 //! - [`handlers`]: one plain async function per endpoint, over a state struct.
@@ -14,12 +15,14 @@
 
 pub mod auth;
 pub mod aws;
+pub mod cash;
 pub mod config;
 pub mod handlers;
 pub mod http;
 pub mod http_client;
 pub mod links;
 pub mod packs;
+pub mod purchases;
 pub mod runtime;
 pub mod store;
 pub mod telemetry;

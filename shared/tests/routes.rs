@@ -5,7 +5,11 @@
 //! - `Cargo.toml`'s `cargo lambda watch` router: each route to its function, every other method of
 //!   a routed path and every other path to the default function;
 //! - `openapi.yaml`: exactly the routes' paths and methods;
-//! - `infra/events/<function>.json`: an event of a route that function serves.
+//! - `infra/events/<function>.json`: an event of a route that function serves (and
+//!   `release-holds.json`, the schedule's event);
+//! - each function's IAM policy: exactly the DynamoDB actions it uses, on only the key prefixes it
+//!   reads or writes (`dynamodb:LeadingKeys`), and no server seed (`DRAW#`) within reach but of
+//!   the functions that must read one.
 //!
 //! Each checker takes the file's text and returns the disagreements, so the tests also prove, on
 //! altered copies of the real files, that a disagreement is caught.
@@ -426,8 +430,224 @@ fn event_fixtures_are_events_of_their_functions_routes() {
     }
 }
 
-/// Each function may use only the DynamoDB action it needs, on only what it reads or writes; the
-/// get-pack function only `BatchGetItem`, on pack items and draw items (`PACK#`, `DRAW#`).
+/// `infra/events/release-holds.json` is what EventBridge Scheduler sends a Lambda target without
+/// an `Input` (the function it starts is no route's), and the template schedules that function.
+#[test]
+fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
+    let event: serde_json::Value =
+        serde_json::from_str(&read("infra/events/release-holds.json")).unwrap();
+    assert_eq!(event["source"], "aws.scheduler");
+    assert_eq!(event["detail-type"], "Scheduled Event");
+    assert_eq!(event["detail"], "{}");
+    assert!(
+        event["resources"][0]
+            .as_str()
+            .is_some_and(|arn| arn.starts_with("arn:aws:scheduler:")),
+        "{event}"
+    );
+    assert!(
+        ROUTES.iter().all(|r| r.function != "release-holds"),
+        "release-holds is not routed"
+    );
+    let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
+    let function = &template["Resources"]["ReleaseHoldsFunction"];
+    assert_eq!(
+        function["Metadata"]["BuildProperties"]["Binary"].as_str(),
+        Some("release-holds")
+    );
+    let events = function["Properties"]["Events"].as_mapping().unwrap();
+    assert_eq!(events.len(), 1, "only its schedule: {events:?}");
+    let (_, schedule) = events.iter().next().unwrap();
+    assert_eq!(schedule["Type"].as_str(), Some("ScheduleV2"));
+    assert_eq!(
+        schedule["Properties"]["ScheduleExpression"].as_str(),
+        Some("rate(1 minute)")
+    );
+    // The sweep stops starting batches after 45 s (functions/release-holds/src/main.rs).
+    assert_eq!(function["Properties"]["Timeout"].as_u64(), Some(60));
+}
+
+/// The functions that may read a pack's draw inputs (its server seed): `DRAW#` keys.
+const MAY_READ_DRAWS: [&str; 2] = ["get-pack", "open-pack"];
+
+/// The indexes functions may query; no draw item is in either (GSI1: listed packs, GSI2: holds).
+const INDEX_RESOURCES: [&str; 2] = ["${Table.Arn}/index/GSI1", "${Table.Arn}/index/GSI2"];
+
+/// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
+/// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
+const DYNAMODB_ACTIONS: [&str; 6] = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:Query",
+    "dynamodb:ConditionCheckItem",
+];
+
+/// Problems of the functions' policies: a statement that is not an `Allow` of listed DynamoDB
+/// actions, on an index or on the table restricted (`ForAllValues:StringLike`
+/// `dynamodb:LeadingKeys`) to literal key prefixes (`USER#*`); a `DRAW#` prefix outside
+/// [`MAY_READ_DRAWS`].
+fn policy_problems(template_text: &str) -> Vec<String> {
+    let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
+    let mut problems = Vec::new();
+    for (_, resource) in template["Resources"].as_mapping().expect("Resources") {
+        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        let function = text(&resource["Metadata"]["BuildProperties"]["Binary"]).unwrap_or_default();
+        let policies = resource["Properties"]["Policies"].as_sequence();
+        for policy in policies.into_iter().flatten() {
+            let Some(statements) = policy["Statement"].as_sequence() else {
+                problems.push(format!("{function}: a policy that is not a statement list"));
+                continue;
+            };
+            for statement in statements {
+                problems.extend(statement_problems(&function, statement));
+            }
+        }
+    }
+    problems
+}
+
+fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if statement["Effect"].as_str() != Some("Allow") {
+        problems.push(format!("{function}: a statement that is not an Allow"));
+    }
+    let actions: Vec<String> = match &statement["Action"] {
+        Value::String(action) => vec![action.clone()],
+        Value::Sequence(actions) => actions.iter().filter_map(text).collect(),
+        other => {
+            problems.push(format!("{function}: Action {other:?}"));
+            Vec::new()
+        }
+    };
+    for action in &actions {
+        if !DYNAMODB_ACTIONS.contains(&action.as_str()) {
+            problems.push(format!(
+                "{function}: action {action} is not one the store uses"
+            ));
+        }
+    }
+    let resource = &statement["Resource"];
+    let yaml = |text: &str| serde_norway::from_str::<Value>(text).unwrap();
+    let on_table = *resource == yaml("!GetAtt Table.Arn");
+    let on_index = INDEX_RESOURCES
+        .iter()
+        .any(|index| *resource == yaml(&format!("!Sub \"{index}\"")));
+    if on_index {
+        if actions.iter().any(|a| a != "dynamodb:Query") {
+            problems.push(format!(
+                "{function}: only Query on an index, not {actions:?}"
+            ));
+        }
+        return problems;
+    }
+    if !on_table {
+        problems.push(format!(
+            "{function}: resource {resource:?} is neither the table nor an index"
+        ));
+        return problems;
+    }
+    let condition = &statement["Condition"];
+    let Some(prefixes) = condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].as_sequence()
+    else {
+        problems.push(format!(
+            "{function}: {actions:?} on the table without ForAllValues:StringLike dynamodb:LeadingKeys"
+        ));
+        return problems;
+    };
+    if condition.as_mapping().map(|c| c.len()) != Some(1)
+        || condition["ForAllValues:StringLike"]
+            .as_mapping()
+            .map(|c| c.len())
+            != Some(1)
+    {
+        problems.push(format!(
+            "{function}: a condition beside dynamodb:LeadingKeys"
+        ));
+    }
+    for prefix in prefixes {
+        let prefix = text(prefix).unwrap_or_default();
+        // `<LITERAL>#*`, the literal without wildcards: any other pattern may match `DRAW#...`.
+        let literal = prefix.strip_suffix("#*").unwrap_or("*");
+        if literal.is_empty() || literal.contains(['*', '?', '#']) {
+            problems.push(format!(
+                "{function}: key pattern {prefix:?} is not a literal prefix `NAME#*`"
+            ));
+        } else if format!("{literal}#") == shared::store::schema::DRAW_PREFIX
+            && !MAY_READ_DRAWS.contains(&function)
+        {
+            problems.push(format!("{function}: may reach the server seeds ({prefix})"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_function_may_reach_what_it_does_not_use() {
+    assert_none(policy_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let start = "  StartPurchaseFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    for (from, to) in [
+        // The server seeds within reach of a purchase function.
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"DRAW#*\"\n",
+        ),
+        // Any key.
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"*\"\n",
+        ),
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"D*\"\n",
+        ),
+        // No key condition at all.
+        (
+            "              Condition:\n                ForAllValues:StringLike:\n                  dynamodb:LeadingKeys:\n                    - \"USER#*\"\n",
+            "",
+        ),
+        // Every action; and one that is no IAM action.
+        ("Action: dynamodb:PutItem", "Action: dynamodb:*"),
+        (
+            "Action: dynamodb:PutItem",
+            "Action: dynamodb:TransactWriteItems",
+        ),
+        // Another resource.
+        (
+            "Resource: !Sub \"${Table.Arn}/index/GSI2\"",
+            "Resource: \"*\"",
+        ),
+    ] {
+        let altered = format!("{before}{}", altered(after, from, to));
+        assert!(
+            !policy_problems(&altered).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+/// Each function may use only the DynamoDB actions it needs, on only what it reads or writes
+/// (`dynamodb:LeadingKeys`); read `shared/src/store/dynamo/*.rs` for the calls:
+/// - list-packs: `Query` of the listing index;
+/// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
+/// - web3-link: `UpdateItem` of the user's link (`USER#`);
+/// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase; a
+///   transaction of `UpdateItem`s (pack, count) and a `PutItem` (purchase); before answering sold
+///   out, a `Query` of the holds index and the releases' `UpdateItem`s (purchase, pack, count);
+/// - get-purchase: `GetItem` of the purchase (`USER#`);
+/// - complete-purchase: `BatchGetItem` of the purchase and the balances (`USER#`); a transaction
+///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
+///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
+/// - release-holds: `Query` of the holds index, and the releases' `UpdateItem`s.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -453,6 +673,74 @@ web3-link:
       - Effect: Allow
         Action: dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+start-purchase:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+get-purchase:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+complete-purchase:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:GetItem
+          - dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+release-holds:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
 "#,
     )
     .unwrap();
@@ -466,7 +754,9 @@ web3-link:
         }
     }
     assert_eq!(Value::Mapping(policies), expected);
-    // The draw items' prefix is the store's.
+    // The prefixes are the store's.
     assert_eq!(shared::store::schema::DRAW_PREFIX, "DRAW#");
     assert_eq!(shared::store::schema::pack_pk("p"), "PACK#p");
+    assert_eq!(shared::store::schema::user_pk("u"), "USER#u");
+    assert_eq!(shared::store::schema::GSI2, "GSI2");
 }

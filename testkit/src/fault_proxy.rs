@@ -2,7 +2,7 @@
 //! injecting the [`Fault`] currently set. Stopped when dropped.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -47,6 +47,9 @@ struct Shared {
     /// How long each forwarded exchange took upstream, in order.
     upstream_times: Mutex<Vec<Duration>>,
     client: Client<HttpConnector, Full<Bytes>>,
+    /// Forward one request at a time (see [`FaultProxy::one_at_a_time`]).
+    one_at_a_time: AtomicBool,
+    turn: tokio::sync::Mutex<()>,
 }
 
 pub struct FaultProxy {
@@ -73,6 +76,8 @@ impl FaultProxy {
             requests: AtomicUsize::new(0),
             upstream_times: Mutex::new(Vec::new()),
             client: Client::builder(TokioExecutor::new()).build_http(),
+            one_at_a_time: AtomicBool::new(false),
+            turn: tokio::sync::Mutex::new(()),
         });
         let task_shared = shared.clone();
         let task = crate::spawn_server(listener, move |request| {
@@ -94,6 +99,14 @@ impl FaultProxy {
     /// The next `requests` requests get `fault`, the ones after them none.
     pub fn set_for(&self, fault: Fault, requests: usize) {
         *self.shared.fault.lock().unwrap() = (fault, Some(requests));
+    }
+
+    /// From now on, forwards one request at a time, so that each is applied whole before the
+    /// next starts, as DynamoDB applies each request atomically. moto does not: it runs requests
+    /// on concurrent threads, and a transaction that fails puts its table back as it was when
+    /// the transaction started, undoing what other requests wrote meanwhile.
+    pub fn one_at_a_time(&self) {
+        self.shared.one_at_a_time.store(true, Ordering::SeqCst);
     }
 
     /// Requests received so far.
@@ -166,7 +179,14 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
         }
         Fault::None | Fault::ErrorAfterForwarding(..) | Fault::Truncate => {}
     }
-    let Some((mut parts, body)) = forward(shared, request).await else {
+    let turn = if shared.one_at_a_time.load(Ordering::SeqCst) {
+        Some(shared.turn.lock().await)
+    } else {
+        None
+    };
+    let forwarded = forward(shared, request).await;
+    drop(turn);
+    let Some((mut parts, body)) = forwarded else {
         return bad_gateway();
     };
     match fault {

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use aws_config::{BehaviorVersion, Region};
 use aws_sdk_dynamodb::config::Credentials;
 use shared::store::DynamoStore;
+
+use crate::fault_proxy::FaultProxy;
 use tokio::process::{Child, Command};
 
 pub struct MotoServer {
@@ -159,4 +161,27 @@ pub async fn client_for(endpoint: &str) -> aws_sdk_dynamodb::Client {
     )
     .await;
     aws_sdk_dynamodb::Client::new(&sdk)
+}
+
+/// A table on this test binary's moto_server, reached through a proxy that forwards one request
+/// at a time: each request is applied whole before the next, as DynamoDB applies each request
+/// atomically (moto alone does not; see [`FaultProxy::one_at_a_time`]). The client waits as long
+/// as a queue of concurrent requests takes. Keep the proxy alive while the store is used.
+pub async fn atomic_table() -> (FaultProxy, DynamoStore) {
+    let proxy = FaultProxy::start(shared_endpoint()).await;
+    proxy.one_at_a_time();
+    let table = shared_table().await;
+    let patient = client_for(&proxy.endpoint())
+        .await
+        .config()
+        .to_builder()
+        .timeout_config(
+            aws_config::timeout::TimeoutConfig::builder()
+                .operation_attempt_timeout(Duration::from_secs(60))
+                .operation_timeout(Duration::from_secs(120))
+                .build(),
+        )
+        .build();
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(patient), table.table());
+    (proxy, store)
 }

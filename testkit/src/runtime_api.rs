@@ -152,6 +152,19 @@ pub async fn exit_of(
     (status.code(), stderr)
 }
 
+/// Starts `binary` with only `env` (and Lambda's own variables) and checks that its init fails
+/// fast and clearly: exit code 1, a message naming `variable`, and no invocation asked for.
+pub async fn assert_init_fails_naming(binary: &str, env: &[(&str, &str)], variable: &str) {
+    let runtime = RuntimeApi::start().await;
+    let (code, stderr) = exit_of(runtime.spawn(binary, env), Duration::from_secs(30)).await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(variable), "{stderr}");
+    assert!(
+        runtime.first_poll().is_none(),
+        "never asked for an invocation"
+    );
+}
+
 /// Status and JSON body of an API Gateway (v2) response document a function returned.
 pub fn http_parts(outcome: &Outcome) -> (u16, Value) {
     let Outcome::Response(document) = outcome else {

@@ -10,7 +10,7 @@ use shared::store::packs::GetPack;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::packs::{active, ending, with_status};
-use testkit::runtime_api::{Outcome, RuntimeApi, exit_of, http_parts};
+use testkit::runtime_api::{Outcome, RuntimeApi, http_parts};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_get-pack");
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -183,14 +183,7 @@ async fn the_event_fixture_gets_the_shipped_seed_pack() {
 
 #[tokio::test]
 async fn missing_table_name_stops_the_function_with_a_clear_message() {
-    let runtime = RuntimeApi::start().await;
-    let (code, stderr) = exit_of(runtime.spawn(BINARY, &[]), TIMEOUT).await;
-    assert_eq!(code, Some(1));
-    assert!(stderr.contains("TABLE_NAME"), "{stderr}");
-    assert!(
-        runtime.first_poll().is_none(),
-        "never asked for an invocation"
-    );
+    testkit::runtime_api::assert_init_fails_naming(BINARY, &[], "TABLE_NAME").await;
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::moto::MotoServer;
 use testkit::packs::active;
-use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
+use testkit::runtime_api::{RuntimeApi, http_parts};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_list-packs");
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -69,14 +69,7 @@ async fn serves_the_packs_of_the_table_over_the_runtime_api() {
 
 #[tokio::test]
 async fn missing_table_name_stops_the_function_with_a_clear_message() {
-    let runtime = RuntimeApi::start().await;
-    let (code, stderr) = exit_of(runtime.spawn(BINARY, &[]), TIMEOUT).await;
-    assert_eq!(code, Some(1));
-    assert!(stderr.contains("TABLE_NAME"), "{stderr}");
-    assert!(
-        runtime.first_poll().is_none(),
-        "never asked for an invocation"
-    );
+    testkit::runtime_api::assert_init_fails_naming(BINARY, &[], "TABLE_NAME").await;
 }
 
 #[tokio::test]

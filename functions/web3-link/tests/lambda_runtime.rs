@@ -6,7 +6,7 @@ use std::time::Duration;
 use shared::store::links::GetLink;
 use testkit::events::ApiEvent;
 use testkit::http_stub::{HttpStub, Reply};
-use testkit::runtime_api::{RuntimeApi, exit_of, http_parts};
+use testkit::runtime_api::{RuntimeApi, http_parts};
 use testkit::tokens::{AUDIENCE, ISSUER, jwks_json, token};
 use tokio::io::AsyncReadExt;
 
@@ -91,9 +91,10 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
 
 #[tokio::test]
 async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
-    let runtime = RuntimeApi::start().await;
-    let (code, stderr) =
-        exit_of(runtime.spawn(BINARY, &[("TABLE_NAME", "fan-api")]), TIMEOUT).await;
-    assert_eq!(code, Some(1));
-    assert!(stderr.contains("AUTH_ISSUER"), "{stderr}");
+    testkit::runtime_api::assert_init_fails_naming(
+        BINARY,
+        &[("TABLE_NAME", "fan-api")],
+        "AUTH_ISSUER",
+    )
+    .await;
 }

@@ -12,20 +12,27 @@
 mod idp;
 mod server;
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use idp::LocalIdp;
 use server::App;
 use shared::auth::TokenVerifier;
+use shared::cash::parse_credit;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::ROUTES;
+use shared::packs::Pack;
 use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
+use shared::store::cash::{CreditCash, GetBalance};
 use shared::store::{DynamoStore, MemoryStore, Store};
+use shared::timestamp::Timestamp;
 
 const USAGE: &str = "usage:
   local-api [--port N] [--dynamodb] [--seed FILE]      serve the API on http://127.0.0.1:N (default 3000)
@@ -33,6 +40,7 @@ const USAGE: &str = "usage:
 const SHIPPED_SEED: &[u8] = include_bytes!("../../seed/packs.json");
 const OPENAPI: &str = include_str!("../../../openapi.yaml");
 const DEMO_TTL_SECONDS: u64 = 24 * 3600;
+const DEMO_USER: &str = "demo-user";
 
 #[derive(Default)]
 struct ServeArgs {
@@ -159,12 +167,14 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         leeway: Duration::from_secs(config::DEFAULT_LEEWAY_SECONDS),
         jwks_min_refresh: Duration::from_secs(config::DEFAULT_JWKS_MIN_REFRESH_SECONDS),
     };
-    let verifier = TokenVerifier::from_config(&auth).map_err(|e| e.to_string())?;
+    // Checked once here; each handler state gets its own verifier from it below.
+    TokenVerifier::from_config(&auth).map_err(|e| e.to_string())?;
     let max_body_bytes = config::max_body_bytes(&Env).map_err(|e| e.to_string())?;
 
     let parts = Parts {
         base,
-        verifier,
+        auth,
+        hold: config::purchase_hold(&Env).map_err(|e| e.to_string())?,
         idp,
         max_body_bytes,
         openapi,
@@ -184,6 +194,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         };
         let packs = parse_seed(&bytes).map_err(|e| format!("{source}: {e}"))?;
         let store = MemoryStore::with_packs(&packs);
+        credit_demo_user(&store, &packs).await?;
         run(
             parts,
             store,
@@ -195,12 +206,38 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 
 struct Parts {
     base: String,
-    verifier: TokenVerifier,
+    auth: AuthConfig,
+    hold: Duration,
     idp: LocalIdp,
     max_body_bytes: usize,
     openapi: serde_json::Value,
     listener: tokio::net::TcpListener,
 }
+
+/// The demo user's starting balance in each currency of the packs, so the whole purchase flow
+/// works at once.
+const DEMO_BALANCE: u64 = 10_000;
+
+async fn credit_demo_user(store: &MemoryStore, packs: &[Pack]) -> Result<(), String> {
+    let currencies: BTreeSet<&str> = packs.iter().map(|p| p.price.currency.as_str()).collect();
+    for currency in currencies {
+        let credit = parse_credit(
+            DEMO_USER,
+            &DEMO_BALANCE.to_string(),
+            currency,
+            &format!("local-demo-{currency}"),
+        )
+        .map_err(|e| e.to_string())?;
+        store
+            .credit_cash(&credit, Timestamp::now())
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// How often the local API releases expired holds, as `release-holds` does every minute.
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
 async fn run<S>(parts: Parts, store: S, store_description: &str) -> Result<(), String>
 where
@@ -215,7 +252,7 @@ where
     println!("  OpenAPI: {base}/openapi.json");
     let token = parts
         .idp
-        .token("demo-user", Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
+        .token(DEMO_USER, Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
     println!(
         "  identity provider: local ({base}/.well-known/jwks.json, key in {})",
         idp::state_dir().display()
@@ -229,7 +266,39 @@ where
     println!(
         "  curl -s -X POST {base}/api/web3-link -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payload\":{{\"address\":\"0x52908400098527886E0F7030069857D2E4169EE7\"}}}}'"
     );
+    let balances = demo_balances(&store).await;
+    if !balances.is_empty() {
+        println!();
+        println!("demo-user's Cash balance: {balances}. Buy a pack (README has the whole flow):");
+        println!(
+            "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases -H 'Authorization: Bearer {token}' -H 'Idempotency-Key: my-first-buy'"
+        );
+        println!(
+            "  curl -s -X PUT {base}/api/packs/nba-rookie-2026/purchases/<id from the answer> -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payment\":{{\"method\":\"cash\"}}}}'"
+        );
+    }
+    let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
+
+    let sweep = SweepState {
+        store: store.clone(),
+        budget: SWEEP_EVERY,
+    };
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            if let Err(error) = release_holds(&sweep, ()).await {
+                tracing::warn!(error = %error, "releasing expired holds failed");
+            }
+        }
+    });
     let app = App {
+        purchases: PurchaseState {
+            store: store.clone(),
+            verifier: verifier(),
+            hold: parts.hold,
+            max_body_bytes: parts.max_body_bytes,
+        },
         list: ListPacksState {
             store: store.clone(),
             cursors: CursorSigner::random(),
@@ -238,8 +307,8 @@ where
             store: store.clone(),
         },
         link: LinkState {
-            store,
-            verifier: parts.verifier,
+            store: store.clone(),
+            verifier: verifier(),
             max_body_bytes: parts.max_body_bytes,
         },
         jwks: parts.idp.jwks(),
@@ -250,4 +319,15 @@ where
     };
     server::serve(app, parts.listener, shutdown).await;
     Ok(())
+}
+
+/// The demo user's balances, as `10000 CAD, 10000 EUR, ...` (empty when none).
+async fn demo_balances<S: GetBalance>(store: &S) -> String {
+    let mut shown = Vec::new();
+    for currency in ["CAD", "EUR", "GBP", "USD"] {
+        if let Ok(balance @ 1..) = store.get_balance(DEMO_USER, currency).await {
+            shown.push(format!("{balance} {currency}"));
+        }
+    }
+    shown.join(", ")
 }

@@ -16,14 +16,20 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use lambda_http::http::{Method, StatusCode};
 use serde_json::Value;
+use shared::handlers::complete_purchase::complete_purchase;
 use shared::handlers::get_pack::{GetPackState, get_pack};
+use shared::handlers::get_purchase::get_purchase;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::start_purchase::start_purchase;
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::LocalRequestId;
 use shared::http::error::ApiError;
 use shared::http::request::request_path;
 use shared::http::response::json_response;
-use shared::http::routes::{GET_PACK, WEB3_LINK, default_function, resolve};
+use shared::http::routes::{
+    COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, START_PURCHASE, WEB3_LINK, default_function, resolve,
+};
 use shared::store::Store;
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
@@ -37,6 +43,8 @@ pub struct App<S> {
     pub list: ListPacksState<S>,
     pub get_pack: GetPackState<S>,
     pub link: LinkState<S>,
+    /// The state of the three purchase handlers (one process: one state, one JWKS cache).
+    pub purchases: PurchaseState<S>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -117,6 +125,11 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
     let response = match function {
         name if name == GET_PACK.function => get_pack(&app.get_pack, request).await,
         name if name == WEB3_LINK.function => web3_link(&app.link, request).await,
+        name if name == START_PURCHASE.function => start_purchase(&app.purchases, request).await,
+        name if name == GET_PURCHASE.function => get_purchase(&app.purchases, request).await,
+        name if name == COMPLETE_PURCHASE.function => {
+            complete_purchase(&app.purchases, request).await
+        }
         // list-packs, which is also the `$default` route.
         _ => list_packs(&app.list, request).await,
     };

@@ -3,6 +3,11 @@
 //! error body, logged with the request id ([`crate::http::respond`]). Each module parses its
 //! endpoint's input and maps the domain's errors to [`crate::http::error::ApiError`].
 
+pub mod complete_purchase;
 pub mod get_pack;
+pub mod get_purchase;
 pub mod list_packs;
+pub mod purchase_json;
+pub mod release_holds;
+pub mod start_purchase;
 pub mod web3_link;

@@ -28,6 +28,7 @@ pub enum ErrorCode {
     InvalidQuery,
     MissingIdempotencyKey,
     InvalidIdempotencyKey,
+    InvalidClientSeed,
     UnsupportedPaymentMethod,
     MissingToken,
     InvalidToken,
@@ -50,7 +51,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 27] = [
         Self::InvalidJson,
         Self::InvalidBody,
         Self::InvalidPayload,
@@ -59,6 +60,7 @@ impl ErrorCode {
         Self::InvalidQuery,
         Self::MissingIdempotencyKey,
         Self::InvalidIdempotencyKey,
+        Self::InvalidClientSeed,
         Self::UnsupportedPaymentMethod,
         Self::MissingToken,
         Self::InvalidToken,
@@ -90,6 +92,7 @@ impl ErrorCode {
             Self::InvalidQuery => "invalid_query",
             Self::MissingIdempotencyKey => "missing_idempotency_key",
             Self::InvalidIdempotencyKey => "invalid_idempotency_key",
+            Self::InvalidClientSeed => "invalid_client_seed",
             Self::UnsupportedPaymentMethod => "unsupported_payment_method",
             Self::MissingToken => "missing_token",
             Self::InvalidToken => "invalid_token",
@@ -121,6 +124,7 @@ impl ErrorCode {
             | Self::InvalidQuery
             | Self::MissingIdempotencyKey
             | Self::InvalidIdempotencyKey
+            | Self::InvalidClientSeed
             | Self::UnsupportedPaymentMethod => StatusCode::BAD_REQUEST,
             Self::MissingToken | Self::InvalidToken => StatusCode::UNAUTHORIZED,
             Self::InsufficientFunds => StatusCode::PAYMENT_REQUIRED,

@@ -36,8 +36,31 @@ const fn route(method: Method, path: &'static str, function: &'static str) -> Ro
 pub static LIST_PACKS: Route = route(Method::GET, "/api/packs", "list-packs");
 pub static GET_PACK: Route = route(Method::GET, "/api/packs/{packId}", "get-pack");
 pub static WEB3_LINK: Route = route(Method::POST, "/api/web3-link", "web3-link");
+pub static START_PURCHASE: Route = route(
+    Method::POST,
+    "/api/packs/{packId}/purchases",
+    "start-purchase",
+);
+pub static GET_PURCHASE: Route = route(
+    Method::GET,
+    "/api/packs/{packId}/purchases/{purchaseId}",
+    "get-purchase",
+);
+pub static COMPLETE_PURCHASE: Route = route(
+    Method::PUT,
+    "/api/packs/{packId}/purchases/{purchaseId}",
+    "complete-purchase",
+);
+
 /// Every route of the API.
-pub static ROUTES: [&Route; 3] = [&LIST_PACKS, &GET_PACK, &WEB3_LINK];
+pub static ROUTES: [&Route; 6] = [
+    &LIST_PACKS,
+    &GET_PACK,
+    &WEB3_LINK,
+    &START_PURCHASE,
+    &GET_PURCHASE,
+    &COMPLETE_PURCHASE,
+];
 
 /// The function that also answers every request no route matches (API Gateway's `$default`
 /// route): it answers the API's JSON 404 or 405.
@@ -253,6 +276,11 @@ mod tests {
         assert_eq!(allow(Method::GET, "/api/web3-link"), "POST");
         assert_eq!(allow(Method::POST, "/api/packs"), "GET");
         assert_eq!(allow(Method::DELETE, "/api/packs/p"), "GET");
+        assert_eq!(
+            allow(Method::DELETE, "/api/packs/p/purchases/x"),
+            "GET, PUT"
+        );
+        assert_eq!(allow(Method::GET, "/api/packs/p/purchases"), "POST");
     }
 
     #[test]
@@ -271,6 +299,9 @@ mod tests {
 
     #[test]
     fn fill_puts_values_in_order() {
-        assert_eq!(GET_PACK.fill(&["p1"]), "/api/packs/p1");
+        assert_eq!(
+            GET_PURCHASE.fill(&["p1", "u2"]),
+            "/api/packs/p1/purchases/u2"
+        );
     }
 }

@@ -70,6 +70,14 @@ impl PackDocument {
         self.remaining
     }
 
+    /// The same document with another `remaining`.
+    pub fn with_remaining(&self, remaining: u64) -> Self {
+        Self {
+            fields: self.fields.clone(),
+            remaining,
+        }
+    }
+
     /// Appends the pack's whole JSON object to `out`.
     pub fn write_json(&self, out: &mut String) {
         // `fields` is a non-empty object ending in `}`: reopen it, add `remaining`, close it.

@@ -49,13 +49,8 @@ pub struct PackItem {
     pub image_url: Option<String>,
 }
 
-/// A price in integer minor units of an ISO 4217 currency (`{"amount": 499, "currency": "USD"}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    pub amount: u64,
-    pub currency: String,
-}
+/// A price: integer minor units of an ISO 4217 currency (`{"amount": 499, "currency": "USD"}`).
+pub use crate::cash::Money as Price;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -169,8 +164,7 @@ impl Pack {
             ));
         }
         check_image_url("imageUrl", self.image_url.as_deref(), &["https", "http"])?;
-        let currency = &self.price.currency;
-        if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
+        if !crate::cash::is_currency(&self.price.currency) {
             return Err(field_error(
                 "price.currency",
                 "must be an ISO 4217 code of 3 uppercase letters",

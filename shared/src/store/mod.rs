@@ -1,17 +1,19 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`links`]: the traits of each aggregate.
+//! - [`packs`], [`purchases`], [`cash`], [`links`]: the traits of each aggregate.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
 //! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
 //!   lock around each operation), for the local API. One contract suite
 //!   (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
 
+pub mod cash;
 pub mod dynamo;
 pub mod links;
 pub mod memory;
 pub mod packs;
+pub mod purchases;
 pub mod schema;
 
 pub use dynamo::DynamoStore;
@@ -42,5 +44,11 @@ impl From<StoreError> for ApiError {
 }
 
 /// Every operation of every aggregate: what the local API and the contract tests hold.
-pub trait Store: packs::PackStore + links::LinkStore {}
-impl<S: packs::PackStore + links::LinkStore> Store for S {}
+pub trait Store:
+    packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore
+{
+}
+impl<S: packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore> Store
+    for S
+{
+}

@@ -6,6 +6,11 @@
 //! | pack | `PACK#<packId>` | `PACK` | `PACKS#LISTED` / listing key, only while status is `active` |
 //! | pack draw inputs | `DRAW#<packId>` | `DRAW` | - |
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
+//! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS` / `<expiresAt>#<purchaseId>` while reserved |
+//! | a buyer's purchases of a pack | `USER#<userId>` | `BUYS#<packId>` | - |
+//! | cash balances | `USER#<userId>` | `CASH` | - |
+//! | debit (ledger) | `USER#<userId>` | `DEBIT#<purchaseId>` | - |
+//! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | - |
 //!
 //! A pack item is what every purchase writes (`remaining`), so it stays small: its API JSON as
 //! one string, `doc` (every field but `remaining` and `items`), `remaining` as a number, the
@@ -86,19 +91,79 @@ pub fn link_sk(provider: &str) -> String {
     format!("LINK#{provider}")
 }
 
+pub fn purchase_sk(purchase_id: &str) -> String {
+    format!("PURCHASE#{purchase_id}")
+}
+
+/// A buyer's counter of purchases of one pack: `seq` (the last nonce) and `held` (reserved,
+/// completed and opened purchases, which count towards `maxPerUser`).
+pub fn buys_sk(pack_id: &str) -> String {
+    format!("BUYS#{pack_id}")
+}
+pub const BUYS_SEQ: &str = "seq";
+pub const BUYS_HELD: &str = "held";
+
+/// A user's cash balances: one number attribute per currency, named by its code (`USD`),
+/// integer minor units, never negative. One item, so that a completion reads the purchase and
+/// the balances in one call before it knows the purchase's currency.
+pub const CASH_SK: &str = "CASH";
+
+/// The ledger entry of a purchase's debit.
+pub fn debit_sk(purchase_id: &str) -> String {
+    format!("DEBIT#{purchase_id}")
+}
+pub const DEBIT_PREFIX: &str = "DEBIT#";
+/// Attributes of ledger entries: `purchaseId` (debits), `userId` (credits), `amount` (a
+/// number), `currency`, `at` (RFC 3339).
+pub const LEDGER_PURCHASE_ID: &str = "purchaseId";
+pub const LEDGER_USER_ID: &str = "userId";
+pub const LEDGER_AMOUNT: &str = "amount";
+pub const LEDGER_CURRENCY: &str = "currency";
+pub const LEDGER_AT: &str = "at";
+
+/// The ledger entry of a credit, keyed by its reference so that a reference credits once.
+pub fn credit_pk(reference: &str) -> String {
+    format!("CREDIT#{reference}")
+}
+pub const CREDIT_SK: &str = "CREDIT";
+
+/// A purchase's status and its hold's end in Unix nanoseconds (a number), for conditions.
+pub const PURCHASE_STATUS: &str = "status";
+pub const PURCHASE_EXPIRES_NS: &str = "expiresNs";
+
+/// The partition of the holds index: every reserved purchase, by expiry.
+pub const HOLDS: &str = "HOLDS";
+pub const GSI2: &str = "GSI2";
+pub const GSI2_PK: &str = "GSI2PK";
+pub const GSI2_SK: &str = "GSI2SK";
+
+/// The holds-index sort key of a hold ending at `expires_at`: fixed-width nanoseconds, so that
+/// key order is expiry order.
+pub fn hold_key(expires_at: crate::timestamp::Timestamp, purchase_id: &str) -> String {
+    format!("{:020}#{purchase_id}", expires_at.unix_nanos())
+}
+
+/// Every hold key at or below this bound is of a hold that has ended at `now`.
+pub fn holds_ended_bound(now: crate::timestamp::Timestamp) -> String {
+    // `$` sorts right after `#`: the bound covers every id of a hold ending exactly at `now`.
+    format!("{:020}$", now.unix_nanos())
+}
+
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
-pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 4] = [
+pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 6] = [
     (PK, ScalarAttributeType::S),
     (SK, ScalarAttributeType::S),
     (GSI1_PK, ScalarAttributeType::S),
     (GSI1_SK, ScalarAttributeType::S),
+    (GSI2_PK, ScalarAttributeType::S),
+    (GSI2_SK, ScalarAttributeType::S),
 ];
 
 /// The table's (hash, range) key.
 pub const TABLE_KEY: (&str, &str) = (PK, SK);
 
 /// Each global secondary index: (name, hash key, range key); all project every attribute.
-pub const INDEXES: [(&str, &str, &str); 1] = [(GSI1, GSI1_PK, GSI1_SK)];
+pub const INDEXES: [(&str, &str, &str); 2] = [(GSI1, GSI1_PK, GSI1_SK), (GSI2, GSI2_PK, GSI2_SK)];
 
 fn key_schema(hash: &str, range: &str) -> Vec<KeySchemaElement> {
     [(hash, KeyType::Hash), (range, KeyType::Range)]

@@ -1,7 +1,9 @@
 //! [`DynamoStore`]: the storage traits on the app's DynamoDB table, one module per aggregate.
 
+mod cash;
 mod links;
 mod packs;
+mod purchases;
 
 use std::collections::HashMap;
 
@@ -78,4 +80,114 @@ impl DynamoStore {
 
 pub(crate) fn number(value: impl ToString) -> AttributeValue {
     AttributeValue::N(value.to_string())
+}
+
+/// The key of an item.
+pub(crate) fn key(pk: String, sk: &str) -> Item {
+    HashMap::from([
+        (crate::store::schema::PK.to_owned(), s(pk)),
+        (crate::store::schema::SK.to_owned(), s(sk)),
+    ])
+}
+
+/// Whether `item` has the key `key`.
+fn has_key(item: &Item, key: &Item) -> bool {
+    key.iter()
+        .all(|(name, value)| item.get(name) == Some(value))
+}
+
+impl DynamoStore {
+    /// The items of `keys` that exist, in the order of `keys`, in one `BatchGetItem`
+    /// (`consistent`: strongly consistent reads). Keys left unprocessed (throttling) are a 503.
+    pub(crate) async fn batch_get<const N: usize>(
+        &self,
+        keys: [Item; N],
+        consistent: bool,
+    ) -> Result<[Option<Item>; N], StoreError> {
+        let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
+            .set_keys(Some(keys.to_vec()))
+            .consistent_read(consistent)
+            .build()
+            .map_err(|e| StoreError::Internal(format!("BatchGetItem: {e}")))?;
+        let output = self
+            .client
+            .batch_get_item()
+            .request_items(&self.table, request)
+            .send()
+            .await
+            .map_err(|e| classify("BatchGetItem", e))?;
+        if output
+            .unprocessed_keys
+            .as_ref()
+            .is_some_and(|keys| !keys.is_empty())
+        {
+            return Err(StoreError::Unavailable(
+                "BatchGetItem: keys left unprocessed (throttled)".into(),
+            ));
+        }
+        let mut found = output
+            .responses
+            .and_then(|mut tables| tables.remove(&self.table))
+            .unwrap_or_default();
+        Ok(keys.map(|key| {
+            let at = found.iter().position(|item| has_key(item, &key))?;
+            Some(found.swap_remove(at))
+        }))
+    }
+}
+
+/// How one action of a cancelled transaction fared.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Cancellation {
+    code: Option<String>,
+    /// The item as it was, when the action's condition failed and asked for it (`ALL_OLD`).
+    pub(crate) item: Option<Item>,
+}
+
+impl Cancellation {
+    /// The action's condition did not hold.
+    pub(crate) fn condition_failed(&self) -> bool {
+        self.code.as_deref() == Some("ConditionalCheckFailed")
+    }
+
+    /// Another transaction was writing the same item at once (real DynamoDB; retry shortly).
+    pub(crate) fn conflicted(&self) -> bool {
+        self.code.as_deref() == Some("TransactionConflict")
+    }
+}
+
+impl DynamoStore {
+    /// Runs `actions` as one transaction: `Ok(None)` when applied, `Ok(Some(reasons))` (one per
+    /// action, in order) when cancelled, an error otherwise.
+    pub(crate) async fn transact(
+        &self,
+        actions: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
+    ) -> Result<Option<Vec<Cancellation>>, StoreError> {
+        use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+        let error = match self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(actions))
+            .send()
+            .await
+        {
+            Ok(_) => return Ok(None),
+            Err(error) => error,
+        };
+        if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
+            error.as_service_error()
+        {
+            return Ok(Some(
+                cancelled
+                    .cancellation_reasons()
+                    .iter()
+                    .map(|reason| Cancellation {
+                        code: reason.code().map(str::to_owned),
+                        item: reason.item().cloned(),
+                    })
+                    .collect(),
+            ));
+        }
+        Err(classify("TransactWriteItems", error))
+    }
 }

@@ -2,11 +2,10 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::primitives::Blob;
-use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 
-use super::{DynamoStore, Item, classify, number, s};
+use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
@@ -15,9 +14,9 @@ use crate::packs::{Pack, PackItem};
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
 use crate::store::schema::{
-    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_PREFIX, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY,
-    GSI1, GSI1_PK, GSI1_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER,
-    PACK_REMAINING, PACK_REVISION, PACK_SK, PACK_STATUS, PK, SK, STARTS_AT, draw_pk, pack_pk,
+    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK,
+    GSI1_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING,
+    PACK_REVISION, PACK_SK, PACK_STATUS, PK, SK, STARTS_AT, draw_pk, pack_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -79,7 +78,7 @@ fn corrupt(what: &str, problem: &str) -> StoreError {
     StoreError::Internal(format!("{what} item: {problem}"))
 }
 
-fn whole_number(item: &Item, name: &str) -> Option<u64> {
+pub(crate) fn whole_number(item: &Item, name: &str) -> Option<u64> {
     item.get(name)
         .and_then(|value| value.as_n().ok())
         .and_then(|text| text.parse().ok())
@@ -167,10 +166,6 @@ impl UpdateExpression {
     }
 }
 
-fn key(pk: String, sk: &str) -> Item {
-    HashMap::from([(PK.to_owned(), s(pk)), (SK.to_owned(), s(sk))])
-}
-
 impl ListActivePacks for DynamoStore {
     async fn list_active_packs(&self, request: &PageRequest) -> Result<Page, StoreError> {
         // One more than asked, to know without a second call whether another page follows.
@@ -239,12 +234,10 @@ fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
 }
 
 /// A pack from its item and its draw item.
-fn stored_pack(mut pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreError> {
-    let mut pack = document_from_item(&mut pack_item)?
-        .to_pack()
-        .map_err(|e| corrupt("pack", &e.to_string()))?;
+fn stored_pack(pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreError> {
     let revision =
         whole_number(&pack_item, PACK_REVISION).ok_or_else(|| corrupt("pack", "no `rev`"))?;
+    let mut pack = pack_from_item(pack_item)?;
     let seed = draw_item
         .get(DRAW_SEED)
         .and_then(|value| value.as_b().ok())
@@ -260,41 +253,24 @@ fn stored_pack(mut pack_item: Item, draw_item: &Item) -> Result<StoredPack, Stor
     })
 }
 
+/// The pack of a pack item (items left out: they live with the draw inputs).
+pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
+    document_from_item(&mut item)?
+        .to_pack()
+        .map_err(|e| corrupt("pack", &e.to_string()))
+}
+
 impl GetPack for DynamoStore {
     async fn get_pack(&self, pack_id: &str) -> Result<Option<StoredPack>, StoreError> {
-        let keys = KeysAndAttributes::builder()
-            .keys(key(pack_pk(pack_id), PACK_SK))
-            .keys(key(draw_pk(pack_id), DRAW_SK))
-            .build()
-            .map_err(|e| StoreError::Internal(format!("BatchGetItem: {e}")))?;
-        let output = self
-            .client
-            .batch_get_item()
-            .request_items(&self.table, keys)
-            .send()
-            .await
-            .map_err(|e| classify("BatchGetItem", e))?;
-        if output
-            .unprocessed_keys
-            .as_ref()
-            .is_some_and(|keys| !keys.is_empty())
-        {
-            return Err(StoreError::Unavailable(
-                "BatchGetItem: keys left unprocessed (throttled)".into(),
-            ));
-        }
-        let items = output
-            .responses
-            .and_then(|mut tables| tables.remove(&self.table))
-            .unwrap_or_default();
-        let (mut pack_item, mut draw_item) = (None, None);
-        for item in items {
-            match text(&item, PK) {
-                Some(pk) if pk.starts_with(DRAW_PREFIX) => draw_item = Some(item),
-                Some(_) => pack_item = Some(item),
-                None => {}
-            }
-        }
+        let [pack_item, draw_item] = self
+            .batch_get(
+                [
+                    key(pack_pk(pack_id), PACK_SK),
+                    key(draw_pk(pack_id), DRAW_SK),
+                ],
+                false,
+            )
+            .await?;
         match (pack_item, draw_item) {
             (None, _) => Ok(None),
             (Some(_), None) => Err(corrupt("draw", "missing for a stored pack")),
@@ -380,26 +356,15 @@ impl SeedPack for DynamoStore {
                 )
             }
         };
-        let result = self
-            .client
-            .transact_write_items()
-            .transact_items(pack_write)
-            .transact_items(draw_write)
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(error) => match error.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(cancelled))
-                    if cancelled
-                        .cancellation_reasons()
-                        .iter()
-                        .any(|reason| reason.code() == Some("ConditionalCheckFailed")) =>
-                {
-                    Err(SeedPackError::Changed)
-                }
-                _ => Err(classify("TransactWriteItems", error).into()),
-            },
+        match self.transact(vec![pack_write, draw_write]).await? {
+            None => Ok(()),
+            Some(reasons) if reasons.iter().any(Cancellation::condition_failed) => {
+                Err(SeedPackError::Changed)
+            }
+            Some(_) => Err(StoreError::Unavailable(
+                "TransactWriteItems: cancelled by a concurrent transaction".into(),
+            )
+            .into()),
         }
     }
 }

@@ -3,16 +3,20 @@
 //! runs under one lock, as a DynamoDB conditional write or transaction is applied at once. The
 //! shared contract tests run on both.
 
+mod cash;
 mod links;
 mod packs;
+mod purchases;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::cash::{Credit, Debit};
 use crate::links::Web3Link;
 use crate::packs::Pack;
 use crate::packs::document::PackDocument;
 use crate::packs::listing::ListingKey;
+use crate::purchases::{Buys, Purchase};
 use crate::store::packs::StoredPack;
 
 #[derive(Default)]
@@ -23,6 +27,16 @@ struct Tables {
     listed: BTreeMap<ListingKey, (Pack, PackDocument)>,
     /// By (user id, provider).
     links: HashMap<(String, String), Web3Link>,
+    /// Balances by (user id, currency).
+    balances: HashMap<(String, String), u64>,
+    /// Credit ledger entries by reference.
+    credits: HashMap<String, Credit>,
+    /// Debit ledger entries by (user id, purchase id).
+    debits: BTreeMap<(String, String), Debit>,
+    /// Purchases by (user id, purchase id).
+    purchases: HashMap<(String, String), Purchase>,
+    /// A buyer's purchases of a pack, by (user id, pack id).
+    buys: HashMap<(String, String), Buys>,
 }
 
 /// In-process store; clones share the same data.

@@ -28,12 +28,28 @@ impl Tables {
     }
 
     /// Puts `pack` in the listing index when it can be listed.
-    pub(super) fn index(&mut self, pack: &Pack) {
+    fn index(&mut self, pack: &Pack) {
         if let Some(key) = ListingKey::of(pack) {
             let mut listed = pack.clone();
             listed.items.clear();
             let document = PackDocument::of(&listed);
             self.listed.insert(key, (listed, document));
+        }
+    }
+}
+
+impl Tables {
+    /// Sets a stored pack's `remaining` (a purchase or a release), in its listing too.
+    pub(super) fn set_remaining(&mut self, pack_id: &str, remaining: u64) {
+        let Some(stored) = self.packs.get_mut(pack_id) else {
+            return;
+        };
+        stored.pack.remaining = remaining;
+        if let Some(key) = ListingKey::of(&stored.pack)
+            && let Some((pack, document)) = self.listed.get_mut(&key)
+        {
+            pack.remaining = remaining;
+            *document = document.with_remaining(remaining);
         }
     }
 }

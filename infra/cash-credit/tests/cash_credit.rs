@@ -1,0 +1,256 @@
+//! The `cash-credit` binary against moto_server.
+
+use std::process::Output;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use shared::store::DynamoStore;
+use shared::store::cash::GetBalance;
+use shared::store::schema::{CREDIT_SK, PK, SK, credit_pk};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_cash-credit");
+
+async fn cash_credit_at(endpoint: &str, table: Option<&str>, args: &[&str]) -> Output {
+    let mut command = tokio::process::Command::new(BINARY);
+    command
+        .args(args)
+        .env_clear()
+        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test");
+    if let Some(table) = table {
+        command.env("TABLE_NAME", table);
+    }
+    command.output().await.unwrap()
+}
+
+async fn cash_credit(store: &DynamoStore, args: &[&str]) -> Output {
+    cash_credit_at(testkit::moto::shared_endpoint(), Some(store.table()), args).await
+}
+
+fn credit_args<'a>(
+    user: &'a str,
+    amount: &'a str,
+    currency: &'a str,
+    reference: &'a str,
+) -> [&'a str; 8] {
+    [
+        "--user",
+        user,
+        "--amount",
+        amount,
+        "--currency",
+        currency,
+        "--reference",
+        reference,
+    ]
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+async fn balance(store: &DynamoStore, user: &str, currency: &str) -> u64 {
+    store.get_balance(user, currency).await.unwrap()
+}
+
+/// Whether the table holds a credit entry for `reference`.
+async fn credit_entry_exists(store: &DynamoStore, reference: &str) -> bool {
+    store
+        .client()
+        .get_item()
+        .table_name(store.table())
+        .key(PK, AttributeValue::S(credit_pk(reference)))
+        .key(SK, AttributeValue::S(CREDIT_SK.into()))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .is_some()
+}
+
+#[tokio::test]
+async fn credits_and_prints_the_balance() {
+    let store = testkit::moto::shared_table().await;
+    let output = cash_credit(&store, &credit_args("user-1", "1500", "USD", "grant-1")).await;
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        stdout(&output).contains("credited 1500 USD to user-1; balance now 1500 USD"),
+        "{output:?}"
+    );
+    let output = cash_credit(&store, &credit_args("user-1", "250", "USD", "grant-2")).await;
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        stdout(&output).contains("credited 250 USD to user-1; balance now 1750 USD"),
+        "{output:?}"
+    );
+    assert_eq!(balance(&store, "user-1", "USD").await, 1750);
+    assert_eq!(balance(&store, "user-1", "EUR").await, 0);
+    assert!(credit_entry_exists(&store, "grant-1").await);
+    assert!(stderr(&output).is_empty(), "{output:?}");
+}
+
+#[tokio::test]
+async fn the_same_reference_credits_once_and_a_reused_one_is_refused() {
+    let store = testkit::moto::shared_table().await;
+    let args = credit_args("user-1", "1000", "EUR", "invoice-42");
+    assert_eq!(cash_credit(&store, &args).await.status.code(), Some(0));
+    let again = cash_credit(&store, &args).await;
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+    assert_eq!(
+        stdout(&again).trim(),
+        "already credited (reference invoice-42): nothing changed"
+    );
+    assert_eq!(balance(&store, "user-1", "EUR").await, 1000);
+
+    for other in [
+        credit_args("user-1", "1001", "EUR", "invoice-42"),
+        credit_args("user-2", "1000", "EUR", "invoice-42"),
+        credit_args("user-1", "1000", "USD", "invoice-42"),
+    ] {
+        let refused = cash_credit(&store, &other).await;
+        assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+        assert!(
+            stderr(&refused).contains("reference invoice-42 was already used for another credit"),
+            "{refused:?}"
+        );
+        assert!(stdout(&refused).is_empty(), "{refused:?}");
+    }
+    assert_eq!(balance(&store, "user-1", "EUR").await, 1000);
+    assert_eq!(balance(&store, "user-2", "EUR").await, 0);
+    assert_eq!(balance(&store, "user-1", "USD").await, 0);
+}
+
+#[tokio::test]
+async fn bad_values_exit_2_with_the_reason_and_write_nothing() {
+    let store = testkit::moto::shared_table().await;
+    let too_long = "r".repeat(256);
+    for (args, reason) in [
+        (credit_args("u", "0", "USD", "bad-0"), "--amount must be"),
+        (credit_args("u", "-5", "USD", "bad-1"), "--amount must be"),
+        (credit_args("u", "1.5", "USD", "bad-2"), "--amount must be"),
+        (
+            credit_args("u", "12abc", "USD", "bad-3"),
+            "--amount must be",
+        ),
+        (credit_args("u", "", "USD", "bad-4"), "--amount must be"),
+        (
+            credit_args("u", "1000000000001", "USD", "bad-5"),
+            "--amount must be",
+        ),
+        (
+            credit_args("u", "99999999999999999999999", "USD", "bad-6"),
+            "--amount must be",
+        ),
+        (
+            credit_args("u", "100", "usd", "bad-7"),
+            "--currency must be",
+        ),
+        (credit_args("u", "100", "US", "bad-8"), "--currency must be"),
+        (
+            credit_args("u", "100", "USDX", "bad-9"),
+            "--currency must be",
+        ),
+        (credit_args("u", "100", "", "bad-10"), "--currency must be"),
+        (credit_args("u", "100", "USD", ""), "--reference must be"),
+        (
+            credit_args("u", "100", "USD", "has space"),
+            "--reference must be",
+        ),
+        (
+            credit_args("u", "100", "USD", &too_long),
+            "--reference must be",
+        ),
+        (
+            credit_args("", "100", "USD", "bad-11"),
+            "--user must not be empty",
+        ),
+        (
+            credit_args(" ", "100", "USD", "bad-12"),
+            "--user must not be empty",
+        ),
+    ] {
+        let output = cash_credit(&store, &args).await;
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        let stderr = stderr(&output);
+        assert!(
+            stderr.contains(reason) && stderr.contains("nothing was written"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stdout(&output).is_empty(), "{args:?}: {output:?}");
+        assert!(!credit_entry_exists(&store, args[7]).await, "{args:?}");
+        for currency in ["USD", "usd", "US", "USDX"] {
+            assert_eq!(balance(&store, args[1], currency).await, 0, "{args:?}");
+        }
+    }
+    // The largest credit is fine.
+    let output = cash_credit(&store, &credit_args("u", "1000000000000", "USD", "max")).await;
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(balance(&store, "u", "USD").await, 1_000_000_000_000);
+}
+
+#[tokio::test]
+async fn usage_errors_exit_2_and_help_exits_0() {
+    let full = credit_args("u", "1", "USD", "r");
+    for args in [
+        &[][..],
+        &full[..6],
+        &full[2..],
+        &[
+            "--user",
+            "u",
+            "--amount",
+            "1",
+            "--currency",
+            "USD",
+            "--reference",
+        ][..],
+        &["--bogus"][..],
+        &[full.as_slice(), &["--amount", "2"]].concat()[..],
+        &[full.as_slice(), &["extra"]].concat()[..],
+    ] {
+        // Nothing listens on port 9: nothing is reached either way.
+        let output = cash_credit_at("http://127.0.0.1:9", Some("fan-api"), args).await;
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        assert!(
+            stderr(&output).contains("usage: cash-credit"),
+            "{args:?}: {output:?}"
+        );
+    }
+    let help = cash_credit_at("http://127.0.0.1:9", None, &["--help"]).await;
+    assert_eq!(help.status.code(), Some(0), "{help:?}");
+    assert!(stdout(&help).contains("usage: cash-credit"));
+}
+
+#[tokio::test]
+async fn store_and_configuration_failures_exit_1() {
+    let args = credit_args("u", "100", "USD", "r-1");
+    let no_table = cash_credit_at(testkit::moto::shared_endpoint(), None, &args).await;
+    assert_eq!(no_table.status.code(), Some(1), "{no_table:?}");
+    assert!(stderr(&no_table).contains("TABLE_NAME"), "{no_table:?}");
+
+    let missing = cash_credit_at(
+        testkit::moto::shared_endpoint(),
+        Some("no-such-table"),
+        &args,
+    )
+    .await;
+    assert_eq!(missing.status.code(), Some(1), "{missing:?}");
+    assert!(
+        stderr(&missing).contains("store failure")
+            && stderr(&missing).contains("run the same command again"),
+        "{missing:?}"
+    );
+
+    let unreachable = cash_credit_at("http://127.0.0.1:9", Some("fan-api"), &args).await;
+    assert_eq!(unreachable.status.code(), Some(1), "{unreachable:?}");
+    assert!(
+        stderr(&unreachable).contains("store unavailable"),
+        "{unreachable:?}"
+    );
+}

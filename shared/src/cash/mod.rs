@@ -1,0 +1,127 @@
+//! The in-app Cash balance, as far as paying for packs needs it: per user and currency, integer
+//! minor units, never negative; credited by the operator (`cash-credit`), debited by purchases,
+//! every change with a ledger entry.
+
+use serde::{Deserialize, Serialize};
+
+use crate::timestamp::Timestamp;
+
+/// The largest single credit, in minor units.
+pub const MAX_CREDIT: u64 = 1_000_000_000_000;
+/// The longest credit reference.
+pub const MAX_REFERENCE_LEN: usize = 255;
+
+/// An amount of one currency, in integer minor units (`{"amount": 499, "currency": "USD"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Money {
+    pub amount: u64,
+    pub currency: String,
+}
+
+/// Whether `code` looks like an ISO 4217 currency code: three capital letters.
+pub fn is_currency(code: &str) -> bool {
+    code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+/// A credit to a user's balance, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credit {
+    pub user_id: String,
+    pub amount: Money,
+    /// Unique per credit: the same reference credits once.
+    pub reference: String,
+}
+
+/// Why a credit is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CreditError {
+    #[error("--user must not be empty")]
+    EmptyUser,
+    #[error("--amount must be a whole number of minor units from 1 to {MAX_CREDIT}")]
+    Amount,
+    #[error("--currency must be an ISO 4217 code of three capital letters")]
+    Currency,
+    #[error("--reference must be 1-{MAX_REFERENCE_LEN} visible characters")]
+    Reference,
+}
+
+/// Checks a credit as an operator typed it.
+pub fn parse_credit(
+    user_id: &str,
+    amount: &str,
+    currency: &str,
+    reference: &str,
+) -> Result<Credit, CreditError> {
+    if user_id.trim().is_empty() {
+        return Err(CreditError::EmptyUser);
+    }
+    let amount = (amount.bytes().all(|b| b.is_ascii_digit()) && !amount.is_empty())
+        .then(|| amount.parse::<u64>().ok())
+        .flatten()
+        .filter(|amount| (1..=MAX_CREDIT).contains(amount))
+        .ok_or(CreditError::Amount)?;
+    if !is_currency(currency) {
+        return Err(CreditError::Currency);
+    }
+    let reference_ok = (1..=MAX_REFERENCE_LEN).contains(&reference.len())
+        && reference.bytes().all(|b| (0x21..=0x7e).contains(&b));
+    if !reference_ok {
+        return Err(CreditError::Reference);
+    }
+    Ok(Credit {
+        user_id: user_id.to_owned(),
+        amount: Money {
+            amount,
+            currency: currency.to_owned(),
+        },
+        reference: reference.to_owned(),
+    })
+}
+
+/// A ledger entry of a purchase's payment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Debit {
+    pub purchase_id: String,
+    pub amount: Money,
+    pub at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credits_are_whole_positive_bounded_amounts_of_a_currency_with_a_reference() {
+        let ok = parse_credit("u1", "1500", "USD", "grant-2026-11").unwrap();
+        assert_eq!(ok.amount.amount, 1500);
+        assert!(parse_credit("u1", &MAX_CREDIT.to_string(), "EUR", "r").is_ok());
+        for (user, amount, currency, reference, error) in [
+            ("", "1", "USD", "r", CreditError::EmptyUser),
+            ("u", "0", "USD", "r", CreditError::Amount),
+            ("u", "-5", "USD", "r", CreditError::Amount),
+            ("u", "1.5", "USD", "r", CreditError::Amount),
+            ("u", "+5", "USD", "r", CreditError::Amount),
+            ("u", "", "USD", "r", CreditError::Amount),
+            ("u", "1000000000001", "USD", "r", CreditError::Amount),
+            (
+                "u",
+                "99999999999999999999999",
+                "USD",
+                "r",
+                CreditError::Amount,
+            ),
+            ("u", "1", "usd", "r", CreditError::Currency),
+            ("u", "1", "US", "r", CreditError::Currency),
+            ("u", "1", "USDX", "r", CreditError::Currency),
+            ("u", "1", "USD", "", CreditError::Reference),
+            ("u", "1", "USD", "a b", CreditError::Reference),
+        ] {
+            assert_eq!(
+                parse_credit(user, amount, currency, reference),
+                Err(error),
+                "{user:?} {amount:?} {currency:?} {reference:?}"
+            );
+        }
+    }
+}

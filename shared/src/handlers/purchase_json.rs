@@ -1,0 +1,82 @@
+//! What the purchase endpoints share: their state, and a purchase as JSON.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::auth::TokenVerifier;
+use crate::cash::Money;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::purchases::{OpenedItem, Purchase, PurchaseStatus};
+use crate::timestamp::Timestamp;
+
+/// What the purchase handlers need (the store's operations differ per function).
+pub struct PurchaseState<S> {
+    pub store: S,
+    pub verifier: TokenVerifier,
+    /// How long a start holds a unit.
+    pub hold: Duration,
+    pub max_body_bytes: usize,
+}
+
+/// A purchase as the API shows it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PurchaseJson<'a> {
+    id: &'a str,
+    pack_id: &'a str,
+    status: PurchaseStatus,
+    price: &'a Money,
+    client_seed: &'a str,
+    nonce: u64,
+    reserved_at: Timestamp,
+    expires_at: Timestamp,
+    completed_at: Option<Timestamp>,
+    opened_at: Option<Timestamp>,
+    items: Option<&'a [OpenedItem]>,
+}
+
+impl<'a> PurchaseJson<'a> {
+    /// `purchase` as seen at `now` (a reserved purchase past its hold reads `expired`).
+    pub fn at(purchase: &'a Purchase, now: Timestamp) -> Self {
+        Self::with_status(purchase, purchase.status_at(now))
+    }
+
+    /// `purchase` with `status` as it is shown.
+    pub fn with_status(purchase: &'a Purchase, status: PurchaseStatus) -> Self {
+        Self {
+            id: &purchase.id,
+            pack_id: &purchase.pack_id,
+            status,
+            price: &purchase.price,
+            client_seed: &purchase.client_seed,
+            nonce: purchase.nonce,
+            reserved_at: purchase.reserved_at,
+            expires_at: purchase.expires_at,
+            completed_at: purchase.completed_at,
+            opened_at: purchase.opened_at,
+            items: purchase.items.as_deref(),
+        }
+    }
+}
+
+/// `{"purchase": ...}`.
+#[derive(Serialize)]
+pub struct PurchaseAnswer<'a> {
+    pub purchase: PurchaseJson<'a>,
+}
+
+pub fn purchase_not_found() -> ApiError {
+    ApiError::refused(
+        ErrorCode::PurchaseNotFound,
+        "You have no purchase with this id for this pack.",
+    )
+}
+
+/// `Idempotent-Replayed: true` on `response`: the answer repeats an earlier one.
+pub fn mark_replayed(response: &mut lambda_http::Response<lambda_http::Body>) {
+    response.headers_mut().insert(
+        "idempotent-replayed",
+        lambda_http::http::HeaderValue::from_static("true"),
+    );
+}

@@ -1,0 +1,60 @@
+//! The scheduled sweep (`release-holds`, every minute): releases the holds that expired, in
+//! bounded batches, within the function's time.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::store::purchases::ReleaseHolds;
+use crate::timestamp::Timestamp;
+
+/// Holds released per batch (each is one transaction).
+pub const BATCH: usize = 100;
+
+/// What the sweep needs.
+pub struct SweepState<S> {
+    pub store: S,
+    /// When to stop starting batches: well inside the function's timeout.
+    pub budget: Duration,
+}
+
+/// The sweep's counts, logged and returned to the scheduler.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sweep {
+    pub released: u64,
+    pub lost_races: u64,
+    pub batches: u32,
+    pub more: bool,
+}
+
+/// Releases expired holds batch by batch until none are left or the budget is spent. Any event
+/// starts it (the schedule's payload carries nothing it needs).
+pub async fn release_holds<S: ReleaseHolds, E>(
+    state: &SweepState<S>,
+    _event: E,
+) -> Result<Sweep, lambda_runtime::Error> {
+    let started = Instant::now();
+    let mut sweep = Sweep::default();
+    loop {
+        let report = state
+            .store
+            .release_holds(None, Timestamp::now(), BATCH)
+            .await?;
+        sweep.released += report.released;
+        sweep.lost_races += report.lost_races;
+        sweep.batches += 1;
+        sweep.more = report.more;
+        if !report.more || started.elapsed() >= state.budget {
+            break;
+        }
+    }
+    tracing::info!(
+        released = sweep.released,
+        lost_races = sweep.lost_races,
+        batches = sweep.batches,
+        more = sweep.more,
+        "holds swept"
+    );
+    Ok(sweep)
+}

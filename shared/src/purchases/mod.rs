@@ -1,0 +1,382 @@
+//! Purchases: a buyer reserves one unit of a pack (a hold that expires), then pays for it from
+//! their Cash balance; a paid pack can be opened. The rules here are plain functions over what
+//! the store read; the store applies them atomically (conditions inside one write).
+//!
+//! States: `reserved` -> `completed` (paid) -> `opened`; `reserved` -> `expired` (the hold ran
+//! out and its unit went back on sale). A reserved purchase past its `expiresAt` reads as
+//! `expired` before its hold is released.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+
+use crate::cash::Money;
+use crate::packs::{Pack, PackStatus};
+use crate::timestamp::Timestamp;
+
+/// How long a hold lasts by default, and the range `PURCHASE_HOLD_SECONDS` allows.
+pub const DEFAULT_HOLD_SECONDS: u64 = 600;
+pub const MAX_HOLD_SECONDS: u64 = 3600;
+/// The longest client seed.
+pub const MAX_CLIENT_SEED_CHARS: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PurchaseStatus {
+    Reserved,
+    Completed,
+    Opened,
+    Expired,
+}
+
+/// One slot of an opened pack.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OpenedItem {
+    pub slot: u32,
+    pub item_id: String,
+    pub name: String,
+    pub rarity: String,
+    pub image_url: Option<String>,
+}
+
+/// A purchase as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Purchase {
+    pub id: String,
+    pub pack_id: String,
+    pub user_id: String,
+    pub status: PurchaseStatus,
+    pub price: Money,
+    pub client_seed: String,
+    /// The client seed the buyer asked for at start (`None`: the server picked one), which an
+    /// idempotent repeat must ask again.
+    pub requested_seed: Option<String>,
+    pub nonce: u64,
+    pub reserved_at: Timestamp,
+    pub expires_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+    pub opened_at: Option<Timestamp>,
+    pub items: Option<Vec<OpenedItem>>,
+}
+
+impl Purchase {
+    /// The status as a buyer sees it at `now`: a reserved purchase whose hold has run out is
+    /// `expired`, released or not.
+    pub fn status_at(&self, now: Timestamp) -> PurchaseStatus {
+        match self.status {
+            PurchaseStatus::Reserved if self.hold_expired_at(now) => PurchaseStatus::Expired,
+            status => status,
+        }
+    }
+
+    /// Whether the hold has run out: `expiresAt` is not after `now`.
+    pub fn hold_expired_at(&self, now: Timestamp) -> bool {
+        self.expires_at <= now
+    }
+
+    /// The purchase as it was when it started: what an idempotent repeat of the start answers.
+    pub fn as_started(&self) -> Self {
+        Self {
+            status: PurchaseStatus::Reserved,
+            completed_at: None,
+            opened_at: None,
+            items: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// The id of the purchase a user starts with an idempotency key: derived from both, so that
+/// every repeat of the key names the same purchase and concurrent repeats race for one item.
+/// 22 base64url characters (128 bits of SHA-256).
+pub fn purchase_id(user_id: &str, idempotency_key: &str) -> String {
+    let digest = aws_lc_rs::digest::digest(
+        &aws_lc_rs::digest::SHA256,
+        format!("purchase-v1\n{user_id}\n{idempotency_key}").as_bytes(),
+    );
+    URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
+}
+
+/// A client seed the server picks: 128 random bits, base64url.
+pub fn random_client_seed() -> String {
+    let mut bytes = [0u8; 16];
+    aws_lc_rs::rand::fill(&mut bytes).expect("the system random source works");
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Whether a client seed is 1-64 characters in 0x20-0x7E.
+pub fn is_valid_client_seed(seed: &str) -> bool {
+    (1..=MAX_CLIENT_SEED_CHARS).contains(&seed.len())
+        && seed.bytes().all(|b| (0x20..=0x7e).contains(&b))
+}
+
+/// A buyer's purchases of one pack: `seq`, the last nonce given (never reused), and `held`, the
+/// reserved, completed and opened ones (what `maxPerUser` limits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Buys {
+    pub seq: u64,
+    pub held: u64,
+}
+
+/// Why a purchase cannot start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum StartRefusal {
+    #[error("no such pack")]
+    PackNotFound,
+    #[error("the pack is not on sale")]
+    NotOnSale,
+    #[error("the pack is sold out")]
+    SoldOut,
+    #[error("the buyer's limit for this pack is reached")]
+    LimitReached,
+}
+
+/// Whether a buyer with `buys` can start a purchase of `pack` at `now`, checked in the order
+/// clients see: the pack exists and is not a draft, it is on sale, a unit remains, the buyer is
+/// under the pack's `maxPerUser`.
+pub fn check_start(pack: Option<&Pack>, buys: Buys, now: Timestamp) -> Result<(), StartRefusal> {
+    let pack = pack
+        .filter(|pack| pack.status != PackStatus::Draft)
+        .ok_or(StartRefusal::PackNotFound)?;
+    if !pack.is_active_at(now) {
+        return Err(StartRefusal::NotOnSale);
+    }
+    if pack.remaining == 0 {
+        return Err(StartRefusal::SoldOut);
+    }
+    if pack
+        .max_per_user
+        .is_some_and(|max| buys.held >= u64::from(max))
+    {
+        return Err(StartRefusal::LimitReached);
+    }
+    Ok(())
+}
+
+/// A start as the buyer asked it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartRequest {
+    pub user_id: String,
+    pub pack_id: String,
+    pub purchase_id: String,
+    pub requested_seed: Option<String>,
+    /// The seed the purchase gets: the requested one, or one the server picked.
+    pub client_seed: String,
+    pub now: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+impl StartRequest {
+    /// The purchase this start creates, for a buyer with `buys`, of a pack at `price`.
+    pub fn purchase(&self, buys: Buys, price: &Money) -> Purchase {
+        Purchase {
+            id: self.purchase_id.clone(),
+            pack_id: self.pack_id.clone(),
+            user_id: self.user_id.clone(),
+            status: PurchaseStatus::Reserved,
+            price: price.clone(),
+            client_seed: self.client_seed.clone(),
+            requested_seed: self.requested_seed.clone(),
+            nonce: buys.seq + 1,
+            reserved_at: self.now,
+            expires_at: self.expires_at,
+            completed_at: None,
+            opened_at: None,
+            items: None,
+        }
+    }
+
+    /// Whether an existing purchase under this start's id is a repeat of it (same pack, same
+    /// requested seed) or another start reusing the key.
+    pub fn is_repeated_by(&self, existing: &Purchase) -> bool {
+        existing.pack_id == self.pack_id && existing.requested_seed == self.requested_seed
+    }
+}
+
+/// Why a purchase cannot be completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CompleteRefusal {
+    #[error("no such purchase")]
+    NotFound,
+    #[error("the hold has expired")]
+    Expired,
+    #[error("the balance is too low")]
+    InsufficientFunds,
+}
+
+/// What completing `purchase` (the caller's, by key) of `pack_id` with `balance` at `now` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// Pay: reserved -> completed, the balance down by the price.
+    Pay,
+    /// Already paid (completed or opened): answer it again, change nothing.
+    Replay,
+    /// The hold ran out while still reserved: release it (the unit goes back), answer 410.
+    Release,
+}
+
+pub fn check_complete(
+    purchase: Option<&Purchase>,
+    pack_id: &str,
+    balance: u64,
+    now: Timestamp,
+) -> Result<Completion, CompleteRefusal> {
+    let purchase = purchase
+        .filter(|purchase| purchase.pack_id == pack_id)
+        .ok_or(CompleteRefusal::NotFound)?;
+    match purchase.status {
+        PurchaseStatus::Completed | PurchaseStatus::Opened => Ok(Completion::Replay),
+        PurchaseStatus::Expired => Err(CompleteRefusal::Expired),
+        PurchaseStatus::Reserved if purchase.hold_expired_at(now) => Ok(Completion::Release),
+        PurchaseStatus::Reserved if balance < purchase.price.amount => {
+            Err(CompleteRefusal::InsufficientFunds)
+        }
+        PurchaseStatus::Reserved => Ok(Completion::Pay),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packs::tests::sample_pack;
+
+    fn ts(text: &str) -> Timestamp {
+        Timestamp::parse(text).unwrap()
+    }
+
+    #[test]
+    fn purchase_ids_are_stable_per_user_and_key_and_url_safe() {
+        let id = purchase_id("u1", "key-1");
+        assert_eq!(id, purchase_id("u1", "key-1"));
+        assert_ne!(id, purchase_id("u2", "key-1"));
+        assert_ne!(id, purchase_id("u1", "key-2"));
+        assert_eq!(id.len(), 22);
+        assert!(crate::packs::is_valid_id(&id), "{id}");
+    }
+
+    #[test]
+    fn client_seeds_are_1_to_64_printable_ascii() {
+        assert!(is_valid_client_seed(" lucky ~ seed "));
+        assert!(is_valid_client_seed(&"x".repeat(64)));
+        for bad in ["", &"x".repeat(65), "tab\there", "é", "nul\0"] {
+            assert!(!is_valid_client_seed(bad), "{bad:?}");
+        }
+        assert!(is_valid_client_seed(&random_client_seed()));
+    }
+
+    #[test]
+    fn a_start_is_checked_in_the_order_clients_see() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let pack = sample_pack("p"); // on sale, 10 left, max 3 per user
+        let under = Buys { seq: 7, held: 2 };
+        assert_eq!(check_start(Some(&pack), under, now), Ok(()));
+        assert_eq!(
+            check_start(None, under, now),
+            Err(StartRefusal::PackNotFound)
+        );
+        let mut draft = pack.clone();
+        draft.status = PackStatus::Draft;
+        assert_eq!(
+            check_start(Some(&draft), under, now),
+            Err(StartRefusal::PackNotFound)
+        );
+        let mut archived = pack.clone();
+        archived.status = PackStatus::Archived;
+        archived.remaining = 0;
+        assert_eq!(
+            check_start(Some(&archived), under, now),
+            Err(StartRefusal::NotOnSale)
+        );
+        let mut ended = pack.clone();
+        ended.sale_ends_at = Some(now);
+        assert_eq!(
+            check_start(Some(&ended), under, now),
+            Err(StartRefusal::NotOnSale)
+        );
+        let mut sold_out = pack.clone();
+        sold_out.remaining = 0;
+        let at_limit = Buys { seq: 3, held: 3 };
+        assert_eq!(
+            check_start(Some(&sold_out), at_limit, now),
+            Err(StartRefusal::SoldOut)
+        );
+        assert_eq!(
+            check_start(Some(&pack), at_limit, now),
+            Err(StartRefusal::LimitReached)
+        );
+        let mut unlimited = pack.clone();
+        unlimited.max_per_user = None;
+        assert_eq!(
+            check_start(Some(&unlimited), Buys { seq: 99, held: 99 }, now),
+            Ok(())
+        );
+    }
+
+    fn purchase(status: PurchaseStatus) -> Purchase {
+        let request = StartRequest {
+            user_id: "u".into(),
+            pack_id: "p".into(),
+            purchase_id: "id".into(),
+            requested_seed: None,
+            client_seed: "s".into(),
+            now: ts("2026-06-01T12:00:00Z"),
+            expires_at: ts("2026-06-01T12:10:00Z"),
+        };
+        let mut purchase = request.purchase(
+            Buys { seq: 4, held: 1 },
+            &Money {
+                amount: 499,
+                currency: "USD".into(),
+            },
+        );
+        assert_eq!(purchase.nonce, 5);
+        purchase.status = status;
+        purchase
+    }
+
+    #[test]
+    fn completion_pays_replays_releases_or_refuses() {
+        let before = ts("2026-06-01T12:09:59Z");
+        let at_expiry = ts("2026-06-01T12:10:00Z");
+        let reserved = purchase(PurchaseStatus::Reserved);
+        assert_eq!(
+            check_complete(Some(&reserved), "p", 499, before),
+            Ok(Completion::Pay)
+        );
+        assert_eq!(
+            check_complete(Some(&reserved), "p", 498, before),
+            Err(CompleteRefusal::InsufficientFunds)
+        );
+        assert_eq!(
+            check_complete(Some(&reserved), "p", 10_000, at_expiry),
+            Ok(Completion::Release)
+        );
+        assert_eq!(
+            check_complete(Some(&reserved), "other-pack", 10_000, before),
+            Err(CompleteRefusal::NotFound)
+        );
+        assert_eq!(
+            check_complete(None, "p", 10_000, before),
+            Err(CompleteRefusal::NotFound)
+        );
+        for paid in [PurchaseStatus::Completed, PurchaseStatus::Opened] {
+            assert_eq!(
+                check_complete(Some(&purchase(paid)), "p", 0, at_expiry),
+                Ok(Completion::Replay)
+            );
+        }
+        assert_eq!(
+            check_complete(
+                Some(&purchase(PurchaseStatus::Expired)),
+                "p",
+                10_000,
+                before
+            ),
+            Err(CompleteRefusal::Expired)
+        );
+        assert_eq!(reserved.status_at(before), PurchaseStatus::Reserved);
+        assert_eq!(reserved.status_at(at_expiry), PurchaseStatus::Expired);
+    }
+}

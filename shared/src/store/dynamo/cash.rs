@@ -1,0 +1,289 @@
+//! Cash on DynamoDB: balances (`USER#<userId>` / `CASH`, one number per currency), the credit ledger
+//! (`CREDIT#<reference>` / `CREDIT`) and the debit ledger (`USER#<userId>` / `DEBIT#<purchaseId>`,
+//! written by purchases).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
+
+use super::{DynamoStore, Item, classify, number, s};
+use crate::cash::{Credit, Debit, Money};
+use crate::store::StoreError;
+use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
+use crate::store::schema::{
+    CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY,
+    LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, credit_pk, user_pk,
+};
+use crate::timestamp::Timestamp;
+
+/// How many times a credit's transaction is tried when DynamoDB cancels it for a conflict with
+/// another transaction on the same items (nothing was written; trying again is safe).
+const CONFLICT_ATTEMPTS: u32 = 5;
+
+fn corrupt(what: &str, problem: &str) -> StoreError {
+    StoreError::Internal(format!("{what} item: {problem}"))
+}
+
+fn whole_number(item: &Item, name: &str) -> Option<u64> {
+    item.get(name)
+        .and_then(|value| value.as_n().ok())
+        .and_then(|text| text.parse().ok())
+}
+
+fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
+    item.get(name)
+        .and_then(|value| value.as_s().ok())
+        .map(String::as_str)
+}
+
+/// Whether the stored credit entry `item` is the same credit as `credit`.
+fn same_credit(item: &Item, credit: &Credit) -> Result<bool, StoreError> {
+    let user = text(item, LEDGER_USER_ID).ok_or_else(|| corrupt("credit", "no `userId`"))?;
+    let amount =
+        whole_number(item, LEDGER_AMOUNT).ok_or_else(|| corrupt("credit", "no whole `amount`"))?;
+    let currency = text(item, LEDGER_CURRENCY).ok_or_else(|| corrupt("credit", "no `currency`"))?;
+    Ok(user == credit.user_id
+        && amount == credit.amount.amount
+        && currency == credit.amount.currency)
+}
+
+fn debit_from_item(item: &Item) -> Result<Debit, StoreError> {
+    let purchase_id =
+        text(item, LEDGER_PURCHASE_ID).ok_or_else(|| corrupt("debit", "no `purchaseId`"))?;
+    let amount =
+        whole_number(item, LEDGER_AMOUNT).ok_or_else(|| corrupt("debit", "no whole `amount`"))?;
+    let currency = text(item, LEDGER_CURRENCY).ok_or_else(|| corrupt("debit", "no `currency`"))?;
+    let at = text(item, LEDGER_AT)
+        .and_then(|at| Timestamp::parse(at).ok())
+        .ok_or_else(|| corrupt("debit", "no RFC 3339 `at`"))?;
+    Ok(Debit {
+        purchase_id: purchase_id.to_owned(),
+        amount: Money {
+            amount,
+            currency: currency.to_owned(),
+        },
+        at,
+    })
+}
+
+/// What a cancelled credit transaction says: [0] is the credit entry's put, [1] the balance's
+/// update.
+enum Cancelled {
+    /// The reference has an entry (the old item, when DynamoDB returned it).
+    ReferenceUsed(Option<Item>),
+    /// The balance would pass `u64::MAX`.
+    BalanceFull,
+    /// Another transaction was on the same items: nothing was written.
+    Conflict,
+    Other,
+}
+
+fn cancelled(reasons: &[CancellationReason]) -> Cancelled {
+    let code = |index: usize| reasons.get(index).and_then(|reason| reason.code());
+    if code(0) == Some("ConditionalCheckFailed") {
+        Cancelled::ReferenceUsed(reasons[0].item().cloned())
+    } else if code(1) == Some("ConditionalCheckFailed") {
+        Cancelled::BalanceFull
+    } else if reasons
+        .iter()
+        .any(|reason| reason.code() == Some("TransactionConflict"))
+    {
+        Cancelled::Conflict
+    } else {
+        Cancelled::Other
+    }
+}
+
+impl DynamoStore {
+    /// The transaction of `credit`: the credit entry, only while its reference is unused, and
+    /// the balance, only while it stays a `u64`.
+    fn credit_transaction(
+        &self,
+        credit: &Credit,
+        at: Timestamp,
+    ) -> Result<[TransactWriteItem; 2], StoreError> {
+        let entry = Put::builder()
+            .table_name(&self.table)
+            .item(PK, s(credit_pk(&credit.reference)))
+            .item(SK, s(CREDIT_SK))
+            .item(ENTITY, s("credit"))
+            .item(LEDGER_USER_ID, s(&credit.user_id))
+            .item(LEDGER_AMOUNT, number(credit.amount.amount))
+            .item(LEDGER_CURRENCY, s(&credit.amount.currency))
+            .item(LEDGER_AT, s(at.to_string()))
+            .condition_expression("attribute_not_exists(#pk)")
+            .expression_attribute_names("#pk", PK)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(|e| StoreError::Internal(format!("put: {e}")))?;
+        let balance = Update::builder()
+            .table_name(&self.table)
+            .key(PK, s(user_pk(&credit.user_id)))
+            .key(SK, s(CASH_SK))
+            .update_expression(
+                "SET #balance = if_not_exists(#balance, :zero) + :amount, #entity = :entity",
+            )
+            .condition_expression("attribute_not_exists(#balance) OR #balance <= :ceiling")
+            // The balance in a currency is the attribute named by its code (`USD`).
+            .expression_attribute_names("#balance", &credit.amount.currency)
+            .expression_attribute_names("#entity", ENTITY)
+            .expression_attribute_values(":zero", number(0))
+            .expression_attribute_values(":amount", number(credit.amount.amount))
+            .expression_attribute_values(":entity", s("cash"))
+            .expression_attribute_values(":ceiling", number(u64::MAX - credit.amount.amount))
+            .build()
+            .map_err(|e| StoreError::Internal(format!("update: {e}")))?;
+        Ok([
+            TransactWriteItem::builder().put(entry).build(),
+            TransactWriteItem::builder().update(balance).build(),
+        ])
+    }
+
+    /// The credit entry of `reference`, read strongly consistent.
+    async fn credit_entry(&self, reference: &str) -> Result<Option<Item>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(PK, s(credit_pk(reference)))
+            .key(SK, s(CREDIT_SK))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?;
+        Ok(output.item)
+    }
+}
+
+impl CreditCash for DynamoStore {
+    async fn credit_cash(
+        &self,
+        credit: &Credit,
+        at: Timestamp,
+    ) -> Result<CreditOutcome, CreditCashError> {
+        let mut attempt = 1;
+        loop {
+            let [entry, balance] = self.credit_transaction(credit, at)?;
+            // The SDK gives each call its own ClientRequestToken and keeps it across its own
+            // retries, so a retry after a lost answer does not apply the transaction twice.
+            let result = self
+                .client
+                .transact_write_items()
+                .transact_items(entry)
+                .transact_items(balance)
+                .send()
+                .await;
+            let error = match result {
+                Ok(_) => {
+                    let balance = self
+                        .get_balance(&credit.user_id, &credit.amount.currency)
+                        .await?;
+                    return Ok(CreditOutcome::Credited { balance });
+                }
+                Err(error) => error,
+            };
+            let reasons = match error.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
+                    cancelled.cancellation_reasons()
+                }
+                _ => return Err(classify("TransactWriteItems", error).into()),
+            };
+            match cancelled(reasons) {
+                Cancelled::ReferenceUsed(old) => {
+                    let old = match old {
+                        Some(old) => old,
+                        // Not returned: read it (a credit entry is never deleted).
+                        None => self.credit_entry(&credit.reference).await?.ok_or_else(|| {
+                            corrupt("credit", "its put was refused but it cannot be read")
+                        })?,
+                    };
+                    return if same_credit(&old, credit)? {
+                        Ok(CreditOutcome::AlreadyCredited)
+                    } else {
+                        Err(CreditCashError::ReferenceReused)
+                    };
+                }
+                Cancelled::BalanceFull => {
+                    return Err(StoreError::Internal(
+                        "TransactWriteItems: the balance would pass the largest amount".into(),
+                    )
+                    .into());
+                }
+                Cancelled::Conflict if attempt < CONFLICT_ATTEMPTS => {
+                    // Back off 20, 40, 80, 160 ms, with up to as much again of jitter.
+                    let base = 20u64 << (attempt - 1);
+                    let jitter = u64::from(Timestamp::now().subsec_nanos()) % base;
+                    tokio::time::sleep(Duration::from_millis(base + jitter)).await;
+                    attempt += 1;
+                }
+                Cancelled::Conflict => {
+                    return Err(StoreError::Unavailable(format!(
+                        "TransactWriteItems: cancelled by conflicting transactions {attempt} times"
+                    ))
+                    .into());
+                }
+                Cancelled::Other => return Err(classify("TransactWriteItems", error).into()),
+            }
+        }
+    }
+}
+
+impl GetBalance for DynamoStore {
+    async fn get_balance(&self, user_id: &str, currency: &str) -> Result<u64, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(PK, s(user_pk(user_id)))
+            .key(SK, s(CASH_SK))
+            .projection_expression("#balance")
+            .expression_attribute_names("#balance", currency)
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?;
+        match output.item {
+            None => Ok(0),
+            Some(item) if !item.contains_key(currency) => Ok(0),
+            Some(item) => whole_number(&item, currency)
+                .ok_or_else(|| corrupt("cash", &format!("`{currency}` is not a whole number"))),
+        }
+    }
+}
+
+impl ListDebits for DynamoStore {
+    async fn list_debits(&self, user_id: &str) -> Result<Vec<Debit>, StoreError> {
+        let mut debits = Vec::new();
+        let mut start: Option<HashMap<_, _>> = None;
+        loop {
+            let output = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .expression_attribute_names("#pk", PK)
+                .expression_attribute_names("#sk", SK)
+                .expression_attribute_values(":pk", s(user_pk(user_id)))
+                .expression_attribute_values(":prefix", s(DEBIT_PREFIX))
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| classify("Query", e))?;
+            for item in output.items() {
+                debits.push(debit_from_item(item)?);
+            }
+            start = output.last_evaluated_key.filter(|key| !key.is_empty());
+            if start.is_none() {
+                break;
+            }
+        }
+        // The keys order debits by purchase id; the ledger reads oldest first.
+        debits.sort_by(|a, b| (a.at, &a.purchase_id).cmp(&(b.at, &b.purchase_id)));
+        Ok(debits)
+    }
+}

@@ -1,0 +1,604 @@
+//! Purchases on DynamoDB. Every operation reads once (a `BatchGetItem` of what it decides on),
+//! applies the rules of [`crate::purchases`] to what it read, then writes once: one transaction
+//! whose conditions re-check, inside the write, everything another request could have changed
+//! since the read. When a condition fails, the transaction's cancellation hands back the item as
+//! it is now (`ALL_OLD`), so the decision is taken again on fresh state without another read.
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
+
+use super::packs::{pack_from_item, whole_number};
+use super::{Cancellation, DynamoStore, Item, key, number, s};
+use crate::purchases::{
+    Buys, CompleteRefusal, Completion, Purchase, PurchaseStatus, StartRefusal, StartRequest,
+    check_complete, check_start,
+};
+use crate::store::StoreError;
+use crate::store::purchases::{
+    CompleteError, CompletePurchase, Completed, GetPurchase, ReleaseHolds, Released, StartError,
+    StartPurchase, Started,
+};
+use crate::store::schema::{
+    BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, HOLDS, LEDGER_AMOUNT,
+    LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
+    PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT,
+    buys_sk, debit_sk, hold_key, holds_ended_bound, pack_pk, purchase_sk, user_pk,
+};
+use crate::timestamp::Timestamp;
+
+/// Transactions tried per request before answering 503: a race lost on fresh state is decided
+/// again at once; a transaction conflict (another transaction on the same item) waits a little.
+const MAX_ATTEMPTS: u32 = 8;
+
+fn purchase_key(user_id: &str, purchase_id: &str) -> Item {
+    key(user_pk(user_id), &purchase_sk(purchase_id))
+}
+
+fn buys_key(user_id: &str, pack_id: &str) -> Item {
+    key(user_pk(user_id), &buys_sk(pack_id))
+}
+
+fn cash_key(user_id: &str) -> Item {
+    key(user_pk(user_id), CASH_SK)
+}
+
+fn status_text(status: PurchaseStatus) -> AttributeValue {
+    s(match status {
+        PurchaseStatus::Reserved => "reserved",
+        PurchaseStatus::Completed => "completed",
+        PurchaseStatus::Opened => "opened",
+        PurchaseStatus::Expired => "expired",
+    })
+}
+
+/// The item of a purchase: its fields, its key, and while reserved, the holds index keys.
+fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
+    let mut item: Item = serde_dynamo::to_item(purchase)
+        .map_err(|e| StoreError::Internal(format!("purchase item: {e}")))?;
+    item.extend(purchase_key(&purchase.user_id, &purchase.id));
+    item.insert(ENTITY.into(), s("purchase"));
+    item.insert(
+        PURCHASE_EXPIRES_NS.into(),
+        number(purchase.expires_at.unix_nanos()),
+    );
+    if purchase.status == PurchaseStatus::Reserved {
+        item.insert(GSI2_PK.into(), s(HOLDS));
+        item.insert(
+            GSI2_SK.into(),
+            s(hold_key(purchase.expires_at, &purchase.id)),
+        );
+    }
+    Ok(item)
+}
+
+pub(crate) fn purchase_from_item(item: Item) -> Result<Purchase, StoreError> {
+    serde_dynamo::from_item(item).map_err(|e| StoreError::Internal(format!("purchase item: {e}")))
+}
+
+fn buys_from_item(item: Option<&Item>) -> Buys {
+    item.map_or_else(Buys::default, |item| Buys {
+        seq: whole_number(item, BUYS_SEQ).unwrap_or(0),
+        held: whole_number(item, BUYS_HELD).unwrap_or(0),
+    })
+}
+
+/// The balance in `currency` of a user's cash item (0 when none).
+fn balance_in(item: Option<&Item>, currency: &str) -> u64 {
+    item.and_then(|item| whole_number(item, currency))
+        .unwrap_or(0)
+}
+
+fn build<T, E: std::fmt::Display>(built: Result<T, E>) -> Result<T, StoreError> {
+    built.map_err(|e| StoreError::Internal(format!("transaction action: {e}")))
+}
+
+/// An update of `key`: `expression` on condition `condition`, with `#name`s and `:value`s.
+fn update(
+    table: &str,
+    key: Item,
+    expression: &str,
+    condition: &str,
+    names: &[(&str, &str)],
+    values: Vec<(&str, AttributeValue)>,
+) -> Result<TransactWriteItem, StoreError> {
+    let mut builder = Update::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .update_expression(expression)
+        .condition_expression(condition)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    for (name, attribute) in names {
+        builder = builder.expression_attribute_names(*name, *attribute);
+    }
+    for (name, value) in values {
+        builder = builder.expression_attribute_values(name, value);
+    }
+    Ok(TransactWriteItem::builder()
+        .update(build(builder.build())?)
+        .build())
+}
+
+/// A put of a new item (its key must be free).
+fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression("attribute_not_exists(#pk)")
+        .expression_attribute_names("#pk", PK)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build();
+    Ok(TransactWriteItem::builder().put(build(put)?).build())
+}
+
+/// A short, growing, jittered pause after a transaction conflict.
+async fn back_off(attempt: u32) {
+    let mut jitter = [0u8; 1];
+    aws_lc_rs::rand::fill(&mut jitter).expect("the system random source works");
+    let millis = 5 * u64::from(attempt + 1) + u64::from(jitter[0] % 16);
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+}
+
+fn contention(operation: &str) -> StoreError {
+    StoreError::Unavailable(format!(
+        "{operation}: still contended after {MAX_ATTEMPTS} transactions"
+    ))
+}
+
+/// What a cancelled transaction says of the action at `index`.
+fn reason(reasons: &[Cancellation], index: usize) -> Cancellation {
+    reasons.get(index).cloned().unwrap_or_default()
+}
+
+impl DynamoStore {
+    /// The start's transaction: the pack's unit, the buyer's count, the new purchase.
+    fn start_actions(
+        &self,
+        request: &StartRequest,
+        pack: &crate::packs::Pack,
+        buys: Buys,
+        purchase: &Purchase,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let table = &self.table;
+        let now = number(request.now.unix_nanos());
+        // The pack is on sale now, a unit remains, and its price and limit are the ones read.
+        let limit_condition = match pack.max_per_user {
+            Some(_) => "#max = :max",
+            None => "attribute_not_exists(#max)",
+        };
+        let mut pack_values = vec![
+            (":active", s("active")),
+            (":now", now),
+            (":one", number(1)),
+            (":amount", number(pack.price.amount)),
+            (":currency", s(&pack.price.currency)),
+        ];
+        let mut buys_values = vec![
+            (":next", number(purchase.nonce)),
+            (":one", number(1)),
+            (":zero", number(0)),
+            (":entity", s("buys")),
+        ];
+        if let Some(max) = pack.max_per_user {
+            pack_values.push((":max", number(max)));
+            buys_values.push((":max", number(max)));
+        }
+        let pack_update = update(
+            table,
+            key(pack_pk(&pack.id), PACK_SK),
+            "SET #remaining = #remaining - :one",
+            &format!(
+                "#status = :active AND #starts <= :now AND (attribute_not_exists(#ends) OR #ends > :now) \
+                 AND #remaining >= :one AND #amount = :amount AND #currency = :currency AND {limit_condition}"
+            ),
+            &[
+                ("#status", PACK_STATUS),
+                ("#starts", STARTS_AT),
+                ("#ends", ENDS_AT),
+                ("#remaining", PACK_REMAINING),
+                ("#amount", PACK_AMOUNT),
+                ("#currency", PACK_CURRENCY),
+                ("#max", PACK_MAX_PER_USER),
+            ],
+            pack_values,
+        )?;
+        // The buyer's count is the one read (so the nonce is theirs alone), under the limit.
+        let mut buys_condition = if buys.seq == 0 {
+            "attribute_not_exists(#seq)".to_owned()
+        } else {
+            buys_values.push((":seq", number(buys.seq)));
+            "#seq = :seq".to_owned()
+        };
+        if pack.max_per_user.is_some() {
+            buys_condition.push_str(" AND (attribute_not_exists(#held) OR #held < :max)");
+        }
+        let buys_update = update(
+            table,
+            buys_key(&request.user_id, &request.pack_id),
+            "SET #seq = :next, #held = if_not_exists(#held, :zero) + :one, #entity = :entity",
+            &buys_condition,
+            &[
+                ("#seq", BUYS_SEQ),
+                ("#held", BUYS_HELD),
+                ("#entity", ENTITY),
+            ],
+            buys_values,
+        )?;
+        Ok(vec![
+            pack_update,
+            buys_update,
+            put_new(table, purchase_item(purchase)?)?,
+        ])
+    }
+
+    /// Releases one expired hold: `expired`, its unit back, its buyer's slot freed. `false`
+    /// when another writer took the purchase first.
+    async fn release(&self, purchase: &Purchase, now: Timestamp) -> Result<bool, StoreError> {
+        let table = &self.table;
+        let actions = vec![
+            update(
+                table,
+                purchase_key(&purchase.user_id, &purchase.id),
+                "SET #status = :expired REMOVE #gsi2pk, #gsi2sk",
+                "#status = :reserved AND #expires <= :now",
+                &[
+                    ("#status", PURCHASE_STATUS),
+                    ("#expires", PURCHASE_EXPIRES_NS),
+                    ("#gsi2pk", GSI2_PK),
+                    ("#gsi2sk", GSI2_SK),
+                ],
+                vec![
+                    (":expired", status_text(PurchaseStatus::Expired)),
+                    (":reserved", status_text(PurchaseStatus::Reserved)),
+                    (":now", number(now.unix_nanos())),
+                ],
+            )?,
+            update(
+                table,
+                key(pack_pk(&purchase.pack_id), PACK_SK),
+                "SET #remaining = #remaining + :one",
+                "attribute_exists(#remaining)",
+                &[("#remaining", PACK_REMAINING)],
+                vec![(":one", number(1))],
+            )?,
+            update(
+                table,
+                buys_key(&purchase.user_id, &purchase.pack_id),
+                "SET #held = #held - :one",
+                "#held >= :one",
+                &[("#held", BUYS_HELD)],
+                vec![(":one", number(1))],
+            )?,
+        ];
+        for attempt in 0..MAX_ATTEMPTS {
+            match self.transact(actions.clone()).await? {
+                None => return Ok(true),
+                Some(reasons) if reason(&reasons, 0).condition_failed() => return Ok(false),
+                Some(reasons) if reasons.iter().any(Cancellation::conflicted) => {
+                    back_off(attempt).await;
+                }
+                Some(_) => {
+                    return Err(StoreError::Internal(format!(
+                        "release of purchase {}: its pack or count is missing",
+                        purchase.id
+                    )));
+                }
+            }
+        }
+        Err(contention("release"))
+    }
+}
+
+impl StartPurchase for DynamoStore {
+    async fn start_purchase(&self, request: &StartRequest) -> Result<Started, StartError> {
+        let [pack_item, buys_item, existing] = self
+            .batch_get(
+                [
+                    key(pack_pk(&request.pack_id), PACK_SK),
+                    buys_key(&request.user_id, &request.pack_id),
+                    purchase_key(&request.user_id, &request.purchase_id),
+                ],
+                true,
+            )
+            .await?;
+        if let Some(existing) = existing {
+            return repeat(request, purchase_from_item(existing)?);
+        }
+        let mut pack = pack_item.map(pack_from_item).transpose()?;
+        let mut buys = buys_from_item(buys_item.as_ref());
+        let mut released_holds = false;
+        for attempt in 0..MAX_ATTEMPTS {
+            match check_start(pack.as_ref(), buys, request.now) {
+                Err(StartRefusal::SoldOut) if !released_holds => {
+                    released_holds = true;
+                    let released = self
+                        .release_holds(Some(&request.pack_id), request.now, RELEASE_BEFORE_SOLD_OUT)
+                        .await?;
+                    if released.released == 0 {
+                        return Err(StartRefusal::SoldOut.into());
+                    }
+                    // The units are back; the transaction's condition decides who gets them.
+                    if let Some(pack) = pack.as_mut() {
+                        pack.remaining += released.released;
+                    }
+                    continue;
+                }
+                refused => refused?,
+            }
+            let Some(pack_read) = pack.as_ref() else {
+                return Err(StartRefusal::PackNotFound.into());
+            };
+            let purchase = request.purchase(buys, &pack_read.price);
+            let actions = self.start_actions(request, pack_read, buys, &purchase)?;
+            let Some(reasons) = self.transact(actions).await? else {
+                return Ok(Started::Created(purchase));
+            };
+            let (pack_reason, buys_reason, purchase_reason) = (
+                reason(&reasons, 0),
+                reason(&reasons, 1),
+                reason(&reasons, 2),
+            );
+            if purchase_reason.condition_failed() {
+                // A concurrent request with the same key made the purchase first.
+                let existing = purchase_reason.item.ok_or_else(|| {
+                    StoreError::Internal("start: no purchase in the cancellation".into())
+                })?;
+                return repeat(request, purchase_from_item(existing)?);
+            }
+            if pack_reason.condition_failed() {
+                pack = pack_reason.item.map(pack_from_item).transpose()?;
+            }
+            if buys_reason.condition_failed() {
+                buys = buys_from_item(buys_reason.item.as_ref());
+            }
+            if reasons.iter().any(Cancellation::conflicted) {
+                back_off(attempt).await;
+            }
+        }
+        Err(contention("start").into())
+    }
+}
+
+/// How many of a pack's expired holds a start releases before answering sold out.
+const RELEASE_BEFORE_SOLD_OUT: usize = 25;
+
+/// The answer to a start whose key already names `existing`.
+fn repeat(request: &StartRequest, existing: Purchase) -> Result<Started, StartError> {
+    if request.is_repeated_by(&existing) {
+        Ok(Started::Repeated(existing))
+    } else {
+        Err(StartError::KeyReused)
+    }
+}
+
+impl GetPurchase for DynamoStore {
+    async fn get_purchase(
+        &self,
+        user_id: &str,
+        purchase_id: &str,
+    ) -> Result<Option<Purchase>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(purchase_key(user_id, purchase_id)))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| super::classify("GetItem", e))?;
+        output.item.map(purchase_from_item).transpose()
+    }
+}
+
+impl DynamoStore {
+    /// The completion's transaction: the purchase paid, the balance down by the price from
+    /// exactly `balance`, the debit written.
+    fn pay_actions(
+        &self,
+        purchase: &Purchase,
+        balance: u64,
+        now: Timestamp,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let table = &self.table;
+        let price = &purchase.price;
+        // The balance is the one read, so the balance answered is exact.
+        let balance_condition = if balance == 0 {
+            "attribute_not_exists(#balance)"
+        } else {
+            "#balance = :balance"
+        };
+        let mut debit = key(user_pk(&purchase.user_id), &debit_sk(&purchase.id));
+        debit.extend([
+            (ENTITY.to_owned(), s("debit")),
+            (LEDGER_PURCHASE_ID.to_owned(), s(&purchase.id)),
+            (LEDGER_AMOUNT.to_owned(), number(price.amount)),
+            (LEDGER_CURRENCY.to_owned(), s(&price.currency)),
+            (LEDGER_AT.to_owned(), s(now.to_string())),
+        ]);
+        Ok(vec![
+            update(
+                table,
+                purchase_key(&purchase.user_id, &purchase.id),
+                "SET #status = :completed, #completed = :now_text REMOVE #gsi2pk, #gsi2sk",
+                "#status = :reserved AND #expires > :now",
+                &[
+                    ("#status", PURCHASE_STATUS),
+                    ("#completed", "completedAt"),
+                    ("#expires", PURCHASE_EXPIRES_NS),
+                    ("#gsi2pk", GSI2_PK),
+                    ("#gsi2sk", GSI2_SK),
+                ],
+                vec![
+                    (":completed", status_text(PurchaseStatus::Completed)),
+                    (":reserved", status_text(PurchaseStatus::Reserved)),
+                    (":now", number(now.unix_nanos())),
+                    (":now_text", s(now.to_string())),
+                ],
+            )?,
+            update(
+                table,
+                cash_key(&purchase.user_id),
+                "SET #balance = if_not_exists(#balance, :zero) - :price",
+                balance_condition,
+                &[("#balance", price.currency.as_str())],
+                if balance == 0 {
+                    vec![(":zero", number(0)), (":price", number(price.amount))]
+                } else {
+                    vec![
+                        (":zero", number(0)),
+                        (":price", number(price.amount)),
+                        (":balance", number(balance)),
+                    ]
+                },
+            )?,
+            put_new(table, debit)?,
+        ])
+    }
+}
+
+impl CompletePurchase for DynamoStore {
+    async fn complete_purchase(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+        now: Timestamp,
+    ) -> Result<Completed, CompleteError> {
+        let [purchase_item, cash_item] = self
+            .batch_get(
+                [purchase_key(user_id, purchase_id), cash_key(user_id)],
+                true,
+            )
+            .await?;
+        let mut purchase = purchase_item.map(purchase_from_item).transpose()?;
+        let mut cash = cash_item;
+        for attempt in 0..MAX_ATTEMPTS {
+            let currency = purchase.as_ref().map_or("", |p| p.price.currency.as_str());
+            let balance = balance_in(cash.as_ref(), currency);
+            let completion = check_complete(purchase.as_ref(), pack_id, balance, now)?;
+            let Some(current) = purchase.take() else {
+                return Err(CompleteRefusal::NotFound.into());
+            };
+            match completion {
+                Completion::Replay => {
+                    return Ok(Completed::Repeated {
+                        purchase: current,
+                        balance,
+                    });
+                }
+                Completion::Release => {
+                    self.release(&current, now).await?;
+                    return Err(CompleteRefusal::Expired.into());
+                }
+                Completion::Pay => {}
+            }
+            let Some(reasons) = self
+                .transact(self.pay_actions(&current, balance, now)?)
+                .await?
+            else {
+                let paid = Purchase {
+                    status: PurchaseStatus::Completed,
+                    completed_at: Some(now),
+                    ..current
+                };
+                return Ok(Completed::Paid {
+                    balance: balance - paid.price.amount,
+                    purchase: paid,
+                });
+            };
+            let (purchase_reason, cash_reason, debit_reason) = (
+                reason(&reasons, 0),
+                reason(&reasons, 1),
+                reason(&reasons, 2),
+            );
+            purchase = Some(match purchase_reason.item {
+                Some(item) if purchase_reason.condition_failed() => purchase_from_item(item)?,
+                _ => current,
+            });
+            if cash_reason.condition_failed() {
+                cash = cash_reason.item;
+            }
+            if debit_reason.condition_failed() {
+                // Only a completion of this very purchase writes its debit: read it again.
+                purchase = self.get_purchase(user_id, purchase_id).await?;
+            }
+            if reasons.iter().any(Cancellation::conflicted) {
+                back_off(attempt).await;
+            }
+        }
+        Err(contention("complete").into())
+    }
+}
+
+impl ReleaseHolds for DynamoStore {
+    async fn release_holds(
+        &self,
+        pack_id: Option<&str>,
+        now: Timestamp,
+        max: usize,
+    ) -> Result<Released, StoreError> {
+        let mut report = Released::default();
+        let mut start = None;
+        loop {
+            let mut query = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(GSI2)
+                .key_condition_expression("#pk = :holds AND #sk <= :ended")
+                .expression_attribute_names("#pk", GSI2_PK)
+                .expression_attribute_names("#sk", GSI2_SK)
+                .expression_attribute_values(":holds", s(HOLDS))
+                .expression_attribute_values(":ended", s(holds_ended_bound(now)))
+                .limit(i32::try_from(max.clamp(1, 100)).unwrap_or(100))
+                .set_exclusive_start_key(start.take());
+            if let Some(pack_id) = pack_id {
+                query = query
+                    .filter_expression("#pack = :pack")
+                    .expression_attribute_names("#pack", "packId")
+                    .expression_attribute_values(":pack", s(pack_id));
+            }
+            let output = query
+                .send()
+                .await
+                .map_err(|e| super::classify("Query", e))?;
+            for item in output.items.unwrap_or_default() {
+                if report.released + report.lost_races >= max as u64 {
+                    report.more = true;
+                    return Ok(report);
+                }
+                let purchase = purchase_from_item(item)?;
+                if self.release(&purchase, now).await? {
+                    report.released += 1;
+                } else {
+                    report.lost_races += 1;
+                }
+            }
+            match output.last_evaluated_key {
+                Some(next) => start = Some(next),
+                None => return Ok(report),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hold_keys_sort_by_expiry_and_the_bound_takes_exactly_the_ended() {
+        let at = |text: &str| Timestamp::parse(text).unwrap();
+        let now = at("2026-06-01T12:00:00Z");
+        let bound = holds_ended_bound(now);
+        assert!(hold_key(at("2026-06-01T11:59:59.999999999Z"), "zzz") <= bound);
+        assert!(hold_key(now, "zzzzzzzzzzzzzzzzzzzzzz") <= bound);
+        assert!(hold_key(now, "-") <= bound);
+        assert!(hold_key(at("2026-06-01T12:00:00.000000001Z"), "-") > bound);
+        assert!(
+            hold_key(at("1970-01-01T00:00:00Z"), "a") < hold_key(at("2026-01-01T00:00:00Z"), "a")
+        );
+    }
+}

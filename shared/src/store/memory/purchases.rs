@@ -1,0 +1,180 @@
+//! Purchases in memory: each operation decides and applies under one write lock, as DynamoDB
+//! applies a transaction whose conditions hold.
+
+use super::{MemoryStore, Tables};
+use crate::cash::{Debit, Money};
+use crate::purchases::{
+    Buys, CompleteRefusal, Completion, Purchase, PurchaseStatus, StartRefusal, StartRequest,
+    check_complete, check_start,
+};
+use crate::store::StoreError;
+use crate::store::purchases::{
+    CompleteError, CompletePurchase, Completed, GetPurchase, ReleaseHolds, Released, StartError,
+    StartPurchase, Started,
+};
+use crate::timestamp::Timestamp;
+
+fn key(user_id: &str, id: &str) -> (String, String) {
+    (user_id.to_owned(), id.to_owned())
+}
+
+impl Tables {
+    /// Releases the hold of the purchase at `at` if it is reserved and expired at `now`.
+    fn release(&mut self, at: &(String, String), now: Timestamp) -> bool {
+        let Some(purchase) = self.purchases.get_mut(at) else {
+            return false;
+        };
+        if purchase.status != PurchaseStatus::Reserved || !purchase.hold_expired_at(now) {
+            return false;
+        }
+        purchase.status = PurchaseStatus::Expired;
+        let (user_id, pack_id) = (purchase.user_id.clone(), purchase.pack_id.clone());
+        if let Some(remaining) = self.packs.get(&pack_id).map(|p| p.pack.remaining) {
+            self.set_remaining(&pack_id, remaining + 1);
+        }
+        if let Some(buys) = self.buys.get_mut(&key(&user_id, &pack_id)) {
+            buys.held -= 1;
+        }
+        true
+    }
+
+    /// Releases up to `max` expired holds (of `pack_id`, or of all).
+    fn release_expired(&mut self, pack_id: Option<&str>, now: Timestamp, max: usize) -> Released {
+        let mut expired: Vec<(Timestamp, (String, String))> = self
+            .purchases
+            .iter()
+            .filter(|(_, p)| p.status == PurchaseStatus::Reserved && p.hold_expired_at(now))
+            .filter(|(_, p)| pack_id.is_none_or(|id| p.pack_id == id))
+            .map(|(at, p)| (p.expires_at, at.clone()))
+            .collect();
+        expired.sort();
+        let mut report = Released {
+            more: expired.len() > max,
+            ..Released::default()
+        };
+        for (_, at) in expired.into_iter().take(max) {
+            if self.release(&at, now) {
+                report.released += 1;
+            }
+        }
+        report
+    }
+
+    fn balance(&self, user_id: &str, currency: &str) -> u64 {
+        self.balances
+            .get(&key(user_id, currency))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+impl StartPurchase for MemoryStore {
+    async fn start_purchase(&self, request: &StartRequest) -> Result<Started, StartError> {
+        let mut tables = self.write();
+        let at = key(&request.user_id, &request.purchase_id);
+        if let Some(existing) = tables.purchases.get(&at) {
+            return if request.is_repeated_by(existing) {
+                Ok(Started::Repeated(existing.clone()))
+            } else {
+                Err(StartError::KeyReused)
+            };
+        }
+        let buys_at = key(&request.user_id, &request.pack_id);
+        let buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
+        let pack = |tables: &Tables| tables.packs.get(&request.pack_id).map(|s| s.pack.clone());
+        match check_start(pack(&tables).as_ref(), buys, request.now) {
+            Err(StartRefusal::SoldOut) => {
+                tables.release_expired(Some(&request.pack_id), request.now, usize::MAX);
+                check_start(pack(&tables).as_ref(), buys, request.now)?;
+            }
+            checked => checked?,
+        }
+        let pack = pack(&tables).ok_or(StartRefusal::PackNotFound)?;
+        // A release above may have freed this buyer's slot too.
+        let buys = tables.buys.get(&buys_at).copied().unwrap_or(buys);
+        let purchase = request.purchase(buys, &pack.price);
+        tables.set_remaining(&pack.id, pack.remaining - 1);
+        tables.buys.insert(
+            buys_at,
+            Buys {
+                seq: purchase.nonce,
+                held: buys.held + 1,
+            },
+        );
+        tables.purchases.insert(at, purchase.clone());
+        Ok(Started::Created(purchase))
+    }
+}
+
+impl GetPurchase for MemoryStore {
+    async fn get_purchase(
+        &self,
+        user_id: &str,
+        purchase_id: &str,
+    ) -> Result<Option<Purchase>, StoreError> {
+        Ok(self
+            .read()
+            .purchases
+            .get(&key(user_id, purchase_id))
+            .cloned())
+    }
+}
+
+impl CompletePurchase for MemoryStore {
+    async fn complete_purchase(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+        now: Timestamp,
+    ) -> Result<Completed, CompleteError> {
+        let mut tables = self.write();
+        let at = key(user_id, purchase_id);
+        let Some(purchase) = tables.purchases.get(&at).cloned() else {
+            return Err(CompleteRefusal::NotFound.into());
+        };
+        let Money { amount, currency } = purchase.price.clone();
+        let balance = tables.balance(user_id, &currency);
+        match check_complete(Some(&purchase), pack_id, balance, now)? {
+            Completion::Replay => Ok(Completed::Repeated { purchase, balance }),
+            Completion::Release => {
+                tables.release(&at, now);
+                Err(CompleteRefusal::Expired.into())
+            }
+            Completion::Pay => {
+                let paid = Purchase {
+                    status: PurchaseStatus::Completed,
+                    completed_at: Some(now),
+                    ..purchase
+                };
+                tables
+                    .balances
+                    .insert(key(user_id, &currency), balance - amount);
+                tables.debits.insert(
+                    key(user_id, purchase_id),
+                    Debit {
+                        purchase_id: purchase_id.to_owned(),
+                        amount: paid.price.clone(),
+                        at: now,
+                    },
+                );
+                tables.purchases.insert(at, paid.clone());
+                Ok(Completed::Paid {
+                    purchase: paid,
+                    balance: balance - amount,
+                })
+            }
+        }
+    }
+}
+
+impl ReleaseHolds for MemoryStore {
+    async fn release_holds(
+        &self,
+        pack_id: Option<&str>,
+        now: Timestamp,
+        max: usize,
+    ) -> Result<Released, StoreError> {
+        Ok(self.write().release_expired(pack_id, now, max))
+    }
+}

@@ -1,0 +1,106 @@
+//! The operations on purchases. Each is one atomic write (a conditional write or a transaction)
+//! with every rule that two requests could race inside its condition, after at most one read.
+
+use std::future::Future;
+
+use crate::purchases::{Purchase, StartRefusal, StartRequest};
+use crate::store::StoreError;
+use crate::timestamp::Timestamp;
+
+/// What a start did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Started {
+    /// A new purchase, reserved: one unit of the pack held for it.
+    Created(Purchase),
+    /// The key was used before for this very start: the purchase it made, nothing changed.
+    Repeated(Purchase),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Refused(#[from] StartRefusal),
+    /// The key was used before for another start (another pack or client seed).
+    #[error("the idempotency key was used for another start")]
+    KeyReused,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Starts a purchase: in one transaction, the pack's `remaining` down by one and the buyer's
+/// purchase count of the pack up by one, each conditioned on the rules of
+/// [`check_start`](crate::purchases::check_start), and the purchase created unless its id (from
+/// the idempotency key) exists. Before refusing as sold out, the pack's expired holds are
+/// released, so that a drop does not look sold out while units sit in dead holds.
+pub trait StartPurchase: Send + Sync {
+    fn start_purchase(
+        &self,
+        request: &StartRequest,
+    ) -> impl Future<Output = Result<Started, StartError>> + Send;
+}
+
+/// A user's purchase by id, or `None`.
+pub trait GetPurchase: Send + Sync {
+    fn get_purchase(
+        &self,
+        user_id: &str,
+        purchase_id: &str,
+    ) -> impl Future<Output = Result<Option<Purchase>, StoreError>> + Send;
+}
+
+/// What a completion did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completed {
+    /// Paid now: the purchase and the balance left in its currency.
+    Paid { purchase: Purchase, balance: u64 },
+    /// Paid before: the purchase and the balance now; nothing changed.
+    Repeated { purchase: Purchase, balance: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompleteError {
+    #[error(transparent)]
+    Refused(#[from] crate::purchases::CompleteRefusal),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Completes the caller's purchase of `pack_id`: in one transaction, `reserved -> completed`
+/// (while its hold runs), the balance in its currency down by its price (never below zero)
+/// and a debit written to the ledger. A hold found expired is released instead.
+pub trait CompletePurchase: Send + Sync {
+    fn complete_purchase(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+        now: Timestamp,
+    ) -> impl Future<Output = Result<Completed, CompleteError>> + Send;
+}
+
+/// What a sweep of expired holds did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Released {
+    /// Holds released: `reserved -> expired`, their units back in their packs.
+    pub released: u64,
+    /// Holds found expired but taken by another writer first (a completion, another sweep).
+    pub lost_races: u64,
+    /// Whether more expired holds may remain (the batch was full).
+    pub more: bool,
+}
+
+/// Releases up to `max` holds expired at `now` (of one pack, or of all), each in one
+/// transaction conditioned on the purchase still being reserved and expired: `expired`, the
+/// pack's `remaining` up by one, the buyer's slot freed. Safe to run any number of times.
+pub trait ReleaseHolds: Send + Sync {
+    fn release_holds(
+        &self,
+        pack_id: Option<&str>,
+        now: Timestamp,
+        max: usize,
+    ) -> impl Future<Output = Result<Released, StoreError>> + Send;
+}
+
+/// Every purchase operation.
+pub trait PurchaseStore: StartPurchase + GetPurchase + CompletePurchase + ReleaseHolds {}
+impl<S: StartPurchase + GetPurchase + CompletePurchase + ReleaseHolds> PurchaseStore for S {}
