@@ -54,6 +54,13 @@ impl Timestamp {
         self.0.nanosecond()
     }
 
+    /// The instant `nanos` nanoseconds after the Unix epoch, `None` outside 1970-9999.
+    pub fn from_unix_nanos(nanos: i128) -> Option<Self> {
+        OffsetDateTime::from_unix_timestamp_nanos(nanos)
+            .ok()
+            .and_then(|datetime| Self::from_datetime(datetime).ok())
+    }
+
     /// Nanoseconds since the Unix epoch: a number that orders like the instant.
     pub fn unix_nanos(self) -> i128 {
         self.0.unix_timestamp_nanos()

@@ -20,7 +20,6 @@ use shared::store::schema::{
     LEDGER_USER_ID, PK, SK, credit_pk, debit_sk, user_pk,
 };
 use shared::timestamp::Timestamp;
-use testkit::fault_proxy::FaultProxy;
 
 /// Each contract test, once per store.
 macro_rules! contract {
@@ -29,7 +28,7 @@ macro_rules! contract {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $test() {
-                    let (store, _proxy) = super::one_request_at_a_time().await;
+                    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
                     super::$test(store).await;
                 }
             )*
@@ -54,16 +53,6 @@ contract!(
     concurrent_credits_add_up_exactly,
     concurrent_credits_of_one_reference_credit_once,
 );
-
-/// A new table on this binary's moto, reached through a proxy that forwards one request at a
-/// time (kept alive by the caller).
-async fn one_request_at_a_time() -> (DynamoStore, FaultProxy) {
-    let table = testkit::moto::shared_table().await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    proxy.one_at_a_time();
-    let client = testkit::moto::client_for(&proxy.endpoint()).await;
-    (DynamoStore::new(client, table.table()), proxy)
-}
 
 fn credit(user: &str, amount: u64, currency: &str, reference: &str) -> Credit {
     parse_credit(user, &amount.to_string(), currency, reference).expect("a valid credit")

@@ -41,8 +41,9 @@ pub const INTERNAL_ERROR: Fault = Fault::Error(500, "InternalServerError");
 
 struct Shared {
     upstream: String,
-    /// The fault, and how many more requests get it (`None`: all, until changed).
-    fault: Mutex<(Fault, Option<usize>)>,
+    /// The fault, how many more requests get it (`None`: all, until changed), and the one
+    /// operation it is for (`None`: every operation).
+    fault: Mutex<(Fault, Option<usize>, Option<&'static str>)>,
     requests: AtomicUsize,
     /// How long each forwarded exchange took upstream, in order.
     upstream_times: Mutex<Vec<Duration>>,
@@ -72,7 +73,7 @@ impl FaultProxy {
         let addr = listener.local_addr().unwrap();
         let shared = Arc::new(Shared {
             upstream: upstream.trim_end_matches('/').to_owned(),
-            fault: Mutex::new((Fault::None, None)),
+            fault: Mutex::new((Fault::None, None, None)),
             requests: AtomicUsize::new(0),
             upstream_times: Mutex::new(Vec::new()),
             client: Client::builder(TokioExecutor::new()).build_http(),
@@ -93,12 +94,18 @@ impl FaultProxy {
 
     /// Every request from now on gets `fault`.
     pub fn set(&self, fault: Fault) {
-        *self.shared.fault.lock().unwrap() = (fault, None);
+        *self.shared.fault.lock().unwrap() = (fault, None, None);
     }
 
     /// The next `requests` requests get `fault`, the ones after them none.
     pub fn set_for(&self, fault: Fault, requests: usize) {
-        *self.shared.fault.lock().unwrap() = (fault, Some(requests));
+        *self.shared.fault.lock().unwrap() = (fault, Some(requests), None);
+    }
+
+    /// The next `requests` requests of the DynamoDB `operation` (`TransactWriteItems`, ...) get
+    /// `fault`; other operations pass untouched.
+    pub fn set_for_operation(&self, fault: Fault, operation: &'static str, requests: usize) {
+        *self.shared.fault.lock().unwrap() = (fault, Some(requests), Some(operation));
     }
 
     /// From now on, forwards one request at a time, so that each is applied whole before the
@@ -157,9 +164,19 @@ async fn whole<B: hyper::body::Body<Data = Bytes>>(body: B) -> Bytes {
 
 async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
     shared.requests.fetch_add(1, Ordering::SeqCst);
+    let operation = request
+        .headers()
+        .get("x-amz-target")
+        .and_then(|target| target.to_str().ok())
+        .and_then(|target| target.rsplit('.').next())
+        .map(str::to_owned);
     let fault = {
         let mut state = shared.fault.lock().unwrap();
+        let targeted = state
+            .2
+            .is_none_or(|only| operation.as_deref() == Some(only));
         match &mut state.1 {
+            _ if !targeted => Fault::None,
             Some(0) => Fault::None,
             Some(left) => {
                 *left -= 1;

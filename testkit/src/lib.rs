@@ -17,6 +17,7 @@ pub mod http_stub;
 pub mod logs;
 pub mod moto;
 pub mod packs;
+pub mod purchases;
 pub mod runtime_api;
 pub mod tokens;
 

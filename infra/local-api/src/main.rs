@@ -276,6 +276,9 @@ where
         println!(
             "  curl -s -X PUT {base}/api/packs/nba-rookie-2026/purchases/<id from the answer> -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payment\":{{\"method\":\"cash\"}}}}'"
         );
+        println!(
+            "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases/<id>/open -H 'Authorization: Bearer {token}'"
+        );
     }
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
 

@@ -20,6 +20,7 @@ use shared::handlers::complete_purchase::complete_purchase;
 use shared::handlers::get_pack::{GetPackState, get_pack};
 use shared::handlers::get_purchase::get_purchase;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::start_purchase::start_purchase;
 use shared::handlers::web3_link::{LinkState, web3_link};
@@ -28,7 +29,8 @@ use shared::http::error::ApiError;
 use shared::http::request::request_path;
 use shared::http::response::json_response;
 use shared::http::routes::{
-    COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, START_PURCHASE, WEB3_LINK, default_function, resolve,
+    COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, OPEN_PACK, START_PURCHASE, WEB3_LINK,
+    default_function, resolve,
 };
 use shared::store::Store;
 
@@ -43,7 +45,7 @@ pub struct App<S> {
     pub list: ListPacksState<S>,
     pub get_pack: GetPackState<S>,
     pub link: LinkState<S>,
-    /// The state of the three purchase handlers (one process: one state, one JWKS cache).
+    /// The state of the purchase handlers (one process: one state, one JWKS cache).
     pub purchases: PurchaseState<S>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
@@ -130,6 +132,7 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
         name if name == COMPLETE_PURCHASE.function => {
             complete_purchase(&app.purchases, request).await
         }
+        name if name == OPEN_PACK.function => open_pack(&app.purchases, request).await,
         // list-packs, which is also the `$default` route.
         _ => list_packs(&app.list, request).await,
     };

@@ -7,6 +7,7 @@ pub mod complete_purchase;
 pub mod get_pack;
 pub mod get_purchase;
 pub mod list_packs;
+pub mod open_pack;
 pub mod purchase_json;
 pub mod release_holds;
 pub mod start_purchase;

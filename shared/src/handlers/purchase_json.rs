@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::purchases::{OpenedItem, Purchase, PurchaseStatus};
+use crate::packs::draw::ALGORITHM;
+use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::timestamp::Timestamp;
 
 /// What the purchase handlers need (the store's operations differ per function).
@@ -34,6 +35,19 @@ pub struct PurchaseJson<'a> {
     completed_at: Option<Timestamp>,
     opened_at: Option<Timestamp>,
     items: Option<&'a [OpenedItem]>,
+    /// On opened purchases: what anyone needs to check the draw (docs/fairness.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fairness: Option<FairnessJson<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FairnessJson<'a> {
+    algorithm: &'static str,
+    server_seed_hash: &'a str,
+    server_seed: Option<&'a str>,
+    client_seed: &'a str,
+    nonce: u64,
 }
 
 impl<'a> PurchaseJson<'a> {
@@ -56,6 +70,31 @@ impl<'a> PurchaseJson<'a> {
             completed_at: purchase.completed_at,
             opened_at: purchase.opened_at,
             items: purchase.items.as_deref(),
+            fairness: purchase
+                .fairness
+                .as_ref()
+                .map(|fairness| FairnessJson::of(purchase, fairness)),
+        }
+    }
+
+    /// An opened `purchase` with its pack's seed as shown now (`fairness`): the seed appears
+    /// once revealed, whenever the purchase was opened.
+    pub fn opened(purchase: &'a Purchase, fairness: &'a OpenedFairness, now: Timestamp) -> Self {
+        Self {
+            fairness: Some(FairnessJson::of(purchase, fairness)),
+            ..Self::at(purchase, now)
+        }
+    }
+}
+
+impl<'a> FairnessJson<'a> {
+    fn of(purchase: &'a Purchase, fairness: &'a OpenedFairness) -> Self {
+        Self {
+            algorithm: ALGORITHM,
+            server_seed_hash: &fairness.server_seed_hash,
+            server_seed: fairness.server_seed.as_deref(),
+            client_seed: &purchase.client_seed,
+            nonce: purchase.nonce,
         }
     }
 }

@@ -52,14 +52,21 @@ pub static COMPLETE_PURCHASE: Route = route(
     "complete-purchase",
 );
 
+pub static OPEN_PACK: Route = route(
+    Method::POST,
+    "/api/packs/{packId}/purchases/{purchaseId}/open",
+    "open-pack",
+);
+
 /// Every route of the API.
-pub static ROUTES: [&Route; 6] = [
+pub static ROUTES: [&Route; 7] = [
     &LIST_PACKS,
     &GET_PACK,
     &WEB3_LINK,
     &START_PURCHASE,
     &GET_PURCHASE,
     &COMPLETE_PURCHASE,
+    &OPEN_PACK,
 ];
 
 /// The function that also answers every request no route matches (API Gateway's `$default`

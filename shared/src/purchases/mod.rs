@@ -11,8 +11,12 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
-use crate::packs::{Pack, PackStatus};
+use crate::packs::draw::{DrawError, DrawInput, ServerSeed, draw};
+use crate::packs::{Odds, Pack, PackItem, PackStatus, REVEAL_DELAY_SECONDS, seed_revealed};
 use crate::timestamp::Timestamp;
+
+// No hold may outlive the reveal delay: once the seed is public, no reservation can be paid.
+const _: () = assert!(MAX_HOLD_SECONDS as i64 <= REVEAL_DELAY_SECONDS);
 
 /// How long a hold lasts by default, and the range `PURCHASE_HOLD_SECONDS` allows.
 pub const DEFAULT_HOLD_SECONDS: u64 = 600;
@@ -59,6 +63,17 @@ pub struct Purchase {
     pub completed_at: Option<Timestamp>,
     pub opened_at: Option<Timestamp>,
     pub items: Option<Vec<OpenedItem>>,
+    /// The pack's seed commitment (and the seed, when it was already public), kept at opening.
+    #[serde(default)]
+    pub fairness: Option<OpenedFairness>,
+}
+
+/// What an opened purchase keeps of its pack's server seed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedFairness {
+    pub server_seed_hash: String,
+    pub server_seed: Option<String>,
 }
 
 impl Purchase {
@@ -83,6 +98,7 @@ impl Purchase {
             completed_at: None,
             opened_at: None,
             items: None,
+            fairness: None,
             ..self.clone()
         }
     }
@@ -185,6 +201,7 @@ impl StartRequest {
             completed_at: None,
             opened_at: None,
             items: None,
+            fairness: None,
         }
     }
 
@@ -235,6 +252,101 @@ pub fn check_complete(
         }
         PurchaseStatus::Reserved => Ok(Completion::Pay),
     }
+}
+
+/// What the draw of a pack's purchases takes: its server seed and content, and its sale end
+/// (which decides when the seed is revealed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrawInputs {
+    pub seed: ServerSeed,
+    pub odds: Vec<Odds>,
+    pub items: Vec<PackItem>,
+    pub items_per_pack: u32,
+    pub sale_ends_at: Option<Timestamp>,
+}
+
+impl DrawInputs {
+    /// The seed as shown at `now`: the commitment always, the seed once revealed.
+    pub fn fairness_at(&self, now: Timestamp) -> OpenedFairness {
+        OpenedFairness {
+            server_seed_hash: self.seed.commitment(),
+            server_seed: seed_revealed(self.sale_ends_at, now).then(|| self.seed.to_hex()),
+        }
+    }
+}
+
+/// Why a purchase cannot be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenRefusal {
+    #[error("no such purchase")]
+    NotFound,
+    #[error("the purchase is not paid")]
+    NotCompleted,
+    #[error("the hold expired before it was paid")]
+    Expired,
+    /// The pack's content cannot be drawn from (a corrupt pack): a server fault.
+    #[error("draw: {0}")]
+    Draw(#[from] DrawError),
+}
+
+/// What opening the caller's `purchase` of `pack_id` does: `Ok(true)` to open it now,
+/// `Ok(false)` when it is open already (answer it again).
+pub fn check_open(
+    purchase: Option<&Purchase>,
+    pack_id: &str,
+    now: Timestamp,
+) -> Result<bool, OpenRefusal> {
+    let purchase = purchase
+        .filter(|purchase| purchase.pack_id == pack_id)
+        .ok_or(OpenRefusal::NotFound)?;
+    match purchase.status_at(now) {
+        PurchaseStatus::Completed => Ok(true),
+        PurchaseStatus::Opened => Ok(false),
+        PurchaseStatus::Reserved => Err(OpenRefusal::NotCompleted),
+        PurchaseStatus::Expired => Err(OpenRefusal::Expired),
+    }
+}
+
+/// `purchase` opened at `now`: its items drawn (docs/fairness.md), its seed commitment kept.
+pub fn opened(
+    purchase: &Purchase,
+    inputs: &DrawInputs,
+    now: Timestamp,
+) -> Result<Purchase, OpenRefusal> {
+    let input = DrawInput {
+        pack_id: &purchase.pack_id,
+        user_id: &purchase.user_id,
+        nonce: purchase.nonce,
+        client_seed: &purchase.client_seed,
+    };
+    let drawn = draw(
+        &inputs.seed,
+        &inputs.odds,
+        &inputs.items,
+        inputs.items_per_pack,
+        &input,
+    )?;
+    let items = drawn
+        .into_iter()
+        .zip(0..)
+        .map(|(index, slot)| {
+            let item = &inputs.items[index];
+            OpenedItem {
+                slot,
+                item_id: item.id.clone(),
+                name: item.name.clone(),
+                rarity: item.rarity.clone(),
+                image_url: item.image_url.clone(),
+            }
+        })
+        .collect();
+    Ok(Purchase {
+        status: PurchaseStatus::Opened,
+        opened_at: Some(now),
+        items: Some(items),
+        fairness: Some(inputs.fairness_at(now)),
+        ..purchase.clone()
+    })
 }
 
 #[cfg(test)]

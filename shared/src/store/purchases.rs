@@ -102,5 +102,43 @@ pub trait ReleaseHolds: Send + Sync {
 }
 
 /// Every purchase operation.
-pub trait PurchaseStore: StartPurchase + GetPurchase + CompletePurchase + ReleaseHolds {}
-impl<S: StartPurchase + GetPurchase + CompletePurchase + ReleaseHolds> PurchaseStore for S {}
+pub trait PurchaseStore:
+    StartPurchase + GetPurchase + CompletePurchase + ReleaseHolds + OpenPurchase
+{
+}
+impl<S: StartPurchase + GetPurchase + CompletePurchase + ReleaseHolds + OpenPurchase> PurchaseStore
+    for S
+{
+}
+
+/// What an opening did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// The opened purchase, its items as drawn.
+    pub purchase: Purchase,
+    /// The pack's seed as shown now: the commitment, and the seed once revealed.
+    pub fairness: crate::purchases::OpenedFairness,
+    /// Opened before (by this request's earlier try or a concurrent one): nothing changed.
+    pub repeated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Refused(#[from] crate::purchases::OpenRefusal),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Opens the caller's paid purchase of `pack_id`: reads it and the pack's draw inputs, draws,
+/// and writes the items with `completed -> opened` in one conditional write, so that however
+/// many opens race, one draw is written and all answer it.
+pub trait OpenPurchase: Send + Sync {
+    fn open_purchase(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+        now: Timestamp,
+    ) -> impl Future<Output = Result<Opened, OpenError>> + Send;
+}

@@ -168,8 +168,9 @@ impl CreditCash for DynamoStore {
         let mut attempt = 1;
         loop {
             let [entry, balance] = self.credit_transaction(credit, at)?;
-            // The SDK gives each call its own ClientRequestToken and keeps it across its own
-            // retries, so a retry after a lost answer does not apply the transaction twice.
+            // The condition makes a repeat change nothing. The SDK also gives each call its own
+            // ClientRequestToken and keeps it across its retries, so a retry after a lost answer
+            // is answered as the first try was (credited), not as a repeat.
             let result = self
                 .client
                 .transact_write_items()

@@ -6,11 +6,12 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
+use crate::packs::Pack;
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::SeedWrite;
-use crate::packs::{Pack, PackItem};
+use crate::purchases::DrawInputs;
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
 use crate::store::schema::{
@@ -233,22 +234,51 @@ fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
     value.as_s().ok().and_then(|text| ListingKey::parse(text))
 }
 
+/// The draw inputs of a pack's draw item.
+pub(crate) fn draw_inputs_from_item(item: &Item) -> Result<DrawInputs, StoreError> {
+    fn json<T: serde::de::DeserializeOwned>(item: &Item, name: &str) -> Result<T, StoreError> {
+        text(item, name)
+            .and_then(|json| serde_json::from_str(json).ok())
+            .ok_or_else(|| corrupt("draw", &format!("no `{name}` JSON")))
+    }
+    let seed = item
+        .get(DRAW_SEED)
+        .and_then(|value| value.as_b().ok())
+        .and_then(|blob| ServerSeed::from_slice(blob.as_ref()))
+        .ok_or_else(|| corrupt("draw", "no 32-byte `seed`"))?;
+    let items_per_pack = whole_number(item, DRAW_ITEMS_PER_PACK)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| corrupt("draw", "no `itemsPerPack`"))?;
+    let sale_ends_at = match item.get(ENDS_AT) {
+        None => None,
+        Some(value) => Some(
+            value
+                .as_n()
+                .ok()
+                .and_then(|n| n.parse::<i128>().ok())
+                .and_then(Timestamp::from_unix_nanos)
+                .ok_or_else(|| corrupt("draw", "bad `endsAt`"))?,
+        ),
+    };
+    Ok(DrawInputs {
+        seed,
+        odds: json(item, DRAW_ODDS)?,
+        items: json(item, DRAW_ITEMS)?,
+        items_per_pack,
+        sale_ends_at,
+    })
+}
+
 /// A pack from its item and its draw item.
 fn stored_pack(pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreError> {
     let revision =
         whole_number(&pack_item, PACK_REVISION).ok_or_else(|| corrupt("pack", "no `rev`"))?;
     let mut pack = pack_from_item(pack_item)?;
-    let seed = draw_item
-        .get(DRAW_SEED)
-        .and_then(|value| value.as_b().ok())
-        .and_then(|blob| ServerSeed::from_slice(blob.as_ref()))
-        .ok_or_else(|| corrupt("draw", "no 32-byte `seed`"))?;
-    pack.items = text(draw_item, DRAW_ITEMS)
-        .and_then(|json| serde_json::from_str::<Vec<PackItem>>(json).ok())
-        .ok_or_else(|| corrupt("draw", "no `items` JSON"))?;
+    let inputs = draw_inputs_from_item(draw_item)?;
+    pack.items = inputs.items;
     Ok(StoredPack {
         pack,
-        seed,
+        seed: inputs.seed,
         revision,
     })
 }

@@ -10,16 +10,16 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::packs::{pack_from_item, whole_number};
+use super::packs::{draw_inputs_from_item, pack_from_item, whole_number};
 use super::{Cancellation, DynamoStore, Item, key, number, s};
 use crate::purchases::{
-    Buys, CompleteRefusal, Completion, Purchase, PurchaseStatus, StartRefusal, StartRequest,
-    check_complete, check_start,
+    Buys, CompleteRefusal, Completion, OpenRefusal, Purchase, PurchaseStatus, StartRefusal,
+    StartRequest, check_complete, check_open, check_start, opened,
 };
 use crate::store::StoreError;
 use crate::store::purchases::{
-    CompleteError, CompletePurchase, Completed, GetPurchase, ReleaseHolds, Released, StartError,
-    StartPurchase, Started,
+    CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
+    ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
 use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, HOLDS, LEDGER_AMOUNT,
@@ -27,6 +27,7 @@ use crate::store::schema::{
     PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT,
     buys_sk, debit_sk, hold_key, holds_ended_bound, pack_pk, purchase_sk, user_pk,
 };
+use crate::store::schema::{DRAW_SK, draw_pk};
 use crate::timestamp::Timestamp;
 
 /// Transactions tried per request before answering 503: a race lost on fresh state is decided
@@ -581,6 +582,96 @@ impl ReleaseHolds for DynamoStore {
                 None => return Ok(report),
             }
         }
+    }
+}
+
+impl OpenPurchase for DynamoStore {
+    async fn open_purchase(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+        now: Timestamp,
+    ) -> Result<Opened, OpenError> {
+        let [stored, draw_item] = self
+            .batch_get(
+                [
+                    purchase_key(user_id, purchase_id),
+                    key(draw_pk(pack_id), DRAW_SK),
+                ],
+                true,
+            )
+            .await?;
+        let purchase = stored.map(purchase_from_item).transpose()?;
+        let open_now = check_open(purchase.as_ref(), pack_id, now)?;
+        let (Some(purchase), Some(draw_item)) = (purchase, draw_item) else {
+            return Err(StoreError::Internal(format!("pack {pack_id} has no draw inputs")).into());
+        };
+        let inputs = draw_inputs_from_item(&draw_item)?;
+        let fairness = inputs.fairness_at(now);
+        if !open_now {
+            return Ok(Opened {
+                purchase,
+                fairness,
+                repeated: true,
+            });
+        }
+        let opened = opened(&purchase, &inputs, now)?;
+        let written: Item = purchase_item(&opened)?;
+        let attributes = ["status", "openedAt", "items", "fairness"];
+        let mut values: Vec<(&str, AttributeValue)> =
+            vec![(":completed", status_text(PurchaseStatus::Completed))];
+        let placeholders = [":status", ":openedAt", ":items", ":fairness"];
+        for (attribute, placeholder) in attributes.iter().zip(placeholders) {
+            let value = written.get(*attribute).cloned().ok_or_else(|| {
+                StoreError::Internal(format!("opened purchase without `{attribute}`"))
+            })?;
+            values.push((placeholder, value));
+        }
+        let write = update(
+            &self.table,
+            purchase_key(user_id, purchase_id),
+            "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness",
+            "#status = :completed",
+            &[
+                ("#status", PURCHASE_STATUS),
+                ("#openedAt", "openedAt"),
+                ("#items", "items"),
+                ("#fairness", "fairness"),
+            ],
+            values,
+        )?;
+        for attempt in 0..MAX_ATTEMPTS {
+            let Some(reasons) = self.transact(vec![write.clone()]).await? else {
+                return Ok(Opened {
+                    purchase: opened,
+                    fairness,
+                    repeated: false,
+                });
+            };
+            let first = reason(&reasons, 0);
+            if first.condition_failed() {
+                // Opened meanwhile by a concurrent request: answer its draw.
+                let current = first
+                    .item
+                    .map(purchase_from_item)
+                    .transpose()?
+                    .ok_or(OpenRefusal::NotFound)?;
+                return match check_open(Some(&current), pack_id, now)? {
+                    false => Ok(Opened {
+                        purchase: current,
+                        fairness,
+                        repeated: true,
+                    }),
+                    true => Err(StoreError::Internal(
+                        "open: the condition failed on a completed purchase".into(),
+                    )
+                    .into()),
+                };
+            }
+            back_off(attempt).await;
+        }
+        Err(contention("open").into())
     }
 }
 

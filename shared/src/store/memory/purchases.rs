@@ -4,13 +4,13 @@
 use super::{MemoryStore, Tables};
 use crate::cash::{Debit, Money};
 use crate::purchases::{
-    Buys, CompleteRefusal, Completion, Purchase, PurchaseStatus, StartRefusal, StartRequest,
-    check_complete, check_start,
+    Buys, CompleteRefusal, Completion, DrawInputs, Purchase, PurchaseStatus, StartRefusal,
+    StartRequest, check_complete, check_open, check_start, opened,
 };
 use crate::store::StoreError;
 use crate::store::purchases::{
-    CompleteError, CompletePurchase, Completed, GetPurchase, ReleaseHolds, Released, StartError,
-    StartPurchase, Started,
+    CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
+    ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
 use crate::timestamp::Timestamp;
 
@@ -176,5 +176,45 @@ impl ReleaseHolds for MemoryStore {
         max: usize,
     ) -> Result<Released, StoreError> {
         Ok(self.write().release_expired(pack_id, now, max))
+    }
+}
+
+impl OpenPurchase for MemoryStore {
+    async fn open_purchase(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+        now: Timestamp,
+    ) -> Result<Opened, OpenError> {
+        let mut tables = self.write();
+        let at = key(user_id, purchase_id);
+        let purchase = tables.purchases.get(&at).cloned();
+        let open_now = check_open(purchase.as_ref(), pack_id, now)?;
+        let (Some(purchase), Some(stored)) = (purchase, tables.packs.get(pack_id)) else {
+            return Err(StoreError::Internal(format!("pack {pack_id} is not stored")).into());
+        };
+        let inputs = DrawInputs {
+            seed: stored.seed.clone(),
+            odds: stored.pack.odds.clone(),
+            items: stored.pack.items.clone(),
+            items_per_pack: stored.pack.items_per_pack,
+            sale_ends_at: stored.pack.sale_ends_at,
+        };
+        let fairness = inputs.fairness_at(now);
+        if !open_now {
+            return Ok(Opened {
+                purchase,
+                fairness,
+                repeated: true,
+            });
+        }
+        let opened = opened(&purchase, &inputs, now)?;
+        tables.purchases.insert(at, opened.clone());
+        Ok(Opened {
+            purchase: opened,
+            fairness,
+            repeated: false,
+        })
     }
 }

@@ -1,0 +1,139 @@
+//! The real `get-purchase` binary, run through a Lambda Runtime API emulator against
+//! moto_server, with its JWKS fetched from a loopback identity-provider stub.
+
+use std::time::Duration;
+
+use shared::purchases::purchase_id;
+use shared::store::purchases::{StartPurchase, Started};
+use shared::timestamp::Timestamp;
+use testkit::fault_proxy::{FaultProxy, THROTTLING};
+use testkit::packs::active;
+use testkit::purchases::{PurchaseEnv, fixture, get_event, reserve, seed_pack};
+use testkit::tokens::token;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_get-purchase");
+
+#[tokio::test]
+async fn answers_the_buyer_and_nobody_else_over_the_runtime_api() {
+    let env = PurchaseEnv::new().await;
+    for pack in [active("p", 10), active("other", 10)] {
+        testkit::packs::save(&env.store, &pack).await;
+    }
+    let purchase = reserve(&env.store, "buyer", "p", "key-1", 600).await;
+    let short = reserve(&env.store, "buyer", "p", "key-2", 1).await;
+    let mut function = env.spawn(BINARY, &[]).await;
+    let buyer = token("buyer", None);
+
+    let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let json = &answer.body["purchase"];
+    assert_eq!(json["id"], purchase.id.as_str());
+    assert_eq!(json["packId"], "p");
+    assert_eq!(json["status"], "reserved");
+    assert_eq!(json["clientSeed"], purchase.client_seed.as_str());
+    assert_eq!(json["nonce"], 1);
+    assert_eq!(json["expiresAt"], purchase.expires_at.to_string());
+    assert_eq!(json["items"], serde_json::Value::Null);
+    assert_eq!(answer.header("idempotent-replayed"), None);
+
+    // Another user's token, another pack in the path, an unknown id: the same 404.
+    for (event, who) in [
+        (
+            get_event("p", &purchase.id, &token("someone-else", None)),
+            "another user",
+        ),
+        (get_event("other", &purchase.id, &buyer), "another pack"),
+        (get_event("p", "no-such-purchase", &buyer), "an unknown id"),
+    ] {
+        let answer = function.call(&event).await;
+        assert_eq!(
+            (answer.status, answer.code()),
+            (404, Some("purchase_not_found")),
+            "{who}: {answer:?}"
+        );
+    }
+    let anonymous = function
+        .call(&testkit::events::ApiEvent::get(&format!(
+            "/api/packs/p/purchases/{}",
+            purchase.id
+        )))
+        .await;
+    assert_eq!(
+        (anonymous.status, anonymous.code()),
+        (401, Some("missing_token"))
+    );
+
+    // A hold that ran out reads `expired`, released or not.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let answer = function.call(&get_event("p", &short.id, &buyer)).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body["purchase"]["status"], "expired");
+    assert!(function.is_running());
+}
+
+/// `infra/events/get-purchase.json` (with a token for `me`) reads the purchase the start
+/// fixture makes.
+#[tokio::test]
+async fn the_event_fixture_reads_the_fixture_purchase() {
+    let env = PurchaseEnv::new().await;
+    testkit::packs::save(&env.store, &seed_pack("nba-rookie-2026")).await;
+    let start = fixture("start-purchase", None);
+    let key = start["headers"]["idempotency-key"].as_str().unwrap();
+    let body: serde_json::Value = serde_json::from_str(start["body"].as_str().unwrap()).unwrap();
+    let seed = body["clientSeed"].as_str().unwrap();
+    let now = Timestamp::now();
+    let started = env
+        .store
+        .start_purchase(&shared::purchases::StartRequest {
+            user_id: "me".into(),
+            pack_id: "nba-rookie-2026".into(),
+            purchase_id: purchase_id("me", key),
+            requested_seed: Some(seed.into()),
+            client_seed: seed.into(),
+            now,
+            expires_at: now.plus_seconds(600).unwrap(),
+        })
+        .await
+        .unwrap();
+    let Started::Created(purchase) = started else {
+        panic!("{started:?}")
+    };
+    let function = env.spawn(BINARY, &[]).await;
+    let answer = function
+        .call_json(fixture("get-purchase", Some(&token("me", None))))
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body["purchase"]["id"], purchase.id.as_str());
+    assert_eq!(answer.body["purchase"]["clientSeed"], seed);
+}
+
+#[tokio::test]
+async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
+    testkit::runtime_api::assert_init_fails_naming(
+        BINARY,
+        &[("TABLE_NAME", "fan-api")],
+        "AUTH_ISSUER",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_dynamodb_outage_is_a_503_with_retry_after() {
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &active("p", 10)).await;
+    let purchase = reserve(&store, "buyer", "p", "key-1", 600).await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let env = PurchaseEnv::with(store, &proxy.endpoint()).await;
+    let function = env.spawn(BINARY, &[]).await;
+    let buyer = token("buyer", None);
+    proxy.set(THROTTLING);
+    let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
+    assert_eq!(
+        (answer.status, answer.code()),
+        (503, Some("service_unavailable"))
+    );
+    assert!(answer.header("retry-after").is_some(), "{answer:?}");
+    proxy.set(testkit::fault_proxy::Fault::None);
+    let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+}

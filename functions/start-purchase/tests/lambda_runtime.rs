@@ -1,0 +1,196 @@
+//! The real `start-purchase` binary, run through a Lambda Runtime API emulator against
+//! moto_server, with its JWKS fetched from a loopback identity-provider stub.
+
+use shared::store::packs::GetPack;
+use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::packs::active;
+use testkit::purchases::{PurchaseEnv, fixture, seed_pack, start_event};
+use testkit::tokens::token;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_start-purchase");
+
+async fn remaining(env: &PurchaseEnv, pack: &str) -> u64 {
+    env.store
+        .get_pack(pack)
+        .await
+        .unwrap()
+        .expect("stored")
+        .pack
+        .remaining
+}
+
+#[tokio::test]
+async fn starts_replays_and_refuses_over_the_runtime_api() {
+    let env = PurchaseEnv::new().await;
+    let mut last_one = active("last-one", 10);
+    (last_one.total_supply, last_one.remaining) = (1, 1);
+    for pack in [active("p", 10), last_one] {
+        testkit::packs::save(&env.store, &pack).await;
+    }
+    let mut function = env.spawn(BINARY, &[]).await;
+    let buyer = token("buyer", None);
+
+    // 201, with the purchase's address and the purchase, reserved.
+    let seeded = Some(r#"{"clientSeed":"lucky 7"}"#);
+    let first = function
+        .call(&start_event("p", Some(&buyer), Some("key-1"), seeded))
+        .await;
+    assert_eq!(first.status, 201, "{first:?}");
+    let purchase = &first.body["purchase"];
+    let id = purchase["id"].as_str().expect("an id");
+    assert_eq!(
+        first.header("location"),
+        Some(format!("/api/packs/p/purchases/{id}").as_str())
+    );
+    assert_eq!(first.header("idempotent-replayed"), None);
+    assert_eq!(purchase["packId"], "p");
+    assert_eq!(purchase["status"], "reserved");
+    assert_eq!(purchase["clientSeed"], "lucky 7");
+    assert_eq!(purchase["nonce"], 1);
+    assert_eq!(
+        purchase["price"],
+        serde_json::json!({"amount": 499, "currency": "USD"})
+    );
+    assert_eq!(purchase["completedAt"], serde_json::Value::Null);
+    assert_eq!(remaining(&env, "p").await, 99);
+
+    // The same key again: the same answer, marked as a replay; nothing changes.
+    let again = function
+        .call(&start_event("p", Some(&buyer), Some("key-1"), seeded))
+        .await;
+    assert_eq!(again.status, 201, "{again:?}");
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.body, first.body);
+    assert_eq!(again.header("location"), first.header("location"));
+    assert_eq!(remaining(&env, "p").await, 99);
+
+    // The same key for another start: 422.
+    let reused = function
+        .call(&start_event(
+            "p",
+            Some(&buyer),
+            Some("key-1"),
+            Some(r#"{"clientSeed":"another"}"#),
+        ))
+        .await;
+    assert_eq!(
+        (reused.status, reused.code()),
+        (422, Some("idempotency_key_reused"))
+    );
+
+    // No token; no key.
+    let anonymous = function
+        .call(&start_event("p", None, Some("key-2"), None))
+        .await;
+    assert_eq!(
+        (anonymous.status, anonymous.code()),
+        (401, Some("missing_token"))
+    );
+    assert!(anonymous.header("www-authenticate").is_some());
+    let keyless = function
+        .call(&start_event("p", Some(&buyer), None, None))
+        .await;
+    assert_eq!(
+        (keyless.status, keyless.code()),
+        (400, Some("missing_idempotency_key"))
+    );
+
+    // The last unit: held by one buyer, sold out for the next.
+    let held = function
+        .call(&start_event("last-one", Some(&buyer), Some("key-3"), None))
+        .await;
+    assert_eq!(held.status, 201, "{held:?}");
+    let late = function
+        .call(&start_event(
+            "last-one",
+            Some(&token("late-buyer", None)),
+            Some("key-3"),
+            None,
+        ))
+        .await;
+    assert_eq!((late.status, late.code()), (409, Some("sold_out")));
+    assert_eq!(remaining(&env, "last-one").await, 0);
+
+    let unknown = function
+        .call(&start_event(
+            "no-such-pack",
+            Some(&buyer),
+            Some("key-4"),
+            None,
+        ))
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (404, Some("pack_not_found"))
+    );
+    assert!(function.is_running());
+}
+
+/// `infra/events/start-purchase.json` (with a token for `me`) starts the purchase that the
+/// get-purchase and complete-purchase fixtures name, of the shipped seed's pack.
+#[tokio::test]
+async fn the_event_fixture_starts_the_purchase_the_other_fixtures_name() {
+    let env = PurchaseEnv::new().await;
+    testkit::packs::save(&env.store, &seed_pack("nba-rookie-2026")).await;
+    let function = env.spawn(BINARY, &[]).await;
+    let me = token("me", None);
+    let answer = function
+        .call_json(fixture("start-purchase", Some(&me)))
+        .await;
+    assert_eq!(answer.status, 201, "{answer:?}");
+    for other in ["get-purchase", "complete-purchase"] {
+        assert_eq!(
+            answer.header("location"),
+            fixture(other, None)["rawPath"].as_str(),
+            "{other}.json names another purchase"
+        );
+    }
+}
+
+#[tokio::test]
+async fn missing_or_bad_settings_stop_the_function_with_a_clear_message() {
+    testkit::runtime_api::assert_init_fails_naming(
+        BINARY,
+        &[("TABLE_NAME", "fan-api")],
+        "AUTH_ISSUER",
+    )
+    .await;
+    testkit::runtime_api::assert_init_fails_naming(
+        BINARY,
+        &[("TABLE_NAME", "fan-api"), ("PURCHASE_HOLD_SECONDS", "0")],
+        "PURCHASE_HOLD_SECONDS",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &active("p", 10)).await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let env = PurchaseEnv::with(store, &proxy.endpoint()).await;
+    let mut function = env.spawn(BINARY, &[]).await;
+    let buyer = token("buyer", None);
+    for (n, fault) in [THROTTLING, Fault::Hangup].into_iter().enumerate() {
+        proxy.set(fault.clone());
+        let key = format!("outage-{n}");
+        let answer = function
+            .call(&start_event("p", Some(&buyer), Some(&key), None))
+            .await;
+        assert_eq!(
+            (answer.status, answer.code()),
+            (503, Some("service_unavailable")),
+            "{fault:?}"
+        );
+        assert!(answer.header("retry-after").is_some(), "{answer:?}");
+        proxy.set(Fault::None);
+        let answer = function
+            .call(&start_event("p", Some(&buyer), Some(&key), None))
+            .await;
+        assert_eq!(answer.status, 201, "after {fault:?}: {answer:?}");
+    }
+    assert!(
+        function.is_running(),
+        "the function process is still running"
+    );
+}

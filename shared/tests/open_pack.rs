@@ -1,0 +1,382 @@
+//! Opening a pack: exactly once, with the published draw, on both stores (DynamoStore on moto
+//! through a one-request-at-a-time proxy, and MemoryStore); the reveal of the server seed; and
+//! `scripts/verify-draw` run on purchases really opened through the API.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use shared::handlers::get_pack::{GetPackState, get_pack};
+use shared::handlers::open_pack::open_pack;
+use shared::handlers::purchase_json::PurchaseState;
+use shared::packs::draw::{DrawInput, ServerSeed, draw};
+use shared::packs::{Odds, Pack, PackItem, reveal_at, seed_revealed};
+use shared::purchases::{
+    CompleteRefusal, MAX_HOLD_SECONDS, OpenRefusal, Purchase, PurchaseStatus, StartRequest,
+    purchase_id,
+};
+use shared::store::Store;
+use shared::store::purchases::{CompleteError, Completed, OpenError, Opened, Started};
+use shared::timestamp::Timestamp;
+use testkit::events::{ApiEvent, parts};
+use testkit::packs::{active, at};
+
+macro_rules! contract {
+    ($($test:ident),* $(,)?) => {
+        mod dynamodb {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $test() {
+                    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
+                    super::$test(std::sync::Arc::new(store)).await;
+                }
+            )*
+        }
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $test() {
+                    super::$test(std::sync::Arc::new(shared::store::MemoryStore::default())).await;
+                }
+            )*
+        }
+    };
+}
+
+contract!(
+    an_open_draws_the_published_items_once,
+    ten_concurrent_opens_write_one_draw_and_all_answer_it,
+    only_the_buyers_paid_purchase_opens,
+    no_hold_can_be_paid_once_the_seed_is_revealed,
+    the_verifier_agrees_with_packs_opened_through_the_api,
+);
+
+/// A pack with three rarities, items of each, and six slots.
+fn drop_pack(id: &str, started_seconds_ago: i64) -> Pack {
+    let mut pack = active(id, started_seconds_ago);
+    pack.items_per_pack = 6;
+    pack.odds = [("common", 7000), ("rare", 2500), ("legendary", 500)]
+        .into_iter()
+        .map(|(rarity, chance_bps)| Odds {
+            rarity: rarity.into(),
+            chance_bps,
+        })
+        .collect();
+    pack.items = [
+        ("c1", "common"),
+        ("c2", "common"),
+        ("c3", "common"),
+        ("r1", "rare"),
+        ("r2", "rare"),
+        ("l1", "legendary"),
+    ]
+    .into_iter()
+    .map(|(item, rarity)| PackItem {
+        id: format!("{id}-{item}"),
+        name: format!("Card {item}"),
+        rarity: rarity.into(),
+        image_url: Some(format!("https://cdn.example.com/{item}.png")),
+    })
+    .collect();
+    pack
+}
+
+fn start_at(user: &str, pack_id: &str, key: &str, now: Timestamp) -> StartRequest {
+    StartRequest {
+        user_id: user.into(),
+        pack_id: pack_id.into(),
+        purchase_id: purchase_id(user, key),
+        requested_seed: Some(format!("seed of {user} \"{key}\"")),
+        client_seed: format!("seed of {user} \"{key}\""),
+        now,
+        expires_at: now.plus_seconds(600).unwrap(),
+    }
+}
+
+/// A purchase of `pack_id` by `user`, paid, all at `when`.
+async fn paid(
+    store: &impl Store,
+    user: &str,
+    pack_id: &str,
+    key: &str,
+    when: Timestamp,
+) -> Purchase {
+    let credit =
+        shared::cash::parse_credit(user, "100000", "USD", &format!("{user}-{key}")).unwrap();
+    store.credit_cash(&credit, when).await.unwrap();
+    let Ok(Started::Created(purchase)) = store
+        .start_purchase(&start_at(user, pack_id, key, when))
+        .await
+    else {
+        panic!("started")
+    };
+    let Ok(Completed::Paid { purchase, .. }) = store
+        .complete_purchase(user, pack_id, &purchase.id, when)
+        .await
+    else {
+        panic!("paid")
+    };
+    purchase
+}
+
+/// The items of `purchase` drawn with `seed`, computed apart from the store.
+fn expected_items(pack: &Pack, seed: &ServerSeed, purchase: &Purchase) -> Vec<String> {
+    let input = DrawInput {
+        pack_id: &pack.id,
+        user_id: &purchase.user_id,
+        nonce: purchase.nonce,
+        client_seed: &purchase.client_seed,
+    };
+    draw(seed, &pack.odds, &pack.items, pack.items_per_pack, &input)
+        .unwrap()
+        .into_iter()
+        .map(|index| pack.items[index].id.clone())
+        .collect()
+}
+
+fn item_ids(purchase: &Purchase) -> Vec<String> {
+    purchase
+        .items
+        .as_ref()
+        .expect("opened")
+        .iter()
+        .map(|item| item.item_id.clone())
+        .collect()
+}
+
+async fn an_open_draws_the_published_items_once(store: Arc<impl Store>) {
+    let pack = drop_pack("p", 60);
+    testkit::packs::save(&*store, &pack).await;
+    let seed = store.get_pack("p").await.unwrap().unwrap().seed;
+    let purchase = paid(&*store, "fan", "p", "k", Timestamp::now()).await;
+    let now = Timestamp::now();
+    let first = store
+        .open_purchase("fan", "p", &purchase.id, now)
+        .await
+        .unwrap();
+    assert!(!first.repeated);
+    assert_eq!(first.purchase.status, PurchaseStatus::Opened);
+    assert_eq!(first.purchase.opened_at, Some(now));
+    assert_eq!(
+        item_ids(&first.purchase),
+        expected_items(&pack, &seed, &purchase)
+    );
+    let slots: Vec<u32> = first
+        .purchase
+        .items
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|i| i.slot)
+        .collect();
+    assert_eq!(slots, [0, 1, 2, 3, 4, 5]);
+    assert_eq!(first.fairness.server_seed_hash, seed.commitment());
+    assert_eq!(first.fairness.server_seed, None, "the sale has not ended");
+    let again = store
+        .open_purchase("fan", "p", &purchase.id, at(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        again,
+        Opened {
+            repeated: true,
+            ..first.clone()
+        }
+    );
+    assert_eq!(
+        store.get_purchase("fan", &purchase.id).await.unwrap(),
+        Some(first.purchase)
+    );
+}
+
+async fn ten_concurrent_opens_write_one_draw_and_all_answer_it(store: Arc<impl Store + 'static>) {
+    testkit::packs::save(&*store, &drop_pack("p", 60)).await;
+    let purchase = paid(&*store, "fan", "p", "k", Timestamp::now()).await;
+    let barrier = Arc::new(tokio::sync::Barrier::new(10));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..10 {
+        let (store, barrier, id) = (store.clone(), barrier.clone(), purchase.id.clone());
+        tasks.spawn(async move {
+            barrier.wait().await;
+            store
+                .open_purchase("fan", "p", &id, Timestamp::now())
+                .await
+                .unwrap()
+        });
+    }
+    let answers = tasks.join_all().await;
+    assert_eq!(
+        answers.iter().filter(|a| !a.repeated).count(),
+        1,
+        "one write"
+    );
+    let written = store
+        .get_purchase("fan", &purchase.id)
+        .await
+        .unwrap()
+        .unwrap();
+    for answer in &answers {
+        assert_eq!(answer.purchase, written, "every answer is the written draw");
+    }
+}
+
+async fn only_the_buyers_paid_purchase_opens(store: Arc<impl Store>) {
+    testkit::packs::save(&*store, &drop_pack("p", 7200)).await;
+    testkit::packs::save(&*store, &drop_pack("q", 7200)).await;
+    let purchase = paid(&*store, "fan", "p", "paid", Timestamp::now()).await;
+    let Ok(Started::Created(reserved)) = store
+        .start_purchase(&start_at("fan", "p", "reserved", Timestamp::now()))
+        .await
+    else {
+        panic!("started")
+    };
+    let Ok(Started::Created(expired)) = store
+        .start_purchase(&start_at("fan", "p", "expired", at(-1200)))
+        .await
+    else {
+        panic!("started")
+    };
+    let now = Timestamp::now();
+    for (user, pack_id, id, refusal) in [
+        ("fan", "p", &reserved.id, OpenRefusal::NotCompleted),
+        ("fan", "p", &expired.id, OpenRefusal::Expired),
+        ("other", "p", &purchase.id, OpenRefusal::NotFound),
+        ("fan", "q", &purchase.id, OpenRefusal::NotFound),
+        ("fan", "p", &"nope".to_owned(), OpenRefusal::NotFound),
+    ] {
+        assert_eq!(
+            store.open_purchase(user, pack_id, id, now).await,
+            Err(OpenError::Refused(refusal.clone())),
+            "{user} {pack_id} {id}"
+        );
+    }
+}
+
+/// Revealing the seed while a hold could still be paid would let its buyer compute the draw
+/// and pay only for a good one. The latest hold starts just before the sale ends and lasts the
+/// longest hold allowed: it has run out when the seed is revealed, and not a second before.
+async fn no_hold_can_be_paid_once_the_seed_is_revealed(store: Arc<impl Store>) {
+    let mut pack = drop_pack("p", 7200);
+    let sale_ends = at(-3599);
+    pack.sale_ends_at = Some(sale_ends);
+    // Written whole before its end passed, as an operator would have.
+    testkit::packs::save(&*store, &pack).await;
+    let reveal = reveal_at(Some(sale_ends)).unwrap();
+    let last_moment =
+        Timestamp::from_datetime(sale_ends.datetime() - time::Duration::nanoseconds(1)).unwrap();
+    let mut request = start_at("late", "p", "k", last_moment);
+    request.expires_at = last_moment.plus_seconds(MAX_HOLD_SECONDS as i64).unwrap();
+    let Ok(Started::Created(hold)) = store.start_purchase(&request).await else {
+        panic!("a start a nanosecond before the end is on sale")
+    };
+    let credit = shared::cash::parse_credit("late", "100000", "USD", "late").unwrap();
+    store.credit_cash(&credit, Timestamp::now()).await.unwrap();
+    assert!(hold.expires_at < reveal);
+    assert!(!seed_revealed(
+        Some(sale_ends),
+        Timestamp::from_datetime(reveal.datetime() - time::Duration::seconds(1)).unwrap()
+    ));
+    assert_eq!(
+        store.complete_purchase("late", "p", &hold.id, reveal).await,
+        Err(CompleteError::Refused(CompleteRefusal::Expired)),
+        "at the reveal the last hold has run out"
+    );
+}
+
+fn purchase_state<S>(store: S) -> PurchaseState<S> {
+    PurchaseState {
+        store,
+        verifier: testkit::tokens::verifier(),
+        hold: std::time::Duration::from_secs(600),
+        max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
+    }
+}
+
+/// Runs `scripts/verify-draw` on the two API answers; its exit code and output.
+fn verify_draw(pack: &Value, purchase: &Value, user: &str) -> (Option<i32>, String) {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let dir = std::env::temp_dir();
+    let name = format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let (pack_file, purchase_file) = (
+        dir.join(format!("pack-{name}.json")),
+        dir.join(format!("purchase-{name}.json")),
+    );
+    std::fs::write(&pack_file, pack.to_string()).unwrap();
+    std::fs::write(&purchase_file, purchase.to_string()).unwrap();
+    let output = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/verify-draw"
+        ))
+        .args(["--pack", pack_file.to_str().unwrap()])
+        .args(["--purchase", purchase_file.to_str().unwrap()])
+        .args(["--user", user])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(pack_file);
+    let _ = std::fs::remove_file(purchase_file);
+    (
+        output.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl Store + Clone>) {
+    // A drop whose sale ran from three hours ago to two hours ago: its seed is public now, and
+    // its buyers paid while it was on sale.
+    let mut pack = drop_pack("drop", 3 * 3600);
+    let sale_ends = at(-2 * 3600);
+    pack.sale_ends_at = Some(sale_ends);
+    shared::store::packs::seed(&*store, &pack, at(-2 * 3600 - 60))
+        .await
+        .unwrap();
+    let state = purchase_state((*store).clone());
+    let pack_state = GetPackState {
+        store: (*store).clone(),
+    };
+    let (status, pack_json) =
+        parts(&get_pack(&pack_state, ApiEvent::get("/api/packs/drop").request()).await);
+    assert_eq!(status, 200);
+    assert!(
+        pack_json["pack"]["fairness"]["serverSeed"].is_string(),
+        "{pack_json}"
+    );
+    let mut checked = 0;
+    for buyer in 0..12 {
+        let user = format!("buyer-{buyer}");
+        let when = at(-2 * 3600 - 600 + buyer);
+        let purchase = paid(&*store, &user, "drop", &format!("key-{buyer}"), when).await;
+        let token = testkit::tokens::token(&user, None);
+        let path = format!("/api/packs/drop/purchases/{}/open", purchase.id);
+        let event = if buyer % 2 == 0 {
+            ApiEvent::post(&path).bearer(&token)
+        } else {
+            ApiEvent::post(&path).bearer(&token).json("{}")
+        };
+        let (status, opened) = parts(&open_pack(&state, event.request()).await);
+        assert_eq!(status, 200, "{opened}");
+        assert_eq!(
+            opened["purchase"]["fairness"]["algorithm"],
+            "hmac-sha256-v1"
+        );
+        assert_eq!(
+            opened["purchase"]["fairness"]["serverSeed"],
+            pack_json["pack"]["fairness"]["serverSeed"]
+        );
+        let (code, report) = verify_draw(&pack_json, &opened, &user);
+        assert_eq!(code, Some(0), "{report}");
+        assert!(report.contains("MATCH"), "{report}");
+        // Another buyer's id does not verify: the draw is the buyer's own.
+        let (code, report) = verify_draw(&pack_json, &opened, "someone-else");
+        assert_eq!(code, Some(1), "{report}");
+        checked += 1;
+    }
+    assert_eq!(checked, 12);
+}

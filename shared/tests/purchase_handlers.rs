@@ -1,0 +1,501 @@
+//! The purchase endpoints over API Gateway events: every bad input gets its 4xx JSON error,
+//! DynamoDB faults during a start or a completion answer 503 and leave the books balanced, and
+//! the logs of a whole flow hold no token, e-mail or balance.
+
+use serde_json::Value;
+use shared::handlers::complete_purchase::complete_purchase;
+use shared::handlers::get_purchase::get_purchase;
+use shared::handlers::open_pack::open_pack;
+use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::start_purchase::start_purchase;
+use shared::store::cash::ListDebits;
+use shared::store::packs::GetPack;
+use shared::store::purchases::StartPurchase;
+use shared::store::{DynamoStore, MemoryStore, Store};
+use shared::timestamp::Timestamp;
+use testkit::events::{ApiEvent, parts};
+use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::tokens::token;
+
+const EMAIL: &str = "buyer@example.com";
+
+fn state<S>(store: S) -> PurchaseState<S> {
+    PurchaseState {
+        store,
+        verifier: testkit::tokens::verifier(),
+        hold: std::time::Duration::from_secs(600),
+        max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
+    }
+}
+
+async fn memory_state() -> PurchaseState<MemoryStore> {
+    let store = MemoryStore::default();
+    testkit::packs::save(&store, &testkit::packs::active("p", 60)).await;
+    testkit::packs::save(&store, &testkit::packs::active("q", 60)).await;
+    state(store)
+}
+
+fn start_event(user: &str, key: &str) -> ApiEvent {
+    ApiEvent::post("/api/packs/p/purchases")
+        .bearer(&token(user, Some(EMAIL)))
+        .header("idempotency-key", key)
+}
+
+fn pay_event(user: &str, id: &str) -> ApiEvent {
+    ApiEvent::new("PUT", &format!("/api/packs/p/purchases/{id}"))
+        .bearer(&token(user, Some(EMAIL)))
+        .json(r#"{"payment":{"method":"cash"}}"#)
+}
+
+type Answer = (u16, Value, lambda_http::http::HeaderMap);
+
+async fn start(state: &PurchaseState<impl Store>, event: ApiEvent) -> Answer {
+    let response = start_purchase(state, event.request()).await;
+    let (status, body) = parts(&response);
+    (status, body, response.headers().clone())
+}
+
+async fn pay(state: &PurchaseState<impl Store>, event: ApiEvent) -> Answer {
+    let response = complete_purchase(state, event.request()).await;
+    let (status, body) = parts(&response);
+    (status, body, response.headers().clone())
+}
+
+fn code(answer: &Answer) -> (u16, &str) {
+    (answer.0, answer.1["error"]["code"].as_str().unwrap_or("-"))
+}
+
+async fn credit(store: &impl Store, user: &str, amount: u64) {
+    let credit =
+        shared::cash::parse_credit(user, &amount.to_string(), "USD", &format!("grant-{user}"))
+            .unwrap();
+    store.credit_cash(&credit, Timestamp::now()).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_start_answers_201_with_its_location_and_a_repeat_answers_it_again() {
+    let state = memory_state().await;
+    let first = start(&state, start_event("fan", "k1")).await;
+    assert_eq!(first.0, 201, "{}", first.1);
+    let id = first.1["purchase"]["id"].as_str().unwrap();
+    assert_eq!(first.2["location"], format!("/api/packs/p/purchases/{id}"));
+    assert!(first.2.get("idempotent-replayed").is_none());
+    let purchase = &first.1["purchase"];
+    assert_eq!(purchase["status"], "reserved");
+    assert_eq!(purchase["nonce"], 1);
+    assert_eq!(
+        purchase["price"],
+        serde_json::json!({"amount": 499, "currency": "USD"})
+    );
+    assert_eq!(purchase["items"], Value::Null);
+    assert!(purchase.get("fairness").is_none());
+
+    // Paid in between: the repeat still answers the first answer.
+    credit(&state.store, "fan", 499).await;
+    assert_eq!(pay(&state, pay_event("fan", id)).await.0, 200);
+    let again = start(&state, start_event("fan", "k1")).await;
+    assert_eq!((again.0, &again.1), (201, &first.1));
+    assert_eq!(again.2["idempotent-replayed"], "true");
+    assert_eq!(again.2["location"], first.2["location"]);
+}
+
+#[tokio::test]
+async fn every_bad_start_gets_its_4xx() {
+    let state = memory_state().await;
+    let long = "k".repeat(256);
+    let seed_65 = format!(r#"{{"clientSeed":"{}"}}"#, "s".repeat(65));
+    let cases: Vec<(ApiEvent, u16, &str)> = vec![
+        (
+            ApiEvent::post("/api/packs/p/purchases").header("idempotency-key", "k"),
+            401,
+            "missing_token",
+        ),
+        (
+            ApiEvent::post("/api/packs/p/purchases").bearer(&token("fan", None)),
+            400,
+            "missing_idempotency_key",
+        ),
+        (start_event("fan", &long), 400, "invalid_idempotency_key"),
+        (
+            start_event("fan", "has space"),
+            400,
+            "invalid_idempotency_key",
+        ),
+        (
+            start_event("fan", "k").json(&seed_65),
+            400,
+            "invalid_client_seed",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"clientSeed":"tab\there"}"#),
+            400,
+            "invalid_client_seed",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"clientSeed":""}"#),
+            400,
+            "invalid_client_seed",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"clientSeed":null}"#),
+            400,
+            "invalid_client_seed",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"clientSeed":7}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"clientSeed":"a","clientSeed":"b"}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"seed":"a"}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            start_event("fan", "k").json(r#"["a"]"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            start_event("fan", "k").json(r#"{"clientSeed":"a""#),
+            400,
+            "invalid_json",
+        ),
+        (
+            start_event("fan", "k").body(r#"{"clientSeed":"a"}"#),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            ApiEvent::post("/api/packs/a%2Fb/purchases")
+                .bearer(&token("fan", None))
+                .header("idempotency-key", "k"),
+            404,
+            "not_found",
+        ),
+        (
+            ApiEvent::post("/api/packs/nope/purchases")
+                .bearer(&token("fan", None))
+                .header("idempotency-key", "k"),
+            404,
+            "pack_not_found",
+        ),
+    ];
+    for (event, status, expected) in cases {
+        let answer = start(&state, event).await;
+        assert_eq!(code(&answer), (status, expected), "{}", answer.1);
+    }
+    let non_ascii = start_event("fan", "k").request().map(|body| body);
+    let mut request = non_ascii;
+    request.headers_mut().insert(
+        "idempotency-key",
+        lambda_http::http::HeaderValue::from_bytes("clé".as_bytes()).unwrap(),
+    );
+    let (status, body) = parts(&start_purchase(&state, request).await);
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("invalid_idempotency_key"))
+    );
+    assert_eq!(
+        state
+            .store
+            .get_pack("p")
+            .await
+            .unwrap()
+            .unwrap()
+            .pack
+            .remaining,
+        100,
+        "no refused start took a unit"
+    );
+}
+
+#[tokio::test]
+async fn a_purchase_is_found_only_by_its_buyer_under_its_pack() {
+    let state = memory_state().await;
+    let first = start(&state, start_event("fan", "k")).await;
+    let id = first.1["purchase"]["id"].as_str().unwrap().to_owned();
+    let get = |user: &str, path: String| {
+        let event = ApiEvent::get(&path).bearer(&token(user, None));
+        let state = &state;
+        async move { parts(&get_purchase(state, event.request()).await) }
+    };
+    let (status, body) = get("fan", format!("/api/packs/p/purchases/{id}")).await;
+    assert_eq!((status, &body["purchase"]), (200, &first.1["purchase"]));
+    for (user, path, expected) in [
+        (
+            "thief",
+            format!("/api/packs/p/purchases/{id}"),
+            "purchase_not_found",
+        ),
+        (
+            "fan",
+            format!("/api/packs/q/purchases/{id}"),
+            "purchase_not_found",
+        ),
+        (
+            "fan",
+            "/api/packs/p/purchases/unknown".to_owned(),
+            "purchase_not_found",
+        ),
+        ("fan", format!("/api/packs/p/purchases/{id}.x"), "not_found"),
+    ] {
+        let (status, body) = get(user, path.clone()).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (404, Some(expected)),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_bad_completion_gets_its_4xx_and_a_paid_one_answers_its_balance() {
+    let state = memory_state().await;
+    let id = start(&state, start_event("fan", "k")).await.1["purchase"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let put = |body: &str| {
+        ApiEvent::new("PUT", &format!("/api/packs/p/purchases/{id}"))
+            .bearer(&token("fan", None))
+            .json(body)
+    };
+    for (event, status, expected) in [
+        (
+            put(r#"{"payment":{"method":"card"}}"#),
+            400,
+            "unsupported_payment_method",
+        ),
+        (put(r#"{"payment":1.5}"#), 400, "invalid_body"),
+        (put(r#"{"payment":"cash"}"#), 400, "invalid_body"),
+        (put(r#"{}"#), 400, "invalid_body"),
+        (
+            put(r#"{"payment":{"method":"cash"},"payment":{"method":"cash"}}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            put(r#"{"payment":{"method":"cash","tip":1}}"#),
+            400,
+            "invalid_body",
+        ),
+        (put("nope"), 400, "invalid_json"),
+        (
+            ApiEvent::new("PUT", &format!("/api/packs/p/purchases/{id}"))
+                .bearer(&token("fan", None))
+                .body(r#"{"payment":{"method":"cash"}}"#),
+            415,
+            "unsupported_media_type",
+        ),
+        (pay_event("thief", &id), 404, "purchase_not_found"),
+        (pay_event("fan", &id), 402, "insufficient_funds"),
+    ] {
+        let answer = pay(&state, event).await;
+        assert_eq!(code(&answer), (status, expected), "{}", answer.1);
+    }
+    credit(&state.store, "fan", 1000).await;
+    let paid = pay(&state, pay_event("fan", &id)).await;
+    assert_eq!(paid.0, 200, "{}", paid.1);
+    assert_eq!(paid.1["purchase"]["status"], "completed");
+    assert_eq!(
+        paid.1["cash"],
+        serde_json::json!({"balance": {"amount": 501, "currency": "USD"}})
+    );
+    let again = pay(&state, pay_event("fan", &id)).await;
+    assert_eq!((again.0, &again.1), (200, &paid.1));
+    assert_eq!(again.2["idempotent-replayed"], "true");
+    assert_eq!(state.store.list_debits("fan").await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn an_expired_reservation_is_410_and_its_unit_is_back() {
+    let state = state(MemoryStore::default());
+    testkit::packs::save(&state.store, &testkit::packs::active("p", 3600)).await;
+    let request = shared::purchases::StartRequest {
+        user_id: "fan".into(),
+        pack_id: "p".into(),
+        purchase_id: shared::purchases::purchase_id("fan", "k"),
+        requested_seed: None,
+        client_seed: "s".into(),
+        now: testkit::packs::at(-1200),
+        expires_at: testkit::packs::at(-600),
+    };
+    state.store.start_purchase(&request).await.unwrap();
+    credit(&state.store, "fan", 1000).await;
+    let answer = pay(&state, pay_event("fan", &request.purchase_id)).await;
+    assert_eq!(code(&answer), (410, "reservation_expired"));
+    let (status, body) = parts(
+        &get_purchase(
+            &state,
+            ApiEvent::get(&format!("/api/packs/p/purchases/{}", request.purchase_id))
+                .bearer(&token("fan", None))
+                .request(),
+        )
+        .await,
+    );
+    assert_eq!(
+        (status, body["purchase"]["status"].as_str()),
+        (200, Some("expired"))
+    );
+    assert_eq!(
+        state
+            .store
+            .get_pack("p")
+            .await
+            .unwrap()
+            .unwrap()
+            .pack
+            .remaining,
+        100
+    );
+}
+
+#[tokio::test]
+async fn bad_opens_get_their_4xx() {
+    let state = memory_state().await;
+    let id = start(&state, start_event("fan", "k")).await.1["purchase"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let open = |user: &str| {
+        ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open")).bearer(&token(user, None))
+    };
+    for (event, status, expected) in [
+        (open("fan").json(r#"{"a":1}"#), 400, "invalid_body"),
+        (open("fan").json("[]"), 400, "invalid_body"),
+        (open("fan").json("{"), 400, "invalid_json"),
+        (open("fan").body("{}"), 415, "unsupported_media_type"),
+        (open("thief"), 404, "purchase_not_found"),
+        (open("fan"), 409, "purchase_not_completed"),
+    ] {
+        let (actual, body) = parts(&open_pack(&state, event.request()).await);
+        assert_eq!(
+            (actual, body["error"]["code"].as_str()),
+            (status, Some(expected)),
+            "{body}"
+        );
+    }
+}
+
+/// Units, purchases and debits of pack `p` agree: `remaining` plus the live purchases is 100,
+/// and the buyer's debits are the prices of their paid purchases.
+async fn assert_books(store: &impl Store, ids: &[String]) {
+    let mut live = 0;
+    let mut paid = 0;
+    for id in ids {
+        if let Some(purchase) = store.get_purchase("fan", id).await.unwrap() {
+            use shared::purchases::PurchaseStatus::*;
+            if matches!(purchase.status, Reserved | Completed | Opened) {
+                live += 1;
+            }
+            if matches!(purchase.status, Completed | Opened) {
+                paid += purchase.price.amount;
+            }
+        }
+    }
+    let remaining = store.get_pack("p").await.unwrap().unwrap().pack.remaining;
+    assert_eq!(remaining + live, 100, "no unit lost or made");
+    let debits: u64 = store
+        .list_debits("fan")
+        .await
+        .unwrap()
+        .iter()
+        .map(|d| d.amount.amount)
+        .sum();
+    assert_eq!(debits, paid, "no debit without a completion");
+}
+
+#[tokio::test]
+async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balance() {
+    let (_serial, direct) = testkit::moto::atomic_table().await;
+    let proxy = FaultProxy::start(&_serial.endpoint()).await;
+    let through = DynamoStore::new(
+        testkit::moto::client_for(&proxy.endpoint()).await,
+        direct.table(),
+    );
+    testkit::packs::save(&direct, &testkit::packs::active("p", 60)).await;
+    credit(&direct, "fan", 10_000).await;
+    let state = state(through);
+
+    // Throttled throughout: 503 with Retry-After, nothing taken.
+    proxy.set(THROTTLING);
+    let refused = start(&state, start_event("fan", "k")).await;
+    assert_eq!(code(&refused), (503, "service_unavailable"));
+    assert_eq!(refused.2["retry-after"], "1");
+    proxy.set(Fault::None);
+    assert_books(&direct, &[]).await;
+
+    // The transaction applied but its answer lost (a 500 after forwarding): the SDK retries,
+    // the retry finds the purchase its own key made, and the buyer gets it once.
+    proxy.set_for_operation(
+        Fault::ErrorAfterForwarding(500, "InternalServerError"),
+        "TransactWriteItems",
+        1,
+    );
+    let started = start(&state, start_event("fan", "k")).await;
+    assert_eq!(started.0, 201, "{}", started.1);
+    let id = started.1["purchase"]["id"].as_str().unwrap().to_owned();
+    let again = start(&state, start_event("fan", "k")).await;
+    assert_eq!(
+        (again.0, &again.1["purchase"]["id"]),
+        (201, &started.1["purchase"]["id"])
+    );
+    assert_books(&direct, std::slice::from_ref(&id)).await;
+    assert_eq!(
+        direct.get_pack("p").await.unwrap().unwrap().pack.remaining,
+        99
+    );
+
+    // Every transaction of the completion throttled: 503, no debit, the purchase reserved.
+    proxy.set_for_operation(THROTTLING, "TransactWriteItems", 100);
+    let refused = pay(&state, pay_event("fan", &id)).await;
+    assert_eq!(code(&refused), (503, "service_unavailable"));
+    assert_books(&direct, std::slice::from_ref(&id)).await;
+    assert!(direct.list_debits("fan").await.unwrap().is_empty());
+
+    // The payment applied but its answer lost: one debit, the balance answered exact.
+    proxy.set_for_operation(
+        Fault::ErrorAfterForwarding(500, "InternalServerError"),
+        "TransactWriteItems",
+        1,
+    );
+    let paid = pay(&state, pay_event("fan", &id)).await;
+    assert_eq!(paid.0, 200, "{}", paid.1);
+    assert_eq!(paid.1["cash"]["balance"]["amount"], 10_000 - 499);
+    assert_eq!(direct.list_debits("fan").await.unwrap().len(), 1);
+    assert_books(&direct, &[id]).await;
+}
+
+#[tokio::test]
+async fn the_logs_of_a_whole_flow_hold_no_token_email_or_balance() {
+    let (logs, _guard) = testkit::logs::capture();
+    let state = memory_state().await;
+    credit(&state.store, "fan", 987_654).await;
+    let started = start(&state, start_event("fan", "k")).await;
+    let id = started.1["purchase"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(pay(&state, pay_event("fan", &id)).await.0, 200);
+    let open = ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open"))
+        .bearer(&token("fan", Some(EMAIL)));
+    assert_eq!(parts(&open_pack(&state, open.request()).await).0, 200);
+    // Refusals are logged too.
+    assert_eq!(
+        start(&state, start_event("fan", "k").json("{")).await.0,
+        400
+    );
+    let text = logs.text();
+    assert!(
+        text.contains("purchase started") && text.contains("pack opened"),
+        "{text}"
+    );
+    let token = token("fan", Some(EMAIL));
+    let signature = token.rsplit('.').next().unwrap();
+    for secret in [signature, EMAIL, "987654", "987155"] {
+        assert!(!text.contains(secret), "{secret} in the logs:\n{text}");
+    }
+}

@@ -1,0 +1,274 @@
+//! What the purchase functions' binary tests share: a table on moto with a JWKS endpoint, a
+//! function binary served by a Runtime API emulator, the purchase events, purchases reserved and
+//! balances credited directly in the store, and the event fixtures of `infra/events`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::Value;
+use shared::cash::parse_credit;
+use shared::purchases::{Purchase, StartRequest, purchase_id};
+use shared::store::DynamoStore;
+use shared::store::cash::CreditCash;
+use shared::store::purchases::{StartPurchase, Started};
+use shared::timestamp::Timestamp;
+
+use crate::events::ApiEvent;
+use crate::http_stub::{HttpStub, Reply};
+use crate::runtime_api::{Outcome, RuntimeApi, http_parts};
+use crate::tokens::{AUDIENCE, ISSUER, jwks_json};
+
+/// How long a test waits for one invocation.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A table and the identity provider's JWKS endpoint, and the environment that points a
+/// function at both.
+pub struct PurchaseEnv {
+    pub store: DynamoStore,
+    /// `AWS_ENDPOINT_URL_DYNAMODB`: moto, or a fault proxy in front of it.
+    pub endpoint: String,
+    pub idp: HttpStub,
+}
+
+impl PurchaseEnv {
+    /// A new table on this test binary's moto.
+    pub async fn new() -> Self {
+        let store = crate::moto::shared_table().await;
+        Self::with(store, crate::moto::shared_endpoint()).await
+    }
+
+    /// `store`, reached by the functions at `endpoint`.
+    pub async fn with(store: DynamoStore, endpoint: &str) -> Self {
+        Self {
+            store,
+            endpoint: endpoint.to_owned(),
+            idp: HttpStub::start(Reply::Json(jwks_json())).await,
+        }
+    }
+
+    /// The environment of a purchase function: the table, DynamoDB's endpoint, the test issuer
+    /// and audience, the JWKS URL; then `extra`.
+    pub fn vars(&self, extra: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut vars: Vec<(String, String)> = [
+            ("TABLE_NAME", self.store.table().to_owned()),
+            ("AWS_ENDPOINT_URL_DYNAMODB", self.endpoint.clone()),
+            ("AUTH_ISSUER", ISSUER.to_owned()),
+            ("AUTH_AUDIENCE", AUDIENCE.to_owned()),
+            ("AUTH_JWKS_URL", self.idp.url("/.well-known/jwks.json")),
+            ("RUST_LOG", "warn".to_owned()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+        for (name, value) in extra {
+            vars.retain(|(known, _)| known != name);
+            vars.push(((*name).to_owned(), (*value).to_owned()));
+        }
+        vars
+    }
+
+    /// `binary` started against this table and JWKS, with `extra` variables.
+    pub async fn spawn(&self, binary: &str, extra: &[(&str, &str)]) -> Function {
+        Function::spawn(binary, &self.vars(extra)).await
+    }
+}
+
+/// A function binary served by its own Runtime API emulator; killed when dropped.
+pub struct Function {
+    pub runtime: RuntimeApi,
+    pub process: tokio::process::Child,
+}
+
+/// Status, JSON body (`null` when none) and headers of an answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub headers: Value,
+}
+
+impl Answer {
+    /// The error code of an error answer.
+    pub fn code(&self) -> Option<&str> {
+        self.body["error"]["code"].as_str()
+    }
+
+    /// A header's value (names are lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers[name].as_str()
+    }
+}
+
+impl Function {
+    pub async fn spawn(binary: &str, vars: &[(String, String)]) -> Self {
+        let runtime = RuntimeApi::start().await;
+        let vars: Vec<(&str, &str)> = vars
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        let process = runtime.spawn_quiet(binary, &vars);
+        Self { runtime, process }
+    }
+
+    /// What the function answered to `event` (a plain event's answer, or an error, as is).
+    pub async fn invoke(&self, event: Value) -> Outcome {
+        self.runtime
+            .invoke(event, TIMEOUT)
+            .await
+            .expect("the function answered in time")
+    }
+
+    /// The HTTP answer to an API Gateway event.
+    pub async fn call(&self, event: &ApiEvent) -> Answer {
+        self.call_json(event.to_json()).await
+    }
+
+    /// The HTTP answer to an API Gateway event given as JSON (a fixture).
+    pub async fn call_json(&self, event: Value) -> Answer {
+        let outcome = self.invoke(event).await;
+        let (status, body) = http_parts(&outcome);
+        let Outcome::Response(document) = outcome else {
+            unreachable!("http_parts accepted it")
+        };
+        Answer {
+            status,
+            body,
+            headers: document["headers"].clone(),
+        }
+    }
+
+    /// Whether the process still runs.
+    pub fn is_running(&mut self) -> bool {
+        self.process.try_wait().expect("process status").is_none()
+    }
+}
+
+/// `POST /api/packs/{pack}/purchases` with `token`, `key` (`Idempotency-Key`) and a JSON body.
+pub fn start_event(
+    pack: &str,
+    token: Option<&str>,
+    key: Option<&str>,
+    body: Option<&str>,
+) -> ApiEvent {
+    let mut event = ApiEvent::post(&format!("/api/packs/{pack}/purchases"));
+    if let Some(token) = token {
+        event = event.bearer(token);
+    }
+    if let Some(key) = key {
+        event = event.header("idempotency-key", key);
+    }
+    match body {
+        Some(body) => event.json(body),
+        None => event,
+    }
+}
+
+/// `GET /api/packs/{pack}/purchases/{purchase}` with `token`.
+pub fn get_event(pack: &str, purchase: &str, token: &str) -> ApiEvent {
+    ApiEvent::get(&format!("/api/packs/{pack}/purchases/{purchase}")).bearer(token)
+}
+
+/// `PUT /api/packs/{pack}/purchases/{purchase}` with `token`, paying with Cash.
+pub fn complete_event(pack: &str, purchase: &str, token: &str) -> ApiEvent {
+    ApiEvent::new("PUT", &format!("/api/packs/{pack}/purchases/{purchase}"))
+        .bearer(token)
+        .json(r#"{"payment":{"method":"cash"}}"#)
+}
+
+/// Reserves a unit of `pack` for `user` directly in the store, as a start with `key` (and no
+/// client seed) does, holding it for `hold_seconds`.
+pub async fn reserve(
+    store: &DynamoStore,
+    user: &str,
+    pack: &str,
+    key: &str,
+    hold_seconds: i64,
+) -> Purchase {
+    let now = Timestamp::now();
+    let request = StartRequest {
+        user_id: user.to_owned(),
+        pack_id: pack.to_owned(),
+        purchase_id: purchase_id(user, key),
+        requested_seed: None,
+        client_seed: shared::purchases::random_client_seed(),
+        now,
+        expires_at: now.plus_seconds(hold_seconds).expect("in range"),
+    };
+    match store.start_purchase(&request).await {
+        Ok(Started::Created(purchase)) => purchase,
+        other => panic!("reserving {pack} for {user}: {other:?}"),
+    }
+}
+
+/// Credits `user` `amount` minor units of `currency` (reference `reference`: once).
+pub async fn credit(store: &DynamoStore, user: &str, amount: u64, currency: &str, reference: &str) {
+    let credit = parse_credit(user, &amount.to_string(), currency, reference)
+        .unwrap_or_else(|e| panic!("credit {amount} {currency} to {user}: {e}"));
+    store
+        .credit_cash(&credit, Timestamp::now())
+        .await
+        .unwrap_or_else(|e| panic!("credit {amount} {currency} to {user}: {e}"));
+}
+
+/// `infra/events/<name>.json`, with `<TOKEN>` replaced by `token` when given.
+pub fn fixture(name: &str, token: Option<&str>) -> Value {
+    let path = format!("{}/../infra/events/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let mut text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    if let Some(token) = token {
+        text = text.replace("<TOKEN>", token);
+    }
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The shipped seed's pack `id` (`infra/seed/packs.json`), which the event fixtures name.
+pub fn seed_pack(id: &str) -> shared::packs::Pack {
+    let path = format!("{}/../infra/seed/packs.json", env!("CARGO_MANIFEST_DIR"));
+    let packs = shared::packs::seed::parse_seed(&std::fs::read(&path).expect("the shipped seed"))
+        .expect("the shipped seed parses");
+    packs
+        .into_iter()
+        .find(|pack| pack.id == id)
+        .unwrap_or_else(|| panic!("the shipped seed has no {id}"))
+}
+
+/// The binary of another function of the workspace, beside `this_binary` (a test's own
+/// `CARGO_BIN_EXE_...`), built first (once per test process) so that it is current.
+pub fn sibling_binary(this_binary: &str, name: &str) -> PathBuf {
+    static BUILT: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
+    let profile_dir = Path::new(this_binary)
+        .parent()
+        .expect("a binary is in its profile's directory");
+    let target_dir = profile_dir
+        .parent()
+        .expect("the profile is in the target directory");
+    let built = BUILT.get_or_init(Default::default);
+    let mut built = built.lock().unwrap();
+    if !built.iter().any(|known| known == name) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut command = std::process::Command::new(cargo);
+        command
+            .args(["build", "--quiet", "-p", name, "--target-dir"])
+            .arg(target_dir);
+        match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => {}
+            Some(profile) => {
+                command.args([
+                    "--profile",
+                    if profile == "release" {
+                        "release"
+                    } else {
+                        profile
+                    },
+                ]);
+            }
+            None => {}
+        }
+        let status = command
+            .status()
+            .unwrap_or_else(|e| panic!("cargo build -p {name}: {e}"));
+        assert!(status.success(), "cargo build -p {name} failed");
+        built.push(name.to_owned());
+    }
+    profile_dir.join(name)
+}
