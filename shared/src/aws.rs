@@ -18,7 +18,7 @@ use aws_config::{BehaviorVersion, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, Region};
 
 use crate::config::{ConfigError, Source};
-use crate::http_client::{Roots, sdk_http_client};
+use crate::http_client::{Roots, Warmer, sdk_http_client, warmable_sdk_http_client};
 
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -64,12 +64,25 @@ fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
     variable(source, &["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"])
 }
 
+/// A Lambda function's DynamoDB client, and what opens its connection before the first request.
+pub struct LambdaDynamoDb {
+    pub client: aws_sdk_dynamodb::Client,
+    warmer: Warmer,
+    endpoint: String,
+}
+
+impl LambdaDynamoDb {
+    /// Opens the client's connection to DynamoDB (TCP and TLS) ahead of the first request; a
+    /// failure is logged and the first request connects as it would have.
+    pub async fn warm(&self) {
+        self.warmer.warm(&self.endpoint, CONNECT_TIMEOUT).await;
+    }
+}
+
 /// The DynamoDB client of a Lambda function, from `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` and `AWS_ENDPOINT_URL_DYNAMODB` (or
 /// `AWS_ENDPOINT_URL`), which Lambda (or `cargo lambda watch`) sets.
-pub fn lambda_dynamodb_client(
-    source: &dyn Source,
-) -> Result<aws_sdk_dynamodb::Client, ConfigError> {
+pub fn lambda_dynamodb_client(source: &dyn Source) -> Result<LambdaDynamoDb, ConfigError> {
     let missing = |name, purpose| ConfigError::Missing { name, purpose };
     let region = variable(source, &["AWS_REGION", "AWS_DEFAULT_REGION"])
         .ok_or(missing("AWS_REGION", "the AWS region (Lambda sets it)"))?;
@@ -82,12 +95,14 @@ pub fn lambda_dynamodb_client(
         "the function's credentials (Lambda sets them)",
     ))?;
     let session = variable(source, &["AWS_SESSION_TOKEN"]);
+    // Trusting Amazon's roots only: nothing is read from disk to build it (the SDK's default
+    // client parses the whole system certificate store at every cold start).
+    let (http_client, warmer) = warmable_sdk_http_client(Roots::Amazon);
+    let endpoint = dynamodb_endpoint(source);
     let mut config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        // Trusting Amazon's roots only: nothing is read from disk to build it (the SDK's default
-        // client parses the whole system certificate store at every cold start).
-        .http_client(sdk_http_client(Roots::Amazon))
-        .region(Region::new(region))
+        .http_client(http_client)
+        .region(Region::new(region.clone()))
         .credentials_provider(Credentials::new(
             key_id,
             secret,
@@ -97,10 +112,15 @@ pub fn lambda_dynamodb_client(
         ))
         .timeout_config(timeouts())
         .retry_config(RetryConfig::standard().with_max_attempts(MAX_ATTEMPTS));
-    if let Some(endpoint) = dynamodb_endpoint(source) {
+    if let Some(endpoint) = &endpoint {
         config = config.endpoint_url(endpoint);
     }
-    Ok(aws_sdk_dynamodb::Client::from_conf(config.build()))
+    Ok(LambdaDynamoDb {
+        client: aws_sdk_dynamodb::Client::from_conf(config.build()),
+        warmer,
+        // The SDK's endpoint for a standard region, when none is set.
+        endpoint: endpoint.unwrap_or_else(|| format!("https://dynamodb.{region}.amazonaws.com")),
+    })
 }
 
 #[cfg(test)]
@@ -114,10 +134,14 @@ mod tests {
             ("AWS_ACCESS_KEY_ID", "id"),
             ("AWS_SECRET_ACCESS_KEY", "secret"),
         ];
-        let client = lambda_dynamodb_client(&full).unwrap();
+        let dynamodb = lambda_dynamodb_client(&full).unwrap();
         assert_eq!(
-            client.config().region().map(|r| r.as_ref()),
+            dynamodb.client.config().region().map(|r| r.as_ref()),
             Some("eu-west-1")
+        );
+        assert_eq!(
+            dynamodb.endpoint,
+            "https://dynamodb.eu-west-1.amazonaws.com"
         );
         for missing in ["AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
             let mut partial = full;

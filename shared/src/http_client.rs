@@ -86,10 +86,62 @@ pub fn https_connector(
 /// The SDK's HTTP client on [`https_connector`]. Each distinct connect timeout the SDK asks for
 /// gets one connection pool, kept for the life of the process.
 pub fn sdk_http_client(roots: Roots) -> SharedHttpClient {
-    SharedHttpClient::new(SdkHttpClient {
-        roots,
-        connectors: Mutex::default(),
-    })
+    SharedHttpClient::new(SdkHttpClient::new(roots))
+}
+
+/// The SDK's HTTP client, and a way to open its connection to an endpoint before the first
+/// request needs it ([`Warmer::warm`]).
+pub fn warmable_sdk_http_client(roots: Roots) -> (SharedHttpClient, Warmer) {
+    let client = Arc::new(SdkHttpClient::new(roots));
+    (
+        SharedHttpClient::new(SharedClient(client.clone())),
+        Warmer(client),
+    )
+}
+
+/// Opens connections in the pool of a [`warmable_sdk_http_client`].
+#[derive(Debug, Clone)]
+pub struct Warmer(Arc<SdkHttpClient>);
+
+impl Warmer {
+    /// Opens (TCP, TLS) a connection to `endpoint` in the pool the SDK uses with
+    /// `connect_timeout`, by an unsigned `GET /` (DynamoDB answers it with a health line), so
+    /// that the first real request finds it open. A failure is logged and changes nothing.
+    pub async fn warm(&self, endpoint: &str, connect_timeout: Duration) {
+        let connector = self.0.connector(Some(connect_timeout), None);
+        let request = match lambda_http::http::Request::get(endpoint).body(SdkBody::empty()) {
+            Ok(request) => request,
+            Err(error) => {
+                tracing::warn!(error = %error, "cannot warm a connection to this endpoint");
+                return;
+            }
+        };
+        let Ok(request) = HttpRequest::try_from(request) else {
+            return;
+        };
+        match connector.call(request).await {
+            // The answer is read whole, so the connection goes back to the pool, open.
+            Ok(response) => {
+                let _ = http_body_util::BodyExt::collect(response.into_body()).await;
+                tracing::debug!("warmed the DynamoDB connection");
+            }
+            Err(error) => tracing::warn!(error = %error, "warming the DynamoDB connection failed"),
+        }
+    }
+}
+
+/// An [`SdkHttpClient`] shared with its [`Warmer`].
+#[derive(Debug)]
+struct SharedClient(Arc<SdkHttpClient>);
+
+impl HttpClient for SharedClient {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        self.0.http_connector(settings, components)
+    }
 }
 
 /// A connector (and its pool) per connect timeout.
@@ -101,13 +153,20 @@ struct SdkHttpClient {
     connectors: Mutex<Connectors>,
 }
 
-impl HttpClient for SdkHttpClient {
-    fn http_connector(
+impl SdkHttpClient {
+    fn new(roots: Roots) -> Self {
+        Self {
+            roots,
+            connectors: Mutex::default(),
+        }
+    }
+
+    /// The connector (and pool) for `connect_timeout`, made on first use.
+    fn connector(
         &self,
-        settings: &HttpConnectorSettings,
-        _components: &RuntimeComponents,
+        connect_timeout: Option<Duration>,
+        read_timeout: Option<Duration>,
     ) -> SharedHttpConnector {
-        let connect_timeout = settings.connect_timeout();
         let mut connectors = self
             .connectors
             .lock()
@@ -121,10 +180,20 @@ impl HttpClient for SdkHttpClient {
                 Schemes::HttpsOrHttp,
                 connect_timeout,
             )),
-            read_timeout: settings.read_timeout(),
+            read_timeout,
         });
         connectors.push((connect_timeout, connector.clone()));
         connector
+    }
+}
+
+impl HttpClient for SdkHttpClient {
+    fn http_connector(
+        &self,
+        settings: &HttpConnectorSettings,
+        _components: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        self.connector(settings.connect_timeout(), settings.read_timeout())
     }
 }
 

@@ -12,7 +12,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::Instrument;
 
-use crate::config::ConfigError;
+use crate::auth::TokenVerifier;
+use crate::aws::{LambdaDynamoDb, lambda_dynamodb_client};
+use crate::config::{self, AuthConfig, ConfigError, Env};
+use crate::handlers::purchase_json::PurchaseState;
+use crate::store::DynamoStore;
 
 /// The configured value, or a clear message and exit code 1: Lambda reports the failed init.
 /// Written once, to standard error, which Lambda keeps with the init failure.
@@ -21,6 +25,62 @@ pub fn require<T>(result: Result<T, ConfigError>) -> T {
         eprintln!("configuration error: {error}");
         std::process::exit(1)
     })
+}
+
+/// The longest a cold start waits for its prefetches (the DynamoDB connection, the JWKS).
+pub const PREFETCH_BUDGET: std::time::Duration = std::time::Duration::from_millis(1500);
+
+/// Runs a cold start's prefetches (opening the DynamoDB connection, fetching the JWKS: each
+/// logs its own failure and leaves the first request to do it) for at most [`PREFETCH_BUDGET`],
+/// so that a cold request pays for neither. Never fails init.
+pub async fn prefetch(work: impl Future<Output = ()>) {
+    if tokio::time::timeout(PREFETCH_BUDGET, work).await.is_err() {
+        tracing::warn!("prefetch took over {PREFETCH_BUDGET:?}; going on without it");
+    }
+}
+
+/// The function's table (`TABLE_NAME`) through a DynamoDB client built from Lambda's
+/// environment, and the client's warmer. Exits with a clear message when configuration is missing.
+pub fn store_from_env() -> (DynamoStore, LambdaDynamoDb) {
+    let table = require(config::table_name(&Env));
+    let dynamodb = require(lambda_dynamodb_client(&Env));
+    (DynamoStore::new(dynamodb.client.clone(), table), dynamodb)
+}
+
+/// The session-token verifier (`AUTH_*`). Exits with a clear message when configuration is
+/// missing.
+pub fn verifier_from_env() -> TokenVerifier {
+    require(AuthConfig::from_source(&Env).and_then(|auth| TokenVerifier::from_config(&auth)))
+}
+
+/// Opens the DynamoDB connection and, for a function that checks tokens, fetches the JWKS, at
+/// once and within [`PREFETCH_BUDGET`]: the set-ups overlap, and the first request pays for
+/// neither.
+pub async fn warm(dynamodb: &LambdaDynamoDb, verifier: Option<&TokenVerifier>) {
+    prefetch(async {
+        tokio::join!(dynamodb.warm(), async {
+            if let Some(verifier) = verifier {
+                verifier.keys().prefetch().await;
+            }
+        });
+    })
+    .await;
+}
+
+/// The state of a purchase function, from the environment (`TABLE_NAME`, `AUTH_*`,
+/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`), warmed.
+pub async fn purchase_state() -> PurchaseState<DynamoStore> {
+    let (store, dynamodb) = store_from_env();
+    let hold = require(config::purchase_hold(&Env));
+    let max_body_bytes = require(config::max_body_bytes(&Env));
+    let state = PurchaseState {
+        store,
+        verifier: verifier_from_env(),
+        hold,
+        max_body_bytes,
+    };
+    warm(&dynamodb, Some(&state.verifier)).await;
+    state
 }
 
 /// Serves `handler` over `state` (built once, kept for the life of the process) until Lambda

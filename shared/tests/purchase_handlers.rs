@@ -499,3 +499,41 @@ async fn the_logs_of_a_whole_flow_hold_no_token_email_or_balance() {
         assert!(!text.contains(secret), "{secret} in the logs:\n{text}");
     }
 }
+
+/// The DynamoDB calls each request makes, counted at the proxy: start and complete one read and
+/// one transaction, get one read, open one read (of two items) and one write.
+#[tokio::test]
+async fn each_request_makes_the_dynamodb_calls_its_budget_allows() {
+    let (serial, direct) = testkit::moto::atomic_table().await;
+    testkit::packs::save(&direct, &testkit::packs::active("p", 60)).await;
+    credit(&direct, "fan", 10_000).await;
+    let state = state(DynamoStore::new(
+        testkit::moto::client_for(&serial.endpoint()).await,
+        direct.table(),
+    ));
+    let counted = |before: usize| serial.requests() - before;
+
+    let before = serial.requests();
+    let started = start(&state, start_event("fan", "k")).await;
+    assert_eq!((started.0, counted(before)), (201, 2), "start");
+    let id = started.1["purchase"]["id"].as_str().unwrap().to_owned();
+
+    let before = serial.requests();
+    let event = ApiEvent::get(&format!("/api/packs/p/purchases/{id}")).bearer(&token("fan", None));
+    assert_eq!(parts(&get_purchase(&state, event.request()).await).0, 200);
+    assert_eq!(counted(before), 1, "get");
+
+    let before = serial.requests();
+    assert_eq!(pay(&state, pay_event("fan", &id)).await.0, 200);
+    assert_eq!(counted(before), 2, "complete");
+
+    let before = serial.requests();
+    let open =
+        ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open")).bearer(&token("fan", None));
+    assert_eq!(parts(&open_pack(&state, open.request()).await).0, 200);
+    assert_eq!(counted(before), 2, "open");
+
+    let before = serial.requests();
+    assert_eq!(start(&state, start_event("fan", "k")).await.0, 201);
+    assert_eq!(counted(before), 1, "a repeated start only reads");
+}

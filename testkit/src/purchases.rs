@@ -272,3 +272,36 @@ pub fn sibling_binary(this_binary: &str, name: &str) -> PathBuf {
     }
     profile_dir.join(name)
 }
+
+/// Makes, directly in the store, the purchase that `infra/events/start-purchase.json` starts for
+/// the user `me` (its pack, key and client seed; the shipped seed's pack is saved first), which
+/// the get-purchase and complete-purchase fixtures name.
+pub async fn reserve_fixture_purchase(store: &DynamoStore) -> Purchase {
+    crate::packs::save(store, &seed_pack("nba-rookie-2026")).await;
+    let start = fixture("start-purchase", None);
+    let key = start["headers"]["idempotency-key"]
+        .as_str()
+        .expect("the fixture's key");
+    let body: Value =
+        serde_json::from_str(start["body"].as_str().expect("a body")).expect("a JSON body");
+    let seed = body["clientSeed"]
+        .as_str()
+        .expect("the fixture's clientSeed");
+    let pack = start["pathParameters"]["packId"]
+        .as_str()
+        .expect("the fixture's packId");
+    let now = Timestamp::now();
+    let request = StartRequest {
+        user_id: "me".into(),
+        pack_id: pack.into(),
+        purchase_id: purchase_id("me", key),
+        requested_seed: Some(seed.into()),
+        client_seed: seed.into(),
+        now,
+        expires_at: now.plus_seconds(600).expect("in range"),
+    };
+    match store.start_purchase(&request).await {
+        Ok(Started::Created(purchase)) => purchase,
+        other => panic!("the fixture purchase: {other:?}"),
+    }
+}

@@ -9,7 +9,9 @@ use shared::store::cash::GetBalance;
 use shared::store::packs::GetPack;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::packs::active;
-use testkit::purchases::{PurchaseEnv, complete_event, credit, reserve};
+use testkit::purchases::{
+    PurchaseEnv, complete_event, credit, fixture, reserve, reserve_fixture_purchase,
+};
 use testkit::tokens::token;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_complete-purchase");
@@ -109,6 +111,29 @@ async fn an_expired_hold_is_released_instead_of_paid() {
     let pack = env.store.get_pack("p").await.unwrap().unwrap().pack;
     assert_eq!(pack.remaining, pack.total_supply);
     assert_eq!(env.store.get_balance("buyer", "USD").await.unwrap(), 1000);
+}
+
+/// `infra/events/complete-purchase.json` (with a token for `me`) pays for the purchase the start
+/// fixture makes: 402 without Cash, 200 once `me` is credited.
+#[tokio::test]
+async fn the_event_fixture_pays_for_the_fixture_purchase() {
+    let env = PurchaseEnv::new().await;
+    let purchase = reserve_fixture_purchase(&env.store).await;
+    let function = env.spawn(BINARY, &[]).await;
+    let event = fixture("complete-purchase", Some(&token("me", None)));
+    let broke = function.call_json(event.clone()).await;
+    assert_eq!(
+        (broke.status, broke.code()),
+        (402, Some("insufficient_funds"))
+    );
+    credit(&env.store, "me", 1000, "USD", "fixture-grant").await;
+    let paid = function.call_json(event).await;
+    assert_eq!(paid.status, 200, "{paid:?}");
+    assert_eq!(paid.body["purchase"]["id"], purchase.id.as_str());
+    assert_eq!(
+        paid.body["cash"]["balance"]["amount"],
+        1000 - purchase.price.amount
+    );
 }
 
 #[tokio::test]

@@ -3,12 +3,9 @@
 
 use std::time::Duration;
 
-use shared::purchases::purchase_id;
-use shared::store::purchases::{StartPurchase, Started};
-use shared::timestamp::Timestamp;
 use testkit::fault_proxy::{FaultProxy, THROTTLING};
 use testkit::packs::active;
-use testkit::purchases::{PurchaseEnv, fixture, get_event, reserve, seed_pack};
+use testkit::purchases::{PurchaseEnv, fixture, get_event, reserve, reserve_fixture_purchase};
 use testkit::tokens::token;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_get-purchase");
@@ -76,35 +73,17 @@ async fn answers_the_buyer_and_nobody_else_over_the_runtime_api() {
 #[tokio::test]
 async fn the_event_fixture_reads_the_fixture_purchase() {
     let env = PurchaseEnv::new().await;
-    testkit::packs::save(&env.store, &seed_pack("nba-rookie-2026")).await;
-    let start = fixture("start-purchase", None);
-    let key = start["headers"]["idempotency-key"].as_str().unwrap();
-    let body: serde_json::Value = serde_json::from_str(start["body"].as_str().unwrap()).unwrap();
-    let seed = body["clientSeed"].as_str().unwrap();
-    let now = Timestamp::now();
-    let started = env
-        .store
-        .start_purchase(&shared::purchases::StartRequest {
-            user_id: "me".into(),
-            pack_id: "nba-rookie-2026".into(),
-            purchase_id: purchase_id("me", key),
-            requested_seed: Some(seed.into()),
-            client_seed: seed.into(),
-            now,
-            expires_at: now.plus_seconds(600).unwrap(),
-        })
-        .await
-        .unwrap();
-    let Started::Created(purchase) = started else {
-        panic!("{started:?}")
-    };
+    let purchase = reserve_fixture_purchase(&env.store).await;
     let function = env.spawn(BINARY, &[]).await;
     let answer = function
         .call_json(fixture("get-purchase", Some(&token("me", None))))
         .await;
     assert_eq!(answer.status, 200, "{answer:?}");
     assert_eq!(answer.body["purchase"]["id"], purchase.id.as_str());
-    assert_eq!(answer.body["purchase"]["clientSeed"], seed);
+    assert_eq!(
+        answer.body["purchase"]["clientSeed"],
+        purchase.client_seed.as_str()
+    );
 }
 
 #[tokio::test]

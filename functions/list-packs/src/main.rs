@@ -1,17 +1,16 @@
 //! `GET /api/packs` (and API Gateway's `$default` route, for JSON 404s). Wiring only: the handler
 //! is `shared::handlers::list_packs`.
 
+use shared::config::{Env, cursor_secret};
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::packs::listing::CursorSigner;
-use shared::runtime::{require, serve};
-use shared::store::DynamoStore;
-use shared::{aws, config, telemetry};
+use shared::runtime::{require, serve, store_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    telemetry::init_json();
-    let table = require(config::table_name(&config::Env));
-    let cursors = CursorSigner::new(&require(config::cursor_secret(&config::Env)));
-    let store = DynamoStore::new(require(aws::lambda_dynamodb_client(&config::Env)), table);
+    shared::telemetry::init_json();
+    let (store, dynamodb) = store_from_env();
+    let cursors = CursorSigner::new(&require(cursor_secret(&Env)));
+    warm(&dynamodb, None).await;
     serve(ListPacksState { store, cursors }, list_packs).await
 }

@@ -4,9 +4,7 @@
 use std::time::Duration;
 
 use shared::handlers::release_holds::{SweepState, release_holds};
-use shared::runtime::{require, serve_events};
-use shared::store::DynamoStore;
-use shared::{aws, config, telemetry};
+use shared::runtime::{serve_events, store_from_env, warm};
 
 /// When the sweep stops starting batches: 15 s under the function's 60 s timeout
 /// (`template.yaml`), which leaves a batch under way time to finish and answer.
@@ -14,9 +12,9 @@ const BUDGET: Duration = Duration::from_secs(45);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    telemetry::init_json();
-    let table = require(config::table_name(&config::Env));
-    let store = DynamoStore::new(require(aws::lambda_dynamodb_client(&config::Env)), table);
+    shared::telemetry::init_json();
+    let (store, dynamodb) = store_from_env();
+    warm(&dynamodb, None).await;
     serve_events::<_, serde_json::Value, _, _, _>(
         SweepState {
             store,

@@ -1,20 +1,16 @@
 //! `POST /api/web3-link`. Wiring only: the handler is `shared::handlers::web3_link`.
 
-use shared::auth::TokenVerifier;
-use shared::config::{self, AuthConfig, Env};
+use shared::config::{Env, max_body_bytes};
 use shared::handlers::web3_link::{LinkState, web3_link};
-use shared::runtime::{require, serve};
-use shared::store::DynamoStore;
-use shared::{aws, telemetry};
+use shared::runtime::{require, serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    telemetry::init_json();
-    let table = require(config::table_name(&Env));
-    let max_body_bytes = require(config::max_body_bytes(&Env));
-    let verifier =
-        require(AuthConfig::from_source(&Env).and_then(|auth| TokenVerifier::from_config(&auth)));
-    let store = DynamoStore::new(require(aws::lambda_dynamodb_client(&Env)), table);
+    shared::telemetry::init_json();
+    let max_body_bytes = require(max_body_bytes(&Env));
+    let verifier = verifier_from_env();
+    let (store, dynamodb) = store_from_env();
+    warm(&dynamodb, Some(&verifier)).await;
     serve(
         LinkState {
             store,

@@ -98,3 +98,89 @@ async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
     )
     .await;
 }
+
+/// Spawns web3-link on `runtime` with its table and DynamoDB behind `dynamodb` and its keys at
+/// `jwks_url`.
+fn spawn_linked(
+    runtime: &RuntimeApi,
+    table: &str,
+    dynamodb: &str,
+    jwks_url: &str,
+) -> tokio::process::Child {
+    runtime.spawn_quiet(
+        BINARY,
+        &[
+            ("TABLE_NAME", table),
+            ("AWS_ENDPOINT_URL_DYNAMODB", dynamodb),
+            ("AUTH_ISSUER", ISSUER),
+            ("AUTH_AUDIENCE", AUDIENCE),
+            ("AUTH_JWKS_URL", jwks_url),
+        ],
+    )
+}
+
+async fn link(runtime: &RuntimeApi, user: &str) -> u16 {
+    let event = ApiEvent::post("/api/web3-link")
+        .bearer(&token(user, None))
+        .json(r#"{"payload":1}"#);
+    http_parts(
+        &runtime
+            .invoke(event.to_json(), TIMEOUT)
+            .await
+            .expect("answered"),
+    )
+    .0
+}
+
+/// A cold start fetches the keys and opens the DynamoDB connection during init, at once, so
+/// the first request pays for neither.
+#[tokio::test]
+async fn init_prefetches_the_keys_and_the_dynamodb_connection() {
+    let store = testkit::moto::shared_table().await;
+    let proxy = testkit::fault_proxy::FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let idp = HttpStub::start(Reply::Json(jwks_json())).await;
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn_linked(
+        &runtime,
+        store.table(),
+        &proxy.endpoint(),
+        &idp.url("/jwks.json"),
+    );
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while runtime.first_poll().is_none() {
+        assert!(std::time::Instant::now() < deadline, "init never finished");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(idp.hits(), 1, "the keys were fetched during init");
+    assert_eq!(
+        proxy.requests(),
+        1,
+        "the DynamoDB connection was opened during init"
+    );
+    assert_eq!(link(&runtime, "first").await, 200);
+    assert_eq!(idp.hits(), 1, "the first request fetched nothing");
+    assert_eq!(proxy.requests(), 2, "and made only its own call");
+}
+
+/// A prefetch that fails never fails init: the first request fetches as it would have.
+#[tokio::test]
+async fn a_failed_prefetch_leaves_the_first_request_to_fetch() {
+    let store = testkit::moto::shared_table().await;
+    let idp = HttpStub::start(Reply::Status(500)).await;
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn_linked(
+        &runtime,
+        store.table(),
+        testkit::moto::shared_endpoint(),
+        &idp.url("/jwks.json"),
+    );
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    while runtime.first_poll().is_none() {
+        assert!(std::time::Instant::now() < deadline, "init never finished");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(idp.hits(), 1);
+    idp.set(Reply::Json(jwks_json()));
+    assert_eq!(link(&runtime, "first").await, 200);
+    assert_eq!(idp.hits(), 2, "the first request fetched the keys");
+}

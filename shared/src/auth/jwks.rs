@@ -213,6 +213,31 @@ impl JwksCache {
         }
     }
 
+    /// Fetches the keys ahead of the first request (at a cold start, while other set-up runs).
+    /// A failure is logged and leaves no trace: the first request then fetches as it would have.
+    pub async fn prefetch(&self) {
+        let Some(remote) = &self.remote else { return };
+        let _single_flight = self.refresh.lock().await;
+        if !self.read().keys.is_empty() {
+            return;
+        }
+        let started = Instant::now();
+        match fetch(remote).await {
+            Ok(keys) => {
+                let mut state = self
+                    .state
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                tracing::info!(keys = keys.len(), "prefetched the identity provider's JWKS");
+                state.attempts += 1;
+                state.last_attempt = Some(started);
+                state.keys = keys;
+                state.fetched_at = Some(started);
+            }
+            Err(error) => tracing::warn!(error = %error, "JWKS prefetch failed"),
+        }
+    }
+
     async fn refetch(&self, remote: &Remote) {
         let started = Instant::now();
         let result = fetch(remote).await;
