@@ -65,6 +65,7 @@ fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
 }
 
 /// A Lambda function's DynamoDB client, and what opens its connection before the first request.
+#[derive(Debug)]
 pub struct LambdaDynamoDb {
     pub client: aws_sdk_dynamodb::Client,
     warmer: Warmer,
