@@ -647,7 +647,9 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - complete-purchase: `BatchGetItem` of the purchase and the balances (`USER#`); a transaction
 ///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
 ///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
-/// - release-holds: `Query` of the holds index, and the releases' `UpdateItem`s.
+/// - release-holds: `Query` of the holds index, and the releases' `UpdateItem`s;
+/// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
+///   then one `UpdateItem` of the purchase.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -723,6 +725,23 @@ complete-purchase:
           - dynamodb:BatchGetItem
           - dynamodb:GetItem
           - dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+open-pack:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+              - "DRAW#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn
         Condition:
           ForAllValues:StringLike:

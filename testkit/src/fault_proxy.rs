@@ -1,8 +1,9 @@
 //! An HTTP proxy on a free loopback port between a client (the DynamoDB SDK) and a server (moto),
 //! injecting the [`Fault`] currently set. Stopped when dropped.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -51,6 +52,12 @@ struct Shared {
     /// Forward one request at a time (see [`FaultProxy::one_at_a_time`]).
     one_at_a_time: AtomicBool,
     turn: tokio::sync::Mutex<()>,
+    /// Requests received so far per DynamoDB operation (`x-amz-target`'s last part; other
+    /// requests by method and path, e.g. `GET /`).
+    operations: Mutex<BTreeMap<String, usize>>,
+    /// How long the first answer on each new connection waits, in nanoseconds (see
+    /// [`FaultProxy::delay_new_connections`]).
+    connection_setup_nanos: AtomicU64,
 }
 
 pub struct FaultProxy {
@@ -79,13 +86,51 @@ impl FaultProxy {
             client: Client::builder(TokioExecutor::new()).build_http(),
             one_at_a_time: AtomicBool::new(false),
             turn: tokio::sync::Mutex::new(()),
+            operations: Mutex::new(BTreeMap::new()),
+            connection_setup_nanos: AtomicU64::new(0),
         });
         let task_shared = shared.clone();
-        let task = crate::spawn_server(listener, move |request| {
+        let task = spawn_connection_server(listener, move |request, first_on_connection| {
             let shared = task_shared.clone();
-            async move { handle(&shared, request).await }
+            async move {
+                if first_on_connection {
+                    let setup = shared.connection_setup_nanos.load(Ordering::SeqCst);
+                    if setup > 0 {
+                        tokio::time::sleep(Duration::from_nanos(setup)).await;
+                    }
+                }
+                handle(&shared, request).await
+            }
         });
         Self { addr, shared, task }
+    }
+
+    /// From now on, the first request on each new client connection waits `setup` before it is
+    /// handled (and so answered): the time a real connection takes to set up (TCP and TLS
+    /// handshakes with a remote endpoint), which loopback does not show. Later requests on the
+    /// same connection are not delayed. `Duration::ZERO` turns it off.
+    pub fn delay_new_connections(&self, setup: Duration) {
+        let nanos = u64::try_from(setup.as_nanos()).unwrap_or(u64::MAX);
+        self.shared
+            .connection_setup_nanos
+            .store(nanos, Ordering::SeqCst);
+    }
+
+    /// Requests received so far for the DynamoDB `operation` (`TransactWriteItems`, ...);
+    /// requests without one are counted under their method and path (`GET /`).
+    pub fn operation_count(&self, operation: &str) -> usize {
+        self.shared
+            .operations
+            .lock()
+            .unwrap()
+            .get(operation)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Requests received so far, per operation (see [`FaultProxy::operation_count`]).
+    pub fn operation_counts(&self) -> BTreeMap<String, usize> {
+        self.shared.operations.lock().unwrap().clone()
     }
 
     pub fn endpoint(&self) -> String {
@@ -170,6 +215,16 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
         .and_then(|target| target.to_str().ok())
         .and_then(|target| target.rsplit('.').next())
         .map(str::to_owned);
+    *shared
+        .operations
+        .lock()
+        .unwrap()
+        .entry(
+            operation
+                .clone()
+                .unwrap_or_else(|| format!("{} {}", request.method(), request.uri().path())),
+        )
+        .or_default() += 1;
     let fault = {
         let mut state = shared.fault.lock().unwrap();
         let targeted = state
@@ -217,6 +272,36 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
         }
         _ => Response::from_parts(parts, Full::new(body)),
     }
+}
+
+/// Serves HTTP/1.1 on `listener` until the returned task is aborted, like the crate's
+/// `spawn_server`, telling `handle` whether a request is the first on its connection.
+pub(crate) fn spawn_connection_server<H, F>(
+    listener: tokio::net::TcpListener,
+    handle: H,
+) -> tokio::task::JoinHandle<()>
+where
+    H: Fn(Request<Incoming>, bool) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let handle = handle.clone();
+            tokio::spawn(async move {
+                let first = Arc::new(AtomicBool::new(true));
+                let service = hyper::service::service_fn(move |request| {
+                    let answer = handle(request, first.swap(false, Ordering::SeqCst));
+                    async move { Ok::<_, std::convert::Infallible>(answer.await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    })
 }
 
 /// The upstream's answer to `request`, read whole, with its time recorded; `None` when the

@@ -2,7 +2,7 @@
 //! [`Reply`] and counts requests. Stopped when dropped.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,6 +24,8 @@ pub struct HttpStub {
     addr: SocketAddr,
     reply: Arc<Mutex<Reply>>,
     hits: Arc<AtomicUsize>,
+    /// How long the first answer on each new connection waits, in nanoseconds.
+    connection_setup_nanos: Arc<AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -35,18 +37,37 @@ impl HttpStub {
         let addr = listener.local_addr().unwrap();
         let reply = Arc::new(Mutex::new(reply));
         let hits = Arc::new(AtomicUsize::new(0));
-        let (task_reply, task_hits) = (reply.clone(), hits.clone());
-        let task = crate::spawn_server(listener, move |_request| {
-            task_hits.fetch_add(1, Ordering::SeqCst);
-            let reply = task_reply.lock().unwrap().clone();
-            answer(reply)
-        });
+        let connection_setup_nanos = Arc::new(AtomicU64::new(0));
+        let (task_reply, task_hits, task_setup) =
+            (reply.clone(), hits.clone(), connection_setup_nanos.clone());
+        let task = crate::fault_proxy::spawn_connection_server(
+            listener,
+            move |_request, first_on_connection| {
+                task_hits.fetch_add(1, Ordering::SeqCst);
+                let mut reply = task_reply.lock().unwrap().clone();
+                let setup = task_setup.load(Ordering::SeqCst);
+                if first_on_connection && setup > 0 {
+                    reply = Reply::Delay(Duration::from_nanos(setup), Box::new(reply));
+                }
+                answer(reply)
+            },
+        );
         Self {
             addr,
             reply,
             hits,
+            connection_setup_nanos,
             task,
         }
+    }
+
+    /// From now on, the first answer on each new connection waits `setup` more: the time a real
+    /// connection to the identity provider takes to set up (TCP and TLS handshakes), which
+    /// loopback does not show. Later answers on the same connection are not delayed.
+    /// `Duration::ZERO` turns it off.
+    pub fn delay_new_connections(&self, setup: Duration) {
+        let nanos = u64::try_from(setup.as_nanos()).unwrap_or(u64::MAX);
+        self.connection_setup_nanos.store(nanos, Ordering::SeqCst);
     }
 
     pub fn url(&self, path: &str) -> String {
