@@ -21,30 +21,8 @@ use shared::store::schema::{
 };
 use shared::timestamp::Timestamp;
 
-/// Each contract test, once per store.
-macro_rules! contract {
-    ($($test:ident),* $(,)?) => {
-        mod dynamodb {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $test() {
-                    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
-                    super::$test(store).await;
-                }
-            )*
-        }
-        mod memory {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $test() {
-                    super::$test(shared::store::MemoryStore::default()).await;
-                }
-            )*
-        }
-    };
-}
-
-contract!(
+testkit::store_contract!(
+    by_value:
     a_credit_adds_to_the_balance,
     the_same_reference_credits_once,
     a_reused_reference_is_refused_and_changes_nothing,

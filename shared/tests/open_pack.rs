@@ -20,29 +20,8 @@ use shared::timestamp::Timestamp;
 use testkit::events::{ApiEvent, parts};
 use testkit::packs::{active, at};
 
-macro_rules! contract {
-    ($($test:ident),* $(,)?) => {
-        mod dynamodb {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $test() {
-                    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
-                    super::$test(std::sync::Arc::new(store)).await;
-                }
-            )*
-        }
-        mod memory {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $test() {
-                    super::$test(std::sync::Arc::new(shared::store::MemoryStore::default())).await;
-                }
-            )*
-        }
-    };
-}
-
-contract!(
+testkit::store_contract!(
+    arc:
     an_open_draws_the_published_items_once,
     ten_concurrent_opens_write_one_draw_and_all_answer_it,
     only_the_buyers_paid_purchase_opens,

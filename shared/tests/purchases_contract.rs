@@ -18,30 +18,8 @@ use shared::store::purchases::{CompleteError, Completed, Released, StartError, S
 use shared::timestamp::Timestamp;
 use testkit::packs::{active, at, ending, with_status};
 
-/// Each contract test, once per store.
-macro_rules! contract {
-    ($($test:ident),* $(,)?) => {
-        mod dynamodb {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $test() {
-                    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
-                    super::$test(std::sync::Arc::new(store)).await;
-                }
-            )*
-        }
-        mod memory {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $test() {
-                    super::$test(std::sync::Arc::new(shared::store::MemoryStore::default())).await;
-                }
-            )*
-        }
-    };
-}
-
-contract!(
+testkit::store_contract!(
+    arc:
     a_start_holds_a_unit_and_numbers_the_buyers_purchases,
     a_repeated_key_changes_nothing_and_a_reused_key_is_refused,
     starts_are_refused_in_the_order_clients_see,

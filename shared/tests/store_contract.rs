@@ -19,29 +19,8 @@ use shared::timestamp::Timestamp;
 use testkit::moto::{MotoServer, client_for};
 use testkit::packs::{active, ending, with_status};
 
-/// Each contract test, once per store.
-macro_rules! contract {
-    ($($test:ident),* $(,)?) => {
-        mod dynamodb {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test(&testkit::moto::shared_table().await).await;
-                }
-            )*
-        }
-        mod memory {
-            $(
-                #[tokio::test]
-                async fn $test() {
-                    super::$test(&shared::store::MemoryStore::default()).await;
-                }
-            )*
-        }
-    };
-}
-
-contract!(
+testkit::store_contract!(
+    by_ref:
     lists_exactly_the_active_packs_in_order,
     pages_walk_the_whole_list_without_gaps_or_repeats,
     a_full_last_page_has_no_next_cursor,

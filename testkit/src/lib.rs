@@ -74,3 +74,34 @@ pub fn link_state<S>(store: S) -> shared::handlers::web3_link::LinkState<S> {
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
     }
 }
+
+/// Runs each named contract test once per store: `dynamodb::<test>` on a new table of this test
+/// binary's moto_server, reached one request at a time as DynamoDB applies requests
+/// ([`moto::atomic_table`]), and `memory::<test>` on a new `MemoryStore`. The tests take the
+/// store `by_ref` (`&S`), `by_value` (`S`) or in an `arc` (`Arc<S>`, to share it among tasks).
+#[macro_export]
+macro_rules! store_contract {
+    ($mode:ident: $($test:ident),* $(,)?) => {
+        mod dynamodb {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $test() {
+                    let (_one_at_a_time, store) = $crate::moto::atomic_table().await;
+                    $crate::store_contract!(@call $mode super::$test, store);
+                }
+            )*
+        }
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $test() {
+                    let store = shared::store::MemoryStore::default();
+                    $crate::store_contract!(@call $mode super::$test, store);
+                }
+            )*
+        }
+    };
+    (@call by_ref $test:path, $store:ident) => { $test(&$store).await };
+    (@call by_value $test:path, $store:ident) => { $test($store).await };
+    (@call arc $test:path, $store:ident) => { $test(std::sync::Arc::new($store)).await };
+}

@@ -38,6 +38,15 @@ impl PurchaseEnv {
         Self::with(store, crate::moto::shared_endpoint()).await
     }
 
+    /// A new table holding pack `p` (`packs::active`), reached by the functions through a fault
+    /// proxy in front of this test binary's moto.
+    pub async fn behind_proxy() -> (Self, crate::fault_proxy::FaultProxy) {
+        let store = crate::moto::shared_table().await;
+        crate::packs::save(&store, &crate::packs::active("p", 10)).await;
+        let proxy = crate::fault_proxy::FaultProxy::start(crate::moto::shared_endpoint()).await;
+        (Self::with(store, &proxy.endpoint()).await, proxy)
+    }
+
     /// `store`, reached by the functions at `endpoint`.
     pub async fn with(store: DynamoStore, endpoint: &str) -> Self {
         Self {
@@ -97,6 +106,15 @@ impl Answer {
     /// A header's value (names are lower case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers[name].as_str()
+    }
+
+    /// Checks that this is the API's 503: `service_unavailable` with `Retry-After`.
+    pub fn assert_unavailable(&self) {
+        assert_eq!(
+            (self.status, self.code(), self.header("retry-after")),
+            (503, Some("service_unavailable"), Some("1")),
+            "{self:?}"
+        );
     }
 }
 

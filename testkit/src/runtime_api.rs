@@ -165,6 +165,12 @@ pub async fn assert_init_fails_naming(binary: &str, env: &[(&str, &str)], variab
     );
 }
 
+/// [`assert_init_fails_naming`] for a function that checks session tokens, started with its
+/// table but no `AUTH_*` settings.
+pub async fn assert_init_needs_auth(binary: &str) {
+    assert_init_fails_naming(binary, &[("TABLE_NAME", "fan-api")], "AUTH_ISSUER").await;
+}
+
 /// Status and JSON body of an API Gateway (v2) response document a function returned.
 pub fn http_parts(outcome: &Outcome) -> (u16, Value) {
     let Outcome::Response(document) = outcome else {

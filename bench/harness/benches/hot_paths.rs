@@ -1,16 +1,22 @@
 //! Micro-benchmarks of the hot paths: token verification per algorithm with cached keys, body
 //! parsing with the truthiness check, writing a page of 100 packs, DynamoDB item to pack document
-//! (the list) and to Pack (by id).
+//! (the list) and to Pack (by id), the fair draw (one slot, one pack), and what a purchase request
+//! is parsed for (client seed, payment, idempotency key).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use shared::handlers::complete_purchase::parse_payment;
 use shared::handlers::list_packs::page_json;
+use shared::handlers::start_purchase::requested_client_seed;
 use shared::handlers::web3_link::parse_link_body;
 use shared::packs::Pack;
+use shared::http::request::{DEFAULT_MAX_BODY_BYTES, idempotency_key};
 use shared::packs::document::PackDocument;
+use shared::packs::draw::{DrawInput, ServerSeed, draw, uniform};
 use shared::packs::seed::parse_seed;
 use shared::store::dynamo::{document_from_item, pack_item};
+use testkit::events::ApiEvent;
 use testkit::tokens::{TestKey, claims};
 
 const SEED: &[u8] = include_bytes!("../../../infra/seed/packs.json");
@@ -82,11 +88,60 @@ fn item_conversion(c: &mut Criterion) {
     });
 }
 
+/// The draw of the shipped seed's first pack (5 slots; 4 rarities; 18 items): one slot's number,
+/// then a whole pack.
+fn fair_draw(c: &mut Criterion) {
+    let pack = parse_seed(SEED).unwrap().remove(0);
+    let seed = ServerSeed::from_bytes([7; 32]);
+    let input = DrawInput {
+        pack_id: &pack.id,
+        user_id: "auth0|5f7c8ec7c33c6c004bbafe82",
+        nonce: 3,
+        client_seed: "my lucky seed",
+    };
+    c.bench_function("draw_uniform_one_slot", |b| {
+        b.iter(|| uniform(black_box(&seed), "rarity", black_box(&input), 0, 10_000))
+    });
+    let name = format!("draw_one_pack_of_{}_slots", pack.items_per_pack);
+    c.bench_function(&name, |b| {
+        b.iter(|| {
+            draw(
+                black_box(&seed),
+                &pack.odds,
+                &pack.items,
+                pack.items_per_pack,
+                black_box(&input),
+            )
+            .unwrap()
+        })
+    });
+}
+
+/// What a start and a completion read from their request before the store is asked.
+fn purchase_request_parsing(c: &mut Criterion) {
+    let start = ApiEvent::post("/api/packs/nba-rookie-2026/purchases")
+        .header("idempotency-key", "9b2f6c1e-4d2a-4f7e-9a57-2c1d3e4f5a6b")
+        .json(r#"{"clientSeed":"my lucky seed"}"#)
+        .request();
+    c.bench_function("start_requested_client_seed", |b| {
+        b.iter(|| requested_client_seed(black_box(&start), DEFAULT_MAX_BODY_BYTES).unwrap())
+    });
+    c.bench_function("start_idempotency_key", |b| {
+        b.iter(|| idempotency_key(black_box(&start)).map(str::len).unwrap())
+    });
+    let payment = br#"{"payment":{"method":"cash"}}"#;
+    c.bench_function("complete_parse_payment", |b| {
+        b.iter(|| parse_payment(black_box(payment)).unwrap())
+    });
+}
+
 criterion_group!(
     benches,
     token_verification,
     body_parsing,
     page_serialisation,
-    item_conversion
+    item_conversion,
+    fair_draw,
+    purchase_request_parsing
 );
 criterion_main!(benches);

@@ -32,7 +32,7 @@ use testkit::purchases::{Function, start_event};
 use testkit::tokens::{AUDIENCE, ISSUER, TestKey, jwks_json};
 
 use crate::functions::SEED;
-use crate::stats::{day_token, median, ms, percentile};
+use crate::stats::{day_token, ms, percentile};
 
 /// The drop's pack: the shipped seed's first pack (5 items per pack from 4 rarities), renamed,
 /// with `units` left of `units`, one per buyer.
@@ -59,15 +59,19 @@ impl Answer {
     }
 }
 
-/// Latency figures of some answers: p50, p99, max (ms).
-fn latencies(answers: &[Answer]) -> (f64, f64, f64) {
-    let mut sorted: Vec<f64> = answers.iter().map(|a| a.latency_ms).collect();
+/// p50, p99 and max of some latencies (ms).
+fn spread(mut sorted: Vec<f64>) -> (f64, f64, f64) {
     sorted.sort_by(f64::total_cmp);
     (
         percentile(&sorted, 0.5),
         percentile(&sorted, 0.99),
         sorted.last().copied().unwrap_or(0.0),
     )
+}
+
+/// Latency figures of some answers: p50, p99, max (ms).
+fn latencies(answers: &[Answer]) -> (f64, f64, f64) {
+    spread(answers.iter().map(|a| a.latency_ms).collect())
 }
 
 /// Answers counted by status and error code.
@@ -103,8 +107,9 @@ async fn fire(
     requests: Vec<hyper::Request<Full<Bytes>>>,
 ) -> (Vec<Answer>, Duration) {
     let total = requests.len();
-    let queue: Arc<std::sync::Mutex<Vec<Option<hyper::Request<Full<Bytes>>>>>> =
-        Arc::new(std::sync::Mutex::new(requests.into_iter().map(Some).collect()));
+    let queue: Arc<std::sync::Mutex<Vec<Option<hyper::Request<Full<Bytes>>>>>> = Arc::new(
+        std::sync::Mutex::new(requests.into_iter().map(Some).collect()),
+    );
     let next = Arc::new(AtomicUsize::new(0));
     let mut senders = Vec::with_capacity(connections);
     for _ in 0..connections {
@@ -124,10 +129,7 @@ async fn fire(
                 let request = queue.lock().unwrap()[i].take().expect("each request once");
                 sender.ready().await.expect("the connection is usable");
                 let sent = Instant::now();
-                let response = sender
-                    .send_request(request)
-                    .await
-                    .expect("the API answers");
+                let response = sender.send_request(request).await.expect("the API answers");
                 let status = response.status().as_u16();
                 let bytes = response
                     .into_body()
@@ -157,7 +159,13 @@ async fn fire(
     (answers.into_iter().map(|(_, a)| a).collect(), elapsed)
 }
 
-fn request(method: &str, uri: &str, token: &str, extra: &[(&str, &str)], body: &str) -> hyper::Request<Full<Bytes>> {
+fn request(
+    method: &str,
+    uri: &str,
+    token: &str,
+    extra: &[(&str, &str)],
+    body: &str,
+) -> hyper::Request<Full<Bytes>> {
     let mut builder = hyper::Request::builder()
         .method(method)
         .uri(uri)
@@ -198,22 +206,31 @@ pub async fn local(drop_api: &Path, buyers: usize, units: u64, connections: usiz
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let waited = Instant::now();
     while tokio::net::TcpStream::connect(addr).await.is_err() {
-        assert!(waited.elapsed() < Duration::from_secs(60), "drop-api did not start");
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "drop-api did not start"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // One token per buyer, signed as local-api's identity provider signs (ES256).
     let tokens: Vec<String> = (0..buyers)
         .map(|i| day_token(TestKey::Ec, &format!("drop-buyer-{i}")))
         .collect();
-    // The JWKS is fetched by the first request that needs it: fetch it before the drop, as a
-    // running API has.
+    // The JWKS is fetched by the first request that checks a token: fetch it before the drop
+    // (a purchase nobody made: 404), as a running API has.
     let (warm, _) = fire(
         addr,
         1,
-        vec![request("GET", &format!("/api/packs/{PACK}"), &tokens[0], &[], "")],
+        vec![request(
+            "GET",
+            &format!("/api/packs/{PACK}/purchases/nobody"),
+            &tokens[0],
+            &[],
+            "",
+        )],
     )
     .await;
-    assert_eq!(warm[0].status, 200, "the drop's pack: {}", warm[0].body);
+    assert_eq!(warm[0].status, 404, "warming the keys: {}", warm[0].body);
 
     let starts: Vec<_> = tokens
         .iter()
@@ -249,16 +266,12 @@ pub async fn local(drop_api: &Path, buyers: usize, units: u64, connections: usiz
         .filter(|a| a.status == 409 && a.code() == "sold_out")
         .count();
     let (start_p50, start_p99, start_max) = latencies(&started);
-    let (winners_p50, winners_p99, _) = latencies(
-        &started
+    let (winners_p50, winners_p99, _) = spread(
+        started
             .iter()
             .filter(|a| a.status == 201)
-            .map(|a| Answer {
-                status: a.status,
-                body: Value::Null,
-                latency_ms: a.latency_ms,
-            })
-            .collect::<Vec<_>>(),
+            .map(|a| a.latency_ms)
+            .collect(),
     );
 
     let completes: Vec<_> = reserved
@@ -283,7 +296,13 @@ pub async fn local(drop_api: &Path, buyers: usize, units: u64, connections: usiz
     let (after, _) = fire(
         addr,
         1,
-        vec![request("GET", &format!("/api/packs/{PACK}"), &tokens[0], &[], "")],
+        vec![request(
+            "GET",
+            &format!("/api/packs/{PACK}"),
+            &tokens[0],
+            &[],
+            "",
+        )],
     )
     .await;
     let remaining = after[0].body["remaining"].as_u64();
@@ -291,7 +310,9 @@ pub async fn local(drop_api: &Path, buyers: usize, units: u64, connections: usiz
     let _ = std::fs::remove_dir_all(&dir);
 
     let exact = reserved.len() as u64 == units && sold_out == buyers - reserved.len();
-    println!("| phase | requests | answers | wall time (s) | per second | p50 (ms) | p99 (ms) | max (ms) |");
+    println!(
+        "| phase | requests | answers | wall time (s) | per second | p50 (ms) | p99 (ms) | max (ms) |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     println!(
         "| starts: {buyers} buyers, {connections} connections, {units} units | {buyers} | {} | {:.2} | {:.0} | {start_p50:.2} | {start_p99:.2} | {start_max:.2} |",
@@ -312,7 +333,11 @@ pub async fn local(drop_api: &Path, buyers: usize, units: u64, connections: usiz
         reserved.len(),
         if exact { "exact" } else { "**NOT EXACT**" },
     );
-    assert!(exact, "the local drop reserved {} of {units} units", reserved.len());
+    assert!(
+        exact,
+        "the local drop reserved {} of {units} units",
+        reserved.len()
+    );
     assert_eq!(paid, reserved.len(), "every reservation is paid");
     assert_eq!(remaining, Some(0), "the pack is sold out");
     json!({
@@ -342,16 +367,27 @@ fn tempdir() -> std::path::PathBuf {
     dir
 }
 
+/// The pack of the drop through the real binaries.
+pub const LAMBDA_PACK: &str = "drop-lambda";
+
+/// What the drop through the real binaries leaves for the capacity analysis: moto, the table,
+/// and a winner (buyer, purchase id).
+pub struct LambdaDrop {
+    pub figures: Value,
+    pub moto: MotoServer,
+    pub store: shared::store::DynamoStore,
+    pub winner: (String, String),
+}
+
 /// The drop through the real binaries: `instances` start-purchase processes against moto behind
-/// a one-request-at-a-time proxy, `buyers` buyers for `units` units. Also returns the moto and
-/// table for the capacity analysis.
+/// a one-request-at-a-time proxy, `buyers` buyers for `units` units.
 pub async fn lambda(
     start_purchase: &Path,
     buyers: usize,
     units: u64,
     instances: usize,
-) -> (Value, MotoServer, shared::store::DynamoStore) {
-    const PACK: &str = "drop-lambda";
+) -> LambdaDrop {
+    const PACK: &str = LAMBDA_PACK;
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
     testkit::packs::save(&store, &drop_pack(PACK, units)).await;
@@ -377,7 +413,10 @@ pub async fn lambda(
     // Every instance initialised (connection opened, keys fetched) before the drop opens.
     let waited = Instant::now();
     while functions.iter().any(|f| f.runtime.first_poll().is_none()) {
-        assert!(waited.elapsed() < Duration::from_secs(30), "start-purchase did not start");
+        assert!(
+            waited.elapsed() < Duration::from_secs(30),
+            "start-purchase did not start"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let events: Vec<Value> = (0..buyers)
@@ -386,7 +425,9 @@ pub async fn lambda(
             start_event(PACK, Some(&token), Some(&format!("drop-{i}")), None).to_json()
         })
         .collect();
-    let events = Arc::new(std::sync::Mutex::new(events.into_iter().map(Some).collect::<Vec<_>>()));
+    let events = Arc::new(std::sync::Mutex::new(
+        events.into_iter().map(Some).collect::<Vec<_>>(),
+    ));
     let next = Arc::new(AtomicUsize::new(0));
     let before = proxy.operation_counts();
     let started = Instant::now();
@@ -406,19 +447,38 @@ pub async fn lambda(
                 let outcome = function.invoke(event).await;
                 let latency_ms = ms(sent.elapsed());
                 let (status, body) = testkit::runtime_api::http_parts(&outcome);
-                answers.push(Answer {
-                    status,
-                    body,
-                    latency_ms,
-                });
+                answers.push((
+                    i,
+                    Answer {
+                        status,
+                        body,
+                        latency_ms,
+                    },
+                ));
             }
         }));
     }
-    let mut answers = Vec::with_capacity(buyers);
+    let mut numbered = Vec::with_capacity(buyers);
     for task in tasks {
-        answers.extend(task.await.expect("an instance's task"));
+        numbered.extend(task.await.expect("an instance's task"));
     }
     let elapsed = started.elapsed();
+    numbered.sort_by_key(|(i, _)| *i);
+    // A winner, for the sizes of what a start writes.
+    let sample = numbered
+        .iter()
+        .find(|(_, a)| a.status == 201)
+        .map(|(i, a)| {
+            (
+                format!("lambda-buyer-{i}"),
+                a.body["purchase"]["id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        })
+        .expect("at least one reservation");
+    let answers: Vec<Answer> = numbered.into_iter().map(|(_, a)| a).collect();
     let after = proxy.operation_counts();
     let calls: BTreeMap<String, usize> = after
         .iter()
@@ -436,12 +496,13 @@ pub async fn lambda(
         .expect("read the pack")
         .map(|stored| stored.pack.remaining);
     let (p50, p99, max) = latencies(&answers);
-    let mut winners: Vec<f64> = answers
-        .iter()
-        .filter(|a| a.status == 201)
-        .map(|a| a.latency_ms)
-        .collect();
-    let winners_p50 = median(&mut winners);
+    let (winners_p50, _, _) = spread(
+        answers
+            .iter()
+            .filter(|a| a.status == 201)
+            .map(|a| a.latency_ms)
+            .collect(),
+    );
     let transacts = calls.get("TransactWriteItems").copied().unwrap_or(0);
     let exact = reserved as u64 == units && sold_out == buyers - reserved && remaining == Some(0);
     println!(
@@ -462,7 +523,10 @@ pub async fn lambda(
         tally_text(&calls),
         transacts as f64 / reserved.max(1) as f64,
     );
-    assert!(exact, "the Lambda drop reserved {reserved} of {units} units");
+    assert!(
+        exact,
+        "the Lambda drop reserved {reserved} of {units} units"
+    );
     drop(functions);
     let figures = json!({
         "instances": instances, "buyers": buyers, "units": units,
@@ -472,5 +536,10 @@ pub async fn lambda(
         "dynamodb_requests": calls, "remaining_after": remaining,
         "transact_write_items_per_reservation": transacts as f64 / reserved.max(1) as f64,
     });
-    (figures, moto, store)
+    LambdaDrop {
+        figures,
+        moto,
+        store,
+        winner: sample,
+    }
 }

@@ -134,7 +134,8 @@ impl Kind {
 /// functions), the counting proxy in front of moto, the identity provider's JWKS endpoint, and
 /// the purchases made so far.
 pub struct Bench {
-    pub moto: MotoServer,
+    /// Kept for the run: moto stops when it is dropped.
+    _moto: MotoServer,
     pub proxy: FaultProxy,
     pub idp: HttpStub,
     reads: DynamoStore,
@@ -165,7 +166,7 @@ impl Bench {
         let proxy = FaultProxy::start(&moto.endpoint).await;
         let idp = HttpStub::start(Reply::Json(jwks_json())).await;
         Self {
-            moto,
+            _moto: moto,
             proxy,
             idp,
             reads,
@@ -187,7 +188,10 @@ impl Bench {
         };
         let mut env = vec![
             ("TABLE_NAME".to_owned(), table.to_owned()),
-            ("AWS_ENDPOINT_URL_DYNAMODB".to_owned(), self.proxy.endpoint()),
+            (
+                "AWS_ENDPOINT_URL_DYNAMODB".to_owned(),
+                self.proxy.endpoint(),
+            ),
             ("RUST_LOG".to_owned(), "info".to_owned()),
         ];
         match kind {

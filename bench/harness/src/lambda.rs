@@ -161,13 +161,7 @@ async fn warm_run(
     let rss = peak_rss_mb(pid);
     child.kill().await.expect("kill the function");
     latencies.sort_by(f64::total_cmp);
-    (
-        latencies,
-        cpu / invocations as f64 * 1e6,
-        rss,
-        calls,
-        moto,
-    )
+    (latencies, cpu / invocations as f64 * 1e6, rss, calls, moto)
 }
 
 async fn measure(
@@ -225,12 +219,7 @@ fn selected(bin_dir: &Path, only: Option<&[String]>) -> Vec<Kind> {
 }
 
 /// `lambda-bench lambda`: every binary cold and warm, the cold overhead, the targets.
-pub async fn run(
-    bin_dir: &Path,
-    cold_runs: usize,
-    warm: usize,
-    only: Option<&[String]>,
-) -> Value {
+pub async fn run(bin_dir: &Path, cold_runs: usize, warm: usize, only: Option<&[String]>) -> Value {
     let kinds = selected(bin_dir, only);
     let mut bench = Bench::start().await;
     let mut measured: Vec<(Kind, Figures)> = Vec::new();
@@ -239,7 +228,14 @@ pub async fn run(
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for kind in kinds {
-        let figures = measure(&mut bench, &bin_dir.join(kind.name()), kind, cold_runs, warm).await;
+        let figures = measure(
+            &mut bench,
+            &bin_dir.join(kind.name()),
+            kind,
+            cold_runs,
+            warm,
+        )
+        .await;
         println!(
             "| {} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} | {:.1} | {:.2} | {} | {} |",
             kind.name(),
@@ -355,7 +351,14 @@ pub async fn run_cold(
     let mut measured: Vec<(Kind, Figures, usize)> = Vec::new();
     for kind in kinds {
         let hits = bench.idp.hits();
-        let figures = measure(&mut bench, &bin_dir.join(kind.name()), kind, cold_runs, warm).await;
+        let figures = measure(
+            &mut bench,
+            &bin_dir.join(kind.name()),
+            kind,
+            cold_runs,
+            warm,
+        )
+        .await;
         measured.push((kind, figures, bench.idp.hits() - hits));
     }
     let floor = measured
@@ -381,10 +384,7 @@ pub async fn run_cold(
                 let holds = beyond <= limit + 1.0;
                 (
                     format!("{beyond:.2}"),
-                    format!(
-                        "{limit:.0}: {}",
-                        if holds { "holds" } else { "**misses**" }
-                    ),
+                    format!("{limit:.0}: {}", if holds { "holds" } else { "**misses**" }),
                 )
             }
             _ => ("-".into(), "-".into()),

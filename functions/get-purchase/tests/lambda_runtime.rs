@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use testkit::fault_proxy::{FaultProxy, THROTTLING};
+use testkit::fault_proxy::THROTTLING;
 use testkit::packs::active;
 use testkit::purchases::{PurchaseEnv, fixture, get_event, reserve, reserve_fixture_purchase};
 use testkit::tokens::token;
@@ -88,29 +88,18 @@ async fn the_event_fixture_reads_the_fixture_purchase() {
 
 #[tokio::test]
 async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
-    testkit::runtime_api::assert_init_fails_naming(
-        BINARY,
-        &[("TABLE_NAME", "fan-api")],
-        "AUTH_ISSUER",
-    )
-    .await;
+    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
 }
 
 #[tokio::test]
 async fn a_dynamodb_outage_is_a_503_with_retry_after() {
-    let store = testkit::moto::shared_table().await;
-    testkit::packs::save(&store, &active("p", 10)).await;
-    let purchase = reserve(&store, "buyer", "p", "key-1", 600).await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let env = PurchaseEnv::with(store, &proxy.endpoint()).await;
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    let purchase = reserve(&env.store, "buyer", "p", "key-1", 600).await;
     let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
     proxy.set(THROTTLING);
     let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
-    assert_eq!(
-        (answer.status, answer.code()),
-        (503, Some("service_unavailable"))
-    );
+    answer.assert_unavailable();
     assert!(answer.header("retry-after").is_some(), "{answer:?}");
     proxy.set(testkit::fault_proxy::Fault::None);
     let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;

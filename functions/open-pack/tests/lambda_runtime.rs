@@ -6,7 +6,7 @@ use shared::store::packs::GetPack;
 use shared::store::purchases::{CompletePurchase, GetPurchase};
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
-use testkit::fault_proxy::{FaultProxy, THROTTLING};
+use testkit::fault_proxy::THROTTLING;
 use testkit::packs::active;
 use testkit::purchases::{PurchaseEnv, credit, fixture, reserve, reserve_fixture_purchase};
 use testkit::tokens::token;
@@ -42,7 +42,7 @@ async fn opens_a_paid_pack_once_with_the_published_draw() {
     let purchase = paid(&env, "buyer", "p", "k").await;
     let reserved = reserve(&env.store, "buyer", "p", "unpaid", 600).await;
     let stored = env.store.get_pack("p").await.unwrap().unwrap();
-    let mut function = env.spawn(BINARY, &[]).await;
+    let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
 
     let opened = function.call(&open_event("p", &purchase.id, &buyer)).await;
@@ -130,7 +130,7 @@ async fn opens_a_paid_pack_once_with_the_published_draw() {
 async fn the_fixture_opens_the_purchase_the_start_fixture_makes() {
     let env = PurchaseEnv::new().await;
     let purchase = reserve_fixture_purchase(&env.store).await;
-    let mut function = env.spawn(BINARY, &[]).await;
+    let function = env.spawn(BINARY, &[]).await;
     let me = token("me", None);
     let unpaid = function.call_json(fixture("open-pack", Some(&me))).await;
     assert_eq!(
@@ -148,30 +148,18 @@ async fn the_fixture_opens_the_purchase_the_start_fixture_makes() {
 
 #[tokio::test]
 async fn missing_settings_stop_the_function_with_a_clear_message() {
-    testkit::runtime_api::assert_init_fails_naming(
-        BINARY,
-        &[("TABLE_NAME", "fan-api")],
-        "AUTH_ISSUER",
-    )
-    .await;
+    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
 }
 
 #[tokio::test]
 async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
-    let store = testkit::moto::shared_table().await;
-    testkit::packs::save(&store, &active("p", 10)).await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let env = PurchaseEnv::with(store, &proxy.endpoint()).await;
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
     let purchase = paid(&env, "buyer", "p", "k").await;
-    let mut function = env.spawn(BINARY, &[]).await;
+    let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
     proxy.set(THROTTLING);
     let refused = function.call(&open_event("p", &purchase.id, &buyer)).await;
-    assert_eq!(
-        (refused.status, refused.code()),
-        (503, Some("service_unavailable"))
-    );
-    assert_eq!(refused.header("retry-after"), Some("1"));
+    refused.assert_unavailable();
     proxy.set(testkit::fault_proxy::Fault::None);
     let opened = function.call(&open_event("p", &purchase.id, &buyer)).await;
     assert_eq!(opened.status, 200, "{opened:?}");

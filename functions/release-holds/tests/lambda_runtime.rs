@@ -8,7 +8,7 @@ use serde_json::json;
 use shared::purchases::PurchaseStatus;
 use shared::store::packs::GetPack;
 use shared::store::purchases::GetPurchase;
-use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
 use testkit::purchases::{Function, PurchaseEnv, fixture, reserve, sibling_binary, start_event};
 use testkit::runtime_api::Outcome;
@@ -95,11 +95,8 @@ async fn missing_table_name_stops_the_function_with_a_clear_message() {
 /// sweeps on the next one.
 #[tokio::test]
 async fn a_dynamodb_outage_fails_the_invocation_and_the_next_one_sweeps() {
-    let store = testkit::moto::shared_table().await;
-    testkit::packs::save(&store, &active("p", 10)).await;
-    reserve(&store, "buyer", "p", "key-1", 1).await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let env = PurchaseEnv::with(store, &proxy.endpoint()).await;
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    reserve(&env.store, "buyer", "p", "key-1", 1).await;
     let mut sweep = sweeper(&env).await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
     proxy.set(THROTTLING);

@@ -2,7 +2,7 @@
 //! moto_server, with its JWKS fetched from a loopback identity-provider stub.
 
 use shared::store::packs::GetPack;
-use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
 use testkit::purchases::{PurchaseEnv, fixture, seed_pack, start_event};
 use testkit::tokens::token;
@@ -149,12 +149,7 @@ async fn the_event_fixture_starts_the_purchase_the_other_fixtures_name() {
 
 #[tokio::test]
 async fn missing_or_bad_settings_stop_the_function_with_a_clear_message() {
-    testkit::runtime_api::assert_init_fails_naming(
-        BINARY,
-        &[("TABLE_NAME", "fan-api")],
-        "AUTH_ISSUER",
-    )
-    .await;
+    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
     testkit::runtime_api::assert_init_fails_naming(
         BINARY,
         &[("TABLE_NAME", "fan-api"), ("PURCHASE_HOLD_SECONDS", "0")],
@@ -165,10 +160,7 @@ async fn missing_or_bad_settings_stop_the_function_with_a_clear_message() {
 
 #[tokio::test]
 async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
-    let store = testkit::moto::shared_table().await;
-    testkit::packs::save(&store, &active("p", 10)).await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let env = PurchaseEnv::with(store, &proxy.endpoint()).await;
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
     let mut function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
     for (n, fault) in [THROTTLING, Fault::Hangup].into_iter().enumerate() {
@@ -177,11 +169,7 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         let answer = function
             .call(&start_event("p", Some(&buyer), Some(&key), None))
             .await;
-        assert_eq!(
-            (answer.status, answer.code()),
-            (503, Some("service_unavailable")),
-            "{fault:?}"
-        );
+        answer.assert_unavailable();
         assert!(answer.header("retry-after").is_some(), "{answer:?}");
         proxy.set(Fault::None);
         let answer = function

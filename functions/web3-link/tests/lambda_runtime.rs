@@ -91,12 +91,7 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
 
 #[tokio::test]
 async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
-    testkit::runtime_api::assert_init_fails_naming(
-        BINARY,
-        &[("TABLE_NAME", "fan-api")],
-        "AUTH_ISSUER",
-    )
-    .await;
+    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
 }
 
 /// Spawns web3-link on `runtime` with its table and DynamoDB behind `dynamodb` and its keys at

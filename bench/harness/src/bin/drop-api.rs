@@ -1,0 +1,120 @@
+//! `drop-api PORT SEED_FILE BUYERS`: the local API of a drop. local-api's own server module
+//! (`infra/local-api/src/server.rs`, compiled in unchanged: its routing, request conversion and
+//! the same handlers) over the in-memory store seeded from SEED_FILE, run as local-api runs it
+//! (a multi-threaded runtime, the hold sweep every 5 s, logs at `RUST_LOG`), with one
+//! difference: before it serves, buyers `drop-buyer-0` to `drop-buyer-{BUYERS-1}` are each
+//! credited, through the store, the price of one unit of the seed's first pack. local-api
+//! credits only demo-user, and its in-memory store cannot be reached from outside the process.
+//!
+//! Tokens are checked as local-api checks them (the production verifier, its keys fetched from
+//! this server's `/.well-known/jwks.json`), against testkit's keys: the benchmark signs with
+//! testkit's ES256 key, the algorithm of local-api's identity provider.
+
+#[path = "../../../../infra/local-api/src/server.rs"]
+mod server;
+
+use std::time::Duration;
+
+use shared::auth::TokenVerifier;
+use shared::cash::parse_credit;
+use shared::config::{self, AuthConfig, Env, JwksSetting};
+use shared::handlers::get_pack::GetPackState;
+use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::release_holds::{SweepState, release_holds};
+use shared::handlers::web3_link::LinkState;
+use shared::packs::listing::CursorSigner;
+use shared::packs::seed::parse_seed;
+use shared::store::MemoryStore;
+use shared::store::cash::CreditCash;
+use shared::timestamp::Timestamp;
+use testkit::tokens::{AUDIENCE, ISSUER, jwks_json};
+
+/// How often local-api releases expired holds.
+const SWEEP_EVERY: Duration = Duration::from_secs(5);
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [port, seed, buyers] = args.as_slice() else {
+        eprintln!("usage: drop-api PORT SEED_FILE BUYERS");
+        std::process::exit(2);
+    };
+    let port: u16 = port.parse().expect("a port number");
+    let buyers: usize = buyers.parse().expect("a number of buyers");
+    let seed = std::fs::read(seed).expect("read the seed file");
+    shared::telemetry::init_pretty();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+        .block_on(serve(port, &seed, buyers));
+}
+
+async fn serve(port: u16, seed: &[u8], buyers: usize) {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("bound"));
+    let packs = parse_seed(seed).expect("a valid seed");
+    let store = MemoryStore::with_packs(&packs);
+    let price = &packs.first().expect("a pack").price;
+    for i in 0..buyers {
+        let credit = parse_credit(
+            &format!("drop-buyer-{i}"),
+            &price.amount.to_string(),
+            &price.currency,
+            &format!("drop-grant-{i}"),
+        )
+        .expect("a valid credit");
+        store
+            .credit_cash(&credit, Timestamp::now())
+            .await
+            .expect("credit a buyer");
+    }
+    let auth = AuthConfig {
+        issuer: ISSUER.into(),
+        audience: Some(AUDIENCE.into()),
+        jwks: JwksSetting::Url(format!("{base}/.well-known/jwks.json")),
+        email_claim: "email".into(),
+        leeway: Duration::from_secs(config::DEFAULT_LEEWAY_SECONDS),
+        jwks_min_refresh: Duration::from_secs(config::DEFAULT_JWKS_MIN_REFRESH_SECONDS),
+    };
+    let verifier = || TokenVerifier::from_config(&auth).expect("valid settings");
+    let max_body_bytes = config::max_body_bytes(&Env).expect("MAX_BODY_BYTES");
+    let sweep = SweepState {
+        store: store.clone(),
+        budget: SWEEP_EVERY,
+    };
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            if let Err(error) = release_holds(&sweep, ()).await {
+                tracing::warn!(error = %error, "releasing expired holds failed");
+            }
+        }
+    });
+    let app = server::App {
+        purchases: PurchaseState {
+            store: store.clone(),
+            verifier: verifier(),
+            hold: config::purchase_hold(&Env).expect("PURCHASE_HOLD_SECONDS"),
+            max_body_bytes,
+        },
+        list: ListPacksState {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        },
+        get_pack: GetPackState {
+            store: store.clone(),
+        },
+        link: LinkState {
+            store,
+            verifier: verifier(),
+            max_body_bytes,
+        },
+        jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
+        openapi: serde_json::Value::Null,
+    };
+    server::serve(app, listener, std::future::pending()).await;
+}
