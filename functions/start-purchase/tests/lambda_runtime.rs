@@ -182,3 +182,46 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         "the function process is still running"
     );
 }
+
+/// Concurrent instances, as Lambda runs them: three start-purchase processes, 30 buyers at once
+/// on 10 units. Exactly 10 reservations, the rest sold out, no unit lost or made. DynamoDB is
+/// moto reached one request at a time, as DynamoDB applies requests (moto alone does not).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_instances_sell_exactly_the_units_there_are() {
+    let (serial, store) = testkit::moto::atomic_table().await;
+    let mut pack = active("drop", 60);
+    pack.remaining = 10;
+    pack.total_supply = 10;
+    testkit::packs::save(&store, &pack).await;
+    let env = PurchaseEnv::with(store, &serial.endpoint()).await;
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(std::sync::Arc::new(env.spawn(BINARY, &[]).await));
+    }
+    let mut calls = tokio::task::JoinSet::new();
+    for buyer in 0..30 {
+        let instance = instances[buyer % 3].clone();
+        calls.spawn(async move {
+            let token = token(&format!("buyer-{buyer}"), None);
+            let event = start_event("drop", Some(&token), Some("one-buy"), None);
+            instance.call(&event).await
+        });
+    }
+    let answers = calls.join_all().await;
+    let reserved = answers.iter().filter(|a| a.status == 201).count();
+    let sold_out = answers
+        .iter()
+        .filter(|a| (a.status, a.code()) == (409, Some("sold_out")))
+        .count();
+    assert_eq!((reserved, sold_out), (10, 20), "{answers:?}");
+    assert_eq!(
+        env.store
+            .get_pack("drop")
+            .await
+            .unwrap()
+            .unwrap()
+            .pack
+            .remaining,
+        0
+    );
+}

@@ -33,7 +33,7 @@ impl Tables {
             self.set_remaining(&pack_id, remaining + 1);
         }
         if let Some(buys) = self.buys.get_mut(&key(&user_id, &pack_id)) {
-            buys.held -= 1;
+            buys.held = buys.held.saturating_sub(1);
         }
         true
     }
