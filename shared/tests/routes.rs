@@ -281,6 +281,20 @@ fn assert_none(problems: Vec<String>) {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Checks that `problems` reports something for each alteration (`from` -> `to`) of `text`.
+fn assert_each_alteration_caught(
+    text: &str,
+    alterations: &[(&str, &str)],
+    problems: fn(&str) -> Vec<String>,
+) {
+    for (from, to) in alterations {
+        assert!(
+            !problems(&altered(text, from, to)).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
 /// `text` with `from` replaced once by `to` (which must be there).
 fn altered(text: &str, from: &str, to: &str) -> String {
     assert!(text.contains(from), "{from:?} is not in the file any more");
@@ -313,21 +327,20 @@ fn template_http_api_events_are_the_route_table() {
 #[test]
 fn a_template_that_routes_otherwise_is_caught() {
     let template = read("template.yaml");
-    for (from, to) in [
-        ("Path: /api/packs/{packId}", "Path: /api/packs/{id}"),
-        ("Method: POST", "Method: PUT"),
-        ("Binary: get-pack", "Binary: get-packs"),
-        // No catch-all ($default) event any more.
-        (
-            "        NotFound:\n          Type: HttpApi\n          Properties:\n            ApiId: !Ref HttpApi\n",
-            "",
-        ),
-    ] {
-        assert!(
-            !template_problems(&altered(&template, from, to)).is_empty(),
-            "{from:?} -> {to:?} went unnoticed"
-        );
-    }
+    assert_each_alteration_caught(
+        &template,
+        &[
+            ("Path: /api/packs/{packId}", "Path: /api/packs/{id}"),
+            ("Method: POST", "Method: PUT"),
+            ("Binary: get-pack", "Binary: get-packs"),
+            // No catch-all ($default) event any more.
+            (
+                "        NotFound:\n          Type: HttpApi\n          Properties:\n            ApiId: !Ref HttpApi\n",
+                "",
+            ),
+        ],
+        template_problems,
+    );
 }
 
 #[test]
@@ -338,28 +351,27 @@ fn cargo_lambda_watch_router_is_the_route_table() {
 #[test]
 fn a_watch_router_that_routes_otherwise_is_caught() {
     let cargo = read("Cargo.toml");
-    for (from, to) in [
-        (
-            "{ method = \"GET\", function = \"get-pack\" }",
-            "{ method = \"GET\", function = \"list-packs\" }",
-        ),
-        // The first HEAD is get-pack's path's: HEAD of it would be cargo lambda's own 404.
-        ("  { method = \"HEAD\", function = \"list-packs\" },\n", ""),
-        ("\"/api/packs/{packId}\" = [", "\"/api/packs/{id}\" = ["),
-        (
-            "\"/{*path}\" = \"list-packs\"",
-            "\"/{*path}\" = \"web3-link\"",
-        ),
-        (
-            "\"/api/packs\" = \"list-packs\"",
-            "\"/api/packs\" = \"get-pack\"",
-        ),
-    ] {
-        assert!(
-            !router_problems(&altered(&cargo, from, to)).is_empty(),
-            "{from:?} -> {to:?} went unnoticed"
-        );
-    }
+    assert_each_alteration_caught(
+        &cargo,
+        &[
+            (
+                "{ method = \"GET\", function = \"get-pack\" }",
+                "{ method = \"GET\", function = \"list-packs\" }",
+            ),
+            // The first HEAD is get-pack's path's: HEAD of it would be cargo lambda's own 404.
+            ("  { method = \"HEAD\", function = \"list-packs\" },\n", ""),
+            ("\"/api/packs/{packId}\" = [", "\"/api/packs/{id}\" = ["),
+            (
+                "\"/{*path}\" = \"list-packs\"",
+                "\"/{*path}\" = \"web3-link\"",
+            ),
+            (
+                "\"/api/packs\" = \"list-packs\"",
+                "\"/api/packs\" = \"get-pack\"",
+            ),
+        ],
+        router_problems,
+    );
 }
 
 #[test]
@@ -370,26 +382,25 @@ fn openapi_paths_are_the_route_table() {
 #[test]
 fn an_openapi_that_documents_otherwise_is_caught() {
     let openapi = read("openapi.yaml");
-    for (from, to) in [
-        ("  /api/packs/{packId}:\n", "  /api/packs/{id}:\n"),
-        (
-            "  /api/web3-link:\n    post:",
-            "  /api/web3-link:\n    put:",
-        ),
-        (
-            "  /api/web3-link:\n    post:",
-            "  /api/web3-link:\n    get:\n      responses: {}\n    post:",
-        ),
-        (
-            "\npaths:\n",
-            "\npaths:\n  /api/other:\n    get:\n      responses: {}\n",
-        ),
-    ] {
-        assert!(
-            !openapi_problems(&altered(&openapi, from, to)).is_empty(),
-            "{from:?} -> {to:?} went unnoticed"
-        );
-    }
+    assert_each_alteration_caught(
+        &openapi,
+        &[
+            ("  /api/packs/{packId}:\n", "  /api/packs/{id}:\n"),
+            (
+                "  /api/web3-link:\n    post:",
+                "  /api/web3-link:\n    put:",
+            ),
+            (
+                "  /api/web3-link:\n    post:",
+                "  /api/web3-link:\n    get:\n      responses: {}\n    post:",
+            ),
+            (
+                "\npaths:\n",
+                "\npaths:\n  /api/other:\n    get:\n      responses: {}\n",
+            ),
+        ],
+        openapi_problems,
+    );
 }
 
 /// `infra/events/<function>.json` is an API Gateway event of a route that function serves: its
