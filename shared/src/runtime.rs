@@ -68,9 +68,7 @@ pub async fn warm(dynamodb: &LambdaDynamoDb, verifier: Option<&TokenVerifier>) {
 }
 
 /// The state of a purchase function, from the environment (`TABLE_NAME`, `AUTH_*`,
-/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`), warmed: its connection and keys, and the random
-/// generator (client seeds, back-off), whose first use seeds it for about 20 ms, on a blocking
-/// thread meanwhile.
+/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`), warmed.
 pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     let (store, dynamodb) = store_from_env();
     let hold = require(config::purchase_hold(&Env));
@@ -81,9 +79,7 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
         hold,
         max_body_bytes,
     };
-    let seeded = tokio::task::spawn_blocking(crate::purchases::random_client_seed);
     warm(&dynamodb, Some(&state.verifier)).await;
-    let _ = seeded.await;
     state
 }
 

@@ -137,7 +137,7 @@ fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
 /// A short, growing, jittered pause after a transaction conflict.
 async fn back_off(attempt: u32) {
     let mut jitter = [0u8; 1];
-    aws_lc_rs::rand::fill(&mut jitter).expect("the system random source works");
+    getrandom::fill(&mut jitter).expect("the system random source works");
     let millis = 5 * u64::from(attempt + 1) + u64::from(jitter[0] % 16);
     tokio::time::sleep(Duration::from_millis(millis)).await;
 }
