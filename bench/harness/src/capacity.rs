@@ -117,6 +117,14 @@ pub async fn analyse(
         "| the purchase (new) | `USER#<buyer>` / `PURCHASE#<id>` | {purchase} | {:.0} |",
         transactional_wcu(purchase)
     );
+    let listing_index = pack.div_ceil(1024).max(1) as f64;
+    let holds_index = purchase.div_ceil(1024).max(1) as f64;
+    println!(
+        "| the pack's entry in GSI1 (listing; every listed pack shares the key `PACKS#LISTED`) | `PACKS#LISTED` / listing key | {pack} (all attributes projected) | {listing_index:.0} (index write) |"
+    );
+    println!(
+        "| the purchase's entry in GSI2 (holds; every hold of every pack shares the key `HOLDS`), removed again by its completion or expiry | `HOLDS` / expiry#id | {purchase} (all attributes projected) | {holds_index:.0} (index write), and {holds_index:.0} more at completion |"
+    );
     println!(
         "\nPer start: {per_start:.0} write units in the transaction ({pack_wcu:.0} of them on the pack's partition) and a strongly consistent read of the pack ({pack_read_rcu:.0} read unit). \
          The shipped seed's pack items: {} to {largest} bytes; their draw items (read by each open): up to {largest_draw} bytes. \
@@ -128,6 +136,8 @@ pub async fn analyse(
         "write_units_per_start": per_start, "pack_write_units_per_start": pack_wcu,
         "pack_read_units_per_start": pack_read_rcu,
         "reservations_per_second_ceiling_writes": write_ceiling,
+        "listing_index_write_units_per_start": listing_index,
+        "holds_index_write_units_per_start": holds_index,
         "pack_reads_per_second_ceiling": read_ceiling,
         "shipped_pack_items_bytes": shipped.iter().map(|(id, p, d)| json!({"id": id, "pack": p, "draw": d})).collect::<Vec<_>>(),
     })

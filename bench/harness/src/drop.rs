@@ -99,6 +99,13 @@ async fn connect(addr: SocketAddr) -> SendRequest<Full<Bytes>> {
     sender
 }
 
+/// Work shared by concurrent senders: each takes the next item, once.
+type Queue<T> = Arc<std::sync::Mutex<Vec<Option<T>>>>;
+
+fn queue<T>(items: Vec<T>) -> Queue<T> {
+    Arc::new(std::sync::Mutex::new(items.into_iter().map(Some).collect()))
+}
+
 /// Sends `requests` over `connections` kept-alive connections, each taking the next request as
 /// soon as its previous one is answered; the answers in request order, and the wall time.
 async fn fire(
@@ -107,9 +114,7 @@ async fn fire(
     requests: Vec<hyper::Request<Full<Bytes>>>,
 ) -> (Vec<Answer>, Duration) {
     let total = requests.len();
-    let queue: Arc<std::sync::Mutex<Vec<Option<hyper::Request<Full<Bytes>>>>>> = Arc::new(
-        std::sync::Mutex::new(requests.into_iter().map(Some).collect()),
-    );
+    let queue = queue(requests);
     let next = Arc::new(AtomicUsize::new(0));
     let mut senders = Vec::with_capacity(connections);
     for _ in 0..connections {
@@ -305,7 +310,7 @@ pub async fn local(drop_api: &Path, buyers: usize, units: u64, connections: usiz
         )],
     )
     .await;
-    let remaining = after[0].body["remaining"].as_u64();
+    let remaining = after[0].body["pack"]["remaining"].as_u64();
     server.kill().await.expect("stop drop-api");
     let _ = std::fs::remove_dir_all(&dir);
 
@@ -425,9 +430,7 @@ pub async fn lambda(
             start_event(PACK, Some(&token), Some(&format!("drop-{i}")), None).to_json()
         })
         .collect();
-    let events = Arc::new(std::sync::Mutex::new(
-        events.into_iter().map(Some).collect::<Vec<_>>(),
-    ));
+    let events = queue(events);
     let next = Arc::new(AtomicUsize::new(0));
     let before = proxy.operation_counts();
     let started = Instant::now();
