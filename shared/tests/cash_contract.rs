@@ -349,3 +349,42 @@ async fn debits_written_by_purchases_are_listed_oldest_first() {
         }
     );
 }
+
+/// A credit cancelled by conflicting transactions wrote nothing and is tried again (5 tries at
+/// most); a throttled one is reported unavailable at once, the balance unchanged.
+#[tokio::test]
+async fn a_credit_cancelled_by_a_conflict_is_tried_again_and_by_throttling_is_not() {
+    use shared::store::StoreError;
+    use testkit::fault_proxy::{Fault, FaultProxy};
+    let direct = testkit::moto::shared_table().await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let store = DynamoStore::new(
+        testkit::moto::client_for(&proxy.endpoint()).await,
+        direct.table(),
+    );
+    let transactions = || proxy.operation_count("TransactWriteItems");
+
+    proxy.set_for_operation(
+        Fault::Cancelled("TransactionConflict"),
+        "TransactWriteItems",
+        2,
+    );
+    let outcome = store
+        .credit_cash(&credit("u1", 700, "USD", "r1"), Timestamp::now())
+        .await
+        .unwrap();
+    assert_eq!(outcome, CreditOutcome::Credited { balance: 700 });
+    assert_eq!(transactions(), 3);
+
+    proxy.set_for_operation(Fault::Cancelled("ThrottlingError"), "TransactWriteItems", 9);
+    let refused = store
+        .credit_cash(&credit("u1", 300, "USD", "r2"), Timestamp::now())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, CreditCashError::Store(StoreError::Unavailable(_))),
+        "{refused:?}"
+    );
+    assert_eq!(transactions(), 4, "a throttled credit is not tried again");
+    assert_eq!(balance(&direct, "u1", "USD").await, 700);
+}

@@ -10,7 +10,7 @@ use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::start_purchase::start_purchase;
 use shared::store::cash::ListDebits;
 use shared::store::packs::GetPack;
-use shared::store::purchases::StartPurchase;
+use shared::store::purchases::{ReleaseHolds, StartPurchase};
 use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
 use testkit::events::{ApiEvent, parts};
@@ -411,17 +411,29 @@ async fn assert_books(store: &impl Store, ids: &[String]) {
     assert_eq!(debits, paid, "no debit without a completion");
 }
 
-#[tokio::test]
-async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balance() {
-    let (_serial, direct) = testkit::moto::atomic_table().await;
-    let proxy = FaultProxy::start(&_serial.endpoint()).await;
+/// Pack `p` and 10,000 USD cents of "fan" on moto (one request at a time), and the purchase
+/// state on a store reaching it through a fault proxy: (the serialising proxy, the fault proxy,
+/// the store without faults, the state).
+async fn behind_fault_proxy() -> (
+    FaultProxy,
+    FaultProxy,
+    DynamoStore,
+    PurchaseState<DynamoStore>,
+) {
+    let (serial, direct) = testkit::moto::atomic_table().await;
+    let proxy = FaultProxy::start(&serial.endpoint()).await;
     let through = DynamoStore::new(
         testkit::moto::client_for(&proxy.endpoint()).await,
         direct.table(),
     );
     testkit::packs::save(&direct, &testkit::packs::active("p", 60)).await;
     credit(&direct, "fan", 10_000).await;
-    let state = state(through);
+    (serial, proxy, direct, state(through))
+}
+
+#[tokio::test]
+async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balance() {
+    let (_serial, proxy, direct, state) = behind_fault_proxy().await;
 
     // Throttled throughout: 503 with Retry-After, nothing taken.
     proxy.set(THROTTLING);
@@ -536,4 +548,79 @@ async fn each_request_makes_the_dynamodb_calls_its_budget_allows() {
     let before = serial.requests();
     assert_eq!(start(&state, start_event("fan", "k")).await.0, 201);
     assert_eq!(counted(before), 1, "a repeated start only reads");
+}
+
+/// DynamoDB cancels transactions for more than their conditions. A conflict with another
+/// transaction wrote nothing: the store pauses and tries again, at most 8 transactions, then
+/// answers 503. A throttled transaction answers 503 at once, as trying again at once would only
+/// add to the load that throttled it; any other reason is a 500 at once, its detail kept from the
+/// client. The books balance after each.
+#[tokio::test]
+async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_are_503_at_once() {
+    let (_serial, proxy, direct, state) = behind_fault_proxy().await;
+    let conflicts = |transactions| {
+        proxy.set_for_operation(
+            Fault::Cancelled("TransactionConflict"),
+            "TransactWriteItems",
+            transactions,
+        );
+        proxy.operation_count("TransactWriteItems")
+    };
+    let transactions_since = |before| proxy.operation_count("TransactWriteItems") - before;
+
+    // Two conflicts, then each step goes through once: one unit, one debit, one draw.
+    let before = conflicts(2);
+    let started = start(&state, start_event("fan", "k")).await;
+    assert_eq!(started.0, 201, "{}", started.1);
+    assert_eq!(transactions_since(before), 3, "start");
+    let id = started.1["purchase"]["id"].as_str().unwrap().to_owned();
+    let before = conflicts(2);
+    let paid = pay(&state, pay_event("fan", &id)).await;
+    assert_eq!(paid.0, 200, "{}", paid.1);
+    assert_eq!(paid.1["cash"]["balance"]["amount"], 10_000 - 499);
+    assert_eq!(transactions_since(before), 3, "complete");
+    let before = conflicts(2);
+    let open = ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open"))
+        .bearer(&token("fan", Some(EMAIL)));
+    let (status, body) = parts(&open_pack(&state, open.request()).await);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["purchase"]["status"], "opened");
+    assert_eq!(transactions_since(before), 3, "open");
+    assert_eq!(direct.list_debits("fan").await.unwrap().len(), 1);
+    assert_books(&direct, std::slice::from_ref(&id)).await;
+
+    // Conflicts on every try: 503 after 8 transactions.
+    let before = conflicts(100);
+    let refused = start(&state, start_event("fan", "k2")).await;
+    assert_eq!(code(&refused), (503, "service_unavailable"));
+    assert_eq!(refused.2["retry-after"], "1");
+    assert_eq!(transactions_since(before), 8);
+
+    // Throttled: 503 after the one transaction. Any other reason: 500 after the one
+    // transaction, nothing of it in the answer.
+    for (reason, key, expected) in [
+        ("ThrottlingError", "k3", (503, "service_unavailable")),
+        ("ValidationError", "k4", (500, "internal_error")),
+    ] {
+        proxy.set_for_operation(Fault::Cancelled(reason), "TransactWriteItems", 100);
+        let before = proxy.operation_count("TransactWriteItems");
+        let refused = start(&state, start_event("fan", key)).await;
+        assert_eq!(code(&refused), expected, "{reason}");
+        assert!(!refused.1.to_string().contains(reason), "{}", refused.1);
+        assert_eq!(transactions_since(before), 1, "{reason}: not tried again");
+    }
+
+    proxy.set(Fault::None);
+    assert_books(&direct, std::slice::from_ref(&id)).await;
+
+    // The sweep too: a release that met a conflict is tried again, and releases once.
+    let held = start(&state, start_event("fan", "k5")).await;
+    assert_eq!(held.0, 201, "{}", held.1);
+    let held = held.1["purchase"]["id"].as_str().unwrap().to_owned();
+    let before = conflicts(1);
+    let ended = Timestamp::now().plus_seconds(601).unwrap();
+    let released = state.store.release_holds(None, ended, 10).await.unwrap();
+    assert_eq!(released.released, 1);
+    assert_eq!(transactions_since(before), 2, "release");
+    assert_books(&direct, &[id, held]).await;
 }

@@ -31,6 +31,10 @@ pub enum Fault {
     /// Forward, then answer with the body cut short and close the connection: a connection lost
     /// in the middle of an answer.
     Truncate,
+    /// Answer a transaction, without forwarding it, as DynamoDB cancels one for a reason other
+    /// than its conditions: `TransactionCanceledException` with this code (`TransactionConflict`,
+    /// `ThrottlingError`, `ValidationError`, ...) for its first action and `None` for the others.
+    Cancelled(&'static str),
 }
 
 /// DynamoDB's throttling answer.
@@ -191,6 +195,27 @@ fn dynamodb_error(status: u16, error_type: &str) -> Response<Full<Bytes>> {
         .unwrap()
 }
 
+/// DynamoDB's answer to a transaction of `actions` actions cancelled for `code` on the first.
+fn cancelled(code: &str, actions: usize) -> Response<Full<Bytes>> {
+    let mut reasons =
+        vec![serde_json::json!({"Code": code, "Message": "injected by the fault proxy"})];
+    reasons.resize(actions.max(1), serde_json::json!({"Code": "None"}));
+    let codes: Vec<&str> = reasons.iter().filter_map(|r| r["Code"].as_str()).collect();
+    let body = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+        "Message": format!(
+            "Transaction cancelled, please refer cancellation reasons for specific reasons [{}]",
+            codes.join(", ")
+        ),
+        "CancellationReasons": reasons,
+    });
+    Response::builder()
+        .status(400)
+        .header("content-type", "application/x-amz-json-1.0")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap()
+}
+
 /// An empty 502: the upstream could not be reached, or the proxy gives up.
 fn bad_gateway() -> Response<Full<Bytes>> {
     Response::builder()
@@ -242,6 +267,14 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
     };
     match fault {
         Fault::Error(status, error_type) => return dynamodb_error(status, error_type),
+        Fault::Cancelled(code) => {
+            let body = whole(request.into_body()).await;
+            let actions = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|request| request["TransactItems"].as_array().map(Vec::len))
+                .unwrap_or(1);
+            return cancelled(code, actions);
+        }
         Fault::Delay(delay) => tokio::time::sleep(delay).await,
         Fault::Hangup => {
             // Never answer: hyper drops the connection when the service future is dropped, which

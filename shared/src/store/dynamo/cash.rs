@@ -5,12 +5,11 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::{DynamoStore, Item, classify, number, s};
+use super::{Cancellation, DynamoStore, Item, classify, number, s};
 use crate::cash::{Credit, Debit, Money};
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
@@ -79,22 +78,17 @@ enum Cancelled {
     BalanceFull,
     /// Another transaction was on the same items: nothing was written.
     Conflict,
-    Other,
 }
 
-fn cancelled(reasons: &[CancellationReason]) -> Cancelled {
-    let code = |index: usize| reasons.get(index).and_then(|reason| reason.code());
-    if code(0) == Some("ConditionalCheckFailed") {
-        Cancelled::ReferenceUsed(reasons[0].item().cloned())
-    } else if code(1) == Some("ConditionalCheckFailed") {
+/// `reasons` as [`DynamoStore::transact`] gives them: conditions and conflicts only.
+fn cancelled(reasons: &[Cancellation]) -> Cancelled {
+    let reason = |index: usize| reasons.get(index).cloned().unwrap_or_default();
+    if reason(0).condition_failed() {
+        Cancelled::ReferenceUsed(reason(0).item)
+    } else if reason(1).condition_failed() {
         Cancelled::BalanceFull
-    } else if reasons
-        .iter()
-        .any(|reason| reason.code() == Some("TransactionConflict"))
-    {
-        Cancelled::Conflict
     } else {
-        Cancelled::Other
+        Cancelled::Conflict
     }
 }
 
@@ -171,29 +165,13 @@ impl CreditCash for DynamoStore {
             // The condition makes a repeat change nothing. The SDK also gives each call its own
             // ClientRequestToken and keeps it across its retries, so a retry after a lost answer
             // is answered as the first try was (credited), not as a repeat.
-            let result = self
-                .client
-                .transact_write_items()
-                .transact_items(entry)
-                .transact_items(balance)
-                .send()
-                .await;
-            let error = match result {
-                Ok(_) => {
-                    let balance = self
-                        .get_balance(&credit.user_id, &credit.amount.currency)
-                        .await?;
-                    return Ok(CreditOutcome::Credited { balance });
-                }
-                Err(error) => error,
+            let Some(reasons) = self.transact(vec![entry, balance]).await? else {
+                let balance = self
+                    .get_balance(&credit.user_id, &credit.amount.currency)
+                    .await?;
+                return Ok(CreditOutcome::Credited { balance });
             };
-            let reasons = match error.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) => {
-                    cancelled.cancellation_reasons()
-                }
-                _ => return Err(classify("TransactWriteItems", error).into()),
-            };
-            match cancelled(reasons) {
+            match cancelled(&reasons) {
                 Cancelled::ReferenceUsed(old) => {
                     let old = match old {
                         Some(old) => old,
@@ -227,7 +205,6 @@ impl CreditCash for DynamoStore {
                     ))
                     .into());
                 }
-                Cancelled::Other => return Err(classify("TransactWriteItems", error).into()),
             }
         }
     }

@@ -154,11 +154,28 @@ impl Cancellation {
     pub(crate) fn conflicted(&self) -> bool {
         self.code.as_deref() == Some("TransactionConflict")
     }
+
+    /// The table or an index had no capacity for the action.
+    fn throttled(&self) -> bool {
+        matches!(
+            self.code.as_deref(),
+            Some("ThrottlingError" | "ProvisionedThroughputExceeded" | "RequestLimitExceeded")
+        )
+    }
+
+    /// What a caller decides on: the action passed (`None`), its condition failed, or it met a
+    /// conflict.
+    fn decidable(&self) -> bool {
+        matches!(self.code.as_deref(), None | Some("None"))
+            || self.condition_failed()
+            || self.conflicted()
+    }
 }
 
 impl DynamoStore {
     /// Runs `actions` as one transaction: `Ok(None)` when applied, `Ok(Some(reasons))` (one per
-    /// action, in order) when cancelled, an error otherwise.
+    /// action, in order) when cancelled by conditions or conflicts only, an error otherwise
+    /// (`Unavailable` when throttled).
     pub(crate) async fn transact(
         &self,
         actions: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
@@ -174,20 +191,32 @@ impl DynamoStore {
             Ok(_) => return Ok(None),
             Err(error) => error,
         };
-        if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
+        let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
             error.as_service_error()
-        {
-            return Ok(Some(
-                cancelled
-                    .cancellation_reasons()
-                    .iter()
-                    .map(|reason| Cancellation {
-                        code: reason.code().map(str::to_owned),
-                        item: reason.item().cloned(),
-                    })
-                    .collect(),
-            ));
+        else {
+            return Err(classify("TransactWriteItems", error));
+        };
+        let reasons: Vec<Cancellation> = cancelled
+            .cancellation_reasons()
+            .iter()
+            .map(|reason| Cancellation {
+                code: reason.code().map(str::to_owned),
+                item: reason.item().cloned(),
+            })
+            .collect();
+        let codes = || {
+            let codes: Vec<&str> = reasons.iter().filter_map(|r| r.code.as_deref()).collect();
+            format!("TransactWriteItems: cancelled [{}]", codes.join(", "))
+        };
+        // Throttled: trying again at once would only add to the load that throttled it; the
+        // client is told to retry (503, `Retry-After`), which its Idempotency-Key makes safe.
+        if reasons.iter().any(Cancellation::throttled) {
+            return Err(StoreError::Unavailable(codes()));
         }
-        Err(classify("TransactWriteItems", error))
+        // Anything else (a validation error, an item collection full) would fail again.
+        if !reasons.iter().all(Cancellation::decidable) {
+            return Err(StoreError::Internal(codes()));
+        }
+        Ok(Some(reasons))
     }
 }
