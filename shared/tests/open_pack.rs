@@ -26,6 +26,7 @@ testkit::store_contract!(
     ten_concurrent_opens_write_one_draw_and_all_answer_it,
     only_the_buyers_paid_purchase_opens,
     no_hold_can_be_paid_once_the_seed_is_revealed,
+    a_sale_ended_early_closes_payments_before_its_seed_is_revealed,
     the_verifier_agrees_with_packs_opened_through_the_api,
 );
 
@@ -259,6 +260,47 @@ async fn no_hold_can_be_paid_once_the_seed_is_revealed(store: Arc<impl Store>) {
         Err(CompleteError::Refused(CompleteRefusal::Expired)),
         "at the reveal the last hold has run out"
     );
+}
+
+/// An operator ends a sale "now" while a start is landing: the start, decided on the old end,
+/// holds a unit for the longest hold from its own time, 100 ms past the reveal (the new end
+/// plus the reveal delay). Payments close 5 s before the reveal, so its buyer cannot see the
+/// seed and then pay only for a good draw.
+async fn a_sale_ended_early_closes_payments_before_its_seed_is_revealed(store: Arc<impl Store>) {
+    let mut pack = drop_pack("p", 7200);
+    pack.sale_ends_at = Some(at(86_400));
+    testkit::packs::save(&*store, &pack).await;
+    let credit = shared::cash::parse_credit("buyer", "100000", "USD", "buyer").unwrap();
+    store.credit_cash(&credit, Timestamp::now()).await.unwrap();
+    let decided = Timestamp::now();
+    let landed =
+        Timestamp::from_datetime(decided.datetime() + time::Duration::milliseconds(100)).unwrap();
+    let mut request = start_at("buyer", "p", "k", landed);
+    request.expires_at = landed.plus_seconds(MAX_HOLD_SECONDS as i64).unwrap();
+    let Ok(Started::Created(hold)) = store.start_purchase(&request).await else {
+        panic!("on sale until the operator's write")
+    };
+    pack.sale_ends_at = Some(decided);
+    shared::store::packs::seed(&*store, &pack, decided)
+        .await
+        .expect("ending a sale now is allowed");
+
+    let reveal = reveal_at(Some(decided)).unwrap();
+    let after = |millis| {
+        Timestamp::from_datetime(reveal.datetime() + time::Duration::milliseconds(millis)).unwrap()
+    };
+    assert!(seed_revealed(Some(decided), after(50)) && after(50) < hold.expires_at);
+    for now in [after(-5000), after(50)] {
+        assert_eq!(
+            store.complete_purchase("buyer", "p", &hold.id, now).await,
+            Err(CompleteError::Refused(CompleteRefusal::SaleClosed)),
+            "at {now}"
+        );
+    }
+    let paid = store
+        .complete_purchase("buyer", "p", &hold.id, after(-5001))
+        .await;
+    assert!(matches!(paid, Ok(Completed::Paid { .. })), "{paid:?}");
 }
 
 fn purchase_state<S>(store: S) -> PurchaseState<S> {

@@ -551,8 +551,8 @@ async fn each_request_makes_the_dynamodb_calls_its_budget_allows() {
 }
 
 /// DynamoDB cancels transactions for more than their conditions. A conflict with another
-/// transaction wrote nothing: the store pauses and tries again, at most 8 transactions, then
-/// answers 503. A throttled transaction answers 503 at once, as trying again at once would only
+/// transaction wrote nothing: the store pauses and tries again, at most 8 times, then answers
+/// 503. A throttled transaction answers 503 at once, as trying again at once would only
 /// add to the load that throttled it; any other reason is a 500 at once, its detail kept from the
 /// client. The books balance after each.
 #[tokio::test]
@@ -579,13 +579,19 @@ async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_a
     assert_eq!(paid.0, 200, "{}", paid.1);
     assert_eq!(paid.1["cash"]["balance"]["amount"], 10_000 - 499);
     assert_eq!(transactions_since(before), 3, "complete");
-    let before = conflicts(2);
+    // An open is one conditional UpdateItem, which a transaction on the item refuses.
+    proxy.set_for_operation(
+        Fault::Error(400, "TransactionConflictException"),
+        "UpdateItem",
+        2,
+    );
+    let before = proxy.operation_count("UpdateItem");
     let open = ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open"))
         .bearer(&token("fan", Some(EMAIL)));
     let (status, body) = parts(&open_pack(&state, open.request()).await);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["purchase"]["status"], "opened");
-    assert_eq!(transactions_since(before), 3, "open");
+    assert_eq!(proxy.operation_count("UpdateItem") - before, 3, "open");
     assert_eq!(direct.list_debits("fan").await.unwrap().len(), 1);
     assert_books(&direct, std::slice::from_ref(&id)).await;
 

@@ -25,6 +25,7 @@ testkit::store_contract!(
     starts_are_refused_in_the_order_clients_see,
     a_sold_out_pack_first_takes_back_its_dead_holds,
     a_completion_pays_once_from_an_exact_balance,
+    free_packs_are_paid_from_a_balance_of_zero,
     an_expired_hold_cannot_be_paid_and_its_unit_comes_back_once,
     the_sweep_releases_expired_holds_and_frees_the_buyers_slots,
     two_hundred_buyers_on_fifty_units_get_exactly_fifty,
@@ -331,6 +332,35 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
     assert_books_balance(&*store, &pack, 100, &[("u".into(), purchase.id)], &credited).await;
 }
 
+/// A price of 0 is a price: a buyer who spent their whole balance (now a stored 0), or who never
+/// had one, takes free packs, as many as the limit allows, and no debit goes below zero.
+async fn free_packs_are_paid_from_a_balance_of_zero(store: Arc<impl Store>) {
+    let mut free = active("free", 60);
+    free.price.amount = 0;
+    seeded(&*store, free).await;
+    seeded(&*store, active("p", 60)).await;
+    credit(&*store, "fan", 499, "USD").await;
+    let bought = created(store.start_purchase(&start("fan", "p", "k")).await);
+    let paid = store
+        .complete_purchase("fan", "p", &bought.id, Timestamp::now())
+        .await;
+    assert!(
+        matches!(paid, Ok(Completed::Paid { balance: 0, .. })),
+        "{paid:?}"
+    );
+    for (user, key) in [("fan", "f1"), ("fan", "f2"), ("newcomer", "f1")] {
+        let gift = created(store.start_purchase(&start(user, "free", key)).await);
+        let paid = store
+            .complete_purchase(user, "free", &gift.id, Timestamp::now())
+            .await;
+        assert!(
+            matches!(paid, Ok(Completed::Paid { balance: 0, .. })),
+            "{user} {key}: {paid:?}"
+        );
+    }
+    assert_eq!(store.get_balance("fan", "USD").await.unwrap(), 0);
+}
+
 async fn an_expired_hold_cannot_be_paid_and_its_unit_comes_back_once(store: Arc<impl Store>) {
     let pack = seeded(&*store, active("p", 7200)).await;
     let purchase = created(
@@ -383,6 +413,7 @@ async fn the_sweep_releases_expired_holds_and_frees_the_buyers_slots(store: Arc<
         Released {
             released: 1,
             lost_races: 0,
+            skipped: 0,
             more: false
         }
     );
@@ -604,4 +635,103 @@ async fn a_completion_racing_the_sweep_at_expiry_wins_or_loses_whole(
     assert_eq!(paid + released, 10);
     let credited = HashMap::from([("fan".to_owned(), 100_000)]);
     assert_books_balance(&*store, &pack, 100, &purchases, &credited).await;
+}
+
+/// DynamoDB only (the in-memory store decides under one lock): two completions of one purchase
+/// around its expiry. B comes just after it, reads the purchase still reserved and sends its
+/// release; A came just before it and pays meanwhile. B's release then fails its condition: B
+/// decides again on the purchase as it is, paid, and answers it as paid, never as expired.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_release_lost_to_a_payment_answers_the_payment() {
+    use shared::store::cash::GetBalance;
+    use shared::store::purchases::{CompletePurchase, GetPurchase, StartPurchase};
+    let (serial, store) = testkit::moto::atomic_table().await;
+    let store = Arc::new(store);
+    seeded(&*store, active("p", 7200)).await;
+    credit(&*store, "fan", 1000, "USD").await;
+    let mut request = start_at("fan", "p", "k", None, at(-30));
+    request.expires_at = at(30);
+    let purchase = created(store.start_purchase(&request).await);
+    let expiry = purchase.expires_at.datetime();
+    let just_after = Timestamp::from_datetime(expiry + time::Duration::milliseconds(1)).unwrap();
+    let just_before = Timestamp::from_datetime(expiry - time::Duration::milliseconds(5)).unwrap();
+
+    // B's release waits 1.5 s before it reaches the table; A pays in the meantime.
+    let before = serial.operation_count("TransactWriteItems");
+    serial.set_for_operation(
+        testkit::fault_proxy::Fault::Delay(std::time::Duration::from_millis(1500)),
+        "TransactWriteItems",
+        1,
+    );
+    let b = tokio::spawn({
+        let (store, id) = (store.clone(), purchase.id.clone());
+        async move { store.complete_purchase("fan", "p", &id, just_after).await }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let a = store
+        .complete_purchase("fan", "p", &purchase.id, just_before)
+        .await;
+    let b = b.await.unwrap();
+    assert!(
+        matches!(a, Ok(Completed::Paid { balance: 501, .. })),
+        "{a:?}"
+    );
+    assert!(
+        matches!(b, Ok(Completed::Repeated { balance: 501, .. })),
+        "{b:?}"
+    );
+    assert_eq!(
+        serial.operation_count("TransactWriteItems") - before,
+        2,
+        "B's release and A's payment"
+    );
+    let stored = store.get_purchase("fan", &purchase.id).await.unwrap();
+    assert_eq!(stored.unwrap().status, PurchaseStatus::Completed);
+    assert_eq!(store.get_balance("fan", "USD").await.unwrap(), 501);
+}
+
+/// DynamoDB only (the in-memory store cannot hold a bad record): a hold whose purchase cannot be
+/// read is logged and skipped. The sweep and a start on the sold-out pack still release the
+/// other expired holds, where one bad record used to fail them all (the start with a 500).
+#[tokio::test]
+async fn a_hold_that_cannot_be_released_never_stops_the_others() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::store::purchases::{ReleaseHolds, StartPurchase};
+    use shared::store::schema::{PK, SK, purchase_sk, user_pk};
+    let (_serial, store) = testkit::moto::atomic_table().await;
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining) = (2, 2);
+    seeded(&store, pack).await;
+    let mut holds = Vec::new();
+    for user in ["bad", "good"] {
+        let mut request = start_at(user, "p", "k", None, at(-1000));
+        request.expires_at = at(-10);
+        holds.push(created(store.start_purchase(&request).await));
+    }
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key(PK, AttributeValue::S(user_pk("bad")))
+        .key(SK, AttributeValue::S(purchase_sk(&holds[0].id)))
+        .update_expression("SET price = :garbage")
+        .expression_attribute_values(":garbage", AttributeValue::S("not money".into()))
+        .send()
+        .await
+        .unwrap();
+
+    let late = created(store.start_purchase(&start("late", "p", "k")).await);
+    assert_eq!(late.nonce, 1, "the good hold's unit went to the late buyer");
+    let swept = store
+        .release_holds(None, Timestamp::now(), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        swept,
+        Released {
+            skipped: 1,
+            ..Released::default()
+        }
+    );
+    assert_eq!(remaining(&store, "p").await, 0);
 }

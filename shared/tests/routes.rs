@@ -655,7 +655,8 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   transaction of `UpdateItem`s (pack, count) and a `PutItem` (purchase); before answering sold
 ///   out, a `Query` of the holds index and the releases' `UpdateItem`s (purchase, pack, count);
 /// - get-purchase: `GetItem` of the purchase (`USER#`);
-/// - complete-purchase: `BatchGetItem` of the purchase and the balances (`USER#`); a transaction
+/// - complete-purchase: `BatchGetItem` of the purchase, the balances (`USER#`) and the pack
+///   (`PACK#`, for its sale end); a transaction
 ///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
 ///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
 /// - release-holds: `Query` of the holds index, and the releases' `UpdateItem`s;
@@ -724,7 +725,9 @@ get-purchase:
 complete-purchase:
   - Statement:
       - Effect: Allow
-        Action: dynamodb:UpdateItem
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn
         Condition:
           ForAllValues:StringLike:
@@ -733,7 +736,6 @@ complete-purchase:
               - "USER#*"
       - Effect: Allow
         Action:
-          - dynamodb:BatchGetItem
           - dynamodb:GetItem
           - dynamodb:PutItem
         Resource: !GetAtt Table.Arn

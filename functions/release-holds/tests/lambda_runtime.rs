@@ -64,7 +64,9 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     let outcome = sweep.invoke(fixture("release-holds", None)).await;
     assert_eq!(
         outcome,
-        Outcome::Response(json!({"released": 1, "lostRaces": 0, "batches": 1, "more": false}))
+        Outcome::Response(
+            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false})
+        )
     );
     assert_eq!(remaining(&env, "p").await, 99);
     let purchase = env.store.get_purchase("buyer", &id).await.unwrap().unwrap();
@@ -81,7 +83,9 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     let outcome = sweep.invoke(fixture("release-holds", None)).await;
     assert_eq!(
         outcome,
-        Outcome::Response(json!({"released": 0, "lostRaces": 0, "batches": 1, "more": false}))
+        Outcome::Response(
+            json!({"released": 0, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false})
+        )
     );
     assert_eq!(remaining(&env, "p").await, 99);
 }
@@ -106,7 +110,9 @@ async fn a_dynamodb_outage_fails_the_invocation_and_the_next_one_sweeps() {
     let outcome = sweep.invoke(fixture("release-holds", None)).await;
     assert_eq!(
         outcome,
-        Outcome::Response(json!({"released": 1, "lostRaces": 0, "batches": 1, "more": false}))
+        Outcome::Response(
+            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false})
+        )
     );
     assert!(sweep.is_running(), "the function process is still running");
 }

@@ -68,6 +68,10 @@ fn refused(error: CompleteError) -> ApiError {
             ErrorCode::ReservationExpired,
             "The reservation expired before it was paid; its unit is back on sale.",
         ),
+        CompleteError::Refused(CompleteRefusal::SaleClosed) => ApiError::refused(
+            ErrorCode::ReservationExpired,
+            "This pack's sale has ended and its server seed is being revealed: the reservation can no longer be paid.",
+        ),
         CompleteError::Refused(CompleteRefusal::InsufficientFunds) => ApiError::refused(
             ErrorCode::InsufficientFunds,
             "Your Cash balance is too low for this purchase; the reservation holds until it expires.",

@@ -24,6 +24,7 @@ pub struct SweepState<S> {
 pub struct Sweep {
     pub released: u64,
     pub lost_races: u64,
+    pub skipped: u64,
     pub batches: u32,
     pub more: bool,
 }
@@ -43,6 +44,7 @@ pub async fn release_holds<S: ReleaseHolds, E>(
             .await?;
         sweep.released += report.released;
         sweep.lost_races += report.lost_races;
+        sweep.skipped += report.skipped;
         sweep.batches += 1;
         sweep.more = report.more;
         if !report.more || started.elapsed() >= state.budget {
@@ -52,6 +54,7 @@ pub async fn release_holds<S: ReleaseHolds, E>(
     tracing::info!(
         released = sweep.released,
         lost_races = sweep.lost_races,
+        skipped = sweep.skipped,
         batches = sweep.batches,
         more = sweep.more,
         "holds swept"

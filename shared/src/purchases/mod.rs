@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
 use crate::packs::draw::{DrawError, DrawInput, ServerSeed, draw};
-use crate::packs::{Odds, Pack, PackItem, PackStatus, REVEAL_DELAY_SECONDS, seed_revealed};
+use crate::packs::{
+    Odds, Pack, PackItem, PackStatus, REVEAL_DELAY_SECONDS, reveal_at, seed_revealed,
+};
 use crate::timestamp::Timestamp;
 
 // No hold may outlive the reveal delay: once the seed is public, no reservation can be paid.
@@ -222,9 +224,28 @@ pub enum CompleteRefusal {
     Expired,
     #[error("the balance is too low")]
     InsufficientFunds,
+    /// The pack's seed is public, or about to be: a hold that outlived it (the sale was ended
+    /// early while the hold was being made) cannot be paid, as its draw could be known.
+    #[error("the pack's seed is revealed")]
+    SaleClosed,
 }
 
-/// What completing `purchase` (the caller's, by key) of `pack_id` with `balance` at `now` does.
+/// Payments close this long before a pack's seed is revealed, so that no difference between the
+/// clocks of the functions that reveal it and those that take payments lets a buyer see the
+/// seed and then pay.
+pub const PAYMENTS_CLOSE_BEFORE_REVEAL_SECONDS: i64 = 5;
+
+/// Whether a hold of a pack whose sale ends at `sale_ends_at` may still be paid at `now`.
+/// Holds normally end before the reveal (no hold outlasts the reveal delay); this closes the one
+/// gap: a sale ended early while a start was landing, whose hold would outlive the reveal.
+pub fn payments_open(sale_ends_at: Option<Timestamp>, now: Timestamp) -> bool {
+    reveal_at(sale_ends_at)
+        .and_then(|at| at.plus_seconds(-PAYMENTS_CLOSE_BEFORE_REVEAL_SECONDS))
+        .is_none_or(|closed| now < closed)
+}
+
+/// What completing `purchase` (the caller's, by key) of `pack_id`, whose sale ends at
+/// `sale_ends_at`, with `balance` at `now` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
     /// Pay: reserved -> completed, the balance down by the price.
@@ -238,6 +259,7 @@ pub enum Completion {
 pub fn check_complete(
     purchase: Option<&Purchase>,
     pack_id: &str,
+    sale_ends_at: Option<Timestamp>,
     balance: u64,
     now: Timestamp,
 ) -> Result<Completion, CompleteRefusal> {
@@ -248,6 +270,9 @@ pub fn check_complete(
         PurchaseStatus::Completed | PurchaseStatus::Opened => Ok(Completion::Replay),
         PurchaseStatus::Expired => Err(CompleteRefusal::Expired),
         PurchaseStatus::Reserved if purchase.hold_expired_at(now) => Ok(Completion::Release),
+        PurchaseStatus::Reserved if !payments_open(sale_ends_at, now) => {
+            Err(CompleteRefusal::SaleClosed)
+        }
         PurchaseStatus::Reserved if balance < purchase.price.amount => {
             Err(CompleteRefusal::InsufficientFunds)
         }
@@ -455,28 +480,28 @@ mod tests {
         let at_expiry = ts("2026-06-01T12:10:00Z");
         let reserved = purchase(PurchaseStatus::Reserved);
         assert_eq!(
-            check_complete(Some(&reserved), "p", 499, before),
+            check_complete(Some(&reserved), "p", None, 499, before),
             Ok(Completion::Pay)
         );
         assert_eq!(
-            check_complete(Some(&reserved), "p", 498, before),
+            check_complete(Some(&reserved), "p", None, 498, before),
             Err(CompleteRefusal::InsufficientFunds)
         );
         assert_eq!(
-            check_complete(Some(&reserved), "p", 10_000, at_expiry),
+            check_complete(Some(&reserved), "p", None, 10_000, at_expiry),
             Ok(Completion::Release)
         );
         assert_eq!(
-            check_complete(Some(&reserved), "other-pack", 10_000, before),
+            check_complete(Some(&reserved), "other-pack", None, 10_000, before),
             Err(CompleteRefusal::NotFound)
         );
         assert_eq!(
-            check_complete(None, "p", 10_000, before),
+            check_complete(None, "p", None, 10_000, before),
             Err(CompleteRefusal::NotFound)
         );
         for paid in [PurchaseStatus::Completed, PurchaseStatus::Opened] {
             assert_eq!(
-                check_complete(Some(&purchase(paid)), "p", 0, at_expiry),
+                check_complete(Some(&purchase(paid)), "p", None, 0, at_expiry),
                 Ok(Completion::Replay)
             );
         }
@@ -484,6 +509,7 @@ mod tests {
             check_complete(
                 Some(&purchase(PurchaseStatus::Expired)),
                 "p",
+                None,
                 10_000,
                 before
             ),
@@ -491,5 +517,39 @@ mod tests {
         );
         assert_eq!(reserved.status_at(before), PurchaseStatus::Reserved);
         assert_eq!(reserved.status_at(at_expiry), PurchaseStatus::Expired);
+    }
+
+    /// A hold that would outlive its pack's reveal (the sale ended early while it was being
+    /// made) cannot be paid from 5 s before the reveal; replays still answer.
+    #[test]
+    fn payments_close_before_the_seed_is_revealed() {
+        let reserved = purchase(PurchaseStatus::Reserved);
+        let ended = ts("2026-06-01T11:09:50Z");
+        // Revealed at 12:09:50; payments close at 12:09:45.
+        let pay_at = |now| check_complete(Some(&reserved), "p", Some(ended), 10_000, ts(now));
+        assert_eq!(
+            pay_at("2026-06-01T12:09:44.999999999Z"),
+            Ok(Completion::Pay)
+        );
+        assert_eq!(
+            pay_at("2026-06-01T12:09:45Z"),
+            Err(CompleteRefusal::SaleClosed)
+        );
+        assert_eq!(
+            pay_at("2026-06-01T12:09:59Z"),
+            Err(CompleteRefusal::SaleClosed)
+        );
+        assert_eq!(pay_at("2026-06-01T12:10:00Z"), Ok(Completion::Release));
+        assert_eq!(
+            check_complete(
+                Some(&purchase(PurchaseStatus::Completed)),
+                "p",
+                Some(ended),
+                0,
+                ts("2026-06-01T12:09:59Z")
+            ),
+            Ok(Completion::Replay)
+        );
+        assert!(payments_open(None, ts("2099-01-01T00:00:00Z")));
     }
 }

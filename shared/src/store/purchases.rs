@@ -85,6 +85,9 @@ pub struct Released {
     pub released: u64,
     /// Holds found expired but taken by another writer first (a completion, another sweep).
     pub lost_races: u64,
+    /// Holds that cannot be released (an unreadable purchase, its pack or count gone): logged
+    /// and skipped, so that one bad record never stops the release of the others.
+    pub skipped: u64,
     /// Whether more expired holds may remain (the batch was full).
     pub more: bool,
 }

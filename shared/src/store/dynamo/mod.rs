@@ -29,8 +29,8 @@ pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
     AttributeValue::S(value.into())
 }
 
-/// Sorts an SDK failure into "unavailable" (throttling, timeouts, unreachable, 5xx: a 503) and
-/// anything else (a 500), keeping the full detail for the logs.
+/// Sorts an SDK failure into "unavailable" (throttling, a transaction on the item, timeouts,
+/// unreachable, 5xx: a 503) and anything else (a 500), keeping the full detail for the logs.
 pub(crate) fn classify<E>(operation: &str, error: SdkError<E, HttpResponse>) -> StoreError
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
@@ -44,6 +44,7 @@ where
                 service.err().code(),
                 Some(
                     "ThrottlingException"
+                        | "TransactionConflictException"
                         | "ProvisionedThroughputExceededException"
                         | "RequestLimitExceeded"
                         | "InternalServerError"

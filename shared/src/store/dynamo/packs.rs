@@ -234,6 +234,20 @@ fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
     value.as_s().ok().and_then(|text| ListingKey::parse(text))
 }
 
+/// The sale end (`endsAt`, nanoseconds) of a pack or draw item (`what`), if it has one.
+pub(crate) fn sale_ends_at(item: &Item, what: &str) -> Result<Option<Timestamp>, StoreError> {
+    item.get(ENDS_AT)
+        .map(|value| {
+            value
+                .as_n()
+                .ok()
+                .and_then(|n| n.parse::<i128>().ok())
+                .and_then(Timestamp::from_unix_nanos)
+                .ok_or_else(|| corrupt(what, "bad `endsAt`"))
+        })
+        .transpose()
+}
+
 /// The draw inputs of a pack's draw item.
 pub(crate) fn draw_inputs_from_item(item: &Item) -> Result<DrawInputs, StoreError> {
     fn json<T: serde::de::DeserializeOwned>(item: &Item, name: &str) -> Result<T, StoreError> {
@@ -249,17 +263,7 @@ pub(crate) fn draw_inputs_from_item(item: &Item) -> Result<DrawInputs, StoreErro
     let items_per_pack = whole_number(item, DRAW_ITEMS_PER_PACK)
         .and_then(|n| u32::try_from(n).ok())
         .ok_or_else(|| corrupt("draw", "no `itemsPerPack`"))?;
-    let sale_ends_at = match item.get(ENDS_AT) {
-        None => None,
-        Some(value) => Some(
-            value
-                .as_n()
-                .ok()
-                .and_then(|n| n.parse::<i128>().ok())
-                .and_then(Timestamp::from_unix_nanos)
-                .ok_or_else(|| corrupt("draw", "bad `endsAt`"))?,
-        ),
-    };
+    let sale_ends_at = sale_ends_at(item, "draw")?;
     Ok(DrawInputs {
         seed,
         odds: json(item, DRAW_ODDS)?,

@@ -6,11 +6,12 @@
 
 use std::time::Duration;
 
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::packs::{draw_inputs_from_item, pack_from_item, whole_number};
+use super::packs::{draw_inputs_from_item, pack_from_item, sale_ends_at, whole_number};
 use super::{Cancellation, DynamoStore, Item, key, number, s};
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, OpenRefusal, Purchase, PurchaseStatus, StartRefusal,
@@ -404,9 +405,10 @@ impl DynamoStore {
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let table = &self.table;
         let price = &purchase.price;
-        // The balance is the one read, so the balance answered is exact.
+        // The balance is the one read, so the balance answered is exact. A balance read as 0 may
+        // be absent or a stored 0 (a free pack costs 0).
         let balance_condition = if balance == 0 {
-            "attribute_not_exists(#balance)"
+            "attribute_not_exists(#balance) OR #balance = :balance"
         } else {
             "#balance = :balance"
         };
@@ -444,18 +446,45 @@ impl DynamoStore {
                 "SET #balance = if_not_exists(#balance, :zero) - :price",
                 balance_condition,
                 &[("#balance", price.currency.as_str())],
-                if balance == 0 {
-                    vec![(":zero", number(0)), (":price", number(price.amount))]
-                } else {
-                    vec![
-                        (":zero", number(0)),
-                        (":price", number(price.amount)),
-                        (":balance", number(balance)),
-                    ]
-                },
+                vec![
+                    (":zero", number(0)),
+                    (":price", number(price.amount)),
+                    (":balance", number(balance)),
+                ],
             )?,
             put_new(table, debit)?,
         ])
+    }
+}
+
+impl DynamoStore {
+    /// What a completion decides on, in one strongly consistent read: the purchase, the buyer's
+    /// balances and when the pack's sale ends (its seed's reveal closes payments).
+    async fn completion_state(
+        &self,
+        user_id: &str,
+        pack_id: &str,
+        purchase_id: &str,
+    ) -> Result<(Option<Purchase>, Option<Item>, Option<Timestamp>), StoreError> {
+        let [purchase_item, cash_item, pack_item] = self
+            .batch_get(
+                [
+                    purchase_key(user_id, purchase_id),
+                    cash_key(user_id),
+                    key(pack_pk(pack_id), PACK_SK),
+                ],
+                true,
+            )
+            .await?;
+        let sale_ends_at = match &pack_item {
+            Some(pack) => sale_ends_at(pack, "pack")?,
+            None => None,
+        };
+        Ok((
+            purchase_item.map(purchase_from_item).transpose()?,
+            cash_item,
+            sale_ends_at,
+        ))
     }
 }
 
@@ -467,18 +496,13 @@ impl CompletePurchase for DynamoStore {
         purchase_id: &str,
         now: Timestamp,
     ) -> Result<Completed, CompleteError> {
-        let [purchase_item, cash_item] = self
-            .batch_get(
-                [purchase_key(user_id, purchase_id), cash_key(user_id)],
-                true,
-            )
-            .await?;
-        let mut purchase = purchase_item.map(purchase_from_item).transpose()?;
-        let mut cash = cash_item;
+        let (mut purchase, mut cash, sale_ends_at) =
+            self.completion_state(user_id, pack_id, purchase_id).await?;
         for attempt in 0..MAX_ATTEMPTS {
             let currency = purchase.as_ref().map_or("", |p| p.price.currency.as_str());
             let balance = balance_in(cash.as_ref(), currency);
-            let completion = check_complete(purchase.as_ref(), pack_id, balance, now)?;
+            let completion =
+                check_complete(purchase.as_ref(), pack_id, sale_ends_at, balance, now)?;
             let Some(current) = purchase.take() else {
                 return Err(CompleteRefusal::NotFound.into());
             };
@@ -490,8 +514,13 @@ impl CompletePurchase for DynamoStore {
                     });
                 }
                 Completion::Release => {
-                    self.release(&current, now).await?;
-                    return Err(CompleteRefusal::Expired.into());
+                    if self.release(&current, now).await? {
+                        return Err(CompleteRefusal::Expired.into());
+                    }
+                    // Paid (or released by the sweep) since the read: decide on it as it is now.
+                    (purchase, cash, _) =
+                        self.completion_state(user_id, pack_id, purchase_id).await?;
+                    continue;
                 }
                 Completion::Pay => {}
             }
@@ -566,15 +595,23 @@ impl ReleaseHolds for DynamoStore {
                 .await
                 .map_err(|e| super::classify("Query", e))?;
             for item in output.items.unwrap_or_default() {
-                if report.released + report.lost_races >= max as u64 {
+                if report.released + report.lost_races + report.skipped >= max as u64 {
                     report.more = true;
                     return Ok(report);
                 }
-                let purchase = purchase_from_item(item)?;
-                if self.release(&purchase, now).await? {
-                    report.released += 1;
-                } else {
-                    report.lost_races += 1;
+                let released = match purchase_from_item(item) {
+                    Ok(purchase) => self.release(&purchase, now).await,
+                    Err(error) => Err(error),
+                };
+                match released {
+                    Ok(true) => report.released += 1,
+                    Ok(false) => report.lost_races += 1,
+                    // Throttling or an outage: the next sweep tries again.
+                    Err(error @ StoreError::Unavailable(_)) => return Err(error),
+                    Err(error) => {
+                        tracing::error!(error = %error, "a hold cannot be released; skipped");
+                        report.skipped += 1;
+                    }
                 }
             }
             match output.last_evaluated_key {
@@ -628,50 +665,69 @@ impl OpenPurchase for DynamoStore {
             })?;
             values.push((placeholder, value));
         }
-        let write = update(
-            &self.table,
-            purchase_key(user_id, purchase_id),
-            "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness",
-            "#status = :completed",
-            &[
-                ("#status", PURCHASE_STATUS),
-                ("#openedAt", "openedAt"),
-                ("#items", "items"),
-                ("#fairness", "fairness"),
-            ],
-            values,
-        )?;
-        for attempt in 0..MAX_ATTEMPTS {
-            let Some(reasons) = self.transact(vec![write.clone()]).await? else {
-                return Ok(Opened {
-                    purchase: opened,
-                    fairness,
-                    repeated: false,
-                });
-            };
-            let first = reason(&reasons, 0);
-            if first.condition_failed() {
-                // Opened meanwhile by a concurrent request: answer its draw.
-                let current = first
-                    .item
-                    .map(purchase_from_item)
-                    .transpose()?
-                    .ok_or(OpenRefusal::NotFound)?;
-                return match check_open(Some(&current), pack_id, now)? {
-                    false => Ok(Opened {
-                        purchase: current,
-                        fairness,
-                        repeated: true,
-                    }),
-                    true => Err(StoreError::Internal(
-                        "open: the condition failed on a completed purchase".into(),
-                    )
-                    .into()),
-                };
-            }
-            back_off(attempt).await;
+        // One item, so one conditional UpdateItem, not a transaction (half the write units).
+        let mut write = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(purchase_key(user_id, purchase_id)))
+            .update_expression(
+                "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness",
+            )
+            .condition_expression("#status = :completed")
+            .expression_attribute_names("#status", PURCHASE_STATUS)
+            .expression_attribute_names("#openedAt", "openedAt")
+            .expression_attribute_names("#items", "items")
+            .expression_attribute_names("#fairness", "fairness")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        for (name, value) in values {
+            write = write.expression_attribute_values(name, value);
         }
-        Err(contention("open").into())
+        let mut attempt = 0;
+        let failed = loop {
+            let error = match write.clone().send().await {
+                Ok(_) => {
+                    return Ok(Opened {
+                        purchase: opened,
+                        fairness,
+                        repeated: false,
+                    });
+                }
+                Err(error) => error,
+            };
+            match error.as_service_error() {
+                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
+                    break failed.clone();
+                }
+                // A transaction (a sweep's release that read the purchase while reserved) was
+                // on the item at that moment: nothing was written.
+                Some(UpdateItemError::TransactionConflictException(_))
+                    if attempt + 1 < MAX_ATTEMPTS =>
+                {
+                    back_off(attempt).await;
+                    attempt += 1;
+                }
+                _ => return Err(super::classify("UpdateItem", error).into()),
+            }
+        };
+        // Opened meanwhile by a concurrent request: answer its draw.
+        let current = failed
+            .item()
+            .cloned()
+            .map(purchase_from_item)
+            .transpose()?
+            .ok_or(OpenRefusal::NotFound)?;
+        match check_open(Some(&current), pack_id, now)? {
+            false => Ok(Opened {
+                purchase: current,
+                fairness,
+                repeated: true,
+            }),
+            true => Err(StoreError::Internal(
+                "open: the condition failed on a completed purchase".into(),
+            )
+            .into()),
+        }
     }
 }
 

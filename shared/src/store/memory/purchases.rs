@@ -135,7 +135,8 @@ impl CompletePurchase for MemoryStore {
         };
         let Money { amount, currency } = purchase.price.clone();
         let balance = tables.balance(user_id, &currency);
-        match check_complete(Some(&purchase), pack_id, balance, now)? {
+        let sale_ends_at = tables.packs.get(pack_id).and_then(|s| s.pack.sale_ends_at);
+        match check_complete(Some(&purchase), pack_id, sale_ends_at, balance, now)? {
             Completion::Replay => Ok(Completed::Repeated { purchase, balance }),
             Completion::Release => {
                 tables.release(&at, now);
