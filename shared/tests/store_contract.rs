@@ -30,6 +30,7 @@ testkit::store_contract!(
     reseeding_a_pack_on_sale_keeps_remaining_and_its_seed,
     reseeding_refuses_to_change_what_buyers_pay_for,
     a_pack_before_its_sale_is_replaced_whole,
+    a_pack_whose_sale_starts_within_the_freeze_keeps_its_terms,
     a_seeding_write_over_a_stale_read_changes_nothing,
     linking_again_replaces_the_payload_and_keeps_linked_at,
     every_json_value_round_trips_exactly,
@@ -176,8 +177,8 @@ async fn a_pack_leaving_active_status_leaves_the_list(store: &impl Store) {
 }
 
 async fn a_pack_whose_sale_start_moves_is_listed_once(store: &impl Store) {
-    // Before its sale a pack's start may move (after it, it is frozen).
-    save_all(store, &[active("moving", -100), active("other", 50)]).await;
+    // Until 5 minutes before its sale a pack's start may move (after that, it is frozen).
+    save_all(store, &[active("moving", -1000), active("other", 50)]).await;
     assert_eq!(ids(&page(store, 10, None).await.packs), ["other"]);
     testkit::packs::save(store, &active("moving", 10)).await;
     assert_eq!(ids(&page(store, 10, None).await.packs), ["moving", "other"]);
@@ -275,6 +276,34 @@ async fn a_pack_before_its_sale_is_replaced_whole(store: &impl Store) {
     let stored = store.get_pack("soon").await.unwrap().unwrap();
     assert_eq!(stored.pack, pack);
     assert_eq!(stored.seed, seed_before);
+}
+
+/// Four minutes before its sale a pack is frozen as if on sale: an operator whose clock runs up
+/// to 5 minutes behind cannot replace it whole (its `remaining` with it) once it sells. The
+/// plan refuses, and so does the write's own condition.
+async fn a_pack_whose_sale_starts_within_the_freeze_keeps_its_terms(store: &impl Store) {
+    let mut pack = pack_with_items("close");
+    pack.sale_starts_at = Some(testkit::packs::at(240));
+    testkit::packs::save(store, &pack).await;
+    let before = store.get_pack("close").await.unwrap().unwrap();
+    let mut repriced = pack.clone();
+    repriced.price.amount += 1;
+    assert_eq!(
+        seed(store, &repriced, Timestamp::now()).await,
+        Err(SeedFailure::Refused(ReseedRefusal::Frozen("price")))
+    );
+    assert_eq!(
+        store
+            .seed_pack(
+                &repriced,
+                SeedWrite::Replace,
+                before.revision,
+                Timestamp::now()
+            )
+            .await,
+        Err(SeedPackError::Changed)
+    );
+    assert_eq!(store.get_pack("close").await.unwrap().unwrap(), before);
 }
 
 async fn a_seeding_write_over_a_stale_read_changes_nothing(store: &impl Store) {

@@ -62,7 +62,7 @@ async fn run(args: Args) -> Result<(), String> {
                 pack.id,
                 match write {
                     SeedWrite::Create => "created",
-                    SeedWrite::Replace => "replaced (its sale has not started)",
+                    SeedWrite::Replace => "replaced (its sale starts in more than 5 minutes)",
                     SeedWrite::Update => "updated (on sale: remaining kept)",
                 }
             ),

@@ -20,10 +20,26 @@ pub enum SeedWrite {
     Update,
 }
 
+/// A pack's terms freeze this long before its sale starts: `seed-packs` runs on an operator's
+/// machine, whose clock may be behind the functions' ones, and a pack replaced whole once its
+/// sale has started (by the functions' clock) would get back units already sold.
+pub const TERMS_FREEZE_SECONDS: i64 = 300;
+
+/// Whether `stored` may still be replaced whole at `now` (the operator's clock): its sale starts
+/// more than [`TERMS_FREEZE_SECONDS`] later.
+pub fn replaceable(stored: &Pack, now: Timestamp) -> bool {
+    !stored.sale_started_at(freeze_bound(now))
+}
+
+/// `now` moved [`TERMS_FREEZE_SECONDS`] ahead: a sale starting by then counts as started.
+pub fn freeze_bound(now: Timestamp) -> Timestamp {
+    now.plus_seconds(TERMS_FREEZE_SECONDS).unwrap_or(now)
+}
+
 /// Why a pack of a seed file cannot be written over the stored one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReseedRefusal {
-    #[error("its sale has started, so {0} can no longer change")]
+    #[error("its sale has started or starts within 5 minutes, so {0} can no longer change")]
     Frozen(&'static str),
     #[error("saleEndsAt cannot be set to a time already past (end a sale at a time from now on)")]
     EndInThePast,
@@ -50,7 +66,7 @@ pub fn plan_reseed(
             return Err(ReseedRefusal::EndInThePast);
         }
     }
-    if !stored.sale_started_at(now) {
+    if replaceable(stored, now) {
         return Ok(SeedWrite::Replace);
     }
     let frozen: [(&'static str, bool); 6] = [
@@ -174,6 +190,19 @@ mod tests {
                 plan_reseed(Some(&stored), &new, now),
                 Err(ReseedRefusal::Frozen(field))
             );
+        }
+    }
+
+    #[test]
+    fn a_pack_freezes_five_minutes_before_its_sale() {
+        let stored = sample_pack("p"); // starts 2026-01-01
+        let mut new = stored.clone();
+        new.price.amount = 1;
+        for (now, plan) in [
+            ("2025-12-31T23:54:59.999999999Z", Ok(SeedWrite::Replace)),
+            ("2025-12-31T23:55:00Z", Err(ReseedRefusal::Frozen("price"))),
+        ] {
+            assert_eq!(plan_reseed(Some(&stored), &new, ts(now)), plan, "{now}");
         }
     }
 

@@ -10,7 +10,7 @@ use crate::packs::Pack;
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
-use crate::packs::seed::SeedWrite;
+use crate::packs::seed::{SeedWrite, freeze_bound};
 use crate::purchases::DrawInputs;
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
@@ -360,10 +360,10 @@ impl SeedPack for DynamoStore {
                 let mut expression_names = vec![("#rev", PACK_REVISION)];
                 if write == SeedWrite::Replace {
                     // No purchase can exist: the file's `remaining` is the truth, and the write
-                    // holds only while the sale has still not started.
+                    // holds only while the sale is still more than the freeze away.
                     attributes.push((PACK_REMAINING, Some(number(pack.remaining))));
                     condition.push_str(" AND (attribute_not_exists(#starts) OR #starts > :now)");
-                    values.push((":now", number(now.unix_nanos())));
+                    values.push((":now", number(freeze_bound(now).unix_nanos())));
                     expression_names.push(("#starts", STARTS_AT));
                 }
                 let mut update = UpdateExpression::new(attributes);

@@ -7,7 +7,7 @@ use crate::packs::Pack;
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
-use crate::packs::seed::SeedWrite;
+use crate::packs::seed::{SeedWrite, replaceable};
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
 use crate::timestamp::Timestamp;
@@ -124,7 +124,7 @@ impl SeedPack for MemoryStore {
             (SeedWrite::Create, None) => true,
             (SeedWrite::Create, Some(_)) | (_, None) => false,
             (SeedWrite::Replace, Some(stored)) => {
-                stored.revision == revision && !stored.pack.sale_started_at(now)
+                stored.revision == revision && replaceable(&stored.pack, now)
             }
             (SeedWrite::Update, Some(stored)) => stored.revision == revision,
         };
