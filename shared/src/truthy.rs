@@ -1,8 +1,11 @@
-//! JavaScript truthiness of a JSON value, decided on its exact text so that no number is rounded.
+//! JavaScript truthiness of a JSON value, as a JavaScript client reading the same JSON would judge
+//! it (`JSON.parse`, then `!!`).
 //!
-//! Falsy: `false`, `null`, `""` and any number equal to zero (`0`, `-0`, `0.0`, `0e5`, `-0.0E-7`).
-//! Everything else is truthy, including `{}`, `[]`, `"0"`, `"false"`, `" "` and any non-zero number
-//! however tiny (`1e-400`) or huge (`1e400`). A missing value is falsy; that case is the caller's.
+//! Falsy: `false`, `null`, `""` and any number JavaScript reads as zero: every spelling of zero
+//! (`0`, `-0`, `0.0`, `0e5`, `-0.0E-7`) and the numbers too small for a double, which round to
+//! zero (`1e-400`, `2e-324`). Everything else is truthy, including `{}`, `[]`, `"0"`, `"false"`,
+//! `" "`, the smallest double (`5e-324`, or `2.5e-324`, which rounds to it) and numbers too large
+//! for a double (`1e400` is `Infinity`). A missing value is falsy; that case is the caller's.
 
 use serde_json::value::RawValue;
 
@@ -22,14 +25,10 @@ fn is_truthy_text(text: &str) -> bool {
     }
 }
 
-/// A JSON number is zero exactly when every digit of its mantissa is zero, whatever its sign and
-/// exponent.
+/// Whether a JSON number is zero as JavaScript reads it: as the nearest double, as Rust's parse
+/// rounds too (correctly, like `JSON.parse`). Every JSON number parses; a huge one is infinite.
 fn number_is_zero(number: &str) -> bool {
-    number
-        .bytes()
-        .take_while(|b| !matches!(b, b'e' | b'E'))
-        .filter(u8::is_ascii_digit)
-        .all(|digit| digit == b'0')
+    number.parse::<f64>().is_ok_and(|value| value == 0.0)
 }
 
 #[cfg(test)]
@@ -44,8 +43,24 @@ mod tests {
     #[test]
     fn falsy_values() {
         for json in [
-            "false", "null", r#""""#, "0", "-0", "0.0", "-0.0", "0e5", "0E+5", "-0e-5", "0.000",
-            "0.0e400", " 0 ",
+            "false",
+            "null",
+            r#""""#,
+            "0",
+            "-0",
+            "0.0",
+            "-0.0",
+            "0e5",
+            "0E+5",
+            "-0e-5",
+            "0.000",
+            "0.0e400",
+            " 0 ",
+            "1e-400",
+            "-1e-400",
+            "2e-324",
+            "0.1e-323",
+            "-2.4e-324",
         ] {
             assert!(!truthy(json), "{json} must be falsy");
         }
@@ -64,9 +79,11 @@ mod tests {
             "1",
             "-1",
             "0.1",
-            "1e-400",
-            "-1e-400",
+            "5e-324",
+            "2.5e-324",
+            "-2.5e-324",
             "1e400",
+            "-1e400",
             "0.0000000000000000000000000001",
             "123456789012345678901234567890",
             "[0]",

@@ -158,6 +158,8 @@ fn body_cases() -> Vec<BodyCase> {
     let mut cases: Vec<BodyCase> = Vec::new();
     for falsy in [
         "false", "null", r#""""#, "0", "-0", "0.0", "-0.0", "0e5", "0E-5", "-0.0e+10", "0.000000",
+        // JavaScript reads these as 0: too small for a double.
+        "1e-400", "-1e-400", "2e-324",
     ] {
         cases.push((
             "falsy payload",
@@ -191,8 +193,7 @@ fn body_cases() -> Vec<BodyCase> {
         r#""false""#,
         r#"" ""#,
         r#""\u0000""#,
-        "1e-400",
-        "-1e-400",
+        "5e-324",
         "1e400",
         "-1",
         "0.0001",
@@ -301,6 +302,14 @@ fn body_cases() -> Vec<BodyCase> {
         "overlong UTF-8",
         json,
         b"{\"payload\":\"\xc0\xaf\"}".to_vec(),
+        true,
+        400,
+        "invalid_json",
+    ));
+    cases.push((
+        "invalid UTF-8 in a member the handler does not keep",
+        json,
+        b"{\"payload\":{\"address\":\"0x1\"},\"note\":\"\xff\xfe\xc0\xaf\"}".to_vec(),
         true,
         400,
         "invalid_json",
@@ -535,6 +544,56 @@ fn json_value() -> impl Strategy<Value = Value> {
                 .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
+}
+
+/// The numbers where a digit rule and JavaScript part ways (zeros, the edge of the doubles'
+/// range at both ends), judged by Node itself: `!!JSON.parse(text)`.
+#[test]
+fn numeric_payloads_are_truthy_exactly_when_node_says_so() {
+    let mut numbers = vec!["0.0000000000000000000000000001".to_owned()];
+    for sign in ["", "-"] {
+        for mantissa in [
+            "0", "0.0", "1", "2", "2.4", "2.47", "2.48", "2.5", "4.9", "5", "9.99",
+        ] {
+            for exponent in (-345..-300).chain(-3..3).chain(300..312) {
+                numbers.push(format!("{sign}{mantissa}e{exponent}"));
+            }
+        }
+    }
+    let script = "const lines = require('fs').readFileSync(0, 'utf8').trim().split('\\n');\n\
+                  console.log(lines.map((n) => (JSON.parse(n) ? 1 : 0)).join(''));";
+    let mut node = std::process::Command::new("node")
+        .args(["-e", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node (README: Node is part of the machine) runs");
+    use std::io::Write;
+    node.stdin
+        .take()
+        .unwrap()
+        .write_all(numbers.join("\n").as_bytes())
+        .unwrap();
+    let output = node.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let verdicts = String::from_utf8(output.stdout).unwrap();
+    let verdicts: Vec<bool> = verdicts.trim().chars().map(|c| c == '1').collect();
+    assert_eq!(verdicts.len(), numbers.len());
+    let disagreements: Vec<_> = numbers
+        .iter()
+        .zip(&verdicts)
+        .filter(|(number, truthy)| {
+            let body = format!(r#"{{"payload":{number}}}"#);
+            parse_link_body(body.as_bytes()).is_ok() != **truthy
+        })
+        .collect();
+    assert!(
+        disagreements.is_empty(),
+        "{} disagree, among them {:?}",
+        disagreements.len(),
+        &disagreements[..disagreements.len().min(8)]
+    );
+    assert!(verdicts.iter().any(|v| *v) && verdicts.iter().any(|v| !*v));
 }
 
 fn javascript_truthy(value: &Value) -> bool {

@@ -120,18 +120,20 @@ pub fn idempotency_key(request: &Request) -> Result<&str, ApiError> {
     Ok(std::str::from_utf8(bytes).unwrap_or_default())
 }
 
-/// Reads a JSON object body into `T` (whose fields say what is allowed): malformed JSON is
-/// `invalid_json`; a value that is not such an object, a repeated or unknown member is
-/// `invalid_body` with `shape`.
+/// Reads a JSON object body into `T` (whose fields say what is allowed): malformed JSON, or a
+/// body that is not UTF-8 anywhere (serde checks only the strings it keeps), is `invalid_json`;
+/// a value that is not such an object, a repeated or unknown member is `invalid_body` with
+/// `shape`.
 pub fn json_object<'a, T: serde::Deserialize<'a>>(
     body: &'a [u8],
     shape: &'static str,
 ) -> Result<T, ApiError> {
+    let body = std::str::from_utf8(body).map_err(|_| invalid_json())?;
     let first = body
-        .iter()
+        .bytes()
         .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    match serde_json::from_slice::<T>(body) {
-        Ok(value) if first == Some(&b'{') => Ok(value),
+    match serde_json::from_str::<T>(body) {
+        Ok(value) if first == Some(b'{') => Ok(value),
         Err(error) if error.is_syntax() || error.is_eof() => Err(invalid_json()),
         _ => Err(ApiError::refused(ErrorCode::InvalidBody, shape)),
     }
