@@ -5,7 +5,9 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::task::{Context, Poll};
 
+use lambda_http::request::LambdaRequest;
 use lambda_http::{Body, Request, Response, service_fn};
 use lambda_runtime::LambdaEvent;
 use serde::Serialize;
@@ -93,10 +95,58 @@ where
 {
     let state: &'static S = Box::leak(Box::new(state));
     let handler = &handler;
-    lambda_http::run(service_fn(move |request| async move {
-        Ok::<_, Infallible>(handler(state, request).await)
-    }))
-    .await
+    let service =
+        service_fn(
+            move |request| async move { Ok::<_, Infallible>(handler(state, request).await) },
+        );
+    lambda_runtime::run(UriSafe(lambda_http::Adapter::from(service))).await
+}
+
+/// lambda_http builds each request's URI with the event's raw query string as it came, and
+/// panics (the process dies, and API Gateway answers its own 500) on a byte a URI cannot hold: a
+/// `"`, `<` or space sent unencoded. Those bytes are percent-encoded first, which keeps the
+/// query's meaning (each is decoded again with the others) and leaves the handler to answer.
+struct UriSafe<S>(S);
+
+impl<S> lambda_runtime::Service<LambdaEvent<LambdaRequest>> for UriSafe<S>
+where
+    S: lambda_runtime::Service<LambdaEvent<LambdaRequest>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut event: LambdaEvent<LambdaRequest>) -> Self::Future {
+        if let LambdaRequest::ApiGatewayV2(request) = &mut event.payload
+            && let Some(query) = request.raw_query_string.as_mut()
+        {
+            encode_outside_uri(query);
+        }
+        self.0.call(event)
+    }
+}
+
+/// Percent-encodes every byte of `query` that RFC 3986 does not allow in a query (`%` stays:
+/// escapes already there keep their meaning).
+fn encode_outside_uri(query: &mut String) {
+    let allowed =
+        |byte: u8| byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?%".contains(&byte);
+    if query.bytes().all(allowed) {
+        return;
+    }
+    let mut encoded = String::with_capacity(query.len() + 16);
+    for byte in query.bytes() {
+        if allowed(byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    *query = encoded;
 }
 
 /// Serves plain events of type `E` (a schedule's, for example) with `handler` over `state`,
@@ -126,4 +176,30 @@ where
         },
     ))
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_a_uri_cannot_hold_are_encoded_and_the_rest_kept() {
+        for (raw, expected) in [
+            ("limit=5&cursor=ab-_.~", "limit=5&cursor=ab-_.~"),
+            ("cursor=%22x%22", "cursor=%22x%22"),
+            ("cursor=\"x\"", "cursor=%22x%22"),
+            ("limit=5 ", "limit=5%20"),
+            (
+                "a=<b>&c={d}|`^\\[e]#",
+                "a=%3Cb%3E&c=%7Bd%7D%7C%60%5E%5C%5Be%5D%23",
+            ),
+            ("name=caf\u{e9}", "name=caf%C3%A9"),
+        ] {
+            let mut query = raw.to_owned();
+            encode_outside_uri(&mut query);
+            assert_eq!(query, expected, "{raw}");
+            let uri = format!("https://example.com/api/packs?{query}");
+            assert!(uri.parse::<lambda_http::http::Uri>().is_ok(), "{uri}");
+        }
+    }
 }

@@ -12,17 +12,20 @@ use testkit::runtime_api::{RuntimeApi, http_parts};
 const BINARY: &str = env!("CARGO_BIN_EXE_list-packs");
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-#[tokio::test]
-async fn serves_the_packs_of_the_table_over_the_runtime_api() {
-    let store = testkit::moto::shared_table().await;
-    for pack in [active("first", 10), active("second", 20)] {
-        testkit::packs::save(&store, &pack).await;
-    }
-    let runtime = RuntimeApi::start().await;
-    let _function = runtime.spawn(
+/// `GET /api/packs?{query}` through `runtime`, answered.
+async fn list(runtime: &RuntimeApi, query: &str) -> testkit::runtime_api::Outcome {
+    runtime
+        .invoke(ApiEvent::get("/api/packs").query(query).to_json(), TIMEOUT)
+        .await
+        .expect("answered")
+}
+
+/// The binary on `table` of the shared moto_server, behind `runtime`.
+fn spawn(runtime: &RuntimeApi, table: &str) -> tokio::process::Child {
+    runtime.spawn(
         BINARY,
         &[
-            ("TABLE_NAME", store.table()),
+            ("TABLE_NAME", table),
             ("CURSOR_SECRET", testkit::CURSOR_SECRET),
             (
                 "AWS_ENDPOINT_URL_DYNAMODB",
@@ -30,15 +33,19 @@ async fn serves_the_packs_of_the_table_over_the_runtime_api() {
             ),
             ("RUST_LOG", "warn"),
         ],
-    );
+    )
+}
 
-    let outcome = runtime
-        .invoke(
-            ApiEvent::get("/api/packs").query("limit=1").to_json(),
-            TIMEOUT,
-        )
-        .await
-        .expect("answered");
+#[tokio::test]
+async fn serves_the_packs_of_the_table_over_the_runtime_api() {
+    let store = testkit::moto::shared_table().await;
+    for pack in [active("first", 10), active("second", 20)] {
+        testkit::packs::save(&store, &pack).await;
+    }
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn(&runtime, store.table());
+
+    let outcome = list(&runtime, "limit=1").await;
     let (status, body) = http_parts(&outcome);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["packs"].as_array().map(|p| p.len()), Some(1));
@@ -111,5 +118,34 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
     assert!(
         function.try_wait().unwrap().is_none(),
         "the function process is still running"
+    );
+}
+
+/// A query with bytes a URI cannot hold, sent unencoded (`"`, `<`, a space), gets the API's JSON
+/// 400 from the same warm process: lambda_http alone panics building the request's URI.
+#[tokio::test]
+async fn a_raw_query_a_uri_cannot_hold_gets_the_json_400() {
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &active("first", 10)).await;
+    let runtime = RuntimeApi::start().await;
+    let mut function = spawn(&runtime, store.table());
+    for (query, code) in [
+        ("cursor=\"x\"", "invalid_cursor"),
+        ("cursor=<x>", "invalid_cursor"),
+        ("limit=5 ", "invalid_limit"),
+        ("limit=\"1\"", "invalid_limit"),
+    ] {
+        let (status, body) = http_parts(&list(&runtime, query).await);
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (400, Some(code)),
+            "{query}: {body}"
+        );
+    }
+    let outcome = list(&runtime, "limit=1").await;
+    assert_eq!(http_parts(&outcome).0, 200);
+    assert!(
+        function.try_wait().unwrap().is_none(),
+        "the same process answered throughout"
     );
 }
