@@ -313,6 +313,26 @@ async fn every_bad_completion_gets_its_4xx_and_a_paid_one_answers_its_balance() 
     assert_eq!(state.store.list_debits("fan").await.unwrap().len(), 1);
 }
 
+/// A purchase of pack `p` by "fan" with key "k", made through the store: started and ending
+/// these many seconds from now.
+async fn hold_of_fan(
+    store: &MemoryStore,
+    started: i64,
+    ends: i64,
+) -> shared::purchases::StartRequest {
+    let request = shared::purchases::StartRequest {
+        user_id: "fan".into(),
+        pack_id: "p".into(),
+        purchase_id: shared::purchases::purchase_id("fan", "k"),
+        requested_seed: None,
+        client_seed: "s".into(),
+        now: testkit::packs::at(started),
+        expires_at: testkit::packs::at(ends),
+    };
+    store.start_purchase(&request).await.unwrap();
+    request
+}
+
 /// A hold made on the old end of a sale ended early outlives the seed's reveal: from 5 s before
 /// the reveal it cannot be paid, a 410 that says why, and nothing is debited.
 #[tokio::test]
@@ -322,16 +342,7 @@ async fn a_hold_outliving_its_packs_reveal_is_410() {
     // Revealed 2 s from now: payments closed 3 s ago.
     pack.sale_ends_at = Some(testkit::packs::at(2 - shared::packs::REVEAL_DELAY_SECONDS));
     testkit::packs::save(&state.store, &pack).await;
-    let request = shared::purchases::StartRequest {
-        user_id: "fan".into(),
-        pack_id: "p".into(),
-        purchase_id: shared::purchases::purchase_id("fan", "k"),
-        requested_seed: None,
-        client_seed: "s".into(),
-        now: testkit::packs::at(-3600),
-        expires_at: testkit::packs::at(600),
-    };
-    state.store.start_purchase(&request).await.unwrap();
+    let request = hold_of_fan(&state.store, -3600, 600).await;
     credit(&state.store, "fan", 1000).await;
     let answer = pay(&state, pay_event("fan", &request.purchase_id)).await;
     assert_eq!(code(&answer), (410, "reservation_expired"));
@@ -344,16 +355,7 @@ async fn a_hold_outliving_its_packs_reveal_is_410() {
 async fn an_expired_reservation_is_410_and_its_unit_is_back() {
     let state = state(MemoryStore::default());
     testkit::packs::save(&state.store, &testkit::packs::active("p", 3600)).await;
-    let request = shared::purchases::StartRequest {
-        user_id: "fan".into(),
-        pack_id: "p".into(),
-        purchase_id: shared::purchases::purchase_id("fan", "k"),
-        requested_seed: None,
-        client_seed: "s".into(),
-        now: testkit::packs::at(-1200),
-        expires_at: testkit::packs::at(-600),
-    };
-    state.store.start_purchase(&request).await.unwrap();
+    let request = hold_of_fan(&state.store, -1200, -600).await;
     credit(&state.store, "fan", 1000).await;
     let answer = pay(&state, pay_event("fan", &request.purchase_id)).await;
     assert_eq!(code(&answer), (410, "reservation_expired"));
