@@ -155,7 +155,7 @@ async fn time_claims_honour_the_leeway() {
             &TestKey::Rsa.sign(&with(base, "nbf", json!(now() + 60)))
         )
         .await
-        .contains("Immature")
+        .contains("not valid yet (nbf)")
     );
 }
 

@@ -138,6 +138,8 @@ async fn token_attacks_get_401_with_json_and_www_authenticate() {
         valid.clone(),
         "victim@example.com".into(),
         "0xVICTIMWALLET".into(),
+        // Marks what the bad tokens carry in their header and claims.
+        "SECRET-IN-".into(),
     ]);
     logs.assert_free_of(&secrets);
 }

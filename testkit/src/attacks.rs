@@ -59,7 +59,7 @@ pub fn bad_tokens() -> Vec<(&'static str, String)> {
         ("missing exp", rsa.sign(&without(good.clone(), "exp"))),
         (
             "string exp",
-            rsa.sign(&with(good.clone(), "exp", json!("tomorrow"))),
+            rsa.sign(&with(good.clone(), "exp", json!("SECRET-IN-EXP"))),
         ),
         (
             "a known kid signed by a foreign key",
@@ -95,6 +95,24 @@ pub fn bad_tokens() -> Vec<(&'static str, String)> {
                 "{}.{}.sig",
                 URL_SAFE_NO_PAD.encode("not json"),
                 URL_SAFE_NO_PAD.encode("{}")
+            ),
+        ),
+        // Values the token library quotes in its errors (serde_json's messages): never logged.
+        (
+            "an unknown alg",
+            format!(
+                "{}.{}.sig",
+                URL_SAFE_NO_PAD.encode(r#"{"alg":"SECRET-IN-ALG","kid":"test-rsa"}"#),
+                URL_SAFE_NO_PAD.encode(good.to_string())
+            ),
+        ),
+        (
+            "crit of the wrong type",
+            format!(
+                "{}.{}.sig",
+                URL_SAFE_NO_PAD
+                    .encode(r#"{"alg":"RS256","kid":"test-rsa","crit":"SECRET-IN-CRIT"}"#),
+                URL_SAFE_NO_PAD.encode(good.to_string())
             ),
         ),
         (
