@@ -21,15 +21,23 @@ pub enum Outcome {
     Response(Value),
     /// The function reported an error.
     Error(Value),
+    /// Answered after the invocation's deadline: Lambda would have stopped the function, and
+    /// API Gateway answered its own 500.
+    TimedOut,
 }
 
 type Pending = (String, Value, oneshot::Sender<Outcome>);
+
+/// What an invocation in flight answers to, and by when.
+type InFlight = (oneshot::Sender<Outcome>, SystemTime);
 
 #[derive(Default)]
 struct State {
     queue: Mutex<VecDeque<Pending>>,
     queued: Notify,
-    in_flight: Mutex<HashMap<String, oneshot::Sender<Outcome>>>,
+    in_flight: Mutex<HashMap<String, InFlight>>,
+    /// The function's timeout, from each invocation's start (`None`: 30 s).
+    timeout: Mutex<Option<Duration>>,
     first_poll: Mutex<Option<Instant>>,
     init_error: Mutex<Option<Value>>,
     next_id: AtomicU64,
@@ -109,6 +117,12 @@ impl RuntimeApi {
             .stdin(std::process::Stdio::null())
             .kill_on_drop(true);
         command
+    }
+
+    /// Gives each later invocation `timeout` (the function's configured timeout) from when the
+    /// function takes it: its deadline, which an answer after it misses ([`Outcome::TimedOut`]).
+    pub fn set_timeout(&self, timeout: Duration) {
+        *self.state.timeout.lock().unwrap() = Some(timeout);
     }
 
     /// When the function first asked for an invocation (its init is over), if it has.
@@ -213,12 +227,14 @@ async fn route(state: Arc<State>, request: Request<Incoming>) -> Response<Full<B
     match (method, segments.as_slice()) {
         (Method::GET, ["invocation", "next"]) => next(&state).await,
         (Method::POST, ["invocation", id, kind @ ("response" | "error")]) => {
-            let outcome = if *kind == "response" {
-                Outcome::Response(json())
-            } else {
-                Outcome::Error(json())
-            };
-            if let Some(done) = state.in_flight.lock().unwrap().remove(*id) {
+            if let Some((done, deadline)) = state.in_flight.lock().unwrap().remove(*id) {
+                let outcome = if SystemTime::now() > deadline {
+                    Outcome::TimedOut
+                } else if *kind == "response" {
+                    Outcome::Response(json())
+                } else {
+                    Outcome::Error(json())
+                };
                 let _ = done.send(outcome);
             }
             accepted()
@@ -244,8 +260,18 @@ async fn next(state: &State) -> Response<Full<Bytes>> {
         }
         waiting.await;
     };
-    state.in_flight.lock().unwrap().insert(id.clone(), done);
-    let deadline = SystemTime::now().duration_since(UNIX_EPOCH).unwrap() + Duration::from_secs(30);
+    let timeout = state
+        .timeout
+        .lock()
+        .unwrap()
+        .unwrap_or(Duration::from_secs(30));
+    let deadline = SystemTime::now() + timeout;
+    state
+        .in_flight
+        .lock()
+        .unwrap()
+        .insert(id.clone(), (done, deadline));
+    let deadline = deadline.duration_since(UNIX_EPOCH).unwrap();
     Response::builder()
         .status(StatusCode::OK)
         .header("lambda-runtime-aws-request-id", &id)

@@ -105,3 +105,18 @@ async fn a_dynamodb_outage_is_a_503_with_retry_after() {
     let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
     assert_eq!(answer.status, 200, "{answer:?}");
 }
+
+/// A DynamoDB too slow for the invocation's time (every attempt hangs; the SDK gives up after
+/// 4 s, past the 3 s timeout): the function answers its JSON 503 before the deadline, where
+/// Lambda would stop it and API Gateway answer its own 500.
+#[tokio::test]
+async fn a_dynamodb_too_slow_for_the_deadline_gets_the_json_503_in_time() {
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    let purchase = reserve(&env.store, "buyer", "p", "key-1", 600).await;
+    let function = env.spawn(BINARY, &[]).await;
+    let event = get_event("p", &purchase.id, &token("buyer", None));
+    assert_eq!(function.call(&event).await.status, 200);
+    function.runtime.set_timeout(Duration::from_secs(3));
+    proxy.set(testkit::fault_proxy::Fault::Hangup);
+    function.call(&event).await.assert_unavailable();
+}

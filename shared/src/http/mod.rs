@@ -6,6 +6,8 @@ pub mod request;
 pub mod response;
 pub mod routes;
 
+use std::time::{Duration, SystemTime};
+
 use lambda_http::{Body, Request, RequestExt, Response};
 use tracing::Instrument;
 
@@ -42,14 +44,45 @@ pub fn request_id(request: &Request) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-/// Runs `work` in a span carrying the request id and renders its outcome.
+/// How long before the function's deadline a request still unanswered is given up with a 503.
+pub const DEADLINE_MARGIN: Duration = Duration::from_secs(1);
+
+/// The time `request` may take: until [`DEADLINE_MARGIN`] before the Lambda invocation's
+/// deadline; unbounded outside Lambda (the local API).
+fn budget(request: &Request) -> Option<Duration> {
+    let deadline = request.lambda_context_ref()?.deadline();
+    let left = deadline
+        .duration_since(SystemTime::now())
+        .unwrap_or_default();
+    Some(left.saturating_sub(DEADLINE_MARGIN))
+}
+
+/// Runs `work` in a span carrying the request id and renders its outcome. A request that would
+/// outlive its invocation (a DynamoDB slow on each of many calls: every call is bounded, a start
+/// before a sold-out answer makes up to about 30) is answered 503 before the deadline, as JSON,
+/// where Lambda's timeout would leave API Gateway to answer its own 500. Every write is atomic
+/// and idempotent by key, so the retry the 503 asks for is safe.
 pub async fn respond<F>(request: &Request, work: F) -> Response<Body>
 where
     F: Future<Output = Result<Response<Body>, ApiError>>,
 {
     let span = tracing::info_span!("request", request_id = %request_id(request));
+    let budget = budget(request);
     async {
-        match work.await {
+        let outcome = match budget {
+            Some(budget) => tokio::time::timeout(budget, work)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ApiError::Unavailable {
+                        what: "dependencies",
+                        detail: format!(
+                            "too slow: no answer {DEADLINE_MARGIN:?} before the invocation's deadline"
+                        ),
+                    })
+                }),
+            None => work.await,
+        };
+        match outcome {
             Ok(response) => response,
             Err(error) => {
                 if error.is_server_fault() {
