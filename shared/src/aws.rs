@@ -17,7 +17,7 @@ use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, Region};
 
-use crate::config::{ConfigError, Source};
+use crate::config::{ConfigError, Source, is_loopback};
 use crate::http_client::{Roots, Warmer, sdk_http_client, warmable_sdk_http_client};
 
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
@@ -62,6 +62,25 @@ fn variable(source: &dyn Source, names: &[&'static str]) -> Option<String> {
 /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`, as the SDK reads them.
 fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
     variable(source, &["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"])
+}
+
+/// The DynamoDB endpoint of a tool that must only reach a table on this machine (moto):
+/// `AWS_ENDPOINT_URL_DYNAMODB` (or `AWS_ENDPOINT_URL`), on a loopback host.
+pub fn local_dynamodb_endpoint(source: &dyn Source) -> Result<String, ConfigError> {
+    const NAME: &str = "AWS_ENDPOINT_URL_DYNAMODB";
+    let endpoint = dynamodb_endpoint(source).ok_or(ConfigError::Missing {
+        name: NAME,
+        purpose: "a DynamoDB on this machine (moto_server), as http://127.0.0.1:PORT",
+    })?;
+    match url::Url::parse(&endpoint) {
+        Ok(url) if is_loopback(&url) => Ok(endpoint),
+        _ => Err(ConfigError::Invalid {
+            name: NAME,
+            problem: "must be a loopback address: this tool signs tokens for any user, so it \
+                      never serves a table beyond this machine"
+                .into(),
+        }),
+    }
 }
 
 /// A Lambda function's DynamoDB client, and what opens its connection before the first request.
@@ -154,6 +173,37 @@ mod tests {
             let error = lambda_dynamodb_client(&partial).unwrap_err();
             assert!(error.to_string().contains(missing), "{error}");
         }
+    }
+
+    #[test]
+    fn a_local_table_is_on_a_loopback_host() {
+        for endpoint in [
+            "http://127.0.0.1:8000",
+            "http://localhost:8000",
+            "http://[::1]:8000",
+        ] {
+            assert_eq!(
+                local_dynamodb_endpoint(&[("AWS_ENDPOINT_URL_DYNAMODB", endpoint)]).as_deref(),
+                Ok(endpoint)
+            );
+        }
+        for endpoint in [
+            "https://dynamodb.eu-west-1.amazonaws.com",
+            "http://10.0.0.5:8000",
+            "http://127.0.0.1.example.com:8000",
+            "not a url",
+        ] {
+            let error = local_dynamodb_endpoint(&[("AWS_ENDPOINT_URL", endpoint)]).unwrap_err();
+            assert!(
+                error.to_string().contains("loopback"),
+                "{endpoint}: {error}"
+            );
+        }
+        let error = local_dynamodb_endpoint(&[("AWS_REGION", "eu-west-1")]).unwrap_err();
+        assert!(
+            error.to_string().contains("AWS_ENDPOINT_URL_DYNAMODB"),
+            "{error}"
+        );
     }
 
     #[test]

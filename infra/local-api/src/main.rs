@@ -6,8 +6,9 @@
 //! ```
 //!
 //! By default the store is in process, seeded from `infra/seed/packs.json`, and tokens come from
-//! the local identity provider. `--dynamodb` (or `TABLE_NAME` in the environment) uses the
-//! DynamoDB table `TABLE_NAME` through the AWS SDK's standard variables instead.
+//! the local identity provider. `--dynamodb` uses the DynamoDB table `TABLE_NAME` through the AWS
+//! SDK's standard variables instead, on this machine only (`AWS_ENDPOINT_URL_DYNAMODB` a loopback
+//! address): the local identity provider signs a token for any user.
 
 mod idp;
 mod server;
@@ -180,7 +181,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         openapi,
         listener,
     };
-    if args.dynamodb || std::env::var_os("TABLE_NAME").is_some() {
+    if args.dynamodb {
+        shared::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
         let table = config::table_name(&Env).map_err(|e| e.to_string())?;
         let store = DynamoStore::new(shared::aws::dynamodb_client().await, table.clone());
         run(parts, store, &format!("DynamoDB table {table}")).await

@@ -132,3 +132,56 @@ async fn hostile_traffic_gets_json_errors_and_the_server_keeps_serving() {
         assert!(!logs.contains(secret), "{secret} was logged:\n{logs}");
     }
 }
+
+/// `--dynamodb` serves only a table on this machine, as the local identity provider signs a token
+/// for any user; and a `TABLE_NAME` left in the environment (for seed-packs or cash-credit) does
+/// not switch the store.
+#[tokio::test]
+async fn only_a_dynamodb_on_this_machine_is_served() {
+    let state = std::env::temp_dir().join(format!("fan-api-remote-{}", std::process::id()));
+    let local_api = |args: &[&str]| {
+        let mut command = tokio::process::Command::new(common::BINARY);
+        command
+            .args(["--port", "0"])
+            .args(args)
+            .env("TABLE_NAME", "fan-api")
+            .env(
+                "AWS_ENDPOINT_URL_DYNAMODB",
+                "https://dynamodb.eu-west-1.amazonaws.com",
+            )
+            .env("FAN_API_STATE_DIR", &state)
+            .kill_on_drop(true);
+        command
+    };
+    let refused = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        local_api(&["--dynamodb"]).output(),
+    )
+    .await
+    .expect("refused at start, not served")
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("AWS_ENDPOINT_URL_DYNAMODB") && stderr.contains("loopback"),
+        "{stderr}"
+    );
+
+    let mut served = local_api(&[])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines =
+        tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(served.stdout.take().unwrap()));
+    let mut banner = String::new();
+    for _ in 0..2 {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        banner.push_str(&line);
+    }
+    assert!(banner.contains("store: in memory"), "{banner}");
+}
