@@ -30,6 +30,7 @@ testkit::store_contract!(
     nobody_has_a_zero_balance_and_no_debits,
     concurrent_credits_add_up_exactly,
     concurrent_credits_of_one_reference_credit_once,
+    a_credit_past_the_largest_balance_is_refused_and_writes_nothing,
 );
 
 fn credit(user: &str, amount: u64, currency: &str, reference: &str) -> Credit {
@@ -136,6 +137,32 @@ async fn balances_are_per_user_and_per_currency(store: impl CashStore) {
             "{user} {currency}"
         );
     }
+}
+
+/// A balance cannot pass `u64::MAX`: the credit is refused as such (the tool says nothing was
+/// credited), and neither the balance nor the ledger changes.
+async fn a_credit_past_the_largest_balance_is_refused_and_writes_nothing(store: impl CashStore) {
+    let full = Credit {
+        user_id: "u1".into(),
+        amount: Money {
+            amount: u64::MAX,
+            currency: "USD".into(),
+        },
+        reference: "full".into(),
+    };
+    store.credit_cash(&full, Timestamp::now()).await.unwrap();
+    let one_more = credit("u1", 1, "USD", "one-more");
+    assert!(matches!(
+        store.credit_cash(&one_more, Timestamp::now()).await,
+        Err(CreditCashError::BalanceFull)
+    ));
+    assert_eq!(balance(&store, "u1", "USD").await, u64::MAX);
+    // Nothing was written under the reference either: the same credit is refused again as
+    // full, not answered as already credited.
+    assert!(matches!(
+        store.credit_cash(&one_more, Timestamp::now()).await,
+        Err(CreditCashError::BalanceFull)
+    ));
 }
 
 async fn nobody_has_a_zero_balance_and_no_debits(store: impl CashStore) {

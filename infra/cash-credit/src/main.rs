@@ -80,6 +80,9 @@ async fn run(credit: &Credit) -> Result<String, String> {
             "reference {reference} was already used for another credit (another user, amount or \
              currency): nothing changed; use a new reference for a new credit"
         )),
+        Err(CreditCashError::BalanceFull) => Err(format!(
+            "{user}'s {currency} balance would pass the largest amount: nothing was credited"
+        )),
         Err(CreditCashError::Store(error)) => Err(format!(
             "{error}\nthe credit may or may not have been made: run the same command again (the \
              same reference credits at most once)"

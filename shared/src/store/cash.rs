@@ -22,6 +22,9 @@ pub enum CreditCashError {
     /// The reference was used for another credit (another user, amount or currency).
     #[error("the reference was already used for another credit")]
     ReferenceReused,
+    /// The balance would pass the largest amount: nothing was written.
+    #[error("the balance would pass the largest amount")]
+    BalanceFull,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -186,12 +186,7 @@ impl CreditCash for DynamoStore {
                         Err(CreditCashError::ReferenceReused)
                     };
                 }
-                Cancelled::BalanceFull => {
-                    return Err(StoreError::Internal(
-                        "TransactWriteItems: the balance would pass the largest amount".into(),
-                    )
-                    .into());
-                }
+                Cancelled::BalanceFull => return Err(CreditCashError::BalanceFull),
                 Cancelled::Conflict if attempt < CONFLICT_ATTEMPTS => {
                     // Back off 20, 40, 80, 160 ms, with up to as much again of jitter.
                     let base = 20u64 << (attempt - 1);

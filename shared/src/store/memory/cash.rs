@@ -23,9 +23,9 @@ impl CreditCash for MemoryStore {
         }
         let key = (credit.user_id.clone(), credit.amount.currency.clone());
         let current = tables.balances.get(&key).copied().unwrap_or(0);
-        let balance = current.checked_add(credit.amount.amount).ok_or_else(|| {
-            StoreError::Internal("the balance would pass the largest amount".into())
-        })?;
+        let balance = current
+            .checked_add(credit.amount.amount)
+            .ok_or(CreditCashError::BalanceFull)?;
         tables.balances.insert(key, balance);
         tables
             .credits
