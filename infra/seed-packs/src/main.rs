@@ -87,10 +87,13 @@ async fn run(args: Args) -> Result<(), String> {
 async fn main() -> ExitCode {
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
+        // `--help` asked for the usage: it is the answer, not a failure.
+        Err(problem) if problem.is_empty() => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         Err(problem) => {
-            if !problem.is_empty() {
-                eprintln!("seed-packs: {problem}");
-            }
+            eprintln!("seed-packs: {problem}");
             eprintln!("{USAGE}");
             return ExitCode::from(2);
         }

@@ -117,12 +117,19 @@ async fn a_bad_pack_is_named_and_nothing_is_written() {
 }
 
 #[tokio::test]
-async fn usage_errors_exit_2() {
+async fn usage_errors_exit_2_and_help_0() {
     for args in [&[][..], &["--file"][..], &["--bogus"][..]] {
         let output = seed("http://127.0.0.1:9", "fan-api", args).await;
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&output.stderr).contains("usage: seed-packs"));
     }
+    let help = seed("http://127.0.0.1:9", "fan-api", &["--help"]).await;
+    assert_eq!(
+        help.status.code(),
+        Some(0),
+        "the usage asked for is no failure"
+    );
+    assert!(stdout(&help).contains("usage: seed-packs"));
 }
 
 /// Writes `packs` to a file of its own and seeds the table with it.
