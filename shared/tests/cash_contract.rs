@@ -17,7 +17,7 @@ use shared::store::cash::{
 };
 use shared::store::schema::{
     CASH_SK, CREDIT_SK, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID,
-    LEDGER_USER_ID, PK, SK, credit_pk, debit_sk, user_pk,
+    LEDGER_USER_ID, PK, SK, cash_pk, credit_pk, debit_sk, user_pk,
 };
 use shared::timestamp::Timestamp;
 
@@ -287,9 +287,9 @@ async fn a_credit_writes_its_ledger_entry_and_one_balance_per_currency() {
         ]))
     );
     assert_eq!(
-        item(&store, user_pk("u1"), CASH_SK).await,
+        item(&store, cash_pk("u1"), CASH_SK).await,
         Some(HashMap::from([
-            (PK.to_owned(), text("USER#u1")),
+            (PK.to_owned(), text("CASH#u1")),
             (SK.to_owned(), text("CASH")),
             (ENTITY.to_owned(), text("cash")),
             ("USD".to_owned(), number(1500)),
@@ -331,7 +331,7 @@ async fn debits_written_by_purchases_are_listed_oldest_first() {
         ("u2", "p-d", 5, "2026-11-19T10:00:00Z"),
     ] {
         put(
-            user_pk(user),
+            cash_pk(user),
             debit_sk(purchase),
             debit(purchase, amount, at),
         )
@@ -339,13 +339,20 @@ async fn debits_written_by_purchases_are_listed_oldest_first() {
         .unwrap();
     }
     // Other items of the user, and a key that only looks like a debit's prefix.
-    put(user_pk("u1"), CASH_SK.into(), vec![("USD", number(9))])
+    put(cash_pk("u1"), CASH_SK.into(), vec![("USD", number(9))])
         .await
         .unwrap();
     put(user_pk("u1"), "PURCHASE#p-a".into(), vec![])
         .await
         .unwrap();
-    put(user_pk("u1"), "DEBIT".into(), vec![]).await.unwrap();
+    put(
+        user_pk("u1"),
+        debit_sk("p-e"),
+        debit("p-e", 7, "2026-11-18T10:00:00Z"),
+    )
+    .await
+    .unwrap();
+    put(cash_pk("u1"), "DEBIT".into(), vec![]).await.unwrap();
 
     let debits = store.list_debits("u1").await.unwrap();
     let listed: Vec<(&str, u64, &str, String)> = debits

@@ -478,8 +478,15 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
     assert_eq!(function["Properties"]["Timeout"].as_u64(), Some(60));
 }
 
-/// The functions that may read a pack's draw inputs (its server seed): `DRAW#` keys.
-const MAY_READ_DRAWS: [&str; 2] = ["get-pack", "open-pack"];
+/// The key prefixes only some functions may reach, and those functions: a pack's draw inputs
+/// (its server seed, `DRAW#`), and money (balances and debits, `CASH#`).
+const GUARDED: [(&str, &[&str]); 2] = [
+    (
+        shared::store::schema::DRAW_PREFIX,
+        &["get-pack", "open-pack"],
+    ),
+    (shared::store::schema::CASH_PREFIX, &["complete-purchase"]),
+];
 
 /// The indexes functions may query; no draw item is in either (GSI1: listed packs, GSI2: holds).
 const INDEX_RESOURCES: [&str; 2] = ["${Table.Arn}/index/GSI1", "${Table.Arn}/index/GSI2"];
@@ -497,8 +504,8 @@ const DYNAMODB_ACTIONS: [&str; 6] = [
 
 /// Problems of the functions' policies: a statement that is not an `Allow` of listed DynamoDB
 /// actions, on an index or on the table restricted (`ForAllValues:StringLike`
-/// `dynamodb:LeadingKeys`) to literal key prefixes (`USER#*`); a `DRAW#` prefix outside
-/// [`MAY_READ_DRAWS`].
+/// `dynamodb:LeadingKeys`) to literal key prefixes (`USER#*`); a [`GUARDED`] prefix in the
+/// policy of a function not listed with it.
 fn policy_problems(template_text: &str) -> Vec<String> {
     let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
     let mut problems = Vec::new();
@@ -587,10 +594,10 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
             problems.push(format!(
                 "{function}: key pattern {prefix:?} is not a literal prefix `NAME#*`"
             ));
-        } else if format!("{literal}#") == shared::store::schema::DRAW_PREFIX
-            && !MAY_READ_DRAWS.contains(&function)
-        {
-            problems.push(format!("{function}: may reach the server seeds ({prefix})"));
+        } else if let Some((guarded, _)) = GUARDED.iter().find(|(guarded, allowed)| {
+            format!("{literal}#") == *guarded && !allowed.contains(&function)
+        }) {
+            problems.push(format!("{function}: may reach {guarded} keys ({prefix})"));
         }
     }
     problems
@@ -607,10 +614,14 @@ fn a_policy_that_reaches_further_is_caught() {
     let start = "  StartPurchaseFunction:";
     let (before, after) = template.split_at(template.find(start).unwrap());
     for (from, to) in [
-        // The server seeds within reach of a purchase function.
+        // The server seeds, or money, within reach of the start.
         (
             "                    - \"USER#*\"\n",
             "                    - \"USER#*\"\n                    - \"DRAW#*\"\n",
+        ),
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"CASH#*\"\n",
         ),
         // Any key.
         (
@@ -655,8 +666,8 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   transaction of `UpdateItem`s (pack, count) and a `PutItem` (purchase); before answering sold
 ///   out, a `Query` of the holds index and the releases' `UpdateItem`s (purchase, pack, count);
 /// - get-purchase: `GetItem` of the purchase (`USER#`);
-/// - complete-purchase: `BatchGetItem` of the purchase, the balances (`USER#`) and the pack
-///   (`PACK#`, for its sale end); a transaction
+/// - complete-purchase: `BatchGetItem` of the purchase (`USER#`), the balances (`CASH#`) and the
+///   pack (`PACK#`, for its sale end); a transaction
 ///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
 ///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
 /// - release-holds: `Query` of the holds index, and the releases' `UpdateItem`s;
@@ -734,15 +745,21 @@ complete-purchase:
             dynamodb:LeadingKeys:
               - "PACK#*"
               - "USER#*"
+              - "CASH#*"
       - Effect: Allow
-        Action:
-          - dynamodb:GetItem
-          - dynamodb:PutItem
+        Action: dynamodb:GetItem
         Resource: !GetAtt Table.Arn
         Condition:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
 open-pack:
   - Statement:
       - Effect: Allow

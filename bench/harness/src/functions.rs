@@ -14,7 +14,7 @@ use shared::packs::seed::parse_seed;
 use shared::purchases::{StartRequest, purchase_id, random_client_seed};
 use shared::store::DynamoStore;
 use shared::store::purchases::{CompletePurchase, StartPurchase, Started};
-use shared::store::schema::{debit_sk, purchase_sk, user_pk};
+use shared::store::schema::{cash_pk, debit_sk, purchase_sk, user_pk};
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::FaultProxy;
@@ -345,7 +345,7 @@ impl Bench {
                 .expect("the purchase's id");
             self.written.push((user_pk(BUYER), purchase_sk(id)));
             if kind != Kind::StartPurchase {
-                self.written.push((user_pk(BUYER), debit_sk(id)));
+                self.written.push((cash_pk(BUYER), debit_sk(id)));
             }
         }
         true

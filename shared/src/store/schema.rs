@@ -8,8 +8,8 @@
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
 //! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS` / `<expiresAt>#<purchaseId>` while reserved |
 //! | a buyer's purchases of a pack | `USER#<userId>` | `BUYS#<packId>` | - |
-//! | cash balances | `USER#<userId>` | `CASH` | - |
-//! | debit (ledger) | `USER#<userId>` | `DEBIT#<purchaseId>` | - |
+//! | cash balances | `CASH#<userId>` | `CASH` | - |
+//! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | - |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | - |
 //!
 //! A pack item is what every purchase writes (`remaining`), so it stays small: its API JSON as
@@ -20,6 +20,9 @@
 //! A pack's draw inputs (its server seed, `items`, `odds`, `itemsPerPack` and `endsAt`, which
 //! decides when the seed is revealed) live under their own key prefix, `DRAW#`, so that IAM
 //! (`dynamodb:LeadingKeys`) lets only the functions that may read a server seed reach them.
+//! Money lives under its own prefix, `CASH#`, for the same reason: only the completion (and the
+//! operator's `cash-credit`) may touch a balance; a function that writes `USER#` items (links,
+//! purchases) cannot.
 //!
 //! - List active packs: `Query` GSI1 on `GSI1PK = PACKS#LISTED AND GSI1SK >= <started bound>`.
 //!   The index is sparse (drafts and archived packs have no `GSI1PK`), projected whole, and its
@@ -102,6 +105,14 @@ pub fn buys_sk(pack_id: &str) -> String {
 }
 pub const BUYS_SEQ: &str = "seq";
 pub const BUYS_HELD: &str = "held";
+
+/// The key prefix of money: balances and debits.
+pub const CASH_PREFIX: &str = "CASH#";
+
+/// The partition of a user's money: balances and debits.
+pub fn cash_pk(user_id: &str) -> String {
+    format!("{CASH_PREFIX}{user_id}")
+}
 
 /// A user's cash balances: one number attribute per currency, named by its code (`USD`),
 /// integer minor units, never negative. One item, so that a completion reads the purchase and

@@ -1,5 +1,5 @@
-//! Cash on DynamoDB: balances (`USER#<userId>` / `CASH`, one number per currency), the credit ledger
-//! (`CREDIT#<reference>` / `CREDIT`) and the debit ledger (`USER#<userId>` / `DEBIT#<purchaseId>`,
+//! Cash on DynamoDB: balances (`CASH#<userId>` / `CASH`, one number per currency), the credit ledger
+//! (`CREDIT#<reference>` / `CREDIT`) and the debit ledger (`CASH#<userId>` / `DEBIT#<purchaseId>`,
 //! written by purchases).
 
 use std::collections::HashMap;
@@ -15,7 +15,7 @@ use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
 use crate::store::schema::{
     CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY,
-    LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, credit_pk, user_pk,
+    LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, cash_pk, credit_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -116,7 +116,7 @@ impl DynamoStore {
             .map_err(|e| StoreError::Internal(format!("put: {e}")))?;
         let balance = Update::builder()
             .table_name(&self.table)
-            .key(PK, s(user_pk(&credit.user_id)))
+            .key(PK, s(cash_pk(&credit.user_id)))
             .key(SK, s(CASH_SK))
             .update_expression(
                 "SET #balance = if_not_exists(#balance, :zero) + :amount, #entity = :entity",
@@ -211,7 +211,7 @@ impl GetBalance for DynamoStore {
             .client
             .get_item()
             .table_name(&self.table)
-            .key(PK, s(user_pk(user_id)))
+            .key(PK, s(cash_pk(user_id)))
             .key(SK, s(CASH_SK))
             .projection_expression("#balance")
             .expression_attribute_names("#balance", currency)
@@ -240,7 +240,7 @@ impl ListDebits for DynamoStore {
                 .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
                 .expression_attribute_names("#pk", PK)
                 .expression_attribute_names("#sk", SK)
-                .expression_attribute_values(":pk", s(user_pk(user_id)))
+                .expression_attribute_values(":pk", s(cash_pk(user_id)))
                 .expression_attribute_values(":prefix", s(DEBIT_PREFIX))
                 .consistent_read(true)
                 .set_exclusive_start_key(start)

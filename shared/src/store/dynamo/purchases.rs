@@ -26,7 +26,7 @@ use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, HOLDS, LEDGER_AMOUNT,
     LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
     PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT,
-    buys_sk, debit_sk, hold_key, holds_ended_bound, pack_pk, purchase_sk, user_pk,
+    buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, pack_pk, purchase_sk, user_pk,
 };
 use crate::store::schema::{DRAW_SK, draw_pk};
 use crate::timestamp::Timestamp;
@@ -44,7 +44,7 @@ fn buys_key(user_id: &str, pack_id: &str) -> Item {
 }
 
 fn cash_key(user_id: &str) -> Item {
-    key(user_pk(user_id), CASH_SK)
+    key(cash_pk(user_id), CASH_SK)
 }
 
 fn status_text(status: PurchaseStatus) -> AttributeValue {
@@ -412,7 +412,7 @@ impl DynamoStore {
         } else {
             "#balance = :balance"
         };
-        let mut debit = key(user_pk(&purchase.user_id), &debit_sk(&purchase.id));
+        let mut debit = key(cash_pk(&purchase.user_id), &debit_sk(&purchase.id));
         debit.extend([
             (ENTITY.to_owned(), s("debit")),
             (LEDGER_PURCHASE_ID.to_owned(), s(&purchase.id)),
