@@ -48,12 +48,12 @@ pub fn request_id(request: &Request) -> String {
 pub const DEADLINE_MARGIN: Duration = Duration::from_secs(1);
 
 /// The time `request` may take: until [`DEADLINE_MARGIN`] before the Lambda invocation's
-/// deadline; unbounded outside Lambda (the local API).
+/// deadline. Unbounded outside Lambda (the local API), and when the deadline is not in the future:
+/// Lambda never hands over an event past its deadline, but `cargo lambda watch` sends a fixed
+/// `600000` (in 1970).
 fn budget(request: &Request) -> Option<Duration> {
     let deadline = request.lambda_context_ref()?.deadline();
-    let left = deadline
-        .duration_since(SystemTime::now())
-        .unwrap_or_default();
+    let left = deadline.duration_since(SystemTime::now()).ok()?;
     Some(left.saturating_sub(DEADLINE_MARGIN))
 }
 
