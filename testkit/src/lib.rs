@@ -47,23 +47,7 @@ where
     H: Fn(hyper::Request<hyper::body::Incoming>) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = hyper::Response<http_body_util::Full<bytes::Bytes>>> + Send + 'static,
 {
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let handle = handle.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| {
-                    let answer = handle(request);
-                    async move { Ok::<_, std::convert::Infallible>(answer.await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    })
+    fault_proxy::spawn_connection_server(listener, move |request, _first| handle(request))
 }
 
 /// The link handler's state over `store`, verifying with [`tokens::verifier`].

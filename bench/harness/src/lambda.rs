@@ -182,13 +182,15 @@ async fn warm_run(
     (latencies, cpu / invocations as f64 * 1e6, rss, calls, moto)
 }
 
+/// The figures of `kind`'s binary in `bin_dir`, its failures checked ([`check_failures`]).
 async fn measure(
     bench: &mut Bench,
-    binary: &Path,
+    bin_dir: &Path,
     kind: Kind,
     cold_runs: usize,
     warm: usize,
 ) -> Figures {
+    let binary = &bin_dir.join(kind.name());
     let env = bench.env(kind);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let path = binary.to_str().expect("a UTF-8 path");
@@ -203,7 +205,7 @@ async fn measure(
         prefetches.push(prefetch);
     }
     let (latencies, cpu, rss, calls, mut moto) = warm_run(bench, path, kind, &env, warm).await;
-    Figures {
+    let figures = Figures {
         cold_init_ms: median(&mut inits),
         cold_first_response_ms: median(&mut responses),
         first_invocation_ms: median(&mut firsts),
@@ -218,7 +220,9 @@ async fn measure(
         cold_prefetch_ms: median(&mut prefetches),
         invocations: warm,
         failures: bench.take_failures(),
-    }
+    };
+    check_failures(kind, &figures, cold_runs + WARM_UP + warm);
+    figures
 }
 
 /// Reports the invocations of `kind` that failed, and stops the run when they are more than 1%
@@ -273,15 +277,7 @@ pub async fn run(bin_dir: &Path, cold_runs: usize, warm: usize, only: Option<&[S
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for kind in kinds {
-        let figures = measure(
-            &mut bench,
-            &bin_dir.join(kind.name()),
-            kind,
-            cold_runs,
-            warm,
-        )
-        .await;
-        check_failures(kind, &figures, cold_runs + WARM_UP + warm);
+        let figures = measure(&mut bench, bin_dir, kind, cold_runs, warm).await;
         println!(
             "| {} | {:.2} | {:.2} | {:.3} | {:.3} | {:.0} | {:.1} | {:.2} | {} | {} |",
             kind.name(),
@@ -403,15 +399,7 @@ pub async fn run_cold(
     let mut measured: Vec<(Kind, Figures, usize)> = Vec::new();
     for kind in kinds {
         let hits = bench.idp.hits();
-        let figures = measure(
-            &mut bench,
-            &bin_dir.join(kind.name()),
-            kind,
-            cold_runs,
-            warm,
-        )
-        .await;
-        check_failures(kind, &figures, cold_runs + WARM_UP + warm);
+        let figures = measure(&mut bench, bin_dir, kind, cold_runs, warm).await;
         measured.push((kind, figures, bench.idp.hits() - hits));
     }
     let floor = measured

@@ -18,14 +18,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use idp::LocalIdp;
-use server::App;
+use server::{App, spawn_sweep};
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::ROUTES;
 use shared::packs::Pack;
@@ -238,9 +237,6 @@ async fn credit_demo_user(store: &MemoryStore, packs: &[Pack]) -> Result<(), Str
     Ok(())
 }
 
-/// How often the local API releases expired holds, as `release-holds` does every minute.
-const SWEEP_EVERY: Duration = Duration::from_secs(5);
-
 async fn run<S>(parts: Parts, store: S, store_description: &str) -> Result<(), String>
 where
     S: Store + Clone + 'static,
@@ -284,19 +280,7 @@ where
     }
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
 
-    let sweep = SweepState {
-        store: store.clone(),
-        budget: SWEEP_EVERY,
-    };
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(SWEEP_EVERY);
-        loop {
-            every.tick().await;
-            if let Err(error) = release_holds(&sweep, ()).await {
-                tracing::warn!(error = %error, "releasing expired holds failed");
-            }
-        }
-    });
+    spawn_sweep(store.clone());
     let app = App {
         purchases: PurchaseState {
             store: store.clone(),

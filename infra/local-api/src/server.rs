@@ -22,6 +22,7 @@ use shared::handlers::get_purchase::get_purchase;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
 use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::start_purchase::start_purchase;
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::LocalRequestId;
@@ -53,6 +54,26 @@ pub struct App<S> {
 }
 
 type HttpResponse = hyper::Response<Full<Bytes>>;
+
+/// How often the local API releases expired holds, as `release-holds` does every minute.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Runs the `release-holds` handler over `store` every [`SWEEP_EVERY`], in the background.
+pub fn spawn_sweep<S: Store + 'static>(store: S) {
+    let sweep = SweepState {
+        store,
+        budget: SWEEP_EVERY,
+    };
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            if let Err(error) = release_holds(&sweep, ()).await {
+                tracing::warn!(error = %error, "releasing expired holds failed");
+            }
+        }
+    });
+}
 
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 

@@ -21,7 +21,6 @@ use shared::config::{self, AuthConfig, Env, JwksSetting};
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
 use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
@@ -29,9 +28,6 @@ use shared::store::MemoryStore;
 use shared::store::cash::CreditCash;
 use shared::timestamp::Timestamp;
 use testkit::tokens::{AUDIENCE, ISSUER, jwks_json};
-
-/// How often local-api releases expired holds.
-const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -81,19 +77,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
     };
     let verifier = || TokenVerifier::from_config(&auth).expect("valid settings");
     let max_body_bytes = config::max_body_bytes(&Env).expect("MAX_BODY_BYTES");
-    let sweep = SweepState {
-        store: store.clone(),
-        budget: SWEEP_EVERY,
-    };
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(SWEEP_EVERY);
-        loop {
-            every.tick().await;
-            if let Err(error) = release_holds(&sweep, ()).await {
-                tracing::warn!(error = %error, "releasing expired holds failed");
-            }
-        }
-    });
+    server::spawn_sweep(store.clone());
     let app = server::App {
         purchases: PurchaseState {
             store: store.clone(),

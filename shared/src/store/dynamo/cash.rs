@@ -82,10 +82,14 @@ enum Cancelled {
 
 /// `reasons` as [`DynamoStore::transact`] gives them: conditions and conflicts only.
 fn cancelled(reasons: &[Cancellation]) -> Cancelled {
-    let reason = |index: usize| reasons.get(index).cloned().unwrap_or_default();
-    if reason(0).condition_failed() {
-        Cancelled::ReferenceUsed(reason(0).item)
-    } else if reason(1).condition_failed() {
+    let failed = |index: usize| {
+        reasons
+            .get(index)
+            .is_some_and(Cancellation::condition_failed)
+    };
+    if failed(0) {
+        Cancelled::ReferenceUsed(reasons[0].item.clone())
+    } else if failed(1) {
         Cancelled::BalanceFull
     } else {
         Cancelled::Conflict
