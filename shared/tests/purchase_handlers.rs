@@ -9,7 +9,6 @@ use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::start_purchase::start_purchase;
 use shared::store::cash::ListDebits;
-use shared::store::packs::GetPack;
 use shared::store::purchases::{ReleaseHolds, StartPurchase};
 use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
@@ -202,14 +201,7 @@ async fn every_bad_start_gets_its_4xx() {
         (400, Some("invalid_idempotency_key"))
     );
     assert_eq!(
-        state
-            .store
-            .get_pack("p")
-            .await
-            .unwrap()
-            .unwrap()
-            .pack
-            .remaining,
+        testkit::packs::remaining(&state.store, "p").await,
         100,
         "no refused start took a unit"
     );
@@ -373,14 +365,7 @@ async fn an_expired_reservation_is_410_and_its_unit_is_back() {
         (200, Some("expired"))
     );
     assert_eq!(
-        state
-            .store
-            .get_pack("p")
-            .await
-            .unwrap()
-            .unwrap()
-            .pack
-            .remaining,
+        testkit::packs::remaining(&state.store, "p").await,
         100
     );
 }
@@ -428,7 +413,7 @@ async fn assert_books(store: &impl Store, ids: &[String]) {
             }
         }
     }
-    let remaining = store.get_pack("p").await.unwrap().unwrap().pack.remaining;
+    let remaining = testkit::packs::remaining(store, "p").await;
     assert_eq!(remaining + live, 100, "no unit lost or made");
     let debits: u64 = store
         .list_debits("fan")
@@ -489,7 +474,7 @@ async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balan
     );
     assert_books(&direct, std::slice::from_ref(&id)).await;
     assert_eq!(
-        direct.get_pack("p").await.unwrap().unwrap().pack.remaining,
+        testkit::packs::remaining(&direct, "p").await,
         99
     );
 

@@ -33,6 +33,8 @@ testkit::store_contract!(
     twenty_starts_with_one_key_make_one_purchase,
     ten_completions_of_one_purchase_debit_once,
     a_completion_racing_the_sweep_at_expiry_wins_or_loses_whole,
+    thirty_units_over_ten_shares_all_sell_one_buyer_after_another,
+    expired_units_go_back_to_their_shares_and_sell_again,
 );
 
 const HOLD_SECONDS: i64 = 600;
@@ -73,13 +75,7 @@ fn created(result: Result<Started, StartError>) -> Purchase {
 }
 
 async fn remaining(store: &impl Store, pack_id: &str) -> u64 {
-    store
-        .get_pack(pack_id)
-        .await
-        .unwrap()
-        .unwrap()
-        .pack
-        .remaining
+    testkit::packs::remaining(store, pack_id).await
 }
 
 async fn credit(store: &impl Store, user: &str, amount: u64, currency: &str) {
@@ -734,4 +730,67 @@ async fn a_hold_that_cannot_be_released_never_stops_the_others() {
         }
     );
     assert_eq!(remaining(&store, "p").await, 0);
+}
+
+/// A pack of 30 units over 10 shares, bought by 30 buyers one after another: all 30 are served
+/// (a start that meets an emptied share goes on to another before it answers sold out), the 31st
+/// is sold out, and every share is empty.
+async fn thirty_units_over_ten_shares_all_sell_one_buyer_after_another(store: Arc<impl Store>) {
+    let mut pack = active("p", 60);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (30, 30, Some(10));
+    let pack = seeded(&*store, pack).await;
+    let mut purchases = Vec::new();
+    for n in 0..30 {
+        let user = format!("fan-{n}");
+        let purchase = created(store.start_purchase(&start(&user, "p", "k")).await);
+        purchases.push((user, purchase.id));
+    }
+    assert_eq!(
+        store.start_purchase(&start("fan-30", "p", "k")).await,
+        Err(StartError::Refused(StartRefusal::SoldOut))
+    );
+    assert_eq!(
+        store.read_supply("p").await.unwrap().unwrap().shares,
+        [0; 10]
+    );
+    assert_books_balance(&*store, &pack, 30, &purchases, &HashMap::new()).await;
+}
+
+/// Expired holds give their units back to the shares they came from, and those units sell
+/// again; then the pack is sold out once more.
+async fn expired_units_go_back_to_their_shares_and_sell_again(store: Arc<impl Store>) {
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (6, 6, Some(3));
+    let pack = seeded(&*store, pack).await;
+    let mut from_share = [0u64; 3];
+    for n in 0..6 {
+        let dead = created(
+            store
+                .start_purchase(&start_at(&format!("early-{n}"), "p", "k", None, at(-1200)))
+                .await,
+        );
+        from_share[dead.supply_shard as usize] += 1;
+    }
+    assert_eq!(from_share, [2, 2, 2], "each share gave its units");
+    let released = store
+        .release_holds(None, Timestamp::now(), 100)
+        .await
+        .unwrap();
+    assert_eq!(released.released, 6);
+    assert_eq!(
+        store.read_supply("p").await.unwrap().unwrap().shares,
+        [2, 2, 2],
+        "each unit back in its own share"
+    );
+    let mut purchases = Vec::new();
+    for n in 0..6 {
+        let user = format!("late-{n}");
+        let purchase = created(store.start_purchase(&start(&user, "p", "k")).await);
+        purchases.push((user, purchase.id));
+    }
+    assert_eq!(
+        store.start_purchase(&start("later", "p", "k")).await,
+        Err(StartError::Refused(StartRefusal::SoldOut))
+    );
+    assert_books_balance(&*store, &pack, 6, &purchases, &HashMap::new()).await;
 }

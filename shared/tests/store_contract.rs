@@ -65,7 +65,9 @@ fn as_listed(packs: impl IntoIterator<Item = Pack>) -> Vec<Pack> {
     packs
         .into_iter()
         .map(|mut pack| {
+            // Pages show neither the items nor how the supply is split.
             pack.items.clear();
+            pack.supply_shards = None;
             pack
         })
         .collect()
@@ -214,6 +216,7 @@ fn pack_with_items(id: &str) -> Pack {
     pack.max_per_user = Some(3);
     pack.sale_ends_at = Some(testkit::packs::at(86_400));
     pack.remaining = 42;
+    pack.supply_shards = Some(5);
     pack
 }
 
@@ -266,6 +269,7 @@ async fn a_pack_before_its_sale_is_replaced_whole(store: &impl Store) {
     let seed_before = store.get_pack("soon").await.unwrap().unwrap().seed;
     pack.price.amount = 1;
     pack.remaining = 7;
+    pack.supply_shards = Some(3);
     pack.items.pop();
     pack.odds[1].chance_bps += pack.odds[2].chance_bps;
     pack.odds.pop();
@@ -276,6 +280,11 @@ async fn a_pack_before_its_sale_is_replaced_whole(store: &impl Store) {
     let stored = store.get_pack("soon").await.unwrap().unwrap();
     assert_eq!(stored.pack, pack);
     assert_eq!(stored.seed, seed_before);
+    assert_eq!(
+        store.read_supply("soon").await.unwrap().unwrap().shares,
+        [3, 2, 2],
+        "re-sized before the sale: 7 units split exactly over 3 shares, the other 2 gone"
+    );
 }
 
 /// Four minutes before its sale a pack is frozen as if on sale: an operator whose clock runs up

@@ -1,7 +1,7 @@
 //! Packs for tests, timed relative to now.
 
 use shared::packs::{Odds, Pack, PackItem, PackStatus, Price};
-use shared::store::packs::{GetPack, SeedPack};
+use shared::store::packs::{GetPack, ReadSupply, SeedPack};
 use shared::timestamp::Timestamp;
 
 /// `now` moved by `seconds` (negative: the past).
@@ -40,6 +40,7 @@ pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
             rarity: "common".into(),
             image_url: None,
         }],
+        supply_shards: None,
     }
 }
 
@@ -67,4 +68,15 @@ pub fn listed_json(pack: &Pack) -> serde_json::Value {
     let mut json = serde_json::to_value(pack).expect("a pack serialises");
     json.as_object_mut().expect("an object").remove("items");
     json
+}
+
+/// A pack's exact `remaining`: the units in its shares, read strongly consistent (the pack's own
+/// `remaining` is a summary the sweep refreshes).
+pub async fn remaining<S: ReadSupply>(store: &S, pack_id: &str) -> u64 {
+    store
+        .read_supply(pack_id)
+        .await
+        .unwrap_or_else(|e| panic!("reading the supply of {pack_id}: {e}"))
+        .unwrap_or_else(|| panic!("no pack {pack_id}"))
+        .remaining()
 }

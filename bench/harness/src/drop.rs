@@ -24,7 +24,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use shared::packs::Pack;
 use shared::packs::seed::parse_seed;
-use shared::store::packs::GetPack;
+use shared::store::packs::ReadSupply;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::MotoServer;
@@ -494,10 +494,10 @@ pub async fn lambda(
         .filter(|a| a.status == 409 && a.code() == "sold_out")
         .count();
     let remaining = store
-        .get_pack(PACK)
+        .read_supply(PACK)
         .await
-        .expect("read the pack")
-        .map(|stored| stored.pack.remaining);
+        .expect("read the pack's supply")
+        .map(|supply| supply.remaining());
     let (p50, p99, max) = latencies(&answers);
     let (winners_p50, _, _) = spread(
         answers

@@ -1,6 +1,10 @@
 //! The scheduled sweep of expired purchase holds (EventBridge Scheduler, every minute). Wiring
 //! only: the handler is `shared::handlers::release_holds`.
 
+// The sweep's future (listing, share-by-share queries, releases, refreshes) nests deeper than
+// the default limit lets the compiler lay out.
+#![recursion_limit = "256"]
+
 use std::time::Duration;
 
 use shared::handlers::release_holds::{SweepState, release_holds};
@@ -9,6 +13,9 @@ use shared::runtime::{serve_events, store_from_env, warm};
 /// When the sweep stops starting batches: 15 s under the function's 60 s timeout
 /// (`template.yaml`), which leaves a batch under way time to finish and answer.
 const BUDGET: Duration = Duration::from_secs(45);
+/// The second refresh of the packs' `remaining` summaries, half a schedule period after the
+/// first: the lag fans see is then at most about 30 s (BENCHMARKS.md, capacity).
+const REFRESH_AGAIN_AFTER: Duration = Duration::from_secs(30);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
@@ -19,6 +26,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         SweepState {
             store,
             budget: BUDGET,
+            refresh_again_after: Some(REFRESH_AGAIN_AFTER),
         },
         release_holds,
     )

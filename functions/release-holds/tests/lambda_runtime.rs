@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use serde_json::json;
 use shared::purchases::PurchaseStatus;
-use shared::store::packs::GetPack;
 use shared::store::purchases::GetPurchase;
 use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
@@ -30,13 +29,7 @@ async fn sweeper(env: &PurchaseEnv) -> Function {
 }
 
 async fn remaining(env: &PurchaseEnv, pack: &str) -> u64 {
-    env.store
-        .get_pack(pack)
-        .await
-        .unwrap()
-        .expect("stored")
-        .pack
-        .remaining
+    testkit::packs::remaining(&env.store, pack).await
 }
 
 #[tokio::test]

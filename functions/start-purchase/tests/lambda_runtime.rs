@@ -1,7 +1,6 @@
 //! The real `start-purchase` binary, run through a Lambda Runtime API emulator against
 //! moto_server, with its JWKS fetched from a loopback identity-provider stub.
 
-use shared::store::packs::GetPack;
 use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
 use testkit::purchases::{PurchaseEnv, fixture, seed_pack, start_event};
@@ -10,13 +9,7 @@ use testkit::tokens::token;
 const BINARY: &str = env!("CARGO_BIN_EXE_start-purchase");
 
 async fn remaining(env: &PurchaseEnv, pack: &str) -> u64 {
-    env.store
-        .get_pack(pack)
-        .await
-        .unwrap()
-        .expect("stored")
-        .pack
-        .remaining
+    testkit::packs::remaining(&env.store, pack).await
 }
 
 #[tokio::test]
@@ -215,13 +208,7 @@ async fn three_instances_sell_exactly_the_units_there_are() {
         .count();
     assert_eq!((reserved, sold_out), (10, 20), "{answers:?}");
     assert_eq!(
-        env.store
-            .get_pack("drop")
-            .await
-            .unwrap()
-            .unwrap()
-            .pack
-            .remaining,
+        remaining(&env, "drop").await,
         0
     );
 }

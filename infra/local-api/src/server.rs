@@ -63,6 +63,7 @@ pub fn spawn_sweep<S: Store + 'static>(store: S) {
     let sweep = SweepState {
         store,
         budget: SWEEP_EVERY,
+        refresh_again_after: None,
     };
     tokio::spawn(async move {
         let mut every = tokio::time::interval(SWEEP_EVERY);

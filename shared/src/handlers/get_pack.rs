@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::respond;
-use crate::http::response::json_response;
+use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::GET_PACK;
 use crate::packs::{Pack, PackFairness, PackStatus};
 use crate::store::packs::GetPack;
@@ -46,7 +46,7 @@ pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> 
             .filter(|stored| stored.pack.status != PackStatus::Draft)
             .ok_or_else(pack_not_found)?;
         let fairness = PackFairness::at(&stored.seed, stored.pack.sale_ends_at, Timestamp::now());
-        Ok(json_response(
+        Ok(publicly_cached(json_response(
             StatusCode::OK,
             &PackAnswer {
                 pack: PackDetail {
@@ -54,7 +54,7 @@ pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> 
                     fairness,
                 },
             },
-        ))
+        )))
     })
     .await
 }

@@ -9,7 +9,7 @@ use lambda_http::{Body, Request, Response};
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request::single_query_param;
 use crate::http::respond;
-use crate::http::response::json_text_response;
+use crate::http::response::{json_text_response, publicly_cached};
 use crate::http::routes::LIST_PACKS;
 use crate::packs::document::PackDocument;
 use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PageRequest};
@@ -86,10 +86,10 @@ pub async fn list_packs<S: ListActivePacks>(
             .list_active_packs(&PageRequest { now, limit, after })
             .await?;
         let next_cursor = page.next.as_ref().map(|key| state.cursors.encode(key));
-        Ok(json_text_response(
+        Ok(publicly_cached(json_text_response(
             StatusCode::OK,
             page_json(&page.packs, next_cursor.as_deref()),
-        ))
+        )))
     })
     .await
 }

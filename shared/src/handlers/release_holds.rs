@@ -1,10 +1,13 @@
 //! The scheduled sweep (`release-holds`, every minute): releases the holds that expired, in
-//! bounded batches, within the function's time.
+//! bounded batches, within the function's time, and refreshes each listed pack's `remaining`
+//! summary from its shares, twice a run, so that what list and get-pack show is at most about
+//! 30 seconds behind the supply (BENCHMARKS.md, capacity).
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::store::packs::RefreshRemaining;
 use crate::store::purchases::ReleaseHolds;
 use crate::timestamp::Timestamp;
 
@@ -16,6 +19,9 @@ pub struct SweepState<S> {
     pub store: S,
     /// When to stop starting batches: well inside the function's timeout.
     pub budget: Duration,
+    /// When, after the run's start, to refresh the summaries a second time (`None`: once, at
+    /// the end): a schedule fires once a minute at most, so a second refresh halves the lag.
+    pub refresh_again_after: Option<Duration>,
 }
 
 /// The sweep's counts, logged and returned to the scheduler.
@@ -27,11 +33,13 @@ pub struct Sweep {
     pub skipped: u64,
     pub batches: u32,
     pub more: bool,
+    /// Packs whose `remaining` summary changed.
+    pub summaries: u64,
 }
 
 /// Releases expired holds batch by batch until none are left or the budget is spent. Any event
 /// starts it (the schedule's payload carries nothing it needs).
-pub async fn release_holds<S: ReleaseHolds, E>(
+pub async fn release_holds<S: ReleaseHolds + RefreshRemaining, E>(
     state: &SweepState<S>,
     _event: E,
 ) -> Result<Sweep, lambda_runtime::Error> {
@@ -51,7 +59,15 @@ pub async fn release_holds<S: ReleaseHolds, E>(
             break;
         }
     }
+    sweep.summaries = state.store.refresh_remaining().await?;
+    if let Some(again) = state.refresh_again_after
+        && let Some(wait) = again.checked_sub(started.elapsed())
+    {
+        tokio::time::sleep(wait).await;
+        sweep.summaries += state.store.refresh_remaining().await?;
+    }
     tracing::info!(
+        summaries = sweep.summaries,
         released = sweep.released,
         lost_races = sweep.lost_races,
         skipped = sweep.skipped,

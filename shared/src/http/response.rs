@@ -24,3 +24,32 @@ pub fn json_text_response(status: StatusCode, text: String) -> Response<Body> {
     );
     response
 }
+
+/// How long a cache in front (a CDN, an API cache) may keep a public answer: a crowd refreshing
+/// a pack during a drop then costs the origin one request per cache per 5 s, and what a fan sees
+/// is at most 5 s older than the `remaining` summary, itself at most about 30 s behind the
+/// supply (BENCHMARKS.md, capacity): well inside the minute a fan's figure may lag.
+pub const PUBLIC_MAX_AGE_SECONDS: u32 = 5;
+
+/// `response` marked cacheable by shared caches for [`PUBLIC_MAX_AGE_SECONDS`].
+pub fn publicly_cached(mut response: Response<Body>) -> Response<Body> {
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(PUBLIC_CACHE_CONTROL),
+    );
+    response
+}
+
+/// [`PUBLIC_MAX_AGE_SECONDS`] spelt as a header (a test checks they agree).
+const PUBLIC_CACHE_CONTROL: &str = "public, max-age=5";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_cache_header_spells_the_max_age() {
+        assert_eq!(
+            super::PUBLIC_CACHE_CONTROL,
+            format!("public, max-age={}", super::PUBLIC_MAX_AGE_SECONDS)
+        );
+    }
+}

@@ -37,6 +37,27 @@ pub struct Pack {
     /// The content pool: part of the pack's detail, never of list pages.
     #[serde(default)]
     pub items: Vec<PackItem>,
+    /// How many shares its supply is split into (seed files only, never in the API): absent, a
+    /// count from `totalSupply` ([`Pack::shard_count`]).
+    #[serde(default, skip_serializing)]
+    pub supply_shards: Option<u32>,
+}
+
+/// The most shares a pack's supply may be split into.
+pub const MAX_SUPPLY_SHARDS: u32 = 100;
+/// The shares of a pack whose seed file does not say: each share takes at most about 500 starts
+/// a second (a start writes its share inside a transaction: 2 write units, against DynamoDB's
+/// 1,000 per key), so 16 shares carry about 8,000 starts a second on one pack, with no share
+/// left without a unit while the pack has 16 or more.
+pub const DEFAULT_SUPPLY_SHARDS: u32 = 16;
+
+/// `remaining` split over `shards` shares as evenly as it goes: the first `remaining % shards`
+/// get one more.
+pub fn split_supply(remaining: u64, shards: u32) -> Vec<u64> {
+    let shards = u64::from(shards.max(1));
+    (0..shards)
+        .map(|k| remaining / shards + u64::from(k < remaining % shards))
+        .collect()
 }
 
 /// One item of a pack's content pool: what a slot of an opened pack can hold.
@@ -187,6 +208,15 @@ impl Pack {
         if self.items_per_pack == 0 {
             return Err(field_error("itemsPerPack", "must be at least 1"));
         }
+        if self
+            .supply_shards
+            .is_some_and(|n| !(1..=MAX_SUPPLY_SHARDS).contains(&n))
+        {
+            return Err(field_error(
+                "supplyShards",
+                format!("must be 1-{MAX_SUPPLY_SHARDS}, or absent for a count from totalSupply"),
+            ));
+        }
         if self.max_per_user == Some(0) {
             return Err(field_error(
                 "maxPerUser",
@@ -285,6 +315,15 @@ impl Pack {
 
     /// Active: status `active`, the sale has started (`saleStartsAt <= now`) and has not ended
     /// (`saleEndsAt` is null or `now < saleEndsAt`). A sold-out pack can be active.
+    /// How many shares the supply is split into: the seed file's `supplyShards`, else
+    /// [`DEFAULT_SUPPLY_SHARDS`], fewer for a smaller supply (one unit a share at least).
+    pub fn shard_count(&self) -> u32 {
+        self.supply_shards.unwrap_or_else(|| {
+            u32::try_from(self.total_supply.clamp(1, u64::from(DEFAULT_SUPPLY_SHARDS)))
+                .unwrap_or(DEFAULT_SUPPLY_SHARDS)
+        })
+    }
+
     pub fn is_active_at(&self, now: Timestamp) -> bool {
         self.status == PackStatus::Active
             && self.sale_starts_at.is_some_and(|starts| starts <= now)
@@ -379,6 +418,31 @@ pub(crate) mod tests {
                     image_url: Some("https://cdn.example.com/r1.png".into()),
                 },
             ],
+            supply_shards: None,
+        }
+    }
+
+    #[test]
+    fn supply_splits_exactly_and_shares_follow_the_supply() {
+        assert_eq!(split_supply(10, 4), [3, 3, 2, 2]);
+        assert_eq!(split_supply(2, 4), [1, 1, 0, 0]);
+        assert_eq!(split_supply(0, 1), [0]);
+        for (remaining, shards) in [(1000, 10), (30, 10), (7, 100), (40_000, 16)] {
+            let split = split_supply(remaining, shards);
+            assert_eq!(split.len(), shards as usize);
+            assert_eq!(split.iter().sum::<u64>(), remaining);
+            assert!(split.iter().max().unwrap() - split.iter().min().unwrap() <= 1);
+        }
+        let mut pack = sample_pack("p");
+        assert_eq!(pack.shard_count(), DEFAULT_SUPPLY_SHARDS);
+        pack.total_supply = 3;
+        assert_eq!(pack.shard_count(), 3);
+        pack.supply_shards = Some(7);
+        assert_eq!(pack.shard_count(), 7);
+        pack.total_supply = 1000;
+        for bad in [0, MAX_SUPPLY_SHARDS + 1] {
+            pack.supply_shards = Some(bad);
+            assert_eq!(pack.validate().unwrap_err().field, "supplyShards");
         }
     }
 

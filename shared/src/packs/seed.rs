@@ -3,7 +3,7 @@
 //!
 //! Re-seeding must not undo what buyers did: [`plan_reseed`] decides what a file may change of a
 //! pack already stored. Once a sale has started, what buyers pay for and draw from is frozen
-//! (price, odds, items, itemsPerPack, totalSupply, saleStartsAt) and `remaining` belongs to the
+//! (price, odds, items, itemsPerPack, totalSupply, saleStartsAt, supplyShards) and `remaining` belongs to the
 //! purchases; once it has ended, its seed may be public, so its end cannot move.
 
 use crate::packs::Pack;
@@ -69,13 +69,14 @@ pub fn plan_reseed(
     if replaceable(stored, now) {
         return Ok(SeedWrite::Replace);
     }
-    let frozen: [(&'static str, bool); 6] = [
+    let frozen: [(&'static str, bool); 7] = [
         ("price", stored.price == new.price),
         ("odds", stored.odds == new.odds),
         ("items", stored.items == new.items),
         ("itemsPerPack", stored.items_per_pack == new.items_per_pack),
         ("totalSupply", stored.total_supply == new.total_supply),
         ("saleStartsAt", stored.sale_starts_at == new.sale_starts_at),
+        ("supplyShards", stored.shard_count() == new.shard_count()),
     ];
     match frozen.into_iter().find(|(_, same)| !same) {
         Some((field, _)) => Err(ReseedRefusal::Frozen(field)),
@@ -166,7 +167,7 @@ mod tests {
             Ok(SeedWrite::Update)
         );
         type Change = fn(&mut Pack);
-        let frozen: [(&str, Change); 6] = [
+        let frozen: [(&str, Change); 7] = [
             ("price", |p| {
                 p.price = Price {
                     amount: 1,
@@ -182,6 +183,7 @@ mod tests {
             ("saleStartsAt", |p| {
                 p.sale_starts_at = Some(ts("2026-07-01T00:00:00Z"))
             }),
+            ("supplyShards", |p| p.supply_shards = Some(3)),
         ];
         for (field, change) in frozen {
             let mut new = stored.clone();

@@ -68,6 +68,9 @@ pub struct Purchase {
     /// The pack's seed commitment (and the seed, when it was already public), kept at opening.
     #[serde(default)]
     pub fairness: Option<OpenedFairness>,
+    /// The share of the pack's supply its unit came from, and goes back to if released.
+    #[serde(default)]
+    pub supply_shard: u32,
 }
 
 /// What an opened purchase keeps of its pack's server seed.
@@ -125,6 +128,14 @@ pub fn random_client_seed() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// A share of a pack's supply split `shards` ways, picked at random, so that a drop's starts
+/// spread over every share's key.
+pub fn random_shard(shards: u32) -> u32 {
+    let mut bytes = [0u8; 4];
+    getrandom::fill(&mut bytes).expect("the system random source works");
+    u32::from_le_bytes(bytes) % shards.max(1)
+}
+
 /// Whether a client seed is 1-64 characters in 0x20-0x7E.
 pub fn is_valid_client_seed(seed: &str) -> bool {
     (1..=MAX_CLIENT_SEED_CHARS).contains(&seed.len())
@@ -152,18 +163,16 @@ pub enum StartRefusal {
     LimitReached,
 }
 
-/// Whether a buyer with `buys` can start a purchase of `pack` at `now`, checked in the order
-/// clients see: the pack exists and is not a draft, it is on sale, a unit remains, the buyer is
-/// under the pack's `maxPerUser`.
+/// Whether a buyer with `buys` may take a unit of `pack` at `now`, checked in the order clients
+/// see: the pack exists and is not a draft, it is on sale, the buyer is under the pack's
+/// `maxPerUser`. Whether a unit is left is the supply's to say (its shares, each a conditional
+/// write): a buyer at their limit is told so without a share being touched.
 pub fn check_start(pack: Option<&Pack>, buys: Buys, now: Timestamp) -> Result<(), StartRefusal> {
     let pack = pack
         .filter(|pack| pack.status != PackStatus::Draft)
         .ok_or(StartRefusal::PackNotFound)?;
     if !pack.is_active_at(now) {
         return Err(StartRefusal::NotOnSale);
-    }
-    if pack.remaining == 0 {
-        return Err(StartRefusal::SoldOut);
     }
     if pack
         .max_per_user
@@ -188,8 +197,9 @@ pub struct StartRequest {
 }
 
 impl StartRequest {
-    /// The purchase this start creates, for a buyer with `buys`, of a pack at `price`.
-    pub fn purchase(&self, buys: Buys, price: &Money) -> Purchase {
+    /// The purchase this start creates, for a buyer with `buys`, of a pack at `price`, its unit
+    /// taken from share `shard`.
+    pub fn purchase(&self, buys: Buys, price: &Money, shard: u32) -> Purchase {
         Purchase {
             id: self.purchase_id.clone(),
             pack_id: self.pack_id.clone(),
@@ -205,6 +215,7 @@ impl StartRequest {
             opened_at: None,
             items: None,
             fairness: None,
+            supply_shard: shard,
         }
     }
 
@@ -433,13 +444,7 @@ mod tests {
             check_start(Some(&ended), under, now),
             Err(StartRefusal::NotOnSale)
         );
-        let mut sold_out = pack.clone();
-        sold_out.remaining = 0;
         let at_limit = Buys { seq: 3, held: 3 };
-        assert_eq!(
-            check_start(Some(&sold_out), at_limit, now),
-            Err(StartRefusal::SoldOut)
-        );
         assert_eq!(
             check_start(Some(&pack), at_limit, now),
             Err(StartRefusal::LimitReached)
@@ -468,6 +473,7 @@ mod tests {
                 amount: 499,
                 currency: "USD".into(),
             },
+            0,
         );
         assert_eq!(purchase.nonce, 5);
         purchase.status = status;

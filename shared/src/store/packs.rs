@@ -58,9 +58,38 @@ pub trait SeedPack: Send + Sync {
     ) -> impl Future<Output = Result<(), SeedPackError>> + Send;
 }
 
+/// A pack's supply as its shares hold it, read strongly consistent: the exact `remaining`,
+/// where a pack's `remaining` in the list and in get-pack is a summary that may lag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Supply {
+    /// The units left in each share, by share number.
+    pub shares: Vec<u64>,
+}
+
+impl Supply {
+    pub fn remaining(&self) -> u64 {
+        self.shares.iter().sum()
+    }
+}
+
+/// The supply of a pack, or `None` when no such pack is stored.
+pub trait ReadSupply: Send + Sync {
+    fn read_supply(
+        &self,
+        pack_id: &str,
+    ) -> impl Future<Output = Result<Option<Supply>, StoreError>> + Send;
+}
+
+/// Writes each listed pack's `remaining` summary from its shares, where it differs; returns
+/// how many packs it changed. The sweep runs it, so a list page or get-pack answers a
+/// `remaining` at most one refresh old.
+pub trait RefreshRemaining: Send + Sync {
+    fn refresh_remaining(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
+}
+
 /// Every pack operation.
-pub trait PackStore: ListActivePacks + GetPack + SeedPack {}
-impl<S: ListActivePacks + GetPack + SeedPack> PackStore for S {}
+pub trait PackStore: ListActivePacks + GetPack + SeedPack + ReadSupply + RefreshRemaining {}
+impl<S: ListActivePacks + GetPack + SeedPack + ReadSupply + RefreshRemaining> PackStore for S {}
 
 /// Why [`seed`] did not write a pack.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -4,18 +4,30 @@
 //! | entity | `PK` | `SK` | `GSI1PK` / `GSI1SK` |
 //! |---|---|---|---|
 //! | pack | `PACK#<packId>` | `PACK` | `PACKS#LISTED` / listing key, only while status is `active` |
+//! | a share of a pack's supply | `PACK#<packId>#<k>` | `SUPPLY` | - |
 //! | pack draw inputs | `DRAW#<packId>` | `DRAW` | - |
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
-//! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS` / `<expiresAt>#<purchaseId>` while reserved |
+//! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS#<packId>#<k>` / `<expiresAt>#<purchaseId>` while reserved |
 //! | a buyer's purchases of a pack | `USER#<userId>` | `BUYS#<packId>` | - |
 //! | cash balances | `CASH#<userId>` | `CASH` | - |
 //! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | - |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | - |
 //!
-//! A pack item is what every purchase writes (`remaining`), so it stays small: its API JSON as
-//! one string, `doc` (every field but `remaining` and `items`), `remaining` as a number, the
+//! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
+//! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
+//! takes its unit from one share, in one transaction conditioned on that share (a unit left, the
+//! sale open, the price and limit as read: each share carries the terms a start is conditioned
+//! on), with the buyer's count and the new purchase; a share found empty sends the start on to
+//! the others before it answers sold out. Holds are indexed per share (`HOLDS#<packId>#<k>`),
+//! so no index partition takes every start either, and a release puts the unit back into the
+//! share it came from (`supplyShard` on the purchase).
+//!
+//! The pack item holds its API JSON as one string, `doc` (every field but `remaining` and
+//! `items`), `remaining` as a summary of the shares (the sweep writes it every minute; starts
+//! never write it, so neither the pack's key nor the listing index takes a write per start), the
 //! fields purchases are conditioned on (`status`, `startsAt`, `endsAt`, `amount`, `currency`,
-//! `maxPerUser`) and `rev`, the seeding revision. A list page is the `doc`s of one Query.
+//! `maxPerUser`), `shards` and `rev`, the seeding revision. A list page is the `doc`s of one
+//! Query.
 //!
 //! A pack's draw inputs (its server seed, `items`, `odds`, `itemsPerPack` and `endsAt`, which
 //! decides when the seed is revealed) live under their own key prefix, `DRAW#`, so that IAM
@@ -72,6 +84,14 @@ pub fn pack_pk(pack_id: &str) -> String {
     format!("PACK#{pack_id}")
 }
 pub const PACK_SK: &str = "PACK";
+/// How many shares a pack's supply is split into (a number).
+pub const PACK_SHARDS: &str = "shards";
+
+/// Share `shard` of a pack's supply: its own partition key (pack ids never hold `#`).
+pub fn supply_pk(pack_id: &str, shard: u32) -> String {
+    format!("PACK#{pack_id}#{shard}")
+}
+pub const SUPPLY_SK: &str = "SUPPLY";
 
 /// The key prefix of draw inputs, for IAM's `dynamodb:LeadingKeys`.
 pub const DRAW_PREFIX: &str = "DRAW#";
@@ -142,8 +162,13 @@ pub const CREDIT_SK: &str = "CREDIT";
 pub const PURCHASE_STATUS: &str = "status";
 pub const PURCHASE_EXPIRES_NS: &str = "expiresNs";
 
-/// The partition of the holds index: every reserved purchase, by expiry.
-pub const HOLDS: &str = "HOLDS";
+/// A partition of the holds index: the reserved purchases whose unit came from share `shard`
+/// of a pack, by expiry.
+pub fn holds_pk(pack_id: &str, shard: u32) -> String {
+    format!("HOLDS#{pack_id}#{shard}")
+}
+/// A purchase's share of its pack's supply (a number).
+pub const PURCHASE_SHARD: &str = "supplyShard";
 pub const GSI2: &str = "GSI2";
 pub const GSI2_PK: &str = "GSI2PK";
 pub const GSI2_SK: &str = "GSI2SK";

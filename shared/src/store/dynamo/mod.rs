@@ -1,5 +1,6 @@
 //! [`DynamoStore`]: the storage traits on the app's DynamoDB table, one module per aggregate.
 
+mod cache;
 mod cash;
 mod links;
 mod packs;
@@ -23,6 +24,8 @@ type Item = HashMap<String, AttributeValue>;
 pub struct DynamoStore {
     client: Client,
     table: String,
+    /// Shared by the clones of one store: what a warm instance keeps of packs.
+    cache: std::sync::Arc<cache::PackCache>,
 }
 
 pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
@@ -67,6 +70,7 @@ impl DynamoStore {
         Self {
             client,
             table: table.into(),
+            cache: std::sync::Arc::default(),
         }
     }
 
@@ -105,6 +109,18 @@ impl DynamoStore {
         keys: [Item; N],
         consistent: bool,
     ) -> Result<[Option<Item>; N], StoreError> {
+        let found = self.batch_get_slice(&keys, consistent).await?;
+        Ok(found
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("one answer per key")))
+    }
+
+    /// The items of `keys` (at most 100) that exist, in the order of `keys`.
+    pub(crate) async fn batch_get_slice(
+        &self,
+        keys: &[Item],
+        consistent: bool,
+    ) -> Result<Vec<Option<Item>>, StoreError> {
         let request = aws_sdk_dynamodb::types::KeysAndAttributes::builder()
             .set_keys(Some(keys.to_vec()))
             .consistent_read(consistent)
@@ -130,10 +146,13 @@ impl DynamoStore {
             .responses
             .and_then(|mut tables| tables.remove(&self.table))
             .unwrap_or_default();
-        Ok(keys.map(|key| {
-            let at = found.iter().position(|item| has_key(item, &key))?;
-            Some(found.swap_remove(at))
-        }))
+        Ok(keys
+            .iter()
+            .map(|key| {
+                let at = found.iter().position(|item| has_key(item, key))?;
+                Some(found.swap_remove(at))
+            })
+            .collect())
     }
 }
 

@@ -3,21 +3,25 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
 
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
-use crate::packs::Pack;
 use crate::packs::document::PackDocument;
+use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, freeze_bound};
 use crate::purchases::DrawInputs;
 use crate::store::StoreError;
-use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
+use crate::store::packs::{
+    GetPack, ListActivePacks, ReadSupply, RefreshRemaining, SeedPack, SeedPackError, StoredPack,
+    Supply,
+};
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK,
     GSI1_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING,
-    PACK_REVISION, PACK_SK, PACK_STATUS, PK, SK, STARTS_AT, draw_pk, pack_pk,
+    PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SK, STARTS_AT, SUPPLY_SK, draw_pk,
+    pack_pk, supply_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -29,13 +33,10 @@ fn status_text(pack: &Pack) -> &'static str {
     }
 }
 
-/// The seeded attributes of a pack item, each `Some` to set or `None` to remove: everything but
-/// the keys, `remaining` and `rev`.
-fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)> {
-    let listing = ListingKey::of(pack);
+/// The terms a start is conditioned on, each `Some` to set or `None` to remove: the pack item
+/// and every share of its supply carry them, so that a start's transaction touches one share.
+pub(crate) fn terms_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)> {
     vec![
-        (ENTITY, Some(s("pack"))),
-        (PACK_DOC, Some(s(PackDocument::of(pack).fields()))),
         (PACK_STATUS, Some(s(status_text(pack)))),
         (
             STARTS_AT,
@@ -45,9 +46,44 @@ fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)>
         (PACK_AMOUNT, Some(number(pack.price.amount))),
         (PACK_CURRENCY, Some(s(&pack.price.currency))),
         (PACK_MAX_PER_USER, pack.max_per_user.map(number)),
+    ]
+}
+
+/// The seeded attributes of a pack item, each `Some` to set or `None` to remove: everything but
+/// the keys, `remaining` and `rev`.
+fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)> {
+    let listing = ListingKey::of(pack);
+    let mut attributes = vec![
+        (ENTITY, Some(s("pack"))),
+        (PACK_DOC, Some(s(PackDocument::of(pack).fields()))),
+        (PACK_SHARDS, Some(number(pack.shard_count()))),
         (GSI1_PK, listing.as_ref().map(|_| s(LISTED_PACKS))),
         (GSI1_SK, listing.map(|key| s(key.as_str()))),
-    ]
+    ];
+    attributes.extend(terms_attributes(pack));
+    attributes
+}
+
+/// The item of share `shard` of `pack`'s supply, holding `remaining` units.
+fn share_item(pack: &Pack, shard: u32, remaining: u64) -> Item {
+    let mut item: Item = terms_attributes(pack)
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.to_owned(), value?)))
+        .collect();
+    item.extend(share_key(&pack.id, shard));
+    item.insert(ENTITY.into(), s("supply"));
+    item.insert(PACK_REMAINING.into(), number(remaining));
+    item
+}
+
+pub(crate) fn share_key(pack_id: &str, shard: u32) -> Item {
+    key(supply_pk(pack_id, shard), SUPPLY_SK)
+}
+
+/// The units left in a share's item (0 when it has none).
+pub(crate) fn share_units(item: Option<&Item>) -> u64 {
+    item.and_then(|item| whole_number(item, PACK_REMAINING))
+        .unwrap_or(0)
 }
 
 /// The whole item of a pack at `revision`: listable packs get the index keys; others have none,
@@ -289,9 +325,15 @@ fn stored_pack(pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreErr
 
 /// The pack of a pack item (items left out: they live with the draw inputs).
 pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
-    document_from_item(&mut item)?
+    let shards = whole_number(&item, PACK_SHARDS)
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| (1..=MAX_SUPPLY_SHARDS).contains(n))
+        .ok_or_else(|| corrupt("pack", "no `shards` in 1-100 (re-seed a pack stored before shares)"))?;
+    let mut pack = document_from_item(&mut item)?
         .to_pack()
-        .map_err(|e| corrupt("pack", &e.to_string()))
+        .map_err(|e| corrupt("pack", &e.to_string()))?;
+    pack.supply_shards = Some(shards);
+    Ok(pack)
 }
 
 impl GetPack for DynamoStore {
@@ -313,6 +355,42 @@ impl GetPack for DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// How many shares the stored pack's supply has (0: no such pack).
+    pub(crate) async fn stored_shards(&self, pack_id: &str) -> Result<u32, StoreError> {
+        let [item] = self.batch_get([key(pack_pk(pack_id), PACK_SK)], true).await?;
+        Ok(item
+            .and_then(|item| whole_number(&item, PACK_SHARDS))
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0))
+    }
+
+    /// The items of `keys` (any number), in their order.
+    pub(crate) async fn batch_get_all(
+        &self,
+        keys: Vec<Item>,
+        consistent: bool,
+    ) -> Result<Vec<Option<Item>>, StoreError> {
+        let mut found = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(MAX_SUPPLY_SHARDS as usize) {
+            found.extend(self.batch_get_slice(chunk, consistent).await?);
+        }
+        Ok(found)
+    }
+
+    /// The units left in each of a pack's `shards` shares.
+    pub(crate) async fn read_shares(
+        &self,
+        pack_id: &str,
+        shards: u32,
+        consistent: bool,
+    ) -> Result<Vec<u64>, StoreError> {
+        let keys = (0..shards).map(|k| share_key(pack_id, k)).collect();
+        let items = self.batch_get_all(keys, consistent).await?;
+        Ok(items.iter().map(|item| share_units(item.as_ref())).collect())
+    }
+}
+
 impl SeedPack for DynamoStore {
     async fn seed_pack(
         &self,
@@ -323,7 +401,20 @@ impl SeedPack for DynamoStore {
     ) -> Result<(), SeedPackError> {
         let table = &self.table;
         let next = number(revision + 1);
-        let (pack_write, draw_write) = match write {
+        let put = |item: Item, condition: Option<&str>| {
+            let mut put = Put::builder().table_name(table).set_item(Some(item));
+            if let Some(condition) = condition {
+                put = put
+                    .condition_expression(condition)
+                    .expression_attribute_names("#pk", PK);
+            }
+            put.build()
+                .map(|put| TransactWriteItem::builder().put(put).build())
+                .map_err(|e| StoreError::Internal(format!("put: {e}")))
+        };
+        // The pack item's write comes first: it carries the condition the whole write rests on.
+        let mut actions = Vec::new();
+        match write {
             SeedWrite::Create => {
                 let seed = ServerSeed::generate();
                 let mut draw: Item = draw_inputs(pack)
@@ -336,21 +427,12 @@ impl SeedPack for DynamoStore {
                     DRAW_SEED.into(),
                     AttributeValue::B(Blob::new(seed.as_bytes().to_vec())),
                 );
-                let new = |item: Item| {
-                    Put::builder()
-                        .table_name(table)
-                        .set_item(Some(item))
-                        .condition_expression("attribute_not_exists(#pk)")
-                        .expression_attribute_names("#pk", PK)
-                        .build()
-                        .map_err(|e| StoreError::Internal(format!("put: {e}")))
-                };
-                (
-                    TransactWriteItem::builder()
-                        .put(new(pack_item(pack, revision + 1))?)
-                        .build(),
-                    TransactWriteItem::builder().put(new(draw)?).build(),
-                )
+                let new = Some("attribute_not_exists(#pk)");
+                actions.push(put(pack_item(pack, revision + 1), new)?);
+                actions.push(put(draw, new)?);
+                for (shard, units) in (0..).zip(split_supply(pack.remaining, pack.shard_count())) {
+                    actions.push(put(share_item(pack, shard, units), new)?);
+                }
             }
             SeedWrite::Replace | SeedWrite::Update => {
                 let mut attributes = seeded_attributes(pack);
@@ -378,27 +460,169 @@ impl SeedPack for DynamoStore {
                     &condition,
                     values,
                 )?;
+                actions.push(TransactWriteItem::builder().update(pack_update).build());
                 let draw_update = UpdateExpression::new(draw_inputs(pack)).into_update(
                     table,
                     key(draw_pk(&pack.id), DRAW_SK),
                     "attribute_exists(#pk)",
                     [],
                 )?;
-                (
-                    TransactWriteItem::builder().update(pack_update).build(),
-                    TransactWriteItem::builder().update(draw_update).build(),
-                )
+                actions.push(TransactWriteItem::builder().update(draw_update).build());
+                if write == SeedWrite::Replace {
+                    // The supply split anew; shares a smaller count no longer has go.
+                    let stored = self.stored_shards(&pack.id).await?;
+                    for (shard, units) in
+                        (0..).zip(split_supply(pack.remaining, pack.shard_count()))
+                    {
+                        actions.push(put(share_item(pack, shard, units), None)?);
+                    }
+                    for shard in pack.shard_count()..stored {
+                        let delete = Delete::builder()
+                            .table_name(table)
+                            .set_key(Some(share_key(&pack.id, shard)))
+                            .build()
+                            .map_err(|e| StoreError::Internal(format!("delete: {e}")))?;
+                        actions.push(TransactWriteItem::builder().delete(delete).build());
+                    }
+                } else {
+                    // The shares keep their units and take the terms as they are now (a sale
+                    // ended early ends on every share).
+                    for shard in 0..pack.shard_count() {
+                        let share_update = UpdateExpression::new(terms_attributes(pack))
+                            .into_update(
+                                table,
+                                share_key(&pack.id, shard),
+                                "attribute_exists(#pk)",
+                                [],
+                            )?;
+                        actions.push(TransactWriteItem::builder().update(share_update).build());
+                    }
+                }
             }
-        };
-        match self.transact(vec![pack_write, draw_write]).await? {
-            None => Ok(()),
-            Some(reasons) if reasons.iter().any(Cancellation::condition_failed) => {
-                Err(SeedPackError::Changed)
-            }
-            Some(_) => Err(StoreError::Unavailable(
-                "TransactWriteItems: cancelled by a concurrent transaction".into(),
-            )
-            .into()),
         }
+        // One transaction takes 100 actions: a pack of more than 98 shares writes the rest in a
+        // second one, after the first (the one with the pack's condition) has held.
+        let mut chunks = actions.chunks(MAX_TRANSACTION_ACTIONS);
+        let first = chunks.next().map(<[_]>::to_vec).unwrap_or_default();
+        match self.transact(first).await? {
+            None => {}
+            Some(reasons) if reasons.iter().any(Cancellation::condition_failed) => {
+                return Err(SeedPackError::Changed);
+            }
+            Some(_) => {
+                return Err(StoreError::Unavailable(
+                    "TransactWriteItems: cancelled by a concurrent transaction".into(),
+                )
+                .into());
+            }
+        }
+        for rest in chunks {
+            if self.transact(rest.to_vec()).await?.is_some() {
+                return Err(StoreError::Unavailable(format!(
+                    "pack {}: shares past the first transaction were not written; run again",
+                    pack.id
+                ))
+                .into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most actions one `TransactWriteItems` takes.
+const MAX_TRANSACTION_ACTIONS: usize = 100;
+
+impl ReadSupply for DynamoStore {
+    async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
+        match self.stored_shards(pack_id).await? {
+            0 => Ok(None),
+            shards => Ok(Some(Supply {
+                shares: self.read_shares(pack_id, shards, true).await?,
+            })),
+        }
+    }
+}
+
+/// A listed pack as the sweep sees it: its id, shares and `remaining` summary.
+pub(crate) struct ListedSupply {
+    pub(crate) pack_id: String,
+    pub(crate) shards: u32,
+    pub(crate) summary: u64,
+}
+
+impl DynamoStore {
+    /// Every pack in the listing index (active packs, ended ones included), all pages.
+    pub(crate) async fn listed_supplies(&self) -> Result<Vec<ListedSupply>, StoreError> {
+        let mut listed = Vec::new();
+        let mut start = None;
+        loop {
+            let output = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(GSI1)
+                .key_condition_expression("#pk = :listed")
+                .projection_expression("#id, #shards, #remaining")
+                .expression_attribute_names("#pk", GSI1_PK)
+                .expression_attribute_names("#id", PK)
+                .expression_attribute_names("#shards", PACK_SHARDS)
+                .expression_attribute_names("#remaining", PACK_REMAINING)
+                .expression_attribute_values(":listed", s(LISTED_PACKS))
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| classify("Query", e))?;
+            for item in output.items.unwrap_or_default() {
+                let pack_id = text(&item, PK).and_then(|pk| pk.strip_prefix("PACK#"));
+                let shards = whole_number(&item, PACK_SHARDS).and_then(|n| u32::try_from(n).ok());
+                match (pack_id, shards) {
+                    (Some(pack_id), Some(shards)) => listed.push(ListedSupply {
+                        pack_id: pack_id.to_owned(),
+                        shards,
+                        summary: whole_number(&item, PACK_REMAINING).unwrap_or(0),
+                    }),
+                    _ => tracing::error!("skipping a listed pack item without its id or shards"),
+                }
+            }
+            match output.last_evaluated_key {
+                Some(next) => start = Some(next),
+                None => return Ok(listed),
+            }
+        }
+    }
+
+    /// Sets a pack's `remaining` summary (the pack item must exist).
+    pub(crate) async fn write_summary(&self, pack_id: &str, remaining: u64) -> Result<(), StoreError> {
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(pack_pk(pack_id), PACK_SK)))
+            .update_expression("SET #remaining = :remaining")
+            .condition_expression("attribute_exists(#pk)")
+            .expression_attribute_names("#remaining", PACK_REMAINING)
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_values(":remaining", number(remaining))
+            .send()
+            .await
+            .map_err(|e| classify("UpdateItem", e))?;
+        Ok(())
+    }
+}
+
+impl RefreshRemaining for DynamoStore {
+    async fn refresh_remaining(&self) -> Result<u64, StoreError> {
+        let mut changed = 0;
+        for listed in self.listed_supplies().await? {
+            let remaining: u64 = self
+                .read_shares(&listed.pack_id, listed.shards, false)
+                .await?
+                .iter()
+                .sum();
+            if remaining != listed.summary {
+                self.write_summary(&listed.pack_id, remaining).await?;
+                changed += 1;
+            }
+        }
+        Ok(changed)
     }
 }

@@ -11,11 +11,15 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::packs::{draw_inputs_from_item, pack_from_item, sale_ends_at, whole_number};
+use super::packs::{
+    draw_inputs_from_item, pack_from_item, sale_ends_at, share_key, share_units, terms_attributes,
+    whole_number,
+};
 use super::{Cancellation, DynamoStore, Item, key, number, s};
+use crate::packs::Pack;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, OpenRefusal, Purchase, PurchaseStatus, StartRefusal,
-    StartRequest, check_complete, check_open, check_start, opened,
+    StartRequest, check_complete, check_open, check_start, opened, random_shard,
 };
 use crate::store::StoreError;
 use crate::store::purchases::{
@@ -23,10 +27,11 @@ use crate::store::purchases::{
     ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
 use crate::store::schema::{
-    BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, HOLDS, LEDGER_AMOUNT,
+    BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, LEDGER_AMOUNT,
     LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
     PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT,
-    buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, pack_pk, purchase_sk, user_pk,
+    buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, holds_pk, pack_pk, purchase_sk,
+    user_pk,
 };
 use crate::store::schema::{DRAW_SK, draw_pk};
 use crate::timestamp::Timestamp;
@@ -67,7 +72,10 @@ fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
         number(purchase.expires_at.unix_nanos()),
     );
     if purchase.status == PurchaseStatus::Reserved {
-        item.insert(GSI2_PK.into(), s(HOLDS));
+        item.insert(
+            GSI2_PK.into(),
+            s(holds_pk(&purchase.pack_id, purchase.supply_shard)),
+        );
         item.insert(
             GSI2_SK.into(),
             s(hold_key(purchase.expires_at, &purchase.id)),
@@ -155,7 +163,8 @@ fn reason(reasons: &[Cancellation], index: usize) -> Cancellation {
 }
 
 impl DynamoStore {
-    /// The start's transaction: the pack's unit, the buyer's count, the new purchase.
+    /// The start's transaction: a unit of the purchase's share, the buyer's count, the new
+    /// purchase.
     fn start_actions(
         &self,
         request: &StartRequest,
@@ -165,7 +174,8 @@ impl DynamoStore {
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let table = &self.table;
         let now = number(request.now.unix_nanos());
-        // The pack is on sale now, a unit remains, and its price and limit are the ones read.
+        // The share's pack is on sale now, the share has a unit, and the price and limit are the
+        // ones read (each share carries the pack's terms).
         let limit_condition = match pack.max_per_user {
             Some(_) => "#max = :max",
             None => "attribute_not_exists(#max)",
@@ -187,9 +197,9 @@ impl DynamoStore {
             pack_values.push((":max", number(max)));
             buys_values.push((":max", number(max)));
         }
-        let pack_update = update(
+        let share_update = update(
             table,
-            key(pack_pk(&pack.id), PACK_SK),
+            share_key(&pack.id, purchase.supply_shard),
             "SET #remaining = #remaining - :one",
             &format!(
                 "#status = :active AND #starts <= :now AND (attribute_not_exists(#ends) OR #ends > :now) \
@@ -229,14 +239,16 @@ impl DynamoStore {
             buys_values,
         )?;
         Ok(vec![
-            pack_update,
+            share_update,
             buys_update,
             put_new(table, purchase_item(purchase)?)?,
         ])
     }
 
-    /// Releases one expired hold: `expired`, its unit back, its buyer's slot freed. `false`
-    /// when another writer took the purchase first.
+    /// Releases one expired hold: `expired`, its unit back into its share, its buyer's slot
+    /// freed. The purchase's state alone decides (as in memory): the counts follow it with
+    /// `ADD`, so a release never waits on them. `false` when another writer took the purchase
+    /// first.
     async fn release(&self, purchase: &Purchase, now: Timestamp) -> Result<bool, StoreError> {
         let table = &self.table;
         let actions = vec![
@@ -257,33 +269,33 @@ impl DynamoStore {
                     (":now", number(now.unix_nanos())),
                 ],
             )?,
-            update(
+            counter(
                 table,
-                key(pack_pk(&purchase.pack_id), PACK_SK),
-                "SET #remaining = #remaining + :one",
-                "attribute_exists(#remaining)",
-                &[("#remaining", PACK_REMAINING)],
-                vec![(":one", number(1))],
+                share_key(&purchase.pack_id, purchase.supply_shard),
+                PACK_REMAINING,
+                1,
             )?,
-            update(
+            counter(
                 table,
                 buys_key(&purchase.user_id, &purchase.pack_id),
-                "SET #held = #held - :one",
-                "#held >= :one",
-                &[("#held", BUYS_HELD)],
-                vec![(":one", number(1))],
+                BUYS_HELD,
+                -1,
             )?,
         ];
         for attempt in 0..MAX_ATTEMPTS {
             match self.transact(actions.clone()).await? {
-                None => return Ok(true),
+                None => {
+                    self.cache
+                        .unit_returned(&purchase.pack_id, purchase.supply_shard);
+                    return Ok(true);
+                }
                 Some(reasons) if reason(&reasons, 0).condition_failed() => return Ok(false),
                 Some(reasons) if reasons.iter().any(Cancellation::conflicted) => {
                     back_off(attempt).await;
                 }
                 Some(_) => {
                     return Err(StoreError::Internal(format!(
-                        "release of purchase {}: its pack or count is missing",
+                        "release of purchase {}: cancelled for no condition",
                         purchase.id
                     )));
                 }
@@ -291,53 +303,196 @@ impl DynamoStore {
         }
         Err(contention("release"))
     }
+
+    /// The pack as a start decides on it: its frozen terms as kept, else read (and kept when
+    /// frozen), with the buyer's count and any purchase already under the start's id.
+    async fn start_state(
+        &self,
+        request: &StartRequest,
+    ) -> Result<(Option<Pack>, Buys, Option<Item>), StoreError> {
+        let buys = buys_key(&request.user_id, &request.pack_id);
+        let existing = purchase_key(&request.user_id, &request.purchase_id);
+        if let Some(pack) = self.cache.terms(&request.pack_id) {
+            let [buys, existing] = self.batch_get([buys, existing], true).await?;
+            return Ok((Some(pack), buys_from_item(buys.as_ref()), existing));
+        }
+        let [pack, buys, existing] = self
+            .batch_get([key(pack_pk(&request.pack_id), PACK_SK), buys, existing], true)
+            .await?;
+        let pack = pack.map(pack_from_item).transpose()?;
+        if let Some(pack) = &pack {
+            self.cache.keep_terms(pack, request.now);
+        }
+        Ok((pack, buys_from_item(buys.as_ref()), existing))
+    }
+
+    /// Releases up to `max` holds of `pack_id` that ended by `now`, from the holds of each of
+    /// its shares in random order: bounded work, whatever the backlog of other packs.
+    async fn release_pack_holds(
+        &self,
+        pack_id: &str,
+        shards: u32,
+        now: Timestamp,
+        max: usize,
+    ) -> Result<Released, StoreError> {
+        let first = random_shard(shards);
+        let partitions = (0..shards)
+            .map(|step| holds_pk(pack_id, (first + step) % shards))
+            .collect();
+        self.release_in(partitions, now, max).await
+    }
+
+    /// Releases up to `max` ended holds from the holds-index `partitions`, in order.
+    async fn release_in(
+        &self,
+        partitions: Vec<String>,
+        now: Timestamp,
+        max: usize,
+    ) -> Result<Released, StoreError> {
+        let mut report = Released::default();
+        for partition in partitions {
+            let mut start = None;
+            loop {
+                let handled = report.released + report.lost_races + report.skipped;
+                let left = (max as u64).saturating_sub(handled);
+                if left == 0 {
+                    report.more = true;
+                    return Ok(report);
+                }
+                let output = self
+                    .client
+                    .query()
+                    .table_name(&self.table)
+                    .index_name(GSI2)
+                    .key_condition_expression("#pk = :holds AND #sk <= :ended")
+                    .expression_attribute_names("#pk", GSI2_PK)
+                    .expression_attribute_names("#sk", GSI2_SK)
+                    .expression_attribute_values(":holds", s(&partition))
+                    .expression_attribute_values(":ended", s(holds_ended_bound(now)))
+                    .limit(i32::try_from(left.min(100)).unwrap_or(100))
+                    .set_exclusive_start_key(start.take())
+                    .send()
+                    .await
+                    .map_err(|e| super::classify("Query", e))?;
+                for item in output.items.unwrap_or_default() {
+                    let released = match purchase_from_item(item) {
+                        Ok(purchase) => self.release(&purchase, now).await,
+                        Err(error) => Err(error),
+                    };
+                    match released {
+                        Ok(true) => report.released += 1,
+                        Ok(false) => report.lost_races += 1,
+                        // Throttling or an outage: the next sweep tries again.
+                        Err(error @ StoreError::Unavailable(_)) => return Err(error),
+                        Err(error) => {
+                            tracing::error!(error = %error, "a hold cannot be released; skipped");
+                            report.skipped += 1;
+                        }
+                    }
+                }
+                match output.last_evaluated_key {
+                    Some(next) => start = Some(next),
+                    None => break,
+                }
+            }
+        }
+        Ok(report)
+    }
 }
+
+/// `ADD change` to the number `attribute` of the item at `key`, unconditionally.
+fn counter(
+    table: &str,
+    key: Item,
+    attribute: &str,
+    change: i64,
+) -> Result<TransactWriteItem, StoreError> {
+    let update = Update::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .update_expression("ADD #counter :change")
+        .expression_attribute_names("#counter", attribute)
+        .expression_attribute_values(":change", number(change))
+        .build();
+    Ok(TransactWriteItem::builder().update(build(update)?).build())
+}
+
+/// Whether a share's item (as a cancellation returned it) carries `pack`'s terms as read.
+fn share_has_terms(item: &Item, pack: &Pack) -> bool {
+    terms_attributes(pack)
+        .into_iter()
+        .all(|(name, value)| item.get(name) == value.as_ref())
+}
+
+/// Full reads of a pack's shares one start may make before it gives up with a 503: each is
+/// followed by a try of every share it found a unit in, so another read means all of those were
+/// taken meanwhile, by starts that got them.
+const MAX_SHARE_READS: u32 = 4;
 
 impl StartPurchase for DynamoStore {
     async fn start_purchase(&self, request: &StartRequest) -> Result<Started, StartError> {
-        let [pack_item, buys_item, existing] = self
-            .batch_get(
-                [
-                    key(pack_pk(&request.pack_id), PACK_SK),
-                    buys_key(&request.user_id, &request.pack_id),
-                    purchase_key(&request.user_id, &request.purchase_id),
-                ],
-                true,
-            )
-            .await?;
+        let (mut pack, mut buys, existing) = self.start_state(request).await?;
         if let Some(existing) = existing {
             return repeat(request, purchase_from_item(existing)?);
         }
-        let mut pack = pack_item.map(pack_from_item).transpose()?;
-        let mut buys = buys_from_item(buys_item.as_ref());
-        let mut released_holds = false;
-        for attempt in 0..MAX_ATTEMPTS {
-            match check_start(pack.as_ref(), buys, request.now) {
-                Err(StartRefusal::SoldOut) if !released_holds => {
-                    released_holds = true;
-                    let released = self
-                        .release_holds(Some(&request.pack_id), request.now, RELEASE_BEFORE_SOLD_OUT)
-                        .await?;
-                    if released.released == 0 {
-                        return Err(StartRefusal::SoldOut.into());
-                    }
-                    // The units are back; the transaction's condition decides who gets them.
-                    if let Some(pack) = pack.as_mut() {
-                        pack.remaining += released.released;
-                    }
-                    continue;
-                }
-                refused => refused?,
-            }
+        let pack_id = request.pack_id.as_str();
+        let mut next_shard = None;
+        let mut candidates: Vec<u32> = Vec::new();
+        let (mut attempts, mut share_reads) = (0, 0);
+        let (mut guessed, mut released_holds) = (false, false);
+        loop {
+            check_start(pack.as_ref(), buys, request.now)?;
             let Some(pack_read) = pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
-            let purchase = request.purchase(buys, &pack_read.price);
+            let shards = pack_read.shard_count();
+            if self.cache.sold_out(pack_id) {
+                return Err(StartRefusal::SoldOut.into());
+            }
+            let shard = match next_shard.take().or_else(|| candidates.pop()) {
+                Some(shard) => shard,
+                // The first try needs no read: a share at random, of those not seen empty.
+                None if !guessed => {
+                    guessed = true;
+                    self.cache.pick_shard(pack_id, shards)
+                }
+                None => {
+                    // Every share tried has run out: read them all, go on to those with units.
+                    if share_reads == MAX_SHARE_READS {
+                        return Err(contention("start").into());
+                    }
+                    share_reads += 1;
+                    let shares = self.read_shares(pack_id, shards, true).await?;
+                    self.cache.learn(pack_id, &shares);
+                    candidates = (0..shards).filter(|&k| shares[k as usize] > 0).collect();
+                    shuffle(&mut candidates);
+                    if !candidates.is_empty() {
+                        continue;
+                    }
+                    if !released_holds {
+                        // No unit anywhere: take back the dead holds before answering sold out.
+                        released_holds = true;
+                        let released = self
+                            .release_pack_holds(pack_id, shards, request.now, RELEASE_BEFORE_SOLD_OUT)
+                            .await?;
+                        if released.released > 0 {
+                            continue;
+                        }
+                    }
+                    if self.cache.mark_sold_out(pack_id)
+                        && let Err(error) = self.write_summary(pack_id, 0).await
+                    {
+                        tracing::warn!(error = %error, "the sold-out summary was not written");
+                    }
+                    return Err(StartRefusal::SoldOut.into());
+                }
+            };
+            let purchase = request.purchase(buys, &pack_read.price, shard);
             let actions = self.start_actions(request, pack_read, buys, &purchase)?;
             let Some(reasons) = self.transact(actions).await? else {
                 return Ok(Started::Created(purchase));
             };
-            let (pack_reason, buys_reason, purchase_reason) = (
+            let (share_reason, buys_reason, purchase_reason) = (
                 reason(&reasons, 0),
                 reason(&reasons, 1),
                 reason(&reasons, 2),
@@ -349,17 +504,47 @@ impl StartPurchase for DynamoStore {
                 })?;
                 return repeat(request, purchase_from_item(existing)?);
             }
-            if pack_reason.condition_failed() {
-                pack = pack_reason.item.map(pack_from_item).transpose()?;
+            let mut retry_share = true;
+            if share_reason.condition_failed() {
+                match share_reason.item {
+                    Some(item) if share_has_terms(&item, pack_read) => {
+                        if share_units(Some(&item)) == 0 {
+                            // This share ran out: on to another, no attempt spent.
+                            self.cache.mark_empty(pack_id, shard);
+                            retry_share = false;
+                        }
+                    }
+                    _ => {
+                        // The terms changed since they were read (a sale ended early): read them.
+                        self.cache.forget_terms(pack_id);
+                        pack = self.start_state(request).await?.0;
+                        attempts += 1;
+                    }
+                }
             }
             if buys_reason.condition_failed() {
                 buys = buys_from_item(buys_reason.item.as_ref());
+                attempts += 1;
             }
             if reasons.iter().any(Cancellation::conflicted) {
-                back_off(attempt).await;
+                back_off(attempts).await;
+                attempts += 1;
+            }
+            if retry_share {
+                next_shard = Some(shard);
+            }
+            if attempts >= MAX_ATTEMPTS {
+                return Err(contention("start").into());
             }
         }
-        Err(contention("start").into())
+    }
+}
+
+/// `items` in a random order.
+fn shuffle(items: &mut [u32]) {
+    for at in (1..items.len()).rev() {
+        let other = random_shard(u32::try_from(at + 1).unwrap_or(u32::MAX)) as usize;
+        items.swap(at, other);
     }
 }
 
@@ -569,56 +754,22 @@ impl ReleaseHolds for DynamoStore {
         now: Timestamp,
         max: usize,
     ) -> Result<Released, StoreError> {
-        let mut report = Released::default();
-        let mut start = None;
-        loop {
-            let mut query = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(GSI2)
-                .key_condition_expression("#pk = :holds AND #sk <= :ended")
-                .expression_attribute_names("#pk", GSI2_PK)
-                .expression_attribute_names("#sk", GSI2_SK)
-                .expression_attribute_values(":holds", s(HOLDS))
-                .expression_attribute_values(":ended", s(holds_ended_bound(now)))
-                .limit(i32::try_from(max.clamp(1, 100)).unwrap_or(100))
-                .set_exclusive_start_key(start.take());
-            if let Some(pack_id) = pack_id {
-                query = query
-                    .filter_expression("#pack = :pack")
-                    .expression_attribute_names("#pack", "packId")
-                    .expression_attribute_values(":pack", s(pack_id));
+        let partitions = match pack_id {
+            Some(pack_id) => {
+                let shards = self.stored_shards(pack_id).await?;
+                return self.release_pack_holds(pack_id, shards, now, max).await;
             }
-            let output = query
-                .send()
-                .await
-                .map_err(|e| super::classify("Query", e))?;
-            for item in output.items.unwrap_or_default() {
-                if report.released + report.lost_races + report.skipped >= max as u64 {
-                    report.more = true;
-                    return Ok(report);
-                }
-                let released = match purchase_from_item(item) {
-                    Ok(purchase) => self.release(&purchase, now).await,
-                    Err(error) => Err(error),
-                };
-                match released {
-                    Ok(true) => report.released += 1,
-                    Ok(false) => report.lost_races += 1,
-                    // Throttling or an outage: the next sweep tries again.
-                    Err(error @ StoreError::Unavailable(_)) => return Err(error),
-                    Err(error) => {
-                        tracing::error!(error = %error, "a hold cannot be released; skipped");
-                        report.skipped += 1;
-                    }
-                }
-            }
-            match output.last_evaluated_key {
-                Some(next) => start = Some(next),
-                None => return Ok(report),
-            }
-        }
+            // The sweep: the holds of every listed pack, share by share.
+            None => self
+                .listed_supplies()
+                .await?
+                .into_iter()
+                .flat_map(|listed| {
+                    (0..listed.shards).map(move |k| holds_pk(&listed.pack_id, k))
+                })
+                .collect(),
+        };
+        self.release_in(partitions, now, max).await
     }
 }
 

@@ -37,6 +37,8 @@ struct Tables {
     purchases: HashMap<(String, String), Purchase>,
     /// A buyer's purchases of a pack, by (user id, pack id).
     buys: HashMap<(String, String), Buys>,
+    /// Each pack's supply, by pack id: the units left in each share.
+    supply: HashMap<String, Vec<u64>>,
 }
 
 /// In-process store; clones share the same data.

@@ -3,25 +3,32 @@
 use std::ops::Bound;
 
 use super::{MemoryStore, Tables};
-use crate::packs::Pack;
 use crate::packs::document::PackDocument;
+use crate::packs::{Pack, split_supply};
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, replaceable};
 use crate::store::StoreError;
-use crate::store::packs::{GetPack, ListActivePacks, SeedPack, SeedPackError, StoredPack};
+use crate::store::packs::{
+    GetPack, ListActivePacks, ReadSupply, RefreshRemaining, SeedPack, SeedPackError, StoredPack,
+    Supply,
+};
 use crate::timestamp::Timestamp;
 
 impl Tables {
-    /// Stores `pack` (keeping the stored `remaining` unless `replace_remaining`) and indexes it.
+    /// Stores `pack` (keeping the stored supply unless `replace_remaining`, which splits the
+    /// pack's `remaining` over its shares) and indexes it.
     fn put_pack(&mut self, mut stored: StoredPack, replace_remaining: bool) {
-        if let Some(old) = self.packs.get(&stored.pack.id) {
-            if !replace_remaining {
-                stored.pack.remaining = old.pack.remaining;
-            }
-            if let Some(key) = ListingKey::of(&old.pack) {
-                self.listed.remove(&key);
-            }
+        stored.pack.supply_shards = Some(stored.pack.shard_count());
+        if replace_remaining || !self.supply.contains_key(&stored.pack.id) {
+            let shares = split_supply(stored.pack.remaining, stored.pack.shard_count());
+            self.supply.insert(stored.pack.id.clone(), shares);
+        }
+        stored.pack.remaining = self.supply[&stored.pack.id].iter().sum();
+        if let Some(old) = self.packs.get(&stored.pack.id)
+            && let Some(key) = ListingKey::of(&old.pack)
+        {
+            self.listed.remove(&key);
         }
         self.index(&stored.pack);
         self.packs.insert(stored.pack.id.clone(), stored);
@@ -39,8 +46,18 @@ impl Tables {
 }
 
 impl Tables {
-    /// Sets a stored pack's `remaining` (a purchase or a release), in its listing too.
-    pub(super) fn set_remaining(&mut self, pack_id: &str, remaining: u64) {
+    /// Moves `change` units into share `shard` of a pack's supply (a release: 1; a start: -1)
+    /// and its `remaining` with it, in its listing too: in memory the summary is never behind.
+    pub(super) fn move_units(&mut self, pack_id: &str, shard: u32, change: i64) {
+        let Some(share) = self
+            .supply
+            .get_mut(pack_id)
+            .and_then(|shares| shares.get_mut(shard as usize))
+        else {
+            return;
+        };
+        *share = share.saturating_add_signed(change);
+        let remaining = self.supply[pack_id].iter().sum();
         let Some(stored) = self.packs.get_mut(pack_id) else {
             return;
         };
@@ -141,5 +158,20 @@ impl SeedPack for MemoryStore {
             write != SeedWrite::Update,
         );
         Ok(())
+    }
+}
+
+impl ReadSupply for MemoryStore {
+    async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
+        Ok(self.read().supply.get(pack_id).map(|shares| Supply {
+            shares: shares.clone(),
+        }))
+    }
+}
+
+impl RefreshRemaining for MemoryStore {
+    /// Nothing to do: in memory every change of a share updates the summary with it.
+    async fn refresh_remaining(&self) -> Result<u64, StoreError> {
+        Ok(0)
     }
 }

@@ -3,9 +3,10 @@
 
 use super::{MemoryStore, Tables};
 use crate::cash::{Debit, Money};
+use crate::packs::PackStatus;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, DrawInputs, Purchase, PurchaseStatus, StartRefusal,
-    StartRequest, check_complete, check_open, check_start, opened,
+    StartRequest, check_complete, check_open, check_start, opened, random_shard,
 };
 use crate::store::StoreError;
 use crate::store::purchases::{
@@ -19,7 +20,9 @@ fn key(user_id: &str, id: &str) -> (String, String) {
 }
 
 impl Tables {
-    /// Releases the hold of the purchase at `at` if it is reserved and expired at `now`.
+    /// Releases the hold of the purchase at `at` if it is reserved and expired at `now`: the
+    /// purchase's state alone decides (as on DynamoDB); its unit goes back to its share and its
+    /// buyer's count down.
     fn release(&mut self, at: &(String, String), now: Timestamp) -> bool {
         let Some(purchase) = self.purchases.get_mut(at) else {
             return false;
@@ -28,14 +31,26 @@ impl Tables {
             return false;
         }
         purchase.status = PurchaseStatus::Expired;
-        let (user_id, pack_id) = (purchase.user_id.clone(), purchase.pack_id.clone());
-        if let Some(remaining) = self.packs.get(&pack_id).map(|p| p.pack.remaining) {
-            self.set_remaining(&pack_id, remaining + 1);
-        }
+        let (user_id, pack_id, shard) = (
+            purchase.user_id.clone(),
+            purchase.pack_id.clone(),
+            purchase.supply_shard,
+        );
+        self.move_units(&pack_id, shard, 1);
         if let Some(buys) = self.buys.get_mut(&key(&user_id, &pack_id)) {
             buys.held = buys.held.saturating_sub(1);
         }
         true
+    }
+
+    /// A share of `pack_id` with a unit left: `first` if it has one, else another (a start
+    /// that meets an empty share goes on to the others before it answers sold out).
+    fn share_with_a_unit(&self, pack_id: &str, first: u32) -> Option<u32> {
+        let shares = self.supply.get(pack_id)?;
+        let count = u32::try_from(shares.len()).ok()?;
+        (0..count)
+            .map(|step| (first + step) % count)
+            .find(|&k| shares[k as usize] > 0)
     }
 
     /// Releases up to `max` expired holds (of `pack_id`, or of all).
@@ -80,20 +95,24 @@ impl StartPurchase for MemoryStore {
             };
         }
         let buys_at = key(&request.user_id, &request.pack_id);
-        let buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
-        let pack = |tables: &Tables| tables.packs.get(&request.pack_id).map(|s| s.pack.clone());
-        match check_start(pack(&tables).as_ref(), buys, request.now) {
-            Err(StartRefusal::SoldOut) => {
-                tables.release_expired(Some(&request.pack_id), request.now, usize::MAX);
-                check_start(pack(&tables).as_ref(), buys, request.now)?;
-            }
-            checked => checked?,
+        let pack = tables
+            .packs
+            .get(&request.pack_id)
+            .map(|s| s.pack.clone())
+            .filter(|pack| pack.status != PackStatus::Draft)
+            .ok_or(StartRefusal::PackNotFound)?;
+        let first = random_shard(pack.shard_count());
+        let mut shard = tables.share_with_a_unit(&pack.id, first);
+        if shard.is_none() && pack.is_active_at(request.now) {
+            tables.release_expired(Some(&request.pack_id), request.now, usize::MAX);
+            shard = tables.share_with_a_unit(&pack.id, first);
         }
-        let pack = pack(&tables).ok_or(StartRefusal::PackNotFound)?;
-        // A release above may have freed this buyer's slot too.
-        let buys = tables.buys.get(&buys_at).copied().unwrap_or(buys);
-        let purchase = request.purchase(buys, &pack.price);
-        tables.set_remaining(&pack.id, pack.remaining - 1);
+        // After the release: it may have freed this buyer's slot too.
+        let buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
+        check_start(Some(&pack), buys, request.now)?;
+        let shard = shard.ok_or(StartRefusal::SoldOut)?;
+        let purchase = request.purchase(buys, &pack.price, shard);
+        tables.move_units(&pack.id, shard, -1);
         tables.buys.insert(
             buys_at,
             Buys {
