@@ -6,6 +6,7 @@
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
 //!   [`timestamp`].
 //! - [`http`]: the route table, request parsing, JSON responses and the one error type.
+//! - [`metrics`]: the names of the CloudWatch metrics the functions emit.
 //! - [`handlers`]: one plain async function per endpoint, over a state struct.
 //! - [`auth`]: session-token (JWT) verification against the identity provider's JWKS.
 //! - [`store`]: storage traits per aggregate, on DynamoDB and in memory; [`store::schema`] is the
@@ -21,6 +22,7 @@ pub mod handlers;
 pub mod http;
 pub mod http_client;
 pub mod links;
+pub mod metrics;
 pub mod packs;
 pub mod purchases;
 pub mod runtime;

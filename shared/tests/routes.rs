@@ -14,21 +14,19 @@
 //! Each checker takes the file's text and returns the disagreements, so the tests also prove, on
 //! altered copies of the real files, that a disagreement is caught.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_norway::Value;
 use shared::http::routes::{ROUTES, default_function, resolve};
+use support::{altered, assert_each_alteration_caught, assert_none, read};
 
 /// The methods a client may send to a routed path.
 const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 /// (method, path template, function).
 type Route = (String, String, String);
-
-fn read(relative: &str) -> String {
-    let path = format!("{}/../{relative}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
 
 fn table_routes() -> Vec<Route> {
     let mut routes: Vec<Route> = ROUTES
@@ -275,30 +273,6 @@ fn openapi_problems(openapi_text: &str) -> Vec<String> {
         }
     }
     compare("openapi.yaml", operations)
-}
-
-fn assert_none(problems: Vec<String>) {
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-/// Checks that `problems` reports something for each alteration (`from` -> `to`) of `text`.
-fn assert_each_alteration_caught(
-    text: &str,
-    alterations: &[(&str, &str)],
-    problems: fn(&str) -> Vec<String>,
-) {
-    for (from, to) in alterations {
-        assert!(
-            !problems(&altered(text, from, to)).is_empty(),
-            "{from:?} -> {to:?} went unnoticed"
-        );
-    }
-}
-
-/// `text` with `from` replaced once by `to` (which must be there).
-fn altered(text: &str, from: &str, to: &str) -> String {
-    assert!(text.contains(from), "{from:?} is not in the file any more");
-    text.replacen(from, to, 1)
 }
 
 #[test]

@@ -1,13 +1,24 @@
-//! `template.yaml` and the table `seed-packs --create-table` makes agree: the table created on
-//! moto_server is described and compared with the template's declaration.
+//! `template.yaml`: the table `seed-packs --create-table` makes agrees with it (the table created
+//! on moto_server is described and compared with the template's declaration); the functions'
+//! build; and what an operator relies on in a drop: an alarm on every function's errors, the
+//! sweep of expired holds kept running, and a dashboard that shows every metric of
+//! `shared::metrics`. Like routes.rs, each of those checkers takes the file's text and returns
+//! the problems, and is shown to catch altered copies of the real file.
+
+mod support;
 
 use std::collections::BTreeSet;
 
 use serde_norway::Value;
+use shared::metrics::{DIMENSION, Metric, NAMESPACE};
+use support::{assert_each_alteration_caught, assert_none, read};
+
+fn parse(template_text: &str) -> Value {
+    serde_norway::from_str(template_text).expect("template.yaml parses")
+}
 
 fn template() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml");
-    serde_norway::from_str(&std::fs::read_to_string(path).unwrap()).expect("template.yaml parses")
+    parse(&read("template.yaml"))
 }
 
 fn text(value: &Value) -> String {
@@ -144,4 +155,299 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
         .collect();
     expected.insert("release-holds".to_owned());
     assert_eq!(binaries, expected);
+}
+
+/// The resources of one type, with their logical ids.
+fn resources<'a>(template: &'a Value, kind: &str) -> Vec<(String, &'a Value)> {
+    template["Resources"]
+        .as_mapping()
+        .expect("Resources")
+        .iter()
+        .filter(|(_, resource)| resource["Type"].as_str() == Some(kind))
+        .map(|(name, resource)| (text(name), resource))
+        .collect()
+}
+
+/// A YAML value as the template writes it (`!Ref Table`, `!GetAtt Queue.Arn`).
+fn yaml(source: &str) -> Value {
+    serde_norway::from_str(source).unwrap()
+}
+
+/// The (namespace, metric name, dimension values) an alarm without metric math watches.
+fn alarm_metric(alarm: &Value) -> (Option<&str>, Option<&str>, Vec<&Value>) {
+    let properties = &alarm["Properties"];
+    let dimensions = properties["Dimensions"]
+        .as_sequence()
+        .map_or_else(Vec::new, |d| d.iter().map(|d| &d["Value"]).collect());
+    (
+        properties["Namespace"].as_str(),
+        properties["MetricName"].as_str(),
+        dimensions,
+    )
+}
+
+/// Every function has an alarm on its `Errors` (AWS/Lambda, `FunctionName` its `!Ref`), and
+/// every alarm notifies an SNS topic of the template.
+fn alarm_problems(template_text: &str) -> Vec<String> {
+    let template = parse(template_text);
+    let topics: Vec<Value> = resources(&template, "AWS::SNS::Topic")
+        .iter()
+        .map(|(name, _)| yaml(&format!("!Ref {name}")))
+        .collect();
+    let alarms = resources(&template, "AWS::CloudWatch::Alarm");
+    let mut problems = Vec::new();
+    for (name, alarm) in &alarms {
+        let notifies = alarm["Properties"]["AlarmActions"]
+            .as_sequence()
+            .is_some_and(|actions| actions.iter().any(|a| topics.contains(a)));
+        if !notifies {
+            problems.push(format!("{name} notifies no topic of the template"));
+        }
+    }
+    for (function, _) in resources(&template, "AWS::Serverless::Function") {
+        let function_ref = yaml(&format!("!Ref {function}"));
+        let alarmed = alarms.iter().any(|(_, alarm)| {
+            alarm_metric(alarm) == (Some("AWS/Lambda"), Some("Errors"), vec![&function_ref])
+        });
+        if !alarmed {
+            problems.push(format!("{function} has no alarm on its Errors"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_function_has_an_errors_alarm_and_every_alarm_notifies() {
+    assert_none(alarm_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_function_without_an_errors_alarm_is_caught() {
+    assert_each_alteration_caught(
+        &read("template.yaml"),
+        &[
+            // The first alarm naming open-pack is its Errors alarm: now it watches get-pack.
+            (
+                "Value: !Ref OpenPackFunction}]",
+                "Value: !Ref GetPackFunction}]",
+            ),
+            // release-holds' alarm watches another metric.
+            (
+                "MetricName: Errors\n      Dimensions: [{Name: FunctionName, Value: !Ref ReleaseHoldsFunction}]",
+                "MetricName: Duration\n      Dimensions: [{Name: FunctionName, Value: !Ref ReleaseHoldsFunction}]",
+            ),
+            // A new function, with no alarm.
+            (
+                "  ListPacksLogs:\n",
+                "  RefundFunction:\n    Type: AWS::Serverless::Function\n    Properties: {}\n\n  ListPacksLogs:\n",
+            ),
+            // An alarm that tells no one.
+            ("      AlarmActions: [!Ref AlarmTopic]\n", ""),
+        ],
+        alarm_problems,
+    );
+}
+
+/// release-holds, which puts expired holds back on sale, runs whatever the traffic: it has its
+/// own reserved concurrency; its schedule retries a run Scheduler could not start and then puts
+/// it on an SQS queue that keeps it (`MessageRetentionPeriod`), with an alarm on that queue; and
+/// an alarm fires when it has not run, missing data breaching (no invocation is no data).
+fn sweep_problems(template_text: &str) -> Vec<String> {
+    let template = parse(template_text);
+    let mut problems = Vec::new();
+    let functions = resources(&template, "AWS::Serverless::Function");
+    let Some((name, function)) = functions.iter().find(|(_, f)| {
+        f["Metadata"]["BuildProperties"]["Binary"].as_str() == Some("release-holds")
+    }) else {
+        return vec!["no release-holds function".to_owned()];
+    };
+    let properties = &function["Properties"];
+    if properties["ReservedConcurrentExecutions"]
+        .as_u64()
+        .is_none_or(|n| n < 1)
+    {
+        problems.push(format!(
+            "{name}: ReservedConcurrentExecutions is {:?}, not 1 or more",
+            properties["ReservedConcurrentExecutions"]
+        ));
+    }
+    let schedules: Vec<&Value> = properties["Events"]
+        .as_mapping()
+        .into_iter()
+        .flatten()
+        .map(|(_, event)| event)
+        .filter(|event| event["Type"].as_str() == Some("ScheduleV2"))
+        .collect();
+    let [schedule] = &schedules[..] else {
+        return vec![format!(
+            "{name} has {} ScheduleV2 events, not one",
+            schedules.len()
+        )];
+    };
+    let schedule = &schedule["Properties"];
+    for field in ["MaximumRetryAttempts", "MaximumEventAgeInSeconds"] {
+        if schedule["RetryPolicy"][field].as_u64().is_none() {
+            problems.push(format!("{name}'s schedule has no RetryPolicy.{field}"));
+        }
+    }
+    let alarms = resources(&template, "AWS::CloudWatch::Alarm");
+    let dead_letters = resources(&template, "AWS::SQS::Queue")
+        .into_iter()
+        .find(|(queue, _)| {
+            schedule["DeadLetterConfig"]["Arn"] == yaml(&format!("!GetAtt {queue}.Arn"))
+        });
+    match dead_letters {
+        None => problems.push(format!(
+            "{name}'s schedule has no DeadLetterConfig.Arn of a queue of the template"
+        )),
+        Some((queue, resource)) => {
+            if resource["Properties"]["MessageRetentionPeriod"]
+                .as_u64()
+                .is_none()
+            {
+                problems.push(format!("{queue} has no MessageRetentionPeriod"));
+            }
+            let queue_name = yaml(&format!("!GetAtt {queue}.QueueName"));
+            let watched = alarms.iter().any(|(_, alarm)| {
+                alarm_metric(alarm)
+                    == (
+                        Some("AWS/SQS"),
+                        Some("ApproximateNumberOfMessagesVisible"),
+                        vec![&queue_name],
+                    )
+            });
+            if !watched {
+                problems.push(format!("no alarm on the messages of {queue}"));
+            }
+        }
+    }
+    let function_ref = yaml(&format!("!Ref {name}"));
+    let not_run_alarm = alarms.iter().any(|(_, alarm)| {
+        alarm_metric(alarm) == (Some("AWS/Lambda"), Some("Invocations"), vec![&function_ref])
+            && alarm["Properties"]["TreatMissingData"].as_str() == Some("breaching")
+    });
+    if !not_run_alarm {
+        problems.push(format!(
+            "no alarm on {name}'s Invocations that treats missing data as breaching"
+        ));
+    }
+    problems
+}
+
+#[test]
+fn the_sweep_keeps_running_and_says_when_it_does_not() {
+    assert_none(sweep_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_sweep_that_may_stop_unnoticed_is_caught() {
+    assert_each_alteration_caught(
+        &read("template.yaml"),
+        &[
+            ("      ReservedConcurrentExecutions: 2\n", ""),
+            (
+                "ReservedConcurrentExecutions: 2",
+                "ReservedConcurrentExecutions: 0",
+            ),
+            ("              MaximumRetryAttempts: 3\n", ""),
+            (
+                "            DeadLetterConfig:\n              Arn: !GetAtt ReleaseHoldsDeadLetters.Arn\n",
+                "",
+            ),
+            (
+                "Arn: !GetAtt ReleaseHoldsDeadLetters.Arn",
+                "Arn: !GetAtt AlarmTopic.TopicArn",
+            ),
+            ("      MessageRetentionPeriod: 1209600\n", ""),
+            (
+                "Value: !GetAtt ReleaseHoldsDeadLetters.QueueName}]",
+                "Value: !GetAtt ReleaseHoldsDeadLetters.Arn}]",
+            ),
+            (
+                "TreatMissingData: breaching",
+                "TreatMissingData: notBreaching",
+            ),
+        ],
+        sweep_problems,
+    );
+}
+
+/// The metric names of [`NAMESPACE`] a dashboard body shows: rows `[NAMESPACE, name, DIMENSION,
+/// ...]`, and `SEARCH('{NAMESPACE,DIMENSION} MetricName="name"', ...)` expressions.
+fn dashboard_metrics(body: &serde_json::Value) -> BTreeSet<String> {
+    let search = format!("{{{NAMESPACE},{DIMENSION}}} MetricName=\"");
+    let mut names = BTreeSet::new();
+    for widget in body["widgets"].as_array().into_iter().flatten() {
+        for row in widget["properties"]["metrics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if row[0] == NAMESPACE && row[2] == DIMENSION {
+                names.extend(row[1].as_str().map(str::to_owned));
+            }
+            let expression = row[0]["expression"].as_str().unwrap_or_default();
+            for rest in expression.split(&search).skip(1) {
+                names.extend(rest.split('"').next().map(str::to_owned));
+            }
+        }
+    }
+    names
+}
+
+/// The dashboard (its body a `!Sub` of JSON) shows every metric of the catalogue, and no name
+/// of its namespace the catalogue lacks (a misspelt one would show nothing).
+fn dashboard_problems(template_text: &str) -> Vec<String> {
+    let template = parse(template_text);
+    let dashboards = resources(&template, "AWS::CloudWatch::Dashboard");
+    let [(name, dashboard)] = &dashboards[..] else {
+        return vec![format!("{} dashboards, not one", dashboards.len())];
+    };
+    let Value::Tagged(sub) = &dashboard["Properties"]["DashboardBody"] else {
+        return vec![format!("{name}'s DashboardBody is not a !Sub")];
+    };
+    // `${...}` only stands inside JSON strings, so the text parses before substitution.
+    let body = match sub.value.as_str().map(serde_json::from_str) {
+        Some(Ok(body)) => body,
+        other => return vec![format!("{name}'s DashboardBody is not JSON: {other:?}")],
+    };
+    let shown = dashboard_metrics(&body);
+    let catalogue: BTreeSet<String> = Metric::ALL.iter().map(|m| m.name().to_owned()).collect();
+    let mut problems: Vec<String> = catalogue
+        .difference(&shown)
+        .map(|metric| format!("{name} does not show {NAMESPACE} {metric}"))
+        .collect();
+    problems.extend(
+        shown
+            .difference(&catalogue)
+            .map(|metric| format!("{name} shows {NAMESPACE} {metric}, which Metric lacks")),
+    );
+    problems
+}
+
+#[test]
+fn the_dashboard_shows_every_metric_of_the_catalogue() {
+    assert_none(dashboard_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_dashboard_that_leaves_a_metric_out_is_caught() {
+    assert_each_alteration_caught(
+        &read("template.yaml"),
+        &[
+            (
+                r#"MetricName=\"TopUpsCredited\""#,
+                r#"MetricName=\"TopUpCredited\""#,
+            ),
+            (
+                r#"["FanApi", "PacksOpened", "Function""#,
+                r#"["FanApi", "PacksOpened", "FunctionName""#,
+            ),
+            (
+                r#"SEARCH('{FanApi,Function} MetricName=\"Requests\"', 'Sum', 60)"#,
+                r#"SEARCH('{AWS/Lambda,FunctionName} MetricName=\"Invocations\"', 'Sum', 60)"#,
+            ),
+        ],
+        dashboard_problems,
+    );
 }

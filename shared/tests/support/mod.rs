@@ -1,0 +1,32 @@
+//! Helpers of the tests that check the repository's files (routes.rs, template.rs): read a file,
+//! and show that a checker catches an altered copy of it.
+
+/// The text of a file of the repository, by its path from the root.
+pub fn read(relative: &str) -> String {
+    let path = format!("{}/../{relative}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+pub fn assert_none(problems: Vec<String>) {
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Checks that `problems` reports something for each alteration (`from` -> `to`) of `text`.
+pub fn assert_each_alteration_caught(
+    text: &str,
+    alterations: &[(&str, &str)],
+    problems: fn(&str) -> Vec<String>,
+) {
+    for (from, to) in alterations {
+        assert!(
+            !problems(&altered(text, from, to)).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+/// `text` with `from` replaced once by `to` (which must be there).
+pub fn altered(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from:?} is not in the file any more");
+    text.replacen(from, to, 1)
+}
