@@ -755,7 +755,17 @@ release-holds:
   - Statement:
       - Effect: Allow
         Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+      - Effect: Allow
+        Action: dynamodb:Query
         Resource: !Sub "${Table.Arn}/index/GSI2"
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
       - Effect: Allow
         Action: dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn
