@@ -77,6 +77,13 @@ fn optional_number(
     }
 }
 
+/// `SUMMARY_REFRESH_AGAIN_SECONDS` (0-50, default 30): when, after its start, a sweep refreshes
+/// the packs' `remaining` summaries a second time; 0 for once per run only (tests).
+pub fn summary_refresh_again(source: &dyn Source) -> Result<Option<Duration>, ConfigError> {
+    let seconds = optional_number(source, "SUMMARY_REFRESH_AGAIN_SECONDS", 0..=50)?.unwrap_or(30);
+    Ok((seconds > 0).then(|| Duration::from_secs(seconds)))
+}
+
 /// `TABLE_NAME`: the app's one DynamoDB table.
 pub fn table_name(source: &dyn Source) -> Result<String, ConfigError> {
     let name = required(source, "TABLE_NAME", "the DynamoDB table of the app")?;

@@ -361,6 +361,7 @@ async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl S
     let state = purchase_state((*store).clone());
     let pack_state = GetPackState {
         store: (*store).clone(),
+        recent: Default::default(),
     };
     let (status, pack_json) =
         parts(&get_pack(&pack_state, ApiEvent::get("/api/packs/drop").request()).await);

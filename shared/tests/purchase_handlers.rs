@@ -89,13 +89,32 @@ async fn a_start_answers_201_with_its_location_and_a_repeat_answers_it_again() {
     assert_eq!(purchase["items"], Value::Null);
     assert!(purchase.get("fairness").is_none());
 
-    // Paid in between: the repeat still answers the first answer.
-    credit(&state.store, "fan", 499).await;
-    assert_eq!(pay(&state, pay_event("fan", id)).await.0, 200);
+    // A repeat answers the same purchase, as it is now.
     let again = start(&state, start_event("fan", "k1")).await;
     assert_eq!((again.0, &again.1), (201, &first.1));
     assert_eq!(again.2["idempotent-replayed"], "true");
     assert_eq!(again.2["location"], first.2["location"]);
+    credit(&state.store, "fan", 499).await;
+    assert_eq!(pay(&state, pay_event("fan", id)).await.0, 200);
+    let again = start(&state, start_event("fan", "k1")).await;
+    assert_eq!(again.0, 201);
+    assert_eq!(again.1["purchase"]["status"], "completed");
+    assert_eq!(again.1["purchase"]["id"], first.1["purchase"]["id"]);
+    assert_eq!(again.2["idempotent-replayed"], "true");
+}
+
+/// A start repeated after its hold ran out answers the purchase as GET does, `expired`, where it
+/// answered `reserved` with an `expiresAt` in the past.
+#[tokio::test]
+async fn a_start_repeated_after_its_hold_ran_out_answers_expired() {
+    let state = state(MemoryStore::default());
+    testkit::packs::save(&state.store, &testkit::packs::active("p", 7200)).await;
+    let request = hold_of_fan(&state.store, -1200, -600).await;
+    let again = start(&state, start_event("fan", "k")).await;
+    assert_eq!(again.0, 201, "{}", again.1);
+    assert_eq!(again.2["idempotent-replayed"], "true");
+    assert_eq!(again.1["purchase"]["id"], request.purchase_id.as_str());
+    assert_eq!(again.1["purchase"]["status"], "expired");
 }
 
 #[tokio::test]
@@ -364,10 +383,7 @@ async fn an_expired_reservation_is_410_and_its_unit_is_back() {
         (status, body["purchase"]["status"].as_str()),
         (200, Some("expired"))
     );
-    assert_eq!(
-        testkit::packs::remaining(&state.store, "p").await,
-        100
-    );
+    assert_eq!(testkit::packs::remaining(&state.store, "p").await, 100);
 }
 
 #[tokio::test]
@@ -473,10 +489,7 @@ async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balan
         (201, &started.1["purchase"]["id"])
     );
     assert_books(&direct, std::slice::from_ref(&id)).await;
-    assert_eq!(
-        testkit::packs::remaining(&direct, "p").await,
-        99
-    );
+    assert_eq!(testkit::packs::remaining(&direct, "p").await, 99);
 
     // Every transaction of the completion throttled: 503, no debit, the purchase reserved.
     proxy.set_for_operation(THROTTLING, "TransactWriteItems", 100);

@@ -35,6 +35,7 @@ testkit::store_contract!(
     a_completion_racing_the_sweep_at_expiry_wins_or_loses_whole,
     thirty_units_over_ten_shares_all_sell_one_buyer_after_another,
     expired_units_go_back_to_their_shares_and_sell_again,
+    a_hold_that_ran_out_does_not_count_toward_the_limit,
 );
 
 const HOLD_SECONDS: i64 = 600;
@@ -793,4 +794,29 @@ async fn expired_units_go_back_to_their_shares_and_sell_again(store: Arc<impl St
         Err(StartError::Refused(StartRefusal::SoldOut))
     );
     assert_books_balance(&*store, &pack, 6, &purchases, &HashMap::new()).await;
+}
+
+/// A hold that ran out counts toward neither the supply nor its buyer's limit, released or not:
+/// a pack of one unit with a limit of one; the buyer's hold runs out; their next start takes the
+/// unit (it answered `purchase_limit_reached`, the count read before the start released that very
+/// hold, while `remaining` went back to 1).
+async fn a_hold_that_ran_out_does_not_count_toward_the_limit(store: Arc<impl Store>) {
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.max_per_user) = (1, 1, Some(1));
+    let pack = seeded(&*store, pack).await;
+    let dead = created(
+        store
+            .start_purchase(&start_at("fan", "p", "k1", None, at(-1200)))
+            .await,
+    );
+    let again = created(store.start_purchase(&start("fan", "p", "k2")).await);
+    assert_eq!(again.nonce, 2);
+    assert_books_balance(
+        &*store,
+        &pack,
+        1,
+        &[("fan".into(), dead.id), ("fan".into(), again.id)],
+        &HashMap::new(),
+    )
+    .await;
 }

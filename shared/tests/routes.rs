@@ -698,6 +698,13 @@ start-purchase:
       - Effect: Allow
         Action: dynamodb:Query
         Resource: !Sub "${Table.Arn}/index/GSI2"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
 get-purchase:
   - Statement:
       - Effect: Allow

@@ -8,25 +8,25 @@
 use std::time::Duration;
 
 use shared::handlers::release_holds::{SweepState, release_holds};
-use shared::runtime::{serve_events, store_from_env, warm};
+use shared::runtime::{require, serve_events, store_from_env, warm};
 
 /// When the sweep stops starting batches: 15 s under the function's 60 s timeout
 /// (`template.yaml`), which leaves a batch under way time to finish and answer.
 const BUDGET: Duration = Duration::from_secs(45);
-/// The second refresh of the packs' `remaining` summaries, half a schedule period after the
-/// first: the lag fans see is then at most about 30 s (BENCHMARKS.md, capacity).
-const REFRESH_AGAIN_AFTER: Duration = Duration::from_secs(30);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
     shared::telemetry::init_json();
     let (store, dynamodb) = store_from_env();
+    // A second refresh of the packs' summaries half a schedule period after the first: what fans
+    // see of `remaining` is then at most about 30 s behind (BENCHMARKS.md, capacity).
+    let refresh_again_after = require(shared::config::summary_refresh_again(&shared::config::Env));
     warm(&dynamodb, None).await;
     serve_events::<_, serde_json::Value, _, _, _>(
         SweepState {
             store,
             budget: BUDGET,
-            refresh_again_after: Some(REFRESH_AGAIN_AFTER),
+            refresh_again_after,
         },
         release_holds,
     )

@@ -23,6 +23,7 @@ async fn sweeper(env: &PurchaseEnv) -> Function {
             ("TABLE_NAME".into(), env.store.table().into()),
             ("AWS_ENDPOINT_URL_DYNAMODB".into(), env.endpoint.clone()),
             ("RUST_LOG".into(), "warn".into()),
+            ("SUMMARY_REFRESH_AGAIN_SECONDS".into(), "0".into()),
         ],
     )
     .await

@@ -207,8 +207,5 @@ async fn three_instances_sell_exactly_the_units_there_are() {
         .filter(|a| (a.status, a.code()) == (409, Some("sold_out")))
         .count();
     assert_eq!((reserved, sold_out), (10, 20), "{answers:?}");
-    assert_eq!(
-        remaining(&env, "drop").await,
-        0
-    );
+    assert_eq!(remaining(&env, "drop").await, 0);
 }

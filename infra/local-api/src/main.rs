@@ -294,6 +294,7 @@ where
         },
         get_pack: GetPackState {
             store: store.clone(),
+            recent: Default::default(),
         },
         link: LinkState {
             store: store.clone(),

@@ -3,6 +3,7 @@
 use std::process::Output;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use shared::packs::Pack;
 use shared::packs::listing::PageRequest;
 use shared::packs::seed::parse_seed;
 use shared::store::DynamoStore;
@@ -66,7 +67,10 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
                 .unwrap()
                 .map(|stored| stored.pack)
                 .as_ref(),
-            Some(pack)
+            Some(&Pack {
+                supply_shards: Some(pack.shard_count()),
+                ..pack.clone()
+            })
         );
     }
     let now = Timestamp::now();

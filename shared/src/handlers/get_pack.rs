@@ -1,5 +1,9 @@
 //! `GET /api/packs/{packId}`: one pack with its items and its fairness commitment. Public.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde::Serialize;
@@ -9,12 +13,60 @@ use crate::http::respond;
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::GET_PACK;
 use crate::packs::{Pack, PackFairness, PackStatus};
-use crate::store::packs::GetPack;
+use crate::store::StoreError;
+use crate::store::packs::{GetPack, StoredPack};
 use crate::timestamp::Timestamp;
 
 /// What the get-pack handler needs.
 pub struct GetPackState<S> {
     pub store: S,
+    /// Packs this instance read lately.
+    pub recent: RecentPacks,
+}
+
+/// Packs an instance answers from memory for a few seconds: a crowd refreshing a pack during a
+/// drop then reads its pack and draw items at most once per instance per period, where each
+/// request would otherwise read both (BENCHMARKS.md, capacity). Public data only; a draft or
+/// unknown id is kept as such too, so that a flood of them reads no more.
+#[derive(Default)]
+pub struct RecentPacks {
+    keep_for: Duration,
+    packs: Mutex<HashMap<String, (Instant, Option<StoredPack>)>>,
+}
+
+/// The most packs kept at once: ids are the client's to choose, so memory stays bounded.
+const MAX_RECENT_PACKS: usize = 1000;
+
+impl RecentPacks {
+    /// Keeps each pack read for `keep_for` (zero: reads every time).
+    pub fn keeping(keep_for: Duration) -> Self {
+        Self {
+            keep_for,
+            packs: Mutex::default(),
+        }
+    }
+
+    async fn get<S: GetPack>(
+        &self,
+        store: &S,
+        pack_id: &str,
+    ) -> Result<Option<StoredPack>, StoreError> {
+        let lock = || self.packs.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((read_at, stored)) = lock().get(pack_id)
+            && read_at.elapsed() < self.keep_for
+        {
+            return Ok(stored.clone());
+        }
+        let stored = store.get_pack(pack_id).await?;
+        if !self.keep_for.is_zero() {
+            let mut packs = lock();
+            if packs.len() >= MAX_RECENT_PACKS {
+                packs.clear();
+            }
+            packs.insert(pack_id.to_owned(), (Instant::now(), stored.clone()));
+        }
+        Ok(stored)
+    }
 }
 
 #[derive(Serialize)]
@@ -40,8 +92,8 @@ pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> 
     respond(&request, async {
         let params = GET_PACK.params(&request)?;
         let stored = state
-            .store
-            .get_pack(params.get("packId"))
+            .recent
+            .get(&state.store, params.get("packId"))
             .await?
             .filter(|stored| stored.pack.status != PackStatus::Draft)
             .ok_or_else(pack_not_found)?;
@@ -57,4 +109,29 @@ pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> 
         )))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packs::tests::sample_pack;
+    use crate::store::MemoryStore;
+    use crate::store::packs::seed;
+
+    #[tokio::test]
+    async fn an_instance_answers_a_pack_it_read_lately_and_reads_again_after() {
+        let store = MemoryStore::default();
+        let mut pack = sample_pack("p");
+        seed(&store, &pack, Timestamp::now()).await.unwrap();
+        let kept = RecentPacks::keeping(Duration::from_millis(300));
+        let fresh = RecentPacks::default();
+        let name = |stored: Option<StoredPack>| stored.unwrap().pack.name;
+        assert_eq!(name(kept.get(&store, "p").await.unwrap()), "Rookie Pack");
+        pack.name = "Renamed".into();
+        seed(&store, &pack, Timestamp::now()).await.unwrap();
+        assert_eq!(name(kept.get(&store, "p").await.unwrap()), "Rookie Pack");
+        assert_eq!(name(fresh.get(&store, "p").await.unwrap()), "Renamed");
+        tokio::time::sleep(Duration::from_millis(350)).await;
+        assert_eq!(name(kept.get(&store, "p").await.unwrap()), "Renamed");
+    }
 }

@@ -82,7 +82,7 @@ fn refused(error: StartError) -> ApiError {
 
 /// Checks, in order: route (404/405), token (401), `Idempotency-Key` (400), body (415, 413,
 /// 400); then starts the purchase in one transaction. 201 with `Location`; a repeat of the key
-/// answers the first answer again with `Idempotent-Replayed: true`.
+/// answers the same purchase as it is now (as GET would) with `Idempotent-Replayed: true`.
 pub async fn start_purchase<S: StartPurchase>(
     state: &PurchaseState<S>,
     request: Request,
@@ -109,18 +109,18 @@ pub async fn start_purchase<S: StartPurchase>(
         };
         let (purchase, replayed) = match state.store.start_purchase(&start).await {
             Ok(Started::Created(purchase)) => (purchase, false),
-            Ok(Started::Repeated(purchase)) => (purchase.as_started(), true),
+            Ok(Started::Repeated(purchase)) => (purchase, true),
             Err(error) => return Err(refused(error)),
         };
-        if !replayed {
+        let json = if replayed {
+            // The purchase as it is now, as GET answers it: a hold that ran out is `expired`,
+            // not a `reserved` with an `expiresAt` in the past.
+            PurchaseJson::at(&purchase, now)
+        } else {
             tracing::info!(purchase_id = %purchase.id, pack_id = %purchase.pack_id, "purchase started");
-        }
-        let mut response = json_response(
-            StatusCode::CREATED,
-            &PurchaseAnswer {
-                purchase: PurchaseJson::with_status(&purchase, PurchaseStatus::Reserved),
-            },
-        );
+            PurchaseJson::with_status(&purchase, PurchaseStatus::Reserved)
+        };
+        let mut response = json_response(StatusCode::CREATED, &PurchaseAnswer { purchase: json });
         let location = GET_PURCHASE.fill(&[&purchase.pack_id, &purchase.id]);
         if let Ok(location) = HeaderValue::from_str(&location) {
             response.headers_mut().insert(header::LOCATION, location);

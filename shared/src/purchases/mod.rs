@@ -95,18 +95,6 @@ impl Purchase {
     pub fn hold_expired_at(&self, now: Timestamp) -> bool {
         self.expires_at <= now
     }
-
-    /// The purchase as it was when it started: what an idempotent repeat of the start answers.
-    pub fn as_started(&self) -> Self {
-        Self {
-            status: PurchaseStatus::Reserved,
-            completed_at: None,
-            opened_at: None,
-            items: None,
-            fairness: None,
-            ..self.clone()
-        }
-    }
 }
 
 /// The id of the purchase a user starts with an idempotency key: derived from both, so that

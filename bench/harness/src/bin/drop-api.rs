@@ -91,6 +91,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         },
         get_pack: GetPackState {
             store: store.clone(),
+            recent: Default::default(),
         },
         link: LinkState {
             store,

@@ -7,10 +7,10 @@ use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Up
 
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
 use crate::packs::document::PackDocument;
-use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, freeze_bound};
+use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
 use crate::purchases::DrawInputs;
 use crate::store::StoreError;
 use crate::store::packs::{
@@ -328,7 +328,12 @@ pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
     let shards = whole_number(&item, PACK_SHARDS)
         .and_then(|n| u32::try_from(n).ok())
         .filter(|n| (1..=MAX_SUPPLY_SHARDS).contains(n))
-        .ok_or_else(|| corrupt("pack", "no `shards` in 1-100 (re-seed a pack stored before shares)"))?;
+        .ok_or_else(|| {
+            corrupt(
+                "pack",
+                "no `shards` in 1-100 (re-seed a pack stored before shares)",
+            )
+        })?;
     let mut pack = document_from_item(&mut item)?
         .to_pack()
         .map_err(|e| corrupt("pack", &e.to_string()))?;
@@ -358,7 +363,9 @@ impl GetPack for DynamoStore {
 impl DynamoStore {
     /// How many shares the stored pack's supply has (0: no such pack).
     pub(crate) async fn stored_shards(&self, pack_id: &str) -> Result<u32, StoreError> {
-        let [item] = self.batch_get([key(pack_pk(pack_id), PACK_SK)], true).await?;
+        let [item] = self
+            .batch_get([key(pack_pk(pack_id), PACK_SK)], true)
+            .await?;
         Ok(item
             .and_then(|item| whole_number(&item, PACK_SHARDS))
             .and_then(|n| u32::try_from(n).ok())
@@ -387,7 +394,10 @@ impl DynamoStore {
     ) -> Result<Vec<u64>, StoreError> {
         let keys = (0..shards).map(|k| share_key(pack_id, k)).collect();
         let items = self.batch_get_all(keys, consistent).await?;
-        Ok(items.iter().map(|item| share_units(item.as_ref())).collect())
+        Ok(items
+            .iter()
+            .map(|item| share_units(item.as_ref()))
+            .collect())
     }
 }
 
@@ -592,7 +602,11 @@ impl DynamoStore {
     }
 
     /// Sets a pack's `remaining` summary (the pack item must exist).
-    pub(crate) async fn write_summary(&self, pack_id: &str, remaining: u64) -> Result<(), StoreError> {
+    pub(crate) async fn write_summary(
+        &self,
+        pack_id: &str,
+        remaining: u64,
+    ) -> Result<(), StoreError> {
         self.client
             .update_item()
             .table_name(&self.table)

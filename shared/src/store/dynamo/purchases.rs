@@ -29,7 +29,7 @@ use crate::store::purchases::{
 use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, LEDGER_AMOUNT,
     LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
-    PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT,
+    PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, SK, STARTS_AT,
     buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, holds_pk, pack_pk, purchase_sk,
     user_pk,
 };
@@ -317,7 +317,10 @@ impl DynamoStore {
             return Ok((Some(pack), buys_from_item(buys.as_ref()), existing));
         }
         let [pack, buys, existing] = self
-            .batch_get([key(pack_pk(&request.pack_id), PACK_SK), buys, existing], true)
+            .batch_get(
+                [key(pack_pk(&request.pack_id), PACK_SK), buys, existing],
+                true,
+            )
             .await?;
         let pack = pack.map(pack_from_item).transpose()?;
         if let Some(pack) = &pack {
@@ -400,6 +403,49 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// Releases the holds of `request`'s buyer on its pack that ran out unreleased; how many.
+    /// A Query of the buyer's own purchases (their partition only), filtered on the server.
+    async fn release_buyers_dead_holds(&self, request: &StartRequest) -> Result<u64, StoreError> {
+        let mut released = 0;
+        let mut start = None;
+        loop {
+            let output = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("#pk = :user AND begins_with(#sk, :purchases)")
+                .filter_expression("#pack = :pack AND #status = :reserved AND #expires <= :now")
+                .expression_attribute_names("#pk", PK)
+                .expression_attribute_names("#sk", SK)
+                .expression_attribute_names("#pack", "packId")
+                .expression_attribute_names("#status", PURCHASE_STATUS)
+                .expression_attribute_names("#expires", PURCHASE_EXPIRES_NS)
+                .expression_attribute_values(":user", s(user_pk(&request.user_id)))
+                .expression_attribute_values(":purchases", s(purchase_sk("")))
+                .expression_attribute_values(":pack", s(&request.pack_id))
+                .expression_attribute_values(":reserved", status_text(PurchaseStatus::Reserved))
+                .expression_attribute_values(":now", number(request.now.unix_nanos()))
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| super::classify("Query", e))?;
+            for item in output.items.unwrap_or_default() {
+                if self
+                    .release(&purchase_from_item(item)?, request.now)
+                    .await?
+                {
+                    released += 1;
+                }
+            }
+            match output.last_evaluated_key {
+                Some(next) => start = Some(next),
+                None => return Ok(released),
+            }
+        }
+    }
+}
+
 /// `ADD change` to the number `attribute` of the item at `key`, unconditionally.
 fn counter(
     table: &str,
@@ -439,9 +485,21 @@ impl StartPurchase for DynamoStore {
         let mut next_shard = None;
         let mut candidates: Vec<u32> = Vec::new();
         let (mut attempts, mut share_reads) = (0, 0);
-        let (mut guessed, mut released_holds) = (false, false);
+        let (mut guessed, mut released_holds, mut released_own) = (false, false, false);
         loop {
-            check_start(pack.as_ref(), buys, request.now)?;
+            match check_start(pack.as_ref(), buys, request.now) {
+                // The count includes holds that ran out unreleased: those are not live, so they
+                // are released first and the buyer's count decided again.
+                Err(StartRefusal::LimitReached) if !released_own => {
+                    released_own = true;
+                    if self.release_buyers_dead_holds(request).await? > 0 {
+                        buys = self.start_state(request).await?.1;
+                        continue;
+                    }
+                    return Err(StartRefusal::LimitReached.into());
+                }
+                checked => checked?,
+            }
             let Some(pack_read) = pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
@@ -473,7 +531,12 @@ impl StartPurchase for DynamoStore {
                         // No unit anywhere: take back the dead holds before answering sold out.
                         released_holds = true;
                         let released = self
-                            .release_pack_holds(pack_id, shards, request.now, RELEASE_BEFORE_SOLD_OUT)
+                            .release_pack_holds(
+                                pack_id,
+                                shards,
+                                request.now,
+                                RELEASE_BEFORE_SOLD_OUT,
+                            )
                             .await?;
                         if released.released > 0 {
                             continue;
@@ -764,9 +827,7 @@ impl ReleaseHolds for DynamoStore {
                 .listed_supplies()
                 .await?
                 .into_iter()
-                .flat_map(|listed| {
-                    (0..listed.shards).map(move |k| holds_pk(&listed.pack_id, k))
-                })
+                .flat_map(|listed| (0..listed.shards).map(move |k| holds_pk(&listed.pack_id, k)))
                 .collect(),
         };
         self.release_in(partitions, now, max).await

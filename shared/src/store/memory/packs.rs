@@ -4,10 +4,10 @@ use std::ops::Bound;
 
 use super::{MemoryStore, Tables};
 use crate::packs::document::PackDocument;
-use crate::packs::{Pack, split_supply};
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, replaceable};
+use crate::packs::{Pack, split_supply};
 use crate::store::StoreError;
 use crate::store::packs::{
     GetPack, ListActivePacks, ReadSupply, RefreshRemaining, SeedPack, SeedPackError, StoredPack,

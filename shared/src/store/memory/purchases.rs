@@ -107,8 +107,21 @@ impl StartPurchase for MemoryStore {
             tables.release_expired(Some(&request.pack_id), request.now, usize::MAX);
             shard = tables.share_with_a_unit(&pack.id, first);
         }
-        // After the release: it may have freed this buyer's slot too.
-        let buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
+        let mut buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
+        if check_start(Some(&pack), buys, request.now) == Err(StartRefusal::LimitReached) {
+            // The count includes holds that ran out unreleased: those are not live.
+            let dead: Vec<(String, String)> = tables
+                .purchases
+                .iter()
+                .filter(|(_, p)| p.user_id == request.user_id && p.pack_id == request.pack_id)
+                .map(|(at, _)| at.clone())
+                .collect();
+            for at in dead {
+                tables.release(&at, request.now);
+            }
+            buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
+            shard = shard.or_else(|| tables.share_with_a_unit(&pack.id, first));
+        }
         check_start(Some(&pack), buys, request.now)?;
         let shard = shard.ok_or(StartRefusal::SoldOut)?;
         let purchase = request.purchase(buys, &pack.price, shard);
