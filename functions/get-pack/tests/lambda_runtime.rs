@@ -189,13 +189,19 @@ async fn missing_table_name_stops_the_function_with_a_clear_message() {
 #[tokio::test]
 async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it() {
     let store = testkit::moto::shared_table().await;
-    testkit::packs::save(&store, &active("p", 10)).await;
+    // One pack per fault: an instance answers a pack it read lately from memory (5 s).
+    for id in ["p0", "p1"] {
+        testkit::packs::save(&store, &active(id, 10)).await;
+    }
     let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
     let runtime = RuntimeApi::start().await;
     let mut function = spawn(&runtime, store.table(), &proxy.endpoint());
-    for fault in [THROTTLING, Fault::Hangup] {
+    for (path, fault) in [
+        ("/api/packs/p0", THROTTLING),
+        ("/api/packs/p1", Fault::Hangup),
+    ] {
         proxy.set(fault.clone());
-        let (status, body, headers) = get(&runtime, "/api/packs/p").await;
+        let (status, body, headers) = get(&runtime, path).await;
         assert_eq!(
             (status, body["error"]["code"].as_str()),
             (503, Some("service_unavailable")),
@@ -203,11 +209,7 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         );
         assert!(headers["retry-after"].is_string(), "{headers}");
         proxy.set(Fault::None);
-        assert_eq!(
-            get(&runtime, "/api/packs/p").await.0,
-            200,
-            "after {fault:?}"
-        );
+        assert_eq!(get(&runtime, path).await.0, 200, "after {fault:?}");
     }
     assert!(
         function.try_wait().unwrap().is_none(),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use shared::purchases::PurchaseStatus;
+use shared::store::packs::GetPack;
 use shared::store::purchases::GetPurchase;
 use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
@@ -59,10 +60,21 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     assert_eq!(
         outcome,
         Outcome::Response(
-            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false})
+            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 1})
         )
     );
     assert_eq!(remaining(&env, "p").await, 99);
+    assert_eq!(
+        env.store
+            .get_pack("p")
+            .await
+            .unwrap()
+            .unwrap()
+            .pack
+            .remaining,
+        99,
+        "the pack's summary refreshed from its shares"
+    );
     let purchase = env.store.get_purchase("buyer", &id).await.unwrap().unwrap();
     assert_eq!(purchase.status, PurchaseStatus::Expired);
     let kept = env
@@ -78,7 +90,7 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     assert_eq!(
         outcome,
         Outcome::Response(
-            json!({"released": 0, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false})
+            json!({"released": 0, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 0})
         )
     );
     assert_eq!(remaining(&env, "p").await, 99);
@@ -105,7 +117,7 @@ async fn a_dynamodb_outage_fails_the_invocation_and_the_next_one_sweeps() {
     assert_eq!(
         outcome,
         Outcome::Response(
-            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false})
+            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 0})
         )
     );
     assert!(sweep.is_running(), "the function process is still running");
