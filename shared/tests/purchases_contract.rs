@@ -124,6 +124,13 @@ async fn assert_books_balance(
         initial,
         "remaining plus live purchases"
     );
+    // The store's own books, counted apart: the shares' units, the holds index, the sold counts.
+    let supply = store.read_supply(&pack.id).await.unwrap().unwrap();
+    assert_eq!(
+        supply.accounted(),
+        initial,
+        "remaining + held + sold: {supply:?}"
+    );
     if let Some(max) = pack.max_per_user {
         assert!(held.values().all(|&n| n <= u64::from(max)), "{held:?}");
     }

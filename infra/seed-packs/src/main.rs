@@ -1,5 +1,6 @@
 //! `seed-packs --file PACKS.json [--create-table]`: checks every pack of the file, creates the
 //! table when asked (with the key schema and index of `template.yaml`), then writes the packs.
+//! `seed-packs --books PACK_ID ...`: checks each pack's books (remaining + held + sold = supply).
 //! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
 //!
 //! Seeding never undoes what buyers did (`shared::packs::seed::plan_reseed`): a pack whose sale
@@ -11,42 +12,89 @@ use std::process::ExitCode;
 use shared::config::{Env, table_name};
 use shared::packs::seed::SeedWrite;
 use shared::packs::seed::parse_seed;
-use shared::store::packs::seed;
+use shared::store::packs::{GetPack, ReadSupply, seed};
 use shared::store::{DynamoStore, schema};
 use shared::timestamp::Timestamp;
 
 const USAGE: &str = "usage: seed-packs --file PACKS.json [--create-table]
+       seed-packs --books PACK_ID [PACK_ID ...]
+  --books             check each pack's books: the units left in its shares, held by reserved
+                      purchases and sold, counted apart, add up to its totalSupply (exit 1 if not)
   TABLE_NAME          the table to write to (required)
   AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...  the AWS SDK's standard settings";
 
-struct Args {
-    file: String,
-    create_table: bool,
+enum Args {
+    Seed { file: String, create_table: bool },
+    Books(Vec<String>),
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let (mut file, mut create_table) = (None, false);
+    let (mut file, mut create_table, mut books) = (None, false, Vec::new());
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--file" => file = Some(args.next().ok_or("--file needs a path")?),
             "--create-table" => create_table = true,
+            "--books" => books.extend(args.by_ref()),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    Ok(Args {
-        file: file.ok_or("--file is required")?,
+    if !books.is_empty() {
+        return Ok(Args::Books(books));
+    }
+    Ok(Args::Seed {
+        file: file.ok_or("--file or --books is required")?,
         create_table,
     })
 }
 
-async fn run(args: Args) -> Result<(), String> {
+/// Prints each pack's books; an error when one does not balance or cannot be read.
+async fn check_books(pack_ids: &[String]) -> Result<(), String> {
     let table = table_name(&Env).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
-    let packs =
-        parse_seed(&bytes).map_err(|e| format!("{}: {e}; nothing was written", args.file))?;
+    let store = DynamoStore::new(shared::aws::dynamodb_client().await, table);
+    let mut unbalanced = 0;
+    for pack_id in pack_ids {
+        let (Some(stored), Some(supply)) = (
+            store.get_pack(pack_id).await.map_err(|e| e.to_string())?,
+            store
+                .read_supply(pack_id)
+                .await
+                .map_err(|e| e.to_string())?,
+        ) else {
+            return Err(format!("pack {pack_id}: no such pack"));
+        };
+        let total = stored.pack.total_supply;
+        let balanced = supply.accounted() == total;
+        println!(
+            "pack {pack_id}: remaining {} + held {} + sold {} = {} of totalSupply {total}: {}",
+            supply.remaining(),
+            supply.held,
+            supply.sold,
+            supply.accounted(),
+            if balanced {
+                "balanced"
+            } else {
+                "DOES NOT BALANCE"
+            }
+        );
+        unbalanced += usize::from(!balanced);
+    }
+    match unbalanced {
+        0 => Ok(()),
+        n => Err(format!("{n} packs do not balance")),
+    }
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let (file, create_table) = match args {
+        Args::Seed { file, create_table } => (file, create_table),
+        Args::Books(pack_ids) => return check_books(&pack_ids).await,
+    };
+    let table = table_name(&Env).map_err(|e| e.to_string())?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
+    let packs = parse_seed(&bytes).map_err(|e| format!("{file}: {e}; nothing was written"))?;
     let client = shared::aws::dynamodb_client().await;
-    if args.create_table {
+    if create_table {
         let created = schema::create_table(&client, &table).await?;
         println!(
             "table {table}: {}",

@@ -224,3 +224,56 @@ async fn reseeding_keeps_what_buyers_did_and_refuses_to_change_what_they_pay_for
     assert_eq!(kept.name, "Renamed");
     assert_eq!(remaining("on-sale").await, on_sale.remaining - 5);
 }
+
+/// `--books` adds up each pack's units as the store counts them apart (its shares, the holds
+/// index, the sold counts): a pack bought and paid through the store balances; units that
+/// vanish from a share without a purchase are caught.
+#[tokio::test]
+async fn the_books_check_finds_a_unit_that_went_missing() {
+    use shared::store::cash::CreditCash;
+    use shared::store::purchases::CompletePurchase;
+    let store = testkit::moto::shared_table().await;
+    let mut pack = testkit::packs::active("books", 3600);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (10, 10, Some(3));
+    testkit::packs::save(&store, &pack).await;
+    let paid = testkit::purchases::reserve(&store, "buyer", "books", "k1", 600).await;
+    testkit::purchases::reserve(&store, "holder", "books", "k2", 600).await;
+    let credit = shared::cash::parse_credit("buyer", "1000", "USD", "books-grant").unwrap();
+    store.credit_cash(&credit, Timestamp::now()).await.unwrap();
+    store
+        .complete_purchase("buyer", "books", &paid.id, Timestamp::now())
+        .await
+        .unwrap();
+    let books = |store: DynamoStore| async move {
+        seed(
+            testkit::moto::shared_endpoint(),
+            store.table(),
+            &["--books", "books"],
+        )
+        .await
+    };
+    let checked = books(store.clone()).await;
+    assert!(checked.status.success(), "{checked:?}");
+    assert!(
+        stdout(&checked)
+            .contains("pack books: remaining 8 + held 1 + sold 1 = 10 of totalSupply 10: balanced"),
+        "{}",
+        stdout(&checked)
+    );
+
+    // A unit taken from a share with no purchase to show for it.
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("PK", AttributeValue::S("PACK#books#2".into()))
+        .key("SK", AttributeValue::S("SUPPLY".into()))
+        .update_expression("SET remaining = remaining - :one")
+        .expression_attribute_values(":one", AttributeValue::N("1".into()))
+        .send()
+        .await
+        .unwrap();
+    let checked = books(store).await;
+    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
+    assert!(stdout(&checked).contains("= 9 of totalSupply 10: DOES NOT BALANCE"));
+}

@@ -59,16 +59,26 @@ pub trait SeedPack: Send + Sync {
 }
 
 /// A pack's supply as its shares hold it, read strongly consistent: the exact `remaining`,
-/// where a pack's `remaining` in the list and in get-pack is a summary that may lag.
+/// where a pack's `remaining` in the list and in get-pack is a summary that may lag; with the
+/// units held (reserved purchases, their holds run out or not, until released or paid) and sold
+/// (paid), each counted on its own, so that the books can be checked: remaining + held + sold
+/// is what the pack was seeded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Supply {
     /// The units left in each share, by share number.
     pub shares: Vec<u64>,
+    pub held: u64,
+    pub sold: u64,
 }
 
 impl Supply {
     pub fn remaining(&self) -> u64 {
         self.shares.iter().sum()
+    }
+
+    /// remaining + held + sold: the units the pack was seeded with, when its books balance.
+    pub fn accounted(&self) -> u64 {
+        self.remaining() + self.held + self.sold
     }
 }
 

@@ -87,6 +87,10 @@ pub const PACK_SK: &str = "PACK";
 /// How many shares a pack's supply is split into (a number).
 pub const PACK_SHARDS: &str = "shards";
 
+/// The units of a share sold (paid for): the completion adds one, so that the books of a pack
+/// can be checked against counts kept apart (remaining + held + sold = supply).
+pub const SHARE_SOLD: &str = "sold";
+
 /// Share `shard` of a pack's supply: its own partition key (pack ids never hold `#`).
 pub fn supply_pk(pack_id: &str, shard: u32) -> String {
     format!("PACK#{pack_id}#{shard}")

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::primitives::Blob;
-use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, Select, TransactWriteItem, Update};
 
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
 use crate::packs::document::PackDocument;
@@ -19,9 +19,9 @@ use crate::store::packs::{
 };
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK,
-    GSI1_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING,
-    PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SK, STARTS_AT, SUPPLY_SK, draw_pk,
-    pack_pk, supply_pk,
+    GSI1_SK, GSI2, GSI2_PK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER,
+    PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK,
+    STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, pack_pk, supply_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -544,11 +544,54 @@ const MAX_TRANSACTION_ACTIONS: usize = 100;
 
 impl ReadSupply for DynamoStore {
     async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
-        match self.stored_shards(pack_id).await? {
-            0 => Ok(None),
-            shards => Ok(Some(Supply {
-                shares: self.read_shares(pack_id, shards, true).await?,
-            })),
+        let shards = self.stored_shards(pack_id).await?;
+        if shards == 0 {
+            return Ok(None);
+        }
+        let keys = (0..shards).map(|k| share_key(pack_id, k)).collect();
+        let items = self.batch_get_all(keys, true).await?;
+        let mut held = 0;
+        for shard in 0..shards {
+            held += self.count_holds(&holds_pk(pack_id, shard)).await?;
+        }
+        Ok(Some(Supply {
+            shares: items
+                .iter()
+                .map(|item| share_units(item.as_ref()))
+                .collect(),
+            held,
+            sold: items
+                .iter()
+                .flatten()
+                .filter_map(|item| whole_number(item, SHARE_SOLD))
+                .sum(),
+        }))
+    }
+}
+
+impl DynamoStore {
+    /// The reserved purchases in a partition of the holds index.
+    async fn count_holds(&self, partition: &str) -> Result<u64, StoreError> {
+        let (mut count, mut start) = (0, None);
+        loop {
+            let output = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(GSI2)
+                .key_condition_expression("#pk = :holds")
+                .expression_attribute_names("#pk", GSI2_PK)
+                .expression_attribute_values(":holds", s(partition))
+                .select(Select::Count)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| classify("Query", e))?;
+            count += u64::try_from(output.count).unwrap_or(0);
+            match output.last_evaluated_key {
+                Some(next) => start = Some(next),
+                None => return Ok(count),
+            }
         }
     }
 }

@@ -29,9 +29,9 @@ use crate::store::purchases::{
 use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, LEDGER_AMOUNT,
     LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
-    PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, SK, STARTS_AT,
-    buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, holds_pk, pack_pk, purchase_sk,
-    user_pk,
+    PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, SHARE_SOLD, SK,
+    STARTS_AT, buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, holds_pk, pack_pk,
+    purchase_sk, user_pk,
 };
 use crate::store::schema::{DRAW_SK, draw_pk};
 use crate::timestamp::Timestamp;
@@ -701,6 +701,12 @@ impl DynamoStore {
                 ],
             )?,
             put_new(table, debit)?,
+            counter(
+                table,
+                share_key(&purchase.pack_id, purchase.supply_shard),
+                SHARE_SOLD,
+                1,
+            )?,
         ])
     }
 }

@@ -39,6 +39,8 @@ struct Tables {
     buys: HashMap<(String, String), Buys>,
     /// Each pack's supply, by pack id: the units left in each share.
     supply: HashMap<String, Vec<u64>>,
+    /// Each pack's units sold (paid), by pack id.
+    sold: HashMap<String, u64>,
 }
 
 /// In-process store; clones share the same data.

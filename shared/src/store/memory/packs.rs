@@ -8,6 +8,7 @@ use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, replaceable};
 use crate::packs::{Pack, split_supply};
+use crate::purchases::PurchaseStatus;
 use crate::store::StoreError;
 use crate::store::packs::{
     GetPack, ListActivePacks, ReadSupply, RefreshRemaining, SeedPack, SeedPackError, StoredPack,
@@ -163,8 +164,16 @@ impl SeedPack for MemoryStore {
 
 impl ReadSupply for MemoryStore {
     async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
-        Ok(self.read().supply.get(pack_id).map(|shares| Supply {
+        let tables = self.read();
+        let held = tables
+            .purchases
+            .values()
+            .filter(|p| p.pack_id == pack_id && p.status == PurchaseStatus::Reserved)
+            .count();
+        Ok(tables.supply.get(pack_id).map(|shares| Supply {
             shares: shares.clone(),
+            held: held as u64,
+            sold: tables.sold.get(pack_id).copied().unwrap_or(0),
         }))
     }
 }

@@ -192,6 +192,7 @@ impl CompletePurchase for MemoryStore {
                     },
                 );
                 tables.purchases.insert(at, paid.clone());
+                *tables.sold.entry(paid.pack_id.clone()).or_default() += 1;
                 Ok(Completed::Paid {
                     purchase: paid,
                     balance: balance - amount,
