@@ -102,10 +102,14 @@ where
     lambda_runtime::run(UriSafe(lambda_http::Adapter::from(service))).await
 }
 
-/// lambda_http builds each request's URI with the event's raw query string as it came, and
-/// panics (the process dies, and API Gateway answers its own 500) on a byte a URI cannot hold: a
-/// `"`, `<` or space sent unencoded. Those bytes are percent-encoded first, which keeps the
-/// query's meaning (each is decoded again with the others) and leaves the handler to answer.
+/// lambda_http builds each request's URI as `{x-forwarded-proto}://{host}{path}?{raw query}`
+/// and panics (with `panic = "abort"` the process dies, API Gateway answers its own 5xx and the
+/// next request pays a cold start) when that is not a URI: a `"`, `<` or space in the query, a
+/// scheme such as `http, https` or `h_t`, a host such as `example.com:99999`, `[::1` or `a%zz`.
+/// The query's bytes are percent-encoded first, which keeps its meaning (each is decoded again
+/// with the others); a scheme other than `http` or `https` becomes `https` (API Gateway's own);
+/// a host that does not make a URI gives way to the API's domain name, or to none. None of them
+/// is read by a handler, which is left to answer.
 struct UriSafe<S>(S);
 
 impl<S> lambda_runtime::Service<LambdaEvent<LambdaRequest>> for UriSafe<S>
@@ -121,13 +125,48 @@ where
     }
 
     fn call(&mut self, mut event: LambdaEvent<LambdaRequest>) -> Self::Future {
-        if let LambdaRequest::ApiGatewayV2(request) = &mut event.payload
-            && let Some(query) = request.raw_query_string.as_mut()
-        {
-            encode_outside_uri(query);
+        if let LambdaRequest::ApiGatewayV2(request) = &mut event.payload {
+            if let Some(query) = request.raw_query_string.as_mut() {
+                encode_outside_uri(query);
+            }
+            make_origin_safe(request);
         }
         self.0.call(event)
     }
+}
+
+/// Replaces the scheme and host lambda_http would build a URI from with ones it can.
+fn make_origin_safe(request: &mut lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequest) {
+    use lambda_http::http::header::{HOST, HeaderName, HeaderValue};
+    let proto = HeaderName::from_static("x-forwarded-proto");
+    if let Some(scheme) = request.headers.get(&proto)
+        && !matches!(scheme.as_bytes(), b"http" | b"https")
+    {
+        request
+            .headers
+            .insert(proto, HeaderValue::from_static("https"));
+    }
+    if request
+        .headers
+        .get(HOST)
+        .is_some_and(|host| !host.to_str().is_ok_and(makes_a_uri))
+    {
+        request.headers.remove(HOST);
+    }
+    if request
+        .request_context
+        .domain_name
+        .as_deref()
+        .is_some_and(|domain| !makes_a_uri(domain))
+    {
+        request.request_context.domain_name = None;
+    }
+}
+
+/// Whether `host` makes a URI both parsers lambda_http uses accept (`url`, then `http`).
+fn makes_a_uri(host: &str) -> bool {
+    url::Url::parse(&format!("https://{host}/"))
+        .is_ok_and(|url| url.as_str().parse::<lambda_http::http::Uri>().is_ok())
 }
 
 /// Percent-encodes every byte of `query` that RFC 3986 does not allow in a query (`%` stays:
@@ -181,6 +220,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scheme_or_host_that_makes_no_uri_is_replaced() {
+        for host in ["example.com:99999", "[::1", "a%zz", "a b", ""] {
+            assert!(!makes_a_uri(host), "{host}");
+        }
+        for host in ["example.com", "example.com:8443", "[::1]:3000", "127.0.0.1"] {
+            assert!(makes_a_uri(host), "{host}");
+        }
+    }
 
     #[test]
     fn bytes_a_uri_cannot_hold_are_encoded_and_the_rest_kept() {

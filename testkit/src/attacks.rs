@@ -187,3 +187,15 @@ pub fn bad_tokens() -> Vec<(&'static str, String)> {
     cases.push(("signature removed", format!("{}.{}.", parts[0], parts[1])));
     cases
 }
+
+/// Forwarded headers lambda_http builds a request's URI from (`{x-forwarded-proto}://{host}`)
+/// with values that make no URI: lambda_http alone panics on each, killing the process.
+pub const HEADERS_THAT_MAKE_NO_URI: [(&str, &str); 7] = [
+    ("x-forwarded-proto", "http, https"),
+    ("x-forwarded-proto", "https,https"),
+    ("x-forwarded-proto", ""),
+    ("x-forwarded-proto", "h_t"),
+    ("host", "example.com:99999"),
+    ("host", "[::1"),
+    ("host", "a%zz"),
+];

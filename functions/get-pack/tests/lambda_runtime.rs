@@ -216,3 +216,24 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         "the function process is still running"
     );
 }
+
+/// Forwarded headers that make no URI (`x-forwarded-proto: h_t`, `host: example.com:99999`, ...)
+/// get the pack from the same warm process: lambda_http alone panics building the request's URI.
+#[tokio::test]
+async fn forwarded_headers_that_make_no_uri_get_the_pack() {
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &active("p", 10)).await;
+    let runtime = RuntimeApi::start().await;
+    let mut function = spawn(&runtime, store.table(), testkit::moto::shared_endpoint());
+    for (name, value) in testkit::attacks::HEADERS_THAT_MAKE_NO_URI {
+        let event = ApiEvent::get("/api/packs/p").header(name, value).to_json();
+        let (status, body, _) = call(&runtime, event).await;
+        assert_eq!(status, 200, "{name}: {value:?}: {body}");
+        assert_eq!(body["pack"]["id"], "p", "{name}: {value:?}");
+    }
+    assert_eq!(get(&runtime, "/api/packs/p").await.0, 200);
+    assert!(
+        function.try_wait().unwrap().is_none(),
+        "the same process answered throughout"
+    );
+}

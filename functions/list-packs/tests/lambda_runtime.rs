@@ -149,3 +149,24 @@ async fn a_raw_query_a_uri_cannot_hold_gets_the_json_400() {
         "the same process answered throughout"
     );
 }
+
+/// Forwarded headers that make no URI (`x-forwarded-proto: http, https`, `host: [::1`, ...) get
+/// the list from the same warm process: lambda_http alone panics building the request's URI.
+#[tokio::test]
+async fn forwarded_headers_that_make_no_uri_get_the_list() {
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &active("first", 10)).await;
+    let runtime = RuntimeApi::start().await;
+    let mut function = spawn(&runtime, store.table());
+    for (name, value) in testkit::attacks::HEADERS_THAT_MAKE_NO_URI {
+        let event = ApiEvent::get("/api/packs").header(name, value).to_json();
+        let (status, body) = http_parts(&runtime.invoke(event, TIMEOUT).await.expect("answered"));
+        assert_eq!(status, 200, "{name}: {value:?}: {body}");
+        assert_eq!(body["packs"][0]["id"], "first", "{name}: {value:?}");
+    }
+    assert_eq!(http_parts(&list(&runtime, "limit=1").await).0, 200);
+    assert!(
+        function.try_wait().unwrap().is_none(),
+        "the same process answered throughout"
+    );
+}
