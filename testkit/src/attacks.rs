@@ -53,6 +53,30 @@ pub fn bad_tokens() -> Vec<(&'static str, String)> {
         ("missing sub", rsa.sign(&without(good.clone(), "sub"))),
         ("empty sub", rsa.sign(&with(good.clone(), "sub", json!("")))),
         (
+            "a sub of 256 bytes",
+            rsa.sign(&with(good.clone(), "sub", json!("s".repeat(256)))),
+        ),
+        (
+            "crit naming an extension",
+            rsa.sign_with_header(
+                &header_with(rsa, |h| {
+                    h.crit = Some(vec!["http://example.com/ext".into()])
+                }),
+                &good,
+            ),
+        ),
+        (
+            "crit naming a registered claim",
+            rsa.sign_with_header(
+                &header_with(rsa, |h| h.crit = Some(vec!["exp".into()])),
+                &good,
+            ),
+        ),
+        (
+            "an empty crit",
+            rsa.sign_with_header(&header_with(rsa, |h| h.crit = Some(Vec::new())), &good),
+        ),
+        (
             "numeric sub",
             rsa.sign(&with(good.clone(), "sub", json!(7))),
         ),

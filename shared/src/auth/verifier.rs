@@ -39,6 +39,11 @@ pub struct TokenVerifier {
     email_claim: String,
 }
 
+/// The longest `sub` accepted: it becomes a user's id in keys (`USER#<sub>`, `CASH#<sub>`), which
+/// DynamoDB caps at 2,048 bytes; an identity provider's subjects are far shorter (255 is the
+/// common limit), and one store must not accept what the other refuses.
+pub const MAX_SUB_BYTES: usize = 255;
+
 impl TokenVerifier {
     pub fn new(config: &AuthConfig, keys: JwksCache) -> Self {
         let validations = SUPPORTED
@@ -79,8 +84,8 @@ impl TokenVerifier {
     }
 
     /// Checks the token: a `kid` naming a known key, the header's `alg` equal to that key's,
-    /// the signature, `exp` and `nbf` (with leeway), `iss`, `aud` when configured, and a
-    /// non-empty string `sub`.
+    /// the signature, `exp` and `nbf` (with leeway), `iss`, `aud` when configured, a string `sub`
+    /// of 1-255 bytes, and no `crit` extensions.
     pub async fn verify(&self, token: &str) -> Result<Identity, ApiError> {
         let invalid = |reason: &str| ApiError::InvalidToken {
             message: INVALID,
@@ -88,6 +93,12 @@ impl TokenVerifier {
         };
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| invalid(&format!("malformed header: {}", refusal(e.kind()))))?;
+        // RFC 7515 4.1.11: a token whose `crit` names an extension the recipient does not
+        // understand must be refused, and this verifier understands none (an empty list is not
+        // allowed either).
+        if header.crit.is_some() {
+            return Err(invalid("crit lists extensions"));
+        }
         let kid = header
             .kid
             .as_deref()
@@ -117,8 +128,8 @@ impl TokenVerifier {
             })?
             .claims;
         let user_id = match claims.get("sub") {
-            Some(Value::String(sub)) if !sub.is_empty() => sub.clone(),
-            _ => return Err(invalid("sub is not a non-empty string")),
+            Some(Value::String(sub)) if (1..=MAX_SUB_BYTES).contains(&sub.len()) => sub.clone(),
+            _ => return Err(invalid("sub is not a string of 1-255 bytes")),
         };
         let email = match claims.get(&self.email_claim) {
             Some(Value::String(email)) => Some(email.clone()),
