@@ -28,6 +28,7 @@ testkit::store_contract!(
     no_hold_can_be_paid_once_the_seed_is_revealed,
     a_sale_ended_early_closes_payments_before_its_seed_is_revealed,
     the_verifier_agrees_with_packs_opened_through_the_api,
+    a_purchase_opened_before_the_reveal_shows_the_seed_once_published,
 );
 
 /// A pack with three rarities, items of each, and six slots.
@@ -401,4 +402,59 @@ async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl S
         checked += 1;
     }
     assert_eq!(checked, 12);
+}
+
+/// The fairness promise: every purchase of a revealed pack shows its seed. One opened before the
+/// reveal kept `serverSeed: null`; once the sweep has published the revealed seed on the pack's
+/// public item, get-purchase shows it (and nothing is published before the reveal).
+async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
+    store: Arc<impl Store + Clone>,
+) {
+    use shared::handlers::get_purchase::get_purchase;
+    use shared::store::packs::{GetPack, PublishRevealedSeeds};
+    let mut pack = drop_pack("p", 86_400);
+    let sale_ends = at(-3700);
+    pack.sale_ends_at = Some(sale_ends);
+    testkit::packs::save(&*store, &pack).await;
+    let before_the_end = at(-7200);
+    let purchase = paid(&*store, "fan", "p", "k", before_the_end).await;
+    store
+        .open_purchase("fan", "p", &purchase.id, at(-7100))
+        .await
+        .unwrap();
+    let state = purchase_state((*store).clone());
+    let token = testkit::tokens::token("fan", None);
+    let shown = || async {
+        let event = ApiEvent::get(&format!("/api/packs/p/purchases/{}", purchase.id))
+            .bearer(&token)
+            .request();
+        let (status, body) = parts(&get_purchase(&state, event).await);
+        assert_eq!(status, 200, "{body}");
+        body["purchase"]["fairness"]["serverSeed"].clone()
+    };
+    assert_eq!(shown().await, Value::Null, "opened before the reveal");
+    // A sweep before the reveal publishes nothing.
+    let before_reveal = at(-200);
+    assert_eq!(
+        store.publish_revealed_seeds(before_reveal).await.unwrap(),
+        0
+    );
+    assert_eq!(shown().await, Value::Null);
+    assert_eq!(
+        store
+            .publish_revealed_seeds(Timestamp::now())
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .publish_revealed_seeds(Timestamp::now())
+            .await
+            .unwrap(),
+        0,
+        "once"
+    );
+    let seed = store.get_pack("p").await.unwrap().unwrap().seed;
+    assert_eq!(shown().await, Value::String(seed.to_hex()));
 }

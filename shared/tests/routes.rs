@@ -457,7 +457,7 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
 const GUARDED: [(&str, &[&str]); 2] = [
     (
         shared::store::schema::DRAW_PREFIX,
-        &["get-pack", "open-pack"],
+        &["get-pack", "open-pack", "release-holds"],
     ),
     (shared::store::schema::CASH_PREFIX, &["complete-purchase"]),
 ];
@@ -636,15 +636,20 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - list-packs: `Query` of the listing index;
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
 /// - web3-link: `UpdateItem` of the user's link (`USER#`);
-/// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase; a
-///   transaction of `UpdateItem`s (pack, count) and a `PutItem` (purchase); before answering sold
-///   out, a `Query` of the holds index and the releases' `UpdateItem`s (purchase, pack, count);
-/// - get-purchase: `GetItem` of the purchase (`USER#`);
+/// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
+///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
+///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
+///   (purchase, share, count) and the summary's `UpdateItem`; at the buyer's limit, a `Query` of
+///   their purchases (`USER#`);
+/// - get-purchase: `GetItem` of the purchase (`USER#`) and of the pack's published seed
+///   (`PACK#`);
 /// - complete-purchase: `BatchGetItem` of the purchase (`USER#`), the balances (`CASH#`) and the
 ///   pack (`PACK#`, for its sale end); a transaction
 ///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
 ///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
-/// - release-holds: `Query` of the holds index, and the releases' `UpdateItem`s;
+/// - release-holds: `Query` of the listing and holds indexes, the releases' `UpdateItem`s, the
+///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
+///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
 /// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
 ///   then one `UpdateItem` of the purchase.
 #[test]
@@ -714,6 +719,7 @@ get-purchase:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "USER#*"
+              - "PACK#*"
 complete-purchase:
   - Statement:
       - Effect: Allow
@@ -773,6 +779,7 @@ release-holds:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "PACK#*"
+              - "DRAW#*"
       - Effect: Allow
         Action: dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn

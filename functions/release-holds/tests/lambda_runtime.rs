@@ -60,7 +60,7 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     assert_eq!(
         outcome,
         Outcome::Response(
-            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 1})
+            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 1, "seedsPublished": 0})
         )
     );
     assert_eq!(remaining(&env, "p").await, 99);
@@ -90,7 +90,7 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     assert_eq!(
         outcome,
         Outcome::Response(
-            json!({"released": 0, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 0})
+            json!({"released": 0, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 0, "seedsPublished": 0})
         )
     );
     assert_eq!(remaining(&env, "p").await, 99);
@@ -117,7 +117,7 @@ async fn a_dynamodb_outage_fails_the_invocation_and_the_next_one_sweeps() {
     assert_eq!(
         outcome,
         Outcome::Response(
-            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 0})
+            json!({"released": 1, "lostRaces": 0, "skipped": 0, "batches": 1, "more": false, "summaries": 0, "seedsPublished": 0})
         )
     );
     assert!(sweep.is_running(), "the function process is still running");

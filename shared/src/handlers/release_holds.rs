@@ -1,13 +1,15 @@
 //! The scheduled sweep (`release-holds`, every minute): releases the holds that expired, in
-//! bounded batches, within the function's time, and refreshes each listed pack's `remaining`
-//! summary from its shares, twice a run, so that what list and get-pack show is at most about
-//! 30 seconds behind the supply (BENCHMARKS.md, capacity).
+//! bounded batches, within the function's time; publishes the server seed of each pack whose
+//! seed is revealed on the pack's public item (get-purchase may read that, never a seed before
+//! its reveal); and refreshes each listed pack's `remaining` summary from its shares, twice a
+//! run, so that what list and get-pack show is at most about 30 seconds behind the supply
+//! (BENCHMARKS.md, capacity).
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::store::packs::RefreshRemaining;
+use crate::store::packs::{PublishRevealedSeeds, RefreshRemaining};
 use crate::store::purchases::ReleaseHolds;
 use crate::timestamp::Timestamp;
 
@@ -35,11 +37,13 @@ pub struct Sweep {
     pub more: bool,
     /// Packs whose `remaining` summary changed.
     pub summaries: u64,
+    /// Packs whose server seed was revealed and is now published on their public item.
+    pub seeds_published: u64,
 }
 
 /// Releases expired holds batch by batch until none are left or the budget is spent. Any event
 /// starts it (the schedule's payload carries nothing it needs).
-pub async fn release_holds<S: ReleaseHolds + RefreshRemaining, E>(
+pub async fn release_holds<S: ReleaseHolds + RefreshRemaining + PublishRevealedSeeds, E>(
     state: &SweepState<S>,
     _event: E,
 ) -> Result<Sweep, lambda_runtime::Error> {
@@ -59,6 +63,7 @@ pub async fn release_holds<S: ReleaseHolds + RefreshRemaining, E>(
             break;
         }
     }
+    sweep.seeds_published = state.store.publish_revealed_seeds(Timestamp::now()).await?;
     sweep.summaries = state.store.refresh_remaining().await?;
     if let Some(again) = state.refresh_again_after
         && let Some(wait) = again.checked_sub(started.elapsed())
@@ -68,6 +73,7 @@ pub async fn release_holds<S: ReleaseHolds + RefreshRemaining, E>(
     }
     tracing::info!(
         summaries = sweep.summaries,
+        seeds_published = sweep.seeds_published,
         released = sweep.released,
         lost_races = sweep.lost_races,
         skipped = sweep.skipped,

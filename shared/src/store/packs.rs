@@ -97,9 +97,46 @@ pub trait RefreshRemaining: Send + Sync {
     fn refresh_remaining(&self) -> impl Future<Output = Result<u64, StoreError>> + Send;
 }
 
+/// Copies the server seed of each listed pack whose seed is revealed at `now` onto the pack's
+/// public item, once; returns how many it published. The sweep runs it, so that functions that
+/// may not read a seed before its reveal (get-purchase) can show it after.
+pub trait PublishRevealedSeeds: Send + Sync {
+    fn publish_revealed_seeds(
+        &self,
+        now: Timestamp,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+}
+
+/// The server seed published on a pack's public item, once revealed.
+pub trait GetRevealedSeed: Send + Sync {
+    fn revealed_seed(
+        &self,
+        pack_id: &str,
+    ) -> impl Future<Output = Result<Option<ServerSeed>, StoreError>> + Send;
+}
+
 /// Every pack operation.
-pub trait PackStore: ListActivePacks + GetPack + SeedPack + ReadSupply + RefreshRemaining {}
-impl<S: ListActivePacks + GetPack + SeedPack + ReadSupply + RefreshRemaining> PackStore for S {}
+pub trait PackStore:
+    ListActivePacks
+    + GetPack
+    + SeedPack
+    + ReadSupply
+    + RefreshRemaining
+    + PublishRevealedSeeds
+    + GetRevealedSeed
+{
+}
+impl<
+    S: ListActivePacks
+        + GetPack
+        + SeedPack
+        + ReadSupply
+        + RefreshRemaining
+        + PublishRevealedSeeds
+        + GetRevealedSeed,
+> PackStore for S
+{
+}
 
 /// Why [`seed`] did not write a pack.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -71,6 +71,8 @@ pub const PACK_AMOUNT: &str = "amount";
 pub const PACK_CURRENCY: &str = "currency";
 /// A pack's limit per buyer, absent when there is none.
 pub const PACK_MAX_PER_USER: &str = "maxPerUser";
+/// A pack's server seed as 64 hex digits, copied onto its public item by the sweep once revealed.
+pub const PACK_REVEALED_SEED: &str = "revealedSeed";
 /// A pack's seeding revision: every seeding write moves it on.
 pub const PACK_REVISION: &str = "rev";
 /// The kind of item: `pack`, `link`, ...

@@ -10,18 +10,19 @@ use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, freeze_bound};
+use crate::packs::seed_revealed;
 use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
 use crate::purchases::DrawInputs;
 use crate::store::StoreError;
 use crate::store::packs::{
-    GetPack, ListActivePacks, ReadSupply, RefreshRemaining, SeedPack, SeedPackError, StoredPack,
-    Supply,
+    GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
+    SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK,
     GSI1_SK, GSI2, GSI2_PK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER,
-    PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK,
-    STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, pack_pk, supply_pk,
+    PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK,
+    SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, pack_pk, supply_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -596,11 +597,14 @@ impl DynamoStore {
     }
 }
 
-/// A listed pack as the sweep sees it: its id, shares and `remaining` summary.
+/// A listed pack as the sweep sees it: its id, shares, `remaining` summary, sale end and
+/// whether its revealed seed is published.
 pub(crate) struct ListedSupply {
     pub(crate) pack_id: String,
     pub(crate) shards: u32,
     pub(crate) summary: u64,
+    ends_at: Option<Timestamp>,
+    seed_published: bool,
 }
 
 impl DynamoStore {
@@ -615,11 +619,13 @@ impl DynamoStore {
                 .table_name(&self.table)
                 .index_name(GSI1)
                 .key_condition_expression("#pk = :listed")
-                .projection_expression("#id, #shards, #remaining")
+                .projection_expression("#id, #shards, #remaining, #ends, #revealed")
                 .expression_attribute_names("#pk", GSI1_PK)
                 .expression_attribute_names("#id", PK)
                 .expression_attribute_names("#shards", PACK_SHARDS)
                 .expression_attribute_names("#remaining", PACK_REMAINING)
+                .expression_attribute_names("#ends", ENDS_AT)
+                .expression_attribute_names("#revealed", PACK_REVEALED_SEED)
                 .expression_attribute_values(":listed", s(LISTED_PACKS))
                 .set_exclusive_start_key(start.take())
                 .send()
@@ -628,11 +634,13 @@ impl DynamoStore {
             for item in output.items.unwrap_or_default() {
                 let pack_id = text(&item, PK).and_then(|pk| pk.strip_prefix("PACK#"));
                 let shards = whole_number(&item, PACK_SHARDS).and_then(|n| u32::try_from(n).ok());
-                match (pack_id, shards) {
-                    (Some(pack_id), Some(shards)) => listed.push(ListedSupply {
+                match (pack_id, shards, sale_ends_at(&item, "pack")) {
+                    (Some(pack_id), Some(shards), Ok(ends_at)) => listed.push(ListedSupply {
                         pack_id: pack_id.to_owned(),
                         shards,
                         summary: whole_number(&item, PACK_REMAINING).unwrap_or(0),
+                        ends_at,
+                        seed_published: item.contains_key(PACK_REVEALED_SEED),
                     }),
                     _ => tracing::error!("skipping a listed pack item without its id or shards"),
                 }
@@ -681,5 +689,68 @@ impl RefreshRemaining for DynamoStore {
             }
         }
         Ok(changed)
+    }
+}
+
+impl PublishRevealedSeeds for DynamoStore {
+    async fn publish_revealed_seeds(&self, now: Timestamp) -> Result<u64, StoreError> {
+        let mut published = 0;
+        for listed in self.listed_supplies().await? {
+            let Some(ends_at) = listed.ends_at else {
+                continue;
+            };
+            if listed.seed_published || !seed_revealed(Some(ends_at), now) {
+                continue;
+            }
+            let [draw] = self
+                .batch_get([key(draw_pk(&listed.pack_id), DRAW_SK)], true)
+                .await?;
+            let seed =
+                draw_inputs_from_item(&draw.ok_or_else(|| corrupt("draw", "missing"))?)?.seed;
+            // Only while the sale still ends when it was read: an end moved meanwhile (it cannot
+            // move once reached, but the read may be old) waits for the next sweep.
+            let written = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .set_key(Some(key(pack_pk(&listed.pack_id), PACK_SK)))
+                .update_expression("SET #revealed = :seed")
+                .condition_expression("#ends = :ends")
+                .expression_attribute_names("#revealed", PACK_REVEALED_SEED)
+                .expression_attribute_names("#ends", ENDS_AT)
+                .expression_attribute_values(":seed", s(seed.to_hex()))
+                .expression_attribute_values(":ends", number(ends_at.unix_nanos()))
+                .send()
+                .await;
+            match written {
+                Ok(_) => published += 1,
+                Err(error)
+                    if error
+                        .as_service_error()
+                        .is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
+                Err(error) => return Err(classify("UpdateItem", error)),
+            }
+        }
+        Ok(published)
+    }
+}
+
+impl GetRevealedSeed for DynamoStore {
+    async fn revealed_seed(&self, pack_id: &str) -> Result<Option<ServerSeed>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(pack_pk(pack_id), PACK_SK)))
+            .projection_expression("#revealed")
+            .expression_attribute_names("#revealed", PACK_REVEALED_SEED)
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?;
+        Ok(output
+            .item
+            .as_ref()
+            .and_then(|item| text(item, PACK_REVEALED_SEED))
+            .and_then(ServerSeed::from_hex))
     }
 }

@@ -7,12 +7,13 @@ use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, replaceable};
+use crate::packs::seed_revealed;
 use crate::packs::{Pack, split_supply};
 use crate::purchases::PurchaseStatus;
 use crate::store::StoreError;
 use crate::store::packs::{
-    GetPack, ListActivePacks, ReadSupply, RefreshRemaining, SeedPack, SeedPackError, StoredPack,
-    Supply,
+    GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
+    SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::timestamp::Timestamp;
 
@@ -182,5 +183,33 @@ impl RefreshRemaining for MemoryStore {
     /// Nothing to do: in memory every change of a share updates the summary with it.
     async fn refresh_remaining(&self) -> Result<u64, StoreError> {
         Ok(0)
+    }
+}
+
+impl PublishRevealedSeeds for MemoryStore {
+    async fn publish_revealed_seeds(&self, now: Timestamp) -> Result<u64, StoreError> {
+        let mut tables = self.write();
+        let due: Vec<String> = tables
+            .listed
+            .values()
+            .map(|(pack, _)| pack)
+            .filter(|pack| pack.sale_ends_at.is_some() && seed_revealed(pack.sale_ends_at, now))
+            .map(|pack| pack.id.clone())
+            .filter(|id| !tables.revealed.contains(id))
+            .collect();
+        let published = due.len() as u64;
+        tables.revealed.extend(due);
+        Ok(published)
+    }
+}
+
+impl GetRevealedSeed for MemoryStore {
+    async fn revealed_seed(&self, pack_id: &str) -> Result<Option<ServerSeed>, StoreError> {
+        let tables = self.read();
+        Ok(tables
+            .revealed
+            .contains(pack_id)
+            .then(|| tables.packs.get(pack_id).map(|stored| stored.seed.clone()))
+            .flatten())
     }
 }
