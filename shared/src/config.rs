@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
 use crate::packs::listing::MIN_CURSOR_SECRET_LEN;
-use crate::purchases::{DEFAULT_HOLD_SECONDS, MAX_HOLD_SECONDS};
+use crate::purchases::{
+    DEFAULT_HOLD_SECONDS, DEFAULT_MAX_UNPAID_HOLDS, HoldPolicy, MAX_HOLD_SECONDS,
+    MAX_MAX_UNPAID_HOLDS,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -121,6 +124,32 @@ pub fn cursor_secret(source: &dyn Source) -> Result<Vec<u8>, ConfigError> {
 pub fn max_body_bytes(source: &dyn Source) -> Result<usize, ConfigError> {
     Ok(optional_number(source, "MAX_BODY_BYTES", 1..=1024 * 1024)?
         .map_or(DEFAULT_MAX_BODY_BYTES, |v| v as usize))
+}
+
+/// `MAX_UNPAID_HOLDS` (1-1000, default 2) and `START_REQUIRES_FUNDS` (`true` or `false`,
+/// default `false`): what a fan's unpaid holds may be.
+pub fn hold_policy(source: &dyn Source) -> Result<HoldPolicy, ConfigError> {
+    let max_unpaid = optional_number(
+        source,
+        "MAX_UNPAID_HOLDS",
+        1..=u64::from(MAX_MAX_UNPAID_HOLDS),
+    )?
+    .map_or(Ok(DEFAULT_MAX_UNPAID_HOLDS), u32::try_from)
+    .unwrap_or(DEFAULT_MAX_UNPAID_HOLDS);
+    let requires_funds = match optional(source, "START_REQUIRES_FUNDS").as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                name: "START_REQUIRES_FUNDS",
+                problem: "expected true or false".into(),
+            });
+        }
+    };
+    Ok(HoldPolicy {
+        max_unpaid,
+        requires_funds,
+    })
 }
 
 /// `PURCHASE_HOLD_SECONDS`: how long a started purchase holds its unit (default 600, 1-3600).
@@ -302,6 +331,28 @@ mod tests {
             DEFAULT_MAX_BODY_BYTES
         );
         assert!(max_body_bytes(&[("MAX_BODY_BYTES", "-1")]).is_err());
+        assert_eq!(hold_policy(&[("X", "1")]).unwrap(), HoldPolicy::default());
+        assert_eq!(
+            hold_policy(&[
+                ("MAX_UNPAID_HOLDS", "1000"),
+                ("START_REQUIRES_FUNDS", "true")
+            ])
+            .unwrap(),
+            HoldPolicy {
+                max_unpaid: 1000,
+                requires_funds: true
+            }
+        );
+        for bad in [
+            [("MAX_UNPAID_HOLDS", "0"), ("START_REQUIRES_FUNDS", "false")],
+            [
+                ("MAX_UNPAID_HOLDS", "1001"),
+                ("START_REQUIRES_FUNDS", "false"),
+            ],
+            [("MAX_UNPAID_HOLDS", "2"), ("START_REQUIRES_FUNDS", "yes")],
+        ] {
+            assert!(hold_policy(&bad).is_err(), "{bad:?}");
+        }
         assert_eq!(purchase_hold(&[("X", "1")]).unwrap().as_secs(), 600);
         assert_eq!(
             purchase_hold(&[("PURCHASE_HOLD_SECONDS", "3600")])

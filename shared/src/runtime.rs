@@ -70,16 +70,19 @@ pub async fn warm(dynamodb: &LambdaDynamoDb, verifier: Option<&TokenVerifier>) {
 }
 
 /// The state of a purchase function, from the environment (`TABLE_NAME`, `AUTH_*`,
-/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`), warmed.
+/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`, `MAX_UNPAID_HOLDS`, `START_REQUIRES_FUNDS`),
+/// warmed.
 pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     let (store, dynamodb) = store_from_env();
     let hold = require(config::purchase_hold(&Env));
     let max_body_bytes = require(config::max_body_bytes(&Env));
+    let policy = require(config::hold_policy(&Env));
     let state = PurchaseState {
         store,
         verifier: verifier_from_env(),
         hold,
         max_body_bytes,
+        policy,
     };
     warm(&dynamodb, Some(&state.verifier)).await;
     state

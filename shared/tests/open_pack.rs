@@ -70,6 +70,7 @@ fn start_at(user: &str, pack_id: &str, key: &str, now: Timestamp) -> StartReques
         client_seed: format!("seed of {user} \"{key}\""),
         now,
         expires_at: now.plus_seconds(600).unwrap(),
+        policy: testkit::purchases::ROOMY,
     }
 }
 
@@ -310,6 +311,7 @@ fn purchase_state<S>(store: S) -> PurchaseState<S> {
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
+        policy: testkit::purchases::ROOMY,
     }
 }
 
@@ -411,7 +413,6 @@ async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
     store: Arc<impl Store + Clone>,
 ) {
     use shared::handlers::get_purchase::get_purchase;
-    use shared::store::packs::{GetPack, PublishRevealedSeeds};
     let mut pack = drop_pack("p", 86_400);
     let sale_ends = at(-3700);
     pack.sale_ends_at = Some(sale_ends);

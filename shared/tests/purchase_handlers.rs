@@ -24,6 +24,7 @@ fn state<S>(store: S) -> PurchaseState<S> {
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
+        policy: testkit::purchases::ROOMY,
     }
 }
 
@@ -339,6 +340,7 @@ async fn hold_of_fan(
         client_seed: "s".into(),
         now: testkit::packs::at(started),
         expires_at: testkit::packs::at(ends),
+        policy: testkit::purchases::ROOMY,
     };
     store.start_purchase(&request).await.unwrap();
     request

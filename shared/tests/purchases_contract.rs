@@ -11,7 +11,7 @@ use std::sync::Arc;
 use shared::cash::{Money, parse_credit};
 use shared::packs::{Pack, PackStatus};
 use shared::purchases::{
-    CompleteRefusal, Purchase, PurchaseStatus, StartRefusal, StartRequest, purchase_id,
+    CompleteRefusal, HoldPolicy, Purchase, PurchaseStatus, StartRefusal, StartRequest, purchase_id,
 };
 use shared::store::Store;
 use shared::store::purchases::{CompleteError, Completed, Released, StartError, Started};
@@ -36,6 +36,9 @@ testkit::store_contract!(
     thirty_units_over_ten_shares_all_sell_one_buyer_after_another,
     expired_units_go_back_to_their_shares_and_sell_again,
     a_hold_that_ran_out_does_not_count_toward_the_limit,
+    a_fan_holds_at_most_their_unpaid_holds_across_packs,
+    a_start_needs_funds_for_every_live_hold_when_asked,
+    twenty_racing_starts_of_one_fan_take_exactly_their_unpaid_holds,
 );
 
 const HOLD_SECONDS: i64 = 600;
@@ -61,6 +64,7 @@ fn start_at(
         client_seed: seed.unwrap_or("server-picked").into(),
         now,
         expires_at: now.plus_seconds(HOLD_SECONDS).unwrap(),
+        policy: testkit::purchases::ROOMY,
     }
 }
 
@@ -826,4 +830,147 @@ async fn a_hold_that_ran_out_does_not_count_toward_the_limit(store: Arc<impl Sto
         &HashMap::new(),
     )
     .await;
+}
+
+/// `request` under `policy`.
+fn under(policy: HoldPolicy, mut request: StartRequest) -> StartRequest {
+    request.policy = policy;
+    request
+}
+
+const TWO: HoldPolicy = HoldPolicy {
+    max_unpaid: 2,
+    requires_funds: false,
+};
+
+/// Hoarding: a fan's live unpaid holds, across packs, are capped; a start past the cap takes
+/// nothing; a hold that ran out (released or not) and a paid one no longer count.
+async fn a_fan_holds_at_most_their_unpaid_holds_across_packs(store: Arc<impl Store>) {
+    for id in ["a", "b", "c"] {
+        seeded(&*store, active(id, 7200)).await;
+    }
+    let dead = created(
+        store
+            .start_purchase(&under(TWO, start_at("fan", "a", "k0", None, at(-1200))))
+            .await,
+    );
+    let first = created(
+        store
+            .start_purchase(&under(TWO, start("fan", "a", "k1")))
+            .await,
+    );
+    created(
+        store
+            .start_purchase(&under(TWO, start("fan", "b", "k2")))
+            .await,
+    );
+    assert_eq!(
+        store
+            .start_purchase(&under(TWO, start("fan", "c", "k3")))
+            .await,
+        Err(StartError::Refused(StartRefusal::UnpaidHoldsLimit)),
+        "two live holds; the one that ran out does not count"
+    );
+    assert_eq!(
+        remaining(&*store, "c").await,
+        100,
+        "the refused start took nothing"
+    );
+    credit(&*store, "fan", 499, "USD").await;
+    store
+        .complete_purchase("fan", "a", &first.id, Timestamp::now())
+        .await
+        .unwrap();
+    created(
+        store
+            .start_purchase(&under(TWO, start("fan", "c", "k4")))
+            .await,
+    );
+    assert_eq!(
+        store
+            .start_purchase(&under(TWO, start("fan", "c", "k5")))
+            .await,
+        Err(StartError::Refused(StartRefusal::UnpaidHoldsLimit))
+    );
+    assert_eq!(
+        store
+            .get_purchase("fan", &dead.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status_at(Timestamp::now()),
+        PurchaseStatus::Expired
+    );
+}
+
+/// `START_REQUIRES_FUNDS`: a start needs a balance that covers its price and the fan's other
+/// live unpaid holds in that currency; a refused start takes nothing.
+async fn a_start_needs_funds_for_every_live_hold_when_asked(store: Arc<impl Store>) {
+    let funded = HoldPolicy {
+        max_unpaid: 5,
+        requires_funds: true,
+    };
+    let pack = seeded(&*store, active("p", 7200)).await;
+    assert_eq!(
+        store
+            .start_purchase(&under(funded, start("fan", "p", "k1")))
+            .await,
+        Err(StartError::Refused(StartRefusal::InsufficientFunds))
+    );
+    credit(&*store, "fan", 998, "USD").await;
+    created(
+        store
+            .start_purchase(&under(funded, start("fan", "p", "k1")))
+            .await,
+    );
+    created(
+        store
+            .start_purchase(&under(funded, start("fan", "p", "k2")))
+            .await,
+    );
+    assert_eq!(
+        store
+            .start_purchase(&under(funded, start("fan", "p", "k3")))
+            .await,
+        Err(StartError::Refused(StartRefusal::InsufficientFunds)),
+        "998 covers two holds of 499, not three"
+    );
+    assert_eq!(remaining(&*store, "p").await, pack.remaining - 2);
+}
+
+/// Twenty starts of one fan at once, each on a pack of its own (so that nothing but the fan's
+/// unpaid holds is shared), under a cap of two: exactly two holds, the rest refused, whatever
+/// the order (the cap is inside the write).
+async fn twenty_racing_starts_of_one_fan_take_exactly_their_unpaid_holds(
+    store: Arc<impl Store + 'static>,
+) {
+    for n in 0..20 {
+        let mut pack = active(&format!("p{n}"), 60);
+        (pack.total_supply, pack.remaining) = (2, 2);
+        seeded(&*store, pack).await;
+    }
+    let results = at_once(20, |n| {
+        let store = store.clone();
+        async move {
+            let request = start("fan", &format!("p{n}"), &format!("k{n}"));
+            store.start_purchase(&under(TWO, request)).await
+        }
+    })
+    .await;
+    let mut created = 0;
+    for result in &results {
+        match result {
+            Ok(Started::Created(_)) => created += 1,
+            Err(StartError::Refused(StartRefusal::UnpaidHoldsLimit)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(created, 2, "{results:?}");
+    let mut held = 0;
+    for n in 0..20 {
+        let supply = store.read_supply(&format!("p{n}")).await.unwrap().unwrap();
+        assert_eq!(supply.accounted(), 2, "p{n}: the books balance");
+        held += supply.held;
+    }
+    assert_eq!(held, 2);
 }

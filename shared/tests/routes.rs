@@ -452,14 +452,28 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
     assert_eq!(function["Properties"]["Timeout"].as_u64(), Some(60));
 }
 
-/// The key prefixes only some functions may reach, and those functions: a pack's draw inputs
-/// (its server seed, `DRAW#`), and money (balances and debits, `CASH#`).
-const GUARDED: [(&str, &[&str]); 2] = [
+/// The key prefixes only some functions may reach, those functions, and those that may only
+/// read them: a pack's draw inputs (its server seed, `DRAW#`), and money (balances and debits,
+/// `CASH#`).
+const GUARDED: [(&str, &[&str], &[&str]); 2] = [
     (
         shared::store::schema::DRAW_PREFIX,
-        &["get-pack", "open-pack", "release-holds"],
+        &["get-pack", "open-pack"],
+        &["release-holds"],
     ),
-    (shared::store::schema::CASH_PREFIX, &["complete-purchase"]),
+    (
+        shared::store::schema::CASH_PREFIX,
+        &["complete-purchase"],
+        &["start-purchase"],
+    ),
+];
+
+/// The actions that read (or condition on) an item and never change it.
+const READ_ACTIONS: [&str; 4] = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:GetItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:Query",
 ];
 
 /// The indexes functions may query; no draw item is in either (GSI1: listed packs, GSI2: holds).
@@ -568,8 +582,11 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
             problems.push(format!(
                 "{function}: key pattern {prefix:?} is not a literal prefix `NAME#*`"
             ));
-        } else if let Some((guarded, _)) = GUARDED.iter().find(|(guarded, allowed)| {
-            format!("{literal}#") == *guarded && !allowed.contains(&function)
+        } else if let Some((guarded, _, _)) = GUARDED.iter().find(|(guarded, allowed, readers)| {
+            let reads_only = actions.iter().all(|a| READ_ACTIONS.contains(&a.as_str()));
+            format!("{literal}#") == *guarded
+                && !allowed.contains(&function)
+                && !(reads_only && readers.contains(&function))
         }) {
             problems.push(format!("{function}: may reach {guarded} keys ({prefix})"));
         }
@@ -693,6 +710,15 @@ start-purchase:
             dynamodb:LeadingKeys:
               - "PACK#*"
               - "USER#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:ConditionCheckItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
       - Effect: Allow
         Action: dynamodb:PutItem
         Resource: !GetAtt Table.Arn

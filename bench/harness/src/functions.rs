@@ -256,6 +256,7 @@ impl Bench {
             client_seed: random_client_seed(),
             now,
             expires_at: now.plus_seconds(3600).expect("in range"),
+            policy: testkit::purchases::ROOMY,
         };
         match self.purchases.start_purchase(&request).await {
             Ok(Started::Created(purchase) | Started::Repeated(purchase)) => purchase.id,

@@ -287,6 +287,7 @@ where
             verifier: verifier(),
             hold: parts.hold,
             max_body_bytes: parts.max_body_bytes,
+            policy: Default::default(),
         },
         list: ListPacksState {
             store: store.clone(),

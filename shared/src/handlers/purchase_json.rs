@@ -8,7 +8,7 @@ use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::packs::draw::ALGORITHM;
-use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
+use crate::purchases::{HoldPolicy, OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::timestamp::Timestamp;
 
 /// What the purchase handlers need (the store's operations differ per function).
@@ -18,6 +18,8 @@ pub struct PurchaseState<S> {
     /// How long a start holds a unit.
     pub hold: Duration,
     pub max_body_bytes: usize,
+    /// What a fan's unpaid holds may be.
+    pub policy: HoldPolicy,
 }
 
 /// A purchase as the API shows it.

@@ -76,6 +76,14 @@ fn refused(error: StartError) -> ApiError {
             ErrorCode::PurchaseLimitReached,
             "You hold as many purchases of this pack as one buyer may.",
         ),
+        StartError::Refused(StartRefusal::UnpaidHoldsLimit) => (
+            ErrorCode::UnpaidHoldsLimit,
+            "You hold as many unpaid purchases as a fan may: pay for one, or let it run out.",
+        ),
+        StartError::Refused(StartRefusal::InsufficientFunds) => (
+            ErrorCode::InsufficientFunds,
+            "Your Cash balance does not cover this pack and your other unpaid purchases.",
+        ),
     };
     ApiError::refused(code, message)
 }
@@ -106,6 +114,7 @@ pub async fn start_purchase<S: StartPurchase>(
             requested_seed,
             now,
             expires_at,
+            policy: state.policy,
         };
         let (purchase, replayed) = match state.store.start_purchase(&start).await {
             Ok(Started::Created(purchase)) => (purchase, false),

@@ -40,6 +40,7 @@ pub enum ErrorCode {
     NotOnSale,
     SoldOut,
     PurchaseLimitReached,
+    UnpaidHoldsLimit,
     PurchaseNotCompleted,
     ReservationExpired,
     PayloadTooLarge,
@@ -51,7 +52,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ErrorCode; 27] = [
+    pub const ALL: [ErrorCode; 28] = [
         Self::InvalidJson,
         Self::InvalidBody,
         Self::InvalidPayload,
@@ -72,6 +73,7 @@ impl ErrorCode {
         Self::NotOnSale,
         Self::SoldOut,
         Self::PurchaseLimitReached,
+        Self::UnpaidHoldsLimit,
         Self::PurchaseNotCompleted,
         Self::ReservationExpired,
         Self::PayloadTooLarge,
@@ -104,6 +106,7 @@ impl ErrorCode {
             Self::NotOnSale => "not_on_sale",
             Self::SoldOut => "sold_out",
             Self::PurchaseLimitReached => "purchase_limit_reached",
+            Self::UnpaidHoldsLimit => "unpaid_holds_limit",
             Self::PurchaseNotCompleted => "purchase_not_completed",
             Self::ReservationExpired => "reservation_expired",
             Self::PayloadTooLarge => "payload_too_large",
@@ -133,6 +136,7 @@ impl ErrorCode {
             Self::NotOnSale
             | Self::SoldOut
             | Self::PurchaseLimitReached
+            | Self::UnpaidHoldsLimit
             | Self::PurchaseNotCompleted => StatusCode::CONFLICT,
             Self::ReservationExpired => StatusCode::GONE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

@@ -71,6 +71,9 @@ pub struct Purchase {
     /// The share of the pack's supply its unit came from, and goes back to if released.
     #[serde(default)]
     pub supply_shard: u32,
+    /// The slot of its buyer's unpaid holds it took, freed when it is paid.
+    #[serde(default)]
+    pub hold_slot: Option<u32>,
 }
 
 /// What an opened purchase keeps of its pack's server seed.
@@ -149,6 +152,98 @@ pub enum StartRefusal {
     SoldOut,
     #[error("the buyer's limit for this pack is reached")]
     LimitReached,
+    #[error("the buyer holds as many unpaid purchases as a fan may")]
+    UnpaidHoldsLimit,
+    #[error("the buyer's balance does not cover this and their other unpaid holds")]
+    InsufficientFunds,
+}
+
+/// What a fan's unpaid holds may be (the operator's `MAX_UNPAID_HOLDS` and
+/// `START_REQUIRES_FUNDS`): a bot with no Cash must not hold a drop's supply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HoldPolicy {
+    /// A fan's live unpaid holds, across all packs (1-1000).
+    pub max_unpaid: u32,
+    /// Whether a start needs a balance that covers its price and the fan's other live unpaid
+    /// holds in that currency.
+    pub requires_funds: bool,
+}
+
+pub const DEFAULT_MAX_UNPAID_HOLDS: u32 = 2;
+pub const MAX_MAX_UNPAID_HOLDS: u32 = 1000;
+
+impl Default for HoldPolicy {
+    fn default() -> Self {
+        Self {
+            max_unpaid: DEFAULT_MAX_UNPAID_HOLDS,
+            requires_funds: false,
+        }
+    }
+}
+
+/// One unpaid hold of a fan, in their slots.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldSlot {
+    pub purchase_id: String,
+    pub expires_at: Timestamp,
+    pub price: Money,
+}
+
+/// A fan's unpaid holds: `max_unpaid` slots, each free or holding one hold; a hold whose
+/// `expiresAt` has passed frees its slot by itself, released or not. `version` moves on with
+/// every write, so that a start's write is conditioned on the slots as it read them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UnpaidHolds {
+    pub slots: Vec<Option<HoldSlot>>,
+    pub version: u64,
+}
+
+impl UnpaidHolds {
+    fn live(&self, now: Timestamp) -> impl Iterator<Item = &HoldSlot> {
+        self.slots
+            .iter()
+            .flatten()
+            .filter(move |slot| slot.expires_at > now)
+    }
+}
+
+/// Which slot a start of a unit at `price` takes (and the balance it then needs, 0 when the
+/// policy asks none), for a fan with `holds` and `balance` in `price`'s currency at `now`: the
+/// rule both stores apply, each inside its write's condition.
+pub fn take_hold_slot(
+    holds: &UnpaidHolds,
+    policy: HoldPolicy,
+    price: &Money,
+    balance: u64,
+    now: Timestamp,
+) -> Result<(u32, u64), StartRefusal> {
+    if holds.live(now).count() >= policy.max_unpaid as usize {
+        return Err(StartRefusal::UnpaidHoldsLimit);
+    }
+    let needed = if policy.requires_funds {
+        price.amount
+            + holds
+                .live(now)
+                .filter(|slot| slot.price.currency == price.currency)
+                .map(|slot| slot.price.amount)
+                .sum::<u64>()
+    } else {
+        0
+    };
+    if balance < needed {
+        return Err(StartRefusal::InsufficientFunds);
+    }
+    let free = (0..policy.max_unpaid)
+        .find(|&k| {
+            holds
+                .slots
+                .get(k as usize)
+                .and_then(Option::as_ref)
+                .is_none_or(|slot| slot.expires_at <= now)
+        })
+        .ok_or(StartRefusal::UnpaidHoldsLimit)?;
+    Ok((free, needed))
 }
 
 /// Whether a buyer with `buys` may take a unit of `pack` at `now`, checked in the order clients
@@ -182,12 +277,13 @@ pub struct StartRequest {
     pub client_seed: String,
     pub now: Timestamp,
     pub expires_at: Timestamp,
+    pub policy: HoldPolicy,
 }
 
 impl StartRequest {
     /// The purchase this start creates, for a buyer with `buys`, of a pack at `price`, its unit
-    /// taken from share `shard`.
-    pub fn purchase(&self, buys: Buys, price: &Money, shard: u32) -> Purchase {
+    /// taken from share `shard`, in the buyer's unpaid-holds slot `slot`.
+    pub fn purchase(&self, buys: Buys, price: &Money, shard: u32, slot: u32) -> Purchase {
         Purchase {
             id: self.purchase_id.clone(),
             pack_id: self.pack_id.clone(),
@@ -204,6 +300,7 @@ impl StartRequest {
             items: None,
             fairness: None,
             supply_shard: shard,
+            hold_slot: Some(slot),
         }
     }
 
@@ -454,6 +551,7 @@ mod tests {
             client_seed: "s".into(),
             now: ts("2026-06-01T12:00:00Z"),
             expires_at: ts("2026-06-01T12:10:00Z"),
+            policy: HoldPolicy::default(),
         };
         let mut purchase = request.purchase(
             Buys { seq: 4, held: 1 },
@@ -462,10 +560,79 @@ mod tests {
                 currency: "USD".into(),
             },
             0,
+            0,
         );
         assert_eq!(purchase.nonce, 5);
         purchase.status = status;
         purchase
+    }
+
+    #[test]
+    fn a_fans_unpaid_holds_are_capped_and_may_need_funds() {
+        let now = ts("2026-06-01T12:00:00Z");
+        let usd = |amount| Money {
+            amount,
+            currency: "USD".into(),
+        };
+        let slot = |id: &str, expires: &str, price| {
+            Some(HoldSlot {
+                purchase_id: id.into(),
+                expires_at: ts(expires),
+                price,
+            })
+        };
+        let policy = HoldPolicy {
+            max_unpaid: 2,
+            requires_funds: false,
+        };
+        let none = UnpaidHolds::default();
+        assert_eq!(take_hold_slot(&none, policy, &usd(499), 0, now), Ok((0, 0)));
+        let one = UnpaidHolds {
+            slots: vec![slot("a", "2026-06-01T12:05:00Z", usd(499))],
+            version: 1,
+        };
+        assert_eq!(take_hold_slot(&one, policy, &usd(499), 0, now), Ok((1, 0)));
+        let two = UnpaidHolds {
+            slots: vec![
+                slot("a", "2026-06-01T12:05:00Z", usd(499)),
+                slot("b", "2026-06-01T12:05:00Z", usd(100)),
+            ],
+            version: 2,
+        };
+        assert_eq!(
+            take_hold_slot(&two, policy, &usd(499), 0, now),
+            Err(StartRefusal::UnpaidHoldsLimit)
+        );
+        // A hold that ran out is not live, released or not: its slot is free again.
+        let ran_out = UnpaidHolds {
+            slots: vec![
+                slot("a", "2026-06-01T12:00:00Z", usd(499)),
+                slot("b", "2026-06-01T12:05:00Z", usd(100)),
+            ],
+            version: 2,
+        };
+        assert_eq!(
+            take_hold_slot(&ran_out, policy, &usd(499), 0, now),
+            Ok((0, 0))
+        );
+        let funded = HoldPolicy {
+            requires_funds: true,
+            ..policy
+        };
+        assert_eq!(
+            take_hold_slot(&one, funded, &usd(499), 997, now),
+            Err(StartRefusal::InsufficientFunds)
+        );
+        assert_eq!(
+            take_hold_slot(&one, funded, &usd(499), 998, now),
+            Ok((1, 998))
+        );
+        let mut other_currency = one.clone();
+        other_currency.slots[0].as_mut().unwrap().price.currency = "EUR".into();
+        assert_eq!(
+            take_hold_slot(&other_currency, funded, &usd(499), 499, now),
+            Ok((1, 499))
+        );
     }
 
     #[test]

@@ -124,6 +124,14 @@ pub fn purchase_sk(purchase_id: &str) -> String {
     format!("PURCHASE#{purchase_id}")
 }
 
+/// A fan's unpaid holds, across packs: `v` (a version every write moves on) and one attribute
+/// per taken slot, `s<k>`, a map of the hold's purchase id, expiry and price.
+pub const UNPAID_SK: &str = "UNPAID";
+pub const UNPAID_VERSION: &str = "v";
+pub fn unpaid_slot(slot: u32) -> String {
+    format!("s{slot}")
+}
+
 /// A buyer's counter of purchases of one pack: `seq` (the last nonce) and `held` (reserved,
 /// completed and opened purchases, which count towards `maxPerUser`).
 pub fn buys_sk(pack_id: &str) -> String {

@@ -84,6 +84,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             verifier: verifier(),
             hold: config::purchase_hold(&Env).expect("PURCHASE_HOLD_SECONDS"),
             max_body_bytes,
+            policy: Default::default(),
         },
         list: ListPacksState {
             store: store.clone(),

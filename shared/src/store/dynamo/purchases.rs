@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    AttributeValue, ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+    Update,
 };
 
 use super::packs::{
@@ -18,8 +19,9 @@ use super::packs::{
 use super::{Cancellation, DynamoStore, Item, key, number, s};
 use crate::packs::Pack;
 use crate::purchases::{
-    Buys, CompleteRefusal, Completion, OpenRefusal, Purchase, PurchaseStatus, StartRefusal,
-    StartRequest, check_complete, check_open, check_start, opened, random_shard,
+    Buys, CompleteRefusal, Completion, HoldSlot, OpenRefusal, Purchase, PurchaseStatus,
+    StartRefusal, StartRequest, UnpaidHolds, check_complete, check_open, check_start, opened,
+    random_shard, take_hold_slot,
 };
 use crate::store::StoreError;
 use crate::store::purchases::{
@@ -33,7 +35,7 @@ use crate::store::schema::{
     STARTS_AT, buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, holds_pk, pack_pk,
     purchase_sk, user_pk,
 };
-use crate::store::schema::{DRAW_SK, draw_pk};
+use crate::store::schema::{DRAW_SK, UNPAID_SK, UNPAID_VERSION, draw_pk, unpaid_slot};
 use crate::timestamp::Timestamp;
 
 /// Transactions tried per request before answering 503: a race lost on fresh state is decided
@@ -245,6 +247,58 @@ impl DynamoStore {
         ])
     }
 
+    /// The fan's unpaid holds gain `purchase` in `slot`, on condition that they are as read
+    /// (`version`): the cap and the funds were decided on them.
+    fn take_slot_action(
+        &self,
+        purchase: &Purchase,
+        slot: u32,
+        version: u64,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let held = HoldSlot {
+            purchase_id: purchase.id.clone(),
+            expires_at: purchase.expires_at,
+            price: purchase.price.clone(),
+        };
+        let held = serde_dynamo::to_attribute_value(&held)
+            .map_err(|e| StoreError::Internal(format!("hold slot: {e}")))?;
+        let slot_name = unpaid_slot(slot);
+        let mut values = vec![(":held", held), (":next", number(version + 1))];
+        let condition = if version == 0 {
+            "attribute_not_exists(#v)"
+        } else {
+            values.push((":version", number(version)));
+            "#v = :version"
+        };
+        update(
+            &self.table,
+            unpaid_key(&purchase.user_id),
+            "SET #slot = :held, #v = :next",
+            condition,
+            &[("#slot", slot_name.as_str()), ("#v", UNPAID_VERSION)],
+            values,
+        )
+    }
+
+    /// A condition that the buyer's balance in `purchase`'s currency is at least `needed`.
+    fn funds_check(
+        &self,
+        purchase: &Purchase,
+        needed: u64,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let check = ConditionCheck::builder()
+            .table_name(&self.table)
+            .set_key(Some(cash_key(&purchase.user_id)))
+            .condition_expression("#balance >= :needed")
+            .expression_attribute_names("#balance", purchase.price.currency.as_str())
+            .expression_attribute_values(":needed", number(needed))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build();
+        Ok(TransactWriteItem::builder()
+            .condition_check(build(check)?)
+            .build())
+    }
+
     /// Releases one expired hold: `expired`, its unit back into its share, its buyer's slot
     /// freed. The purchase's state alone decides (as in memory): the counts follow it with
     /// `ADD`, so a release never waits on them. `false` when another writer took the purchase
@@ -304,29 +358,47 @@ impl DynamoStore {
         Err(contention("release"))
     }
 
-    /// The pack as a start decides on it: its frozen terms as kept, else read (and kept when
-    /// frozen), with the buyer's count and any purchase already under the start's id.
-    async fn start_state(
-        &self,
-        request: &StartRequest,
-    ) -> Result<(Option<Pack>, Buys, Option<Item>), StoreError> {
-        let buys = buys_key(&request.user_id, &request.pack_id);
-        let existing = purchase_key(&request.user_id, &request.purchase_id);
-        if let Some(pack) = self.cache.terms(&request.pack_id) {
-            let [buys, existing] = self.batch_get([buys, existing], true).await?;
-            return Ok((Some(pack), buys_from_item(buys.as_ref()), existing));
+    /// What a start decides on, in one strongly consistent read: the pack (its frozen terms as
+    /// kept, else read and kept when frozen), the buyer's count, any purchase already under the
+    /// start's id, the fan's unpaid holds and, when a start needs funds, their balances.
+    async fn start_state(&self, request: &StartRequest) -> Result<StartState, StoreError> {
+        let cached = self.cache.terms(&request.pack_id);
+        let mut keys = vec![
+            buys_key(&request.user_id, &request.pack_id),
+            purchase_key(&request.user_id, &request.purchase_id),
+            unpaid_key(&request.user_id),
+        ];
+        if request.policy.requires_funds {
+            keys.push(cash_key(&request.user_id));
         }
-        let [pack, buys, existing] = self
-            .batch_get(
-                [key(pack_pk(&request.pack_id), PACK_SK), buys, existing],
-                true,
-            )
-            .await?;
-        let pack = pack.map(pack_from_item).transpose()?;
-        if let Some(pack) = &pack {
-            self.cache.keep_terms(pack, request.now);
+        if cached.is_none() {
+            keys.push(key(pack_pk(&request.pack_id), PACK_SK));
         }
-        Ok((pack, buys_from_item(buys.as_ref()), existing))
+        let mut items = self.batch_get_slice(&keys, true).await?.into_iter();
+        let mut next = || items.next().flatten();
+        let (buys, existing, unpaid) = (next(), next(), next());
+        let cash = if request.policy.requires_funds {
+            next()
+        } else {
+            None
+        };
+        let pack = match cached {
+            Some(pack) => Some(pack),
+            None => {
+                let pack = next().map(pack_from_item).transpose()?;
+                if let Some(pack) = &pack {
+                    self.cache.keep_terms(pack, request.now);
+                }
+                pack
+            }
+        };
+        Ok(StartState {
+            pack,
+            buys: buys_from_item(buys.as_ref()),
+            existing,
+            unpaid: unpaid_from_item(unpaid.as_ref())?,
+            cash,
+        })
     }
 
     /// Releases up to `max` holds of `pack_id` that ended by `now`, from the holds of each of
@@ -446,6 +518,42 @@ impl DynamoStore {
     }
 }
 
+/// What a start read.
+struct StartState {
+    pack: Option<Pack>,
+    buys: Buys,
+    existing: Option<Item>,
+    unpaid: UnpaidHolds,
+    cash: Option<Item>,
+}
+
+fn unpaid_key(user_id: &str) -> Item {
+    key(user_pk(user_id), UNPAID_SK)
+}
+
+/// A fan's unpaid holds from their item (none when it is absent).
+fn unpaid_from_item(item: Option<&Item>) -> Result<UnpaidHolds, StoreError> {
+    let Some(item) = item else {
+        return Ok(UnpaidHolds::default());
+    };
+    let mut holds = UnpaidHolds {
+        slots: Vec::new(),
+        version: whole_number(item, UNPAID_VERSION).unwrap_or(0),
+    };
+    for (name, value) in item {
+        let Some(slot) = name.strip_prefix('s').and_then(|k| k.parse::<usize>().ok()) else {
+            continue;
+        };
+        let held: HoldSlot = serde_dynamo::from_attribute_value(value.clone())
+            .map_err(|e| StoreError::Internal(format!("unpaid holds item: {e}")))?;
+        if holds.slots.len() <= slot {
+            holds.slots.resize(slot + 1, None);
+        }
+        holds.slots[slot] = Some(held);
+    }
+    Ok(holds)
+}
+
 /// `ADD change` to the number `attribute` of the item at `key`, unconditionally.
 fn counter(
     table: &str,
@@ -477,7 +585,13 @@ const MAX_SHARE_READS: u32 = 4;
 
 impl StartPurchase for DynamoStore {
     async fn start_purchase(&self, request: &StartRequest) -> Result<Started, StartError> {
-        let (mut pack, mut buys, existing) = self.start_state(request).await?;
+        let StartState {
+            mut pack,
+            mut buys,
+            existing,
+            mut unpaid,
+            mut cash,
+        } = self.start_state(request).await?;
         if let Some(existing) = existing {
             return repeat(request, purchase_from_item(existing)?);
         }
@@ -493,7 +607,7 @@ impl StartPurchase for DynamoStore {
                 Err(StartRefusal::LimitReached) if !released_own => {
                     released_own = true;
                     if self.release_buyers_dead_holds(request).await? > 0 {
-                        buys = self.start_state(request).await?.1;
+                        buys = self.start_state(request).await?.buys;
                         continue;
                     }
                     return Err(StartRefusal::LimitReached.into());
@@ -503,6 +617,14 @@ impl StartPurchase for DynamoStore {
             let Some(pack_read) = pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
+            let balance = balance_in(cash.as_ref(), &pack_read.price.currency);
+            let (slot, needed) = take_hold_slot(
+                &unpaid,
+                request.policy,
+                &pack_read.price,
+                balance,
+                request.now,
+            )?;
             let shards = pack_read.shard_count();
             if self.cache.sold_out(pack_id) {
                 return Err(StartRefusal::SoldOut.into());
@@ -550,8 +672,12 @@ impl StartPurchase for DynamoStore {
                     return Err(StartRefusal::SoldOut.into());
                 }
             };
-            let purchase = request.purchase(buys, &pack_read.price, shard);
-            let actions = self.start_actions(request, pack_read, buys, &purchase)?;
+            let purchase = request.purchase(buys, &pack_read.price, shard, slot);
+            let mut actions = self.start_actions(request, pack_read, buys, &purchase)?;
+            actions.push(self.take_slot_action(&purchase, slot, unpaid.version)?);
+            if needed > 0 {
+                actions.push(self.funds_check(&purchase, needed)?);
+            }
             let Some(reasons) = self.transact(actions).await? else {
                 return Ok(Started::Created(purchase));
             };
@@ -560,6 +686,16 @@ impl StartPurchase for DynamoStore {
                 reason(&reasons, 1),
                 reason(&reasons, 2),
             );
+            let (unpaid_reason, cash_reason) = (reason(&reasons, 3), reason(&reasons, 4));
+            if unpaid_reason.condition_failed() {
+                // Another start or payment of this fan's came between: decide on their holds now.
+                unpaid = unpaid_from_item(unpaid_reason.item.as_ref())?;
+                attempts += 1;
+            }
+            if cash_reason.condition_failed() {
+                cash = cash_reason.item;
+                attempts += 1;
+            }
             if purchase_reason.condition_failed() {
                 // A concurrent request with the same key made the purchase first.
                 let existing = purchase_reason.item.ok_or_else(|| {
@@ -580,7 +716,7 @@ impl StartPurchase for DynamoStore {
                     _ => {
                         // The terms changed since they were read (a sale ended early): read them.
                         self.cache.forget_terms(pack_id);
-                        pack = self.start_state(request).await?.0;
+                        pack = self.start_state(request).await?.pack;
                         attempts += 1;
                     }
                 }
@@ -649,6 +785,7 @@ impl DynamoStore {
         &self,
         purchase: &Purchase,
         balance: u64,
+        free_slot: bool,
         now: Timestamp,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let table = &self.table;
@@ -668,7 +805,7 @@ impl DynamoStore {
             (LEDGER_CURRENCY.to_owned(), s(&price.currency)),
             (LEDGER_AT.to_owned(), s(now.to_string())),
         ]);
-        Ok(vec![
+        let mut actions = vec![
             update(
                 table,
                 purchase_key(&purchase.user_id, &purchase.id),
@@ -707,7 +844,24 @@ impl DynamoStore {
                 SHARE_SOLD,
                 1,
             )?,
-        ])
+        ];
+        // Paid: no longer one of the fan's unpaid holds, if its slot is still this purchase's.
+        if let Some(slot) = purchase.hold_slot.filter(|_| free_slot) {
+            let slot_name = unpaid_slot(slot);
+            actions.push(update(
+                table,
+                unpaid_key(&purchase.user_id),
+                "REMOVE #slot SET #v = #v + :one",
+                "#slot.#purchase = :id",
+                &[
+                    ("#slot", slot_name.as_str()),
+                    ("#v", UNPAID_VERSION),
+                    ("#purchase", "purchaseId"),
+                ],
+                vec![(":one", number(1)), (":id", s(&purchase.id))],
+            )?);
+        }
+        Ok(actions)
     }
 }
 
@@ -752,6 +906,7 @@ impl CompletePurchase for DynamoStore {
     ) -> Result<Completed, CompleteError> {
         let (mut purchase, mut cash, sale_ends_at) =
             self.completion_state(user_id, pack_id, purchase_id).await?;
+        let mut free_slot = true;
         for attempt in 0..MAX_ATTEMPTS {
             let currency = purchase.as_ref().map_or("", |p| p.price.currency.as_str());
             let balance = balance_in(cash.as_ref(), currency);
@@ -779,7 +934,7 @@ impl CompletePurchase for DynamoStore {
                 Completion::Pay => {}
             }
             let Some(reasons) = self
-                .transact(self.pay_actions(&current, balance, now)?)
+                .transact(self.pay_actions(&current, balance, free_slot, now)?)
                 .await?
             else {
                 let paid = Purchase {
@@ -797,6 +952,11 @@ impl CompletePurchase for DynamoStore {
                 reason(&reasons, 1),
                 reason(&reasons, 2),
             );
+            if reason(&reasons, 4).condition_failed() {
+                // The slot holds another hold now (this one ran out on another clock, and a
+                // start took it): pay without freeing it.
+                free_slot = false;
+            }
             purchase = Some(match purchase_reason.item {
                 Some(item) if purchase_reason.condition_failed() => purchase_from_item(item)?,
                 _ => current,

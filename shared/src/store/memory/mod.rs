@@ -41,6 +41,8 @@ struct Tables {
     supply: HashMap<String, Vec<u64>>,
     /// Each pack's units sold (paid), by pack id.
     sold: HashMap<String, u64>,
+    /// Each fan's unpaid holds, by user id.
+    unpaid: HashMap<String, crate::purchases::UnpaidHolds>,
     /// The packs whose revealed seed the sweep published.
     revealed: std::collections::HashSet<String>,
 }

@@ -5,8 +5,9 @@ use super::{MemoryStore, Tables};
 use crate::cash::{Debit, Money};
 use crate::packs::PackStatus;
 use crate::purchases::{
-    Buys, CompleteRefusal, Completion, DrawInputs, Purchase, PurchaseStatus, StartRefusal,
-    StartRequest, check_complete, check_open, check_start, opened, random_shard,
+    Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
+    StartRefusal, StartRequest, check_complete, check_open, check_start, opened, random_shard,
+    take_hold_slot,
 };
 use crate::store::StoreError;
 use crate::store::purchases::{
@@ -123,8 +124,28 @@ impl StartPurchase for MemoryStore {
             shard = shard.or_else(|| tables.share_with_a_unit(&pack.id, first));
         }
         check_start(Some(&pack), buys, request.now)?;
+        let holds = tables
+            .unpaid
+            .get(&request.user_id)
+            .cloned()
+            .unwrap_or_default();
+        let balance = tables.balance(&request.user_id, &pack.price.currency);
+        let (slot, _) = take_hold_slot(&holds, request.policy, &pack.price, balance, request.now)?;
         let shard = shard.ok_or(StartRefusal::SoldOut)?;
-        let purchase = request.purchase(buys, &pack.price, shard);
+        let purchase = request.purchase(buys, &pack.price, shard, slot);
+        let slots = &mut tables
+            .unpaid
+            .entry(request.user_id.clone())
+            .or_default()
+            .slots;
+        if slots.len() <= slot as usize {
+            slots.resize(slot as usize + 1, None);
+        }
+        slots[slot as usize] = Some(HoldSlot {
+            purchase_id: purchase.id.clone(),
+            expires_at: purchase.expires_at,
+            price: purchase.price.clone(),
+        });
         tables.move_units(&pack.id, shard, -1);
         tables.buys.insert(
             buys_at,
@@ -193,6 +214,18 @@ impl CompletePurchase for MemoryStore {
                 );
                 tables.purchases.insert(at, paid.clone());
                 *tables.sold.entry(paid.pack_id.clone()).or_default() += 1;
+                // Paid: no longer one of the fan's unpaid holds.
+                if let Some(slot) = paid.hold_slot
+                    && let Some(entry) = tables
+                        .unpaid
+                        .get_mut(user_id)
+                        .and_then(|holds| holds.slots.get_mut(slot as usize))
+                    && entry
+                        .as_ref()
+                        .is_some_and(|held| held.purchase_id == paid.id)
+                {
+                    *entry = None;
+                }
                 Ok(Completed::Paid {
                     purchase: paid,
                     balance: balance - amount,
