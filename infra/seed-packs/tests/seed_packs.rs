@@ -277,3 +277,52 @@ async fn the_books_check_finds_a_unit_that_went_missing() {
     assert_eq!(checked.status.code(), Some(1), "{checked:?}");
     assert!(stdout(&checked).contains("= 9 of totalSupply 10: DOES NOT BALANCE"));
 }
+
+/// A pack item written before the supply had shares (no `shards`, its `remaining` the exact
+/// count, no share items) reads, and `seed-packs` gives it shares holding that count; then it
+/// sells and its books balance.
+#[tokio::test]
+async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
+    use shared::store::packs::ReadSupply;
+    let store = testkit::moto::shared_table().await;
+    let pack = testkit::packs::active("legacy", 3600);
+    testkit::packs::save(&store, &pack).await;
+    // Today's item as the previous release wrote it: no shares, `remaining` on the pack item.
+    for shard in 0..pack.shard_count() {
+        store
+            .client()
+            .delete_item()
+            .table_name(store.table())
+            .key("PK", AttributeValue::S(format!("PACK#legacy#{shard}")))
+            .key("SK", AttributeValue::S("SUPPLY".into()))
+            .send()
+            .await
+            .unwrap();
+    }
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("PK", AttributeValue::S("PACK#legacy".into()))
+        .key("SK", AttributeValue::S("PACK".into()))
+        .update_expression("SET remaining = :left REMOVE shards")
+        .expression_attribute_values(":left", AttributeValue::N("93".into()))
+        .send()
+        .await
+        .unwrap();
+    let read = store.get_pack("legacy").await.unwrap().unwrap().pack;
+    assert_eq!((read.remaining, read.supply_shards), (93, None));
+    assert_eq!(store.read_supply("legacy").await.unwrap(), None);
+
+    let seeded = seed_packs(store.table(), &[pack.clone()]).await;
+    assert!(seeded.status.success(), "{seeded:?}");
+    let supply = store.read_supply("legacy").await.unwrap().unwrap();
+    assert_eq!(
+        supply.remaining(),
+        93,
+        "the pack item's count, split over the shares"
+    );
+    assert_eq!(supply.shares.len(), pack.shard_count() as usize);
+    testkit::purchases::reserve(&store, "buyer", "legacy", "k", 600).await;
+    assert_eq!(testkit::packs::remaining(&store, "legacy").await, 92);
+}

@@ -326,19 +326,21 @@ fn stored_pack(pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreErr
 
 /// The pack of a pack item (items left out: they live with the draw inputs).
 pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
-    let shards = whole_number(&item, PACK_SHARDS)
-        .and_then(|n| u32::try_from(n).ok())
-        .filter(|n| (1..=MAX_SUPPLY_SHARDS).contains(n))
-        .ok_or_else(|| {
-            corrupt(
-                "pack",
-                "no `shards` in 1-100 (re-seed a pack stored before shares)",
-            )
-        })?;
+    // A pack item written before the supply had shares has no `shards` (and its `remaining` is
+    // the exact count): re-seeding it writes its shares (`SeedPack`).
+    let shards = match item.get(PACK_SHARDS) {
+        None => None,
+        Some(_) => Some(
+            whole_number(&item, PACK_SHARDS)
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| (1..=MAX_SUPPLY_SHARDS).contains(n))
+                .ok_or_else(|| corrupt("pack", "`shards` is not 1-100"))?,
+        ),
+    };
     let mut pack = document_from_item(&mut item)?
         .to_pack()
         .map_err(|e| corrupt("pack", &e.to_string()))?;
-    pack.supply_shards = Some(shards);
+    pack.supply_shards = shards;
     Ok(pack)
 }
 
@@ -494,6 +496,21 @@ impl SeedPack for DynamoStore {
                             .build()
                             .map_err(|e| StoreError::Internal(format!("delete: {e}")))?;
                         actions.push(TransactWriteItem::builder().delete(delete).build());
+                    }
+                } else if self.stored_shards(&pack.id).await? == 0 {
+                    // Stored before the supply had shares: its exact `remaining` is the pack
+                    // item's, split over the shares now (the pack's revision, in the condition
+                    // above, keeps it from moving meanwhile).
+                    let [stored] = self
+                        .batch_get([key(pack_pk(&pack.id), PACK_SK)], true)
+                        .await?;
+                    let remaining = stored
+                        .as_ref()
+                        .and_then(|item| whole_number(item, PACK_REMAINING))
+                        .unwrap_or(0);
+                    for (shard, units) in (0..).zip(split_supply(remaining, pack.shard_count())) {
+                        let share = share_item(pack, shard, units);
+                        actions.push(put(share, Some("attribute_not_exists(#pk)"))?);
                     }
                 } else {
                     // The shares keep their units and take the terms as they are now (a sale
