@@ -10,24 +10,35 @@ use crate::http::request::bearer_token;
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::GET_PURCHASE;
+use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::GetPurchase;
 use crate::timestamp::Timestamp;
 
 /// The caller's purchase of that pack; anybody else's, another pack's or none is the same 404
-/// (never 403: whether it exists is not told). One read.
-pub async fn get_purchase<S: GetPurchase>(
+/// (never 403: whether it exists is not told). One read; a second (the pack's published seed)
+/// only for an opened purchase whose seed it does not show yet.
+pub async fn get_purchase<S: GetPurchase + GetRevealedSeed>(
     state: &PurchaseState<S>,
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
         let params = GET_PURCHASE.params(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let purchase = state
+        let mut purchase = state
             .store
             .get_purchase(&identity.user_id, params.get("purchaseId"))
             .await?
             .filter(|purchase| purchase.pack_id == params.get("packId"))
             .ok_or_else(purchase_not_found)?;
+        // Opened before its pack's seed was revealed: the seed, once the sweep has published it
+        // on the pack's public item (and it is the one committed to), is shown too.
+        if let Some(fairness) = purchase.fairness.as_mut()
+            && fairness.server_seed.is_none()
+            && let Some(seed) = state.store.revealed_seed(&purchase.pack_id).await?
+            && seed.commitment() == fairness.server_seed_hash
+        {
+            fairness.server_seed = Some(seed.to_hex());
+        }
         Ok(json_response(
             StatusCode::OK,
             &PurchaseAnswer {
