@@ -287,7 +287,7 @@ where
             verifier: verifier(),
             hold: parts.hold,
             max_body_bytes: parts.max_body_bytes,
-            policy: Default::default(),
+            policy: shared::config::hold_policy(&shared::config::Env).map_err(|e| e.to_string())?,
         },
         list: ListPacksState {
             store: store.clone(),
@@ -304,6 +304,7 @@ where
         },
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
+        limits: server::Limits::from_env()?,
     };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

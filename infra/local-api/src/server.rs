@@ -13,7 +13,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use lambda_http::http::{Method, StatusCode};
 use serde_json::Value;
 use shared::handlers::complete_purchase::complete_purchase;
@@ -26,8 +26,7 @@ use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::start_purchase::start_purchase;
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::LocalRequestId;
-use shared::http::error::ApiError;
-use shared::http::request::request_path;
+use shared::http::error::{ApiError, ErrorCode};
 use shared::http::response::json_response;
 use shared::http::routes::{
     COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, OPEN_PACK, START_PURCHASE, WEB3_LINK,
@@ -42,6 +41,55 @@ const MAX_DRAINED_BODY: usize = 4 * GATEWAY_MAX_BODY;
 /// The largest request line and headers read (API Gateway's HTTP API allows about 10 KiB).
 const MAX_HEAD_BYTES: usize = 16 * 1024;
 
+/// What one client may hold of the server: connections stalled in their headers or bodies are
+/// closed, and past the cap new ones are refused at once, so that a few clients cannot hold
+/// every connection or the process's memory (API Gateway has its own limits of this kind).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// A request's line and headers must arrive within this.
+    pub header_timeout: std::time::Duration,
+    /// A request's whole body must arrive within this.
+    pub body_timeout: std::time::Duration,
+    /// Connections open at once.
+    pub max_connections: usize,
+}
+
+impl Limits {
+    /// The defaults, each overridable by `LOCAL_API_HEADER_TIMEOUT_MS`,
+    /// `LOCAL_API_BODY_TIMEOUT_MS` and `LOCAL_API_MAX_CONNECTIONS` (the tests lower them).
+    pub fn from_env() -> Result<Self, String> {
+        let read = |name: &str| -> Result<Option<u64>, String> {
+            std::env::var(name)
+                .ok()
+                .map(|v| {
+                    v.parse()
+                        .map_err(|_| format!("{name}: not a whole number: {v}"))
+                })
+                .transpose()
+        };
+        let defaults = Self::default();
+        let millis = std::time::Duration::from_millis;
+        Ok(Self {
+            header_timeout: read("LOCAL_API_HEADER_TIMEOUT_MS")?
+                .map_or(defaults.header_timeout, millis),
+            body_timeout: read("LOCAL_API_BODY_TIMEOUT_MS")?.map_or(defaults.body_timeout, millis),
+            max_connections: read("LOCAL_API_MAX_CONNECTIONS")?
+                .map_or(Ok(defaults.max_connections), usize::try_from)
+                .map_err(|e| e.to_string())?,
+        })
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            header_timeout: std::time::Duration::from_secs(10),
+            body_timeout: std::time::Duration::from_secs(30),
+            max_connections: 256,
+        }
+    }
+}
+
 pub struct App<S> {
     pub list: ListPacksState<S>,
     pub get_pack: GetPackState<S>,
@@ -51,6 +99,7 @@ pub struct App<S> {
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
+    pub limits: Limits,
 }
 
 type HttpResponse = hyper::Response<Full<Bytes>>;
@@ -87,6 +136,7 @@ pub async fn serve<S>(
     S: Store + 'static,
 {
     let app = Arc::new(app);
+    let connections = Arc::new(tokio::sync::Semaphore::new(app.limits.max_connections));
     tokio::pin!(shutdown);
     loop {
         let (stream, peer): (_, SocketAddr) = tokio::select! {
@@ -99,14 +149,23 @@ pub async fn serve<S>(
             },
             () = &mut shutdown => break,
         };
+        // Past the cap the connection is closed at once (dropped), never queued.
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tracing::warn!(peer = %peer, "too many connections; one refused");
+            continue;
+        };
         let app = app.clone();
         tokio::spawn(async move {
+            let _permit = permit;
+            let header_timeout = app.limits.header_timeout;
             let service = service_fn(move |request| {
                 let app = app.clone();
                 async move { Ok::<_, Infallible>(route(&app, request).await) }
             });
             if let Err(error) = hyper::server::conn::http1::Builder::new()
                 .max_buf_size(MAX_HEAD_BYTES)
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), service)
                 .await
             {
@@ -127,25 +186,57 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
         }
         _ => {}
     }
-    let Some(bytes) = read_body(body).await else {
-        return to_hyper(
-            ApiError::PayloadTooLarge {
-                limit: GATEWAY_MAX_BODY,
+    let mut parts = parts;
+    join_repeated_headers(&mut parts.headers);
+    // API Gateway matches a route on the path as sent: `/api/packs/p/` is no route of
+    // `/api/packs/{packId}`, and goes to the `$default` route (the handlers, which trim it, see
+    // it is not theirs: 404).
+    let function = resolve(&parts.method, parts.uri.path())
+        .map_or(default_function(), |(route, _)| route.function);
+    // A body is read only for a route that takes one, from a caller whose token holds: the
+    // handler answers the rest (404, 405, 401) without it, so nobody can make the server hold a
+    // body it will refuse.
+    let wants_body = function != default_function()
+        && function != GET_PACK.function
+        && match bearer(&parts.headers) {
+            Some(token) => app.purchases.verifier.verify(token).await.is_ok(),
+            None => false,
+        };
+    let body = if wants_body {
+        match tokio::time::timeout(app.limits.body_timeout, read_body(body)).await {
+            Ok(Body::Read(bytes)) if bytes.is_empty() => lambda_http::Body::Empty,
+            Ok(Body::Read(bytes)) => lambda_http::Body::Binary(bytes.to_vec()),
+            Ok(Body::TooLarge) => {
+                return to_hyper(
+                    ApiError::PayloadTooLarge {
+                        limit: GATEWAY_MAX_BODY,
+                    }
+                    .into_response(),
+                );
             }
-            .into_response(),
-        );
-    };
-    let body = if bytes.is_empty() {
-        lambda_http::Body::Empty
+            Ok(Body::Malformed) => {
+                return to_hyper(
+                    ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed.")
+                        .into_response(),
+                );
+            }
+            Err(_) => {
+                return to_hyper(
+                    ApiError::refused(
+                        ErrorCode::InvalidBody,
+                        "The request body did not arrive in time.",
+                    )
+                    .into_response(),
+                );
+            }
+        }
     } else {
-        lambda_http::Body::Binary(bytes.to_vec())
+        lambda_http::Body::Empty
     };
     let mut request = lambda_http::Request::from_parts(parts, body);
     // A request id for the logs, as Lambda would give.
     let id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
     request.extensions_mut().insert(LocalRequestId(id));
-    let function = resolve(request.method(), request_path(&request))
-        .map_or(default_function(), |(route, _)| route.function);
     let response = match function {
         name if name == GET_PACK.function => get_pack(&app.get_pack, request).await,
         name if name == WEB3_LINK.function => web3_link(&app.link, request).await,
@@ -161,15 +252,53 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
     to_hyper(response)
 }
 
-/// The body, or `None` when it is over [`GATEWAY_MAX_BODY`]. An oversized body is still read
-/// (and dropped), up to [`MAX_DRAINED_BODY`], so that the client, still sending, gets the 413
-/// instead of a connection reset.
-async fn read_body(mut body: Incoming) -> Option<Bytes> {
+/// A request body as read.
+enum Body {
+    Read(Bytes),
+    /// Over [`GATEWAY_MAX_BODY`].
+    TooLarge,
+    /// Cut short, or a chunked encoding that does not parse.
+    Malformed,
+}
+
+/// API Gateway joins a header sent more than once into one value, with commas: so does this.
+fn join_repeated_headers(headers: &mut hyper::HeaderMap) {
+    let names: Vec<_> = headers.keys().cloned().collect();
+    for name in names {
+        let values: Vec<&[u8]> = headers
+            .get_all(&name)
+            .iter()
+            .map(|v| v.as_bytes())
+            .collect();
+        if values.len() < 2 {
+            continue;
+        }
+        let joined = values.join(&b","[..]);
+        if let Ok(value) = hyper::header::HeaderValue::from_bytes(&joined) {
+            headers.insert(name, value);
+        }
+    }
+}
+
+/// The bearer token of the `Authorization` header, if any.
+fn bearer(headers: &hyper::HeaderMap) -> Option<&str> {
+    let value = headers.get(hyper::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim())
+}
+
+/// The body. An oversized body is still read (and dropped), up to [`MAX_DRAINED_BODY`], so that
+/// the client, still sending, gets the 413 instead of a connection reset.
+async fn read_body(mut body: Incoming) -> Body {
     let mut kept = Vec::new();
     let mut seen = 0usize;
     while let Some(frame) = body.frame().await {
         // A body cut short is no body to hand on.
-        let Ok(frame) = frame else { return None };
+        let Ok(frame) = frame else {
+            return Body::Malformed;
+        };
         let Ok(data) = frame.into_data() else {
             continue;
         };
@@ -181,7 +310,11 @@ async fn read_body(mut body: Incoming) -> Option<Bytes> {
             kept.extend_from_slice(&data);
         }
     }
-    (seen <= GATEWAY_MAX_BODY).then(|| Bytes::from(kept))
+    if seen <= GATEWAY_MAX_BODY {
+        Body::Read(Bytes::from(kept))
+    } else {
+        Body::TooLarge
+    }
 }
 
 fn to_hyper(response: lambda_http::Response<lambda_http::Body>) -> HttpResponse {

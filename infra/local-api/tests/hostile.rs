@@ -185,3 +185,156 @@ async fn only_a_dynamodb_on_this_machine_is_served() {
     }
     assert!(banner.contains("store: in memory"), "{banner}");
 }
+
+/// Connects to `api` and sends `bytes`; the open stream.
+async fn send(api: &LocalApi, bytes: &[u8]) -> tokio::net::TcpStream {
+    let address = api.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(bytes).await.unwrap();
+    stream
+}
+
+/// Whether the server closes `stream` (or answers and closes) within `within`.
+async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    let mut sink = Vec::new();
+    tokio::time::timeout(within, stream.read_to_end(&mut sink))
+        .await
+        .is_ok()
+}
+
+/// Stalled clients cannot hold the server: a request whose headers never end is closed after
+/// the header timeout, and past the connection cap a new connection is closed at once.
+#[tokio::test]
+async fn stalled_connections_are_closed_and_capped() {
+    let api = LocalApi::start_with(&[
+        ("LOCAL_API_HEADER_TIMEOUT_MS", "500"),
+        ("LOCAL_API_MAX_CONNECTIONS", "3"),
+    ])
+    .await;
+    let mut stalled = send(&api, b"GET /api/packs HTTP/1.1\r\nHost: x\r\n").await;
+    assert!(
+        closed_within(&mut stalled, Duration::from_secs(3)).await,
+        "a request whose headers never end is closed"
+    );
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(send(&api, b"GET /api/packs HTTP/1.1\r\n").await);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut fourth = send(&api, b"").await;
+    assert!(
+        closed_within(&mut fourth, Duration::from_millis(300)).await,
+        "past the cap a connection is closed at once"
+    );
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let answer = raw(
+        &api,
+        b"GET /api/packs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// A body announced for an unrouted path or without a valid token is never read: the 404 or
+/// 401 comes at once, while 9 MiB are still to come.
+#[tokio::test]
+async fn a_body_the_server_would_refuse_is_not_read() {
+    let api = LocalApi::start().await;
+    let bad_token = testkit::tokens::token("x", None);
+    for (head, status) in [
+        ("POST /nowhere HTTP/1.1\r\n".to_owned(), "404"),
+        ("POST /api/web3-link HTTP/1.1\r\n".to_owned(), "401"),
+        (
+            format!("POST /api/web3-link HTTP/1.1\r\nAuthorization: Bearer {bad_token}\r\n"),
+            "401",
+        ),
+    ] {
+        let request = format!(
+            "{head}Host: x\r\nContent-Type: application/json\r\nContent-Length: 9437184\r\n\r\n{{\"payload\":"
+        );
+        let mut stream = send(&api, request.as_bytes()).await;
+        let mut answer = vec![0; 512];
+        let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut answer))
+            .await
+            .expect("answered before the body was sent")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer[..read]);
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{head}: {answer}"
+        );
+    }
+}
+
+/// A chunked body that does not parse is the JSON 400, not a 413.
+#[tokio::test]
+async fn a_malformed_chunked_body_is_a_json_400() {
+    let api = LocalApi::start().await;
+    let token = api.token("chunky", None).await;
+    let answer = raw(
+        &api,
+        format!(
+            "POST /api/web3-link HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nnot a chunk\r\n0\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("\"code\":\"invalid_body\""), "{answer}");
+}
+
+/// local-api routes and reads headers as API Gateway does: a trailing slash matches no route (the
+/// `$default` route's 404), and a header sent twice reaches the handler joined with a comma.
+#[tokio::test]
+async fn routing_and_repeated_headers_follow_api_gateway() {
+    let api = LocalApi::start().await;
+    let client = reqwest::Client::new();
+    let packs: Value = client
+        .get(format!("{}/api/packs?limit=1", api.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = packs["packs"][0]["id"].as_str().unwrap();
+    let token = api.token("twice", None).await;
+    for (method, path) in [
+        (reqwest::Method::GET, format!("/api/packs/{id}/")),
+        (reqwest::Method::POST, "/api/web3-link/".to_owned()),
+    ] {
+        let answer = client
+            .request(method, format!("{}{path}", api.base))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(r#"{"payload":1}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 404, "{path}");
+        let body: Value = answer.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "not_found", "{path}");
+    }
+    let start = |keys: &[&str]| {
+        let mut request = client
+            .post(format!("{}/api/packs/{id}/purchases", api.base))
+            .bearer_auth(&token);
+        for key in keys {
+            request = request.header("Idempotency-Key", *key);
+        }
+        request.send()
+    };
+    let first = start(&["a", "b"]).await.unwrap();
+    assert_eq!(first.status(), 201);
+    let joined = start(&["a,b"]).await.unwrap();
+    assert_eq!(joined.status(), 201);
+    assert_eq!(
+        joined
+            .headers()
+            .get("idempotent-replayed")
+            .map(|v| v.to_str().unwrap()),
+        Some("true"),
+        "two Idempotency-Key headers are the one key `a,b`"
+    );
+}

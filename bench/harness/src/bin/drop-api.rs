@@ -101,6 +101,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         },
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,
+        limits: server::Limits::default(),
     };
     server::serve(app, listener, std::future::pending()).await;
 }

@@ -20,6 +20,11 @@ pub struct LocalApi {
 
 impl LocalApi {
     pub async fn start() -> Self {
+        Self::start_with(&[]).await
+    }
+
+    /// Started with these environment variables as well.
+    pub async fn start_with(vars: &[(&str, &str)]) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let state_dir = std::env::temp_dir().join(format!(
             "fan-api-contract-{}-{}",
@@ -34,6 +39,7 @@ impl LocalApi {
             .env_remove("AUTH_ISSUER")
             .env("FAN_API_STATE_DIR", &state_dir)
             .env("RUST_LOG", "debug")
+            .envs(vars.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))
             .kill_on_drop(true)
