@@ -974,3 +974,70 @@ async fn twenty_racing_starts_of_one_fan_take_exactly_their_unpaid_holds(
     }
     assert_eq!(held, 2);
 }
+
+/// DynamoDB only (the bound is on its requests): a start that finds its pack sold out looks for
+/// that pack's dead holds only, share by share, whatever the backlog of other packs; it used to
+/// page through the expired holds of every pack (the index's `Limit` applied before the pack
+/// filter), so one request's work grew with the platform's backlog.
+#[tokio::test]
+async fn a_sold_out_start_reads_only_its_own_packs_holds() {
+    use shared::store::purchases::StartPurchase;
+    let (serial, store) = testkit::moto::atomic_table().await;
+    let mut sold_out = active("sold-out", 7200);
+    (sold_out.total_supply, sold_out.remaining) = (1, 0);
+    seeded(&store, sold_out).await;
+    seeded(&store, active("busy", 7200)).await;
+    for n in 0..60 {
+        created(
+            store
+                .start_purchase(&start_at(&format!("fan-{n}"), "busy", "k", None, at(-1200)))
+                .await,
+        );
+    }
+    let before = serial.operation_count("Query");
+    assert_eq!(
+        store.start_purchase(&start("late", "sold-out", "k")).await,
+        Err(StartError::Refused(StartRefusal::SoldOut))
+    );
+    assert_eq!(
+        serial.operation_count("Query") - before,
+        1,
+        "one Query: the holds of the sold-out pack's one share"
+    );
+}
+
+/// DynamoDB only: a hold whose buyer's count is gone (or below one) is released all the same,
+/// as in memory, where the DynamoDB release used to refuse it and skip it on every sweep; the
+/// purchase's state alone decides.
+#[tokio::test]
+async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::store::purchases::{GetPurchase, ReleaseHolds, StartPurchase};
+    use shared::store::schema::{PK, SK, buys_sk, user_pk};
+    let (_serial, store) = testkit::moto::atomic_table().await;
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining) = (1, 1);
+    seeded(&store, pack).await;
+    let dead = created(
+        store
+            .start_purchase(&start_at("fan", "p", "k", None, at(-1200)))
+            .await,
+    );
+    store
+        .client()
+        .delete_item()
+        .table_name(store.table())
+        .key(PK, AttributeValue::S(user_pk("fan")))
+        .key(SK, AttributeValue::S(buys_sk("p")))
+        .send()
+        .await
+        .unwrap();
+    let swept = store
+        .release_holds(None, Timestamp::now(), 10)
+        .await
+        .unwrap();
+    assert_eq!((swept.released, swept.skipped), (1, 0));
+    assert_eq!(remaining(&store, "p").await, 1);
+    let released = store.get_purchase("fan", &dead.id).await.unwrap().unwrap();
+    assert_eq!(released.status, PurchaseStatus::Expired);
+}
