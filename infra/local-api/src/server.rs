@@ -166,7 +166,7 @@ pub async fn serve<S>(
                 .max_buf_size(MAX_HEAD_BYTES)
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_timeout)
-                .serve_connection(TokioIo::new(stream), service)
+                .serve_connection(TokioIo::new(JsonErrors::new(stream)), service)
                 .await
             {
                 tracing::debug!(error = %error, peer = %peer, "connection ended with an error");
@@ -325,4 +325,122 @@ fn to_hyper(response: lambda_http::Response<lambda_http::Body>) -> HttpResponse 
         _ => Bytes::new(),
     };
     hyper::Response::from_parts(parts, Full::new(bytes))
+}
+
+/// A connection whose answers hyper writes itself, to requests it cannot parse (two
+/// `Content-Length`s, headers over the limit, a raw `"` in the target, a folded header line), go
+/// out as the API's JSON error: hyper writes them with an empty body and no `Content-Type`, where
+/// every answer of the API is JSON, so such an answer is recognised by its head and replaced
+/// whole (hyper closes the connection after it). Everything else passes through untouched.
+struct JsonErrors<S> {
+    inner: S,
+    /// A replacement being written, and how much of it is out.
+    pending: Option<(Vec<u8>, usize)>,
+}
+
+impl<S> JsonErrors<S> {
+    fn new(inner: S) -> Self {
+        Self {
+            inner,
+            pending: None,
+        }
+    }
+}
+
+/// The API's JSON answer in place of `head`, when `head` is one of hyper's own error answers.
+fn json_in_place_of(head: &[u8]) -> Option<Vec<u8>> {
+    let end = head.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&head[..end]).ok()?;
+    let status = head
+        .strip_prefix("HTTP/1.1 ")?
+        .get(..3)?
+        .parse::<u16>()
+        .ok()?;
+    if !(400..500).contains(&status) || head.to_ascii_lowercase().contains("content-type:") {
+        return None;
+    }
+    let error = if status == 431 {
+        ApiError::refused(
+            ErrorCode::HeadersTooLarge,
+            "The request line and headers are too large.",
+        )
+    } else {
+        ApiError::refused(
+            ErrorCode::MalformedRequest,
+            "The request is not well-formed HTTP/1.1.",
+        )
+    };
+    let response = error.into_response();
+    let body = match response.body() {
+        lambda_http::Body::Text(text) => text.as_bytes().to_vec(),
+        _ => Vec::new(),
+    };
+    let mut answer = format!(
+        "HTTP/1.1 {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        response.status(),
+        body.len()
+    )
+    .into_bytes();
+    answer.extend(body);
+    Some(answer)
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> JsonErrors<S> {
+    /// Writes what is left of a replacement; ready when none is left.
+    fn drain(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        while let Some((bytes, written)) = self.pending.as_mut() {
+            if *written == bytes.len() {
+                self.pending = None;
+                break;
+            }
+            let n = std::task::ready!(
+                std::pin::Pin::new(&mut self.inner).poll_write(cx, &bytes[*written..])
+            )?;
+            *written += n;
+        }
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for JsonErrors<S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for JsonErrors<S> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::task::ready!(self.drain(cx))?;
+        if let Some(answer) = json_in_place_of(buf) {
+            self.pending = Some((answer, 0));
+            // hyper's bytes count as written: the replacement goes out in their place.
+            let _ = self.drain(cx)?;
+            return std::task::Poll::Ready(Ok(buf.len()));
+        }
+        std::pin::Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
+        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::ready!(self.drain(cx))?;
+        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }

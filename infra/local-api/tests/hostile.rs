@@ -338,3 +338,49 @@ async fn routing_and_repeated_headers_follow_api_gateway() {
         "two Idempotency-Key headers are the one key `a,b`"
     );
 }
+
+/// Requests hyper refuses before any handler runs get the API's JSON error too, not hyper's
+/// empty body: two `Content-Length`s, a raw `"` in the query, a folded header line (400
+/// `malformed_request`), headers over 16 KiB (431 `headers_too_large`).
+#[tokio::test]
+async fn requests_hyper_refuses_get_the_json_error() {
+    let api = LocalApi::start().await;
+    let big = format!(
+        "GET /api/packs HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(20_000)
+    );
+    for (request, status, code) in [
+        (
+            "POST /api/web3-link HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}".to_owned(),
+            "400",
+            "malformed_request",
+        ),
+        (
+            "GET /api/packs?cursor=\"x\" HTTP/1.1\r\nHost: x\r\n\r\n".to_owned(),
+            "400",
+            "malformed_request",
+        ),
+        (
+            "GET /api/packs HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n".to_owned(),
+            "400",
+            "malformed_request",
+        ),
+        (big, "431", "headers_too_large"),
+    ] {
+        let answer = raw(&api, request.as_bytes()).await;
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{request:.60}: {answer}"
+        );
+        let body = answer.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+        let body: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("{answer}"));
+        assert_eq!(body["success"], false);
+        assert_eq!(body["error"]["code"], code, "{request:.60}");
+    }
+    let answer = raw(
+        &api,
+        b"GET /api/packs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}

@@ -46,13 +46,15 @@ pub enum ErrorCode {
     PayloadTooLarge,
     UnsupportedMediaType,
     IdempotencyKeyReused,
+    MalformedRequest,
+    HeadersTooLarge,
     InternalError,
     ServiceUnavailable,
 }
 
 impl ErrorCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ErrorCode; 28] = [
+    pub const ALL: [ErrorCode; 30] = [
         Self::InvalidJson,
         Self::InvalidBody,
         Self::InvalidPayload,
@@ -79,6 +81,8 @@ impl ErrorCode {
         Self::PayloadTooLarge,
         Self::UnsupportedMediaType,
         Self::IdempotencyKeyReused,
+        Self::MalformedRequest,
+        Self::HeadersTooLarge,
         Self::InternalError,
         Self::ServiceUnavailable,
     ];
@@ -112,6 +116,8 @@ impl ErrorCode {
             Self::PayloadTooLarge => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::IdempotencyKeyReused => "idempotency_key_reused",
+            Self::MalformedRequest => "malformed_request",
+            Self::HeadersTooLarge => "headers_too_large",
             Self::InternalError => "internal_error",
             Self::ServiceUnavailable => "service_unavailable",
         }
@@ -128,7 +134,9 @@ impl ErrorCode {
             | Self::MissingIdempotencyKey
             | Self::InvalidIdempotencyKey
             | Self::InvalidClientSeed
-            | Self::UnsupportedPaymentMethod => StatusCode::BAD_REQUEST,
+            | Self::UnsupportedPaymentMethod
+            | Self::MalformedRequest => StatusCode::BAD_REQUEST,
+            Self::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::MissingToken | Self::InvalidToken => StatusCode::UNAUTHORIZED,
             Self::InsufficientFunds => StatusCode::PAYMENT_REQUIRED,
             Self::NotFound | Self::PackNotFound | Self::PurchaseNotFound => StatusCode::NOT_FOUND,
