@@ -101,7 +101,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         },
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,
-        limits: server::Limits::default(),
+        limits: server::Limits::from_env().expect("LOCAL_API_* limits"),
     };
     server::serve(app, listener, std::future::pending()).await;
 }
