@@ -314,7 +314,7 @@ async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
     assert_eq!((read.remaining, read.supply_shards), (93, None));
     assert_eq!(store.read_supply("legacy").await.unwrap(), None);
 
-    let seeded = seed_packs(store.table(), &[pack.clone()]).await;
+    let seeded = seed_packs(store.table(), std::slice::from_ref(&pack)).await;
     assert!(seeded.status.success(), "{seeded:?}");
     let supply = store.read_supply("legacy").await.unwrap().unwrap();
     assert_eq!(
