@@ -313,16 +313,28 @@ async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
     let read = store.get_pack("legacy").await.unwrap().unwrap().pack;
     assert_eq!((read.remaining, read.supply_shards), (93, None));
     assert_eq!(store.read_supply("legacy").await.unwrap(), None);
+    // A hold of before the deploy, released after it: its unit went back to share 0.
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("PK", AttributeValue::S("PACK#legacy#0".into()))
+        .key("SK", AttributeValue::S("SUPPLY".into()))
+        .update_expression("ADD remaining :one")
+        .expression_attribute_values(":one", AttributeValue::N("1".into()))
+        .send()
+        .await
+        .unwrap();
 
     let seeded = seed_packs(store.table(), std::slice::from_ref(&pack)).await;
     assert!(seeded.status.success(), "{seeded:?}");
     let supply = store.read_supply("legacy").await.unwrap().unwrap();
     assert_eq!(
         supply.remaining(),
-        93,
-        "the pack item's count, split over the shares"
+        94,
+        "the pack item's count split over the shares, with the unit released meanwhile"
     );
     assert_eq!(supply.shares.len(), pack.shard_count() as usize);
     testkit::purchases::reserve(&store, "buyer", "legacy", "k", 600).await;
-    assert_eq!(testkit::packs::remaining(&store, "legacy").await, 92);
+    assert_eq!(testkit::packs::remaining(&store, "legacy").await, 93);
 }

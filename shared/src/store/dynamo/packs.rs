@@ -182,6 +182,22 @@ impl UpdateExpression {
         text
     }
 
+    /// The update that also adds `units` to the item's `remaining`, creating it if need be.
+    fn into_added(mut self, table: &str, key: Item, units: u64) -> Result<Update, StoreError> {
+        self.names
+            .insert("#remaining".into(), PACK_REMAINING.into());
+        self.values.insert(":units".into(), number(units));
+        let expression = format!("{} ADD #remaining :units", self.text());
+        Update::builder()
+            .table_name(table)
+            .set_key(Some(key))
+            .update_expression(expression)
+            .set_expression_attribute_names(Some(self.names))
+            .set_expression_attribute_values(Some(self.values))
+            .build()
+            .map_err(|e| StoreError::Internal(format!("update: {e}")))
+    }
+
     fn into_update(
         mut self,
         table: &str,
@@ -500,7 +516,9 @@ impl SeedPack for DynamoStore {
                 } else if self.stored_shards(&pack.id).await? == 0 {
                     // Stored before the supply had shares: its exact `remaining` is the pack
                     // item's, split over the shares now (the pack's revision, in the condition
-                    // above, keeps it from moving meanwhile).
+                    // above, keeps it from moving meanwhile). Added to what a share may hold
+                    // already: a hold of before the deploy, released since, gave its unit back
+                    // to share 0.
                     let [stored] = self
                         .batch_get([key(pack_pk(&pack.id), PACK_SK)], true)
                         .await?;
@@ -509,8 +527,14 @@ impl SeedPack for DynamoStore {
                         .and_then(|item| whole_number(item, PACK_REMAINING))
                         .unwrap_or(0);
                     for (shard, units) in (0..).zip(split_supply(remaining, pack.shard_count())) {
-                        let share = share_item(pack, shard, units);
-                        actions.push(put(share, Some("attribute_not_exists(#pk)"))?);
+                        let mut attributes = terms_attributes(pack);
+                        attributes.push((ENTITY, Some(s("supply"))));
+                        let share = UpdateExpression::new(attributes).into_added(
+                            table,
+                            share_key(&pack.id, shard),
+                            units,
+                        )?;
+                        actions.push(TransactWriteItem::builder().update(share).build());
                     }
                 } else {
                     // The shares keep their units and take the terms as they are now (a sale
