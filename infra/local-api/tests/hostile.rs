@@ -194,12 +194,13 @@ async fn send(api: &LocalApi, bytes: &[u8]) -> tokio::net::TcpStream {
     stream
 }
 
-/// Whether the server closes `stream` (or answers and closes) within `within`.
-async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> bool {
-    let mut sink = Vec::new();
-    tokio::time::timeout(within, stream.read_to_end(&mut sink))
+/// What the server sent on `stream` before closing it, if it closed it within `within`.
+async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
+    let mut answer = Vec::new();
+    tokio::time::timeout(within, stream.read_to_end(&mut answer))
         .await
-        .is_ok()
+        .ok()
+        .map(|_| String::from_utf8_lossy(&answer).into_owned())
 }
 
 /// Stalled clients cannot hold the server: a request whose headers never end is closed after
@@ -211,11 +212,22 @@ async fn stalled_connections_are_closed_and_capped() {
         ("LOCAL_API_MAX_CONNECTIONS", "3"),
     ])
     .await;
-    let mut stalled = send(&api, b"GET /api/packs HTTP/1.1\r\nHost: x\r\n").await;
-    assert!(
-        closed_within(&mut stalled, Duration::from_secs(3)).await,
-        "a request whose headers never end is closed"
-    );
+    // A connection that sends nothing at all is held to the same deadline.
+    for (stalled, what) in [
+        (
+            &b"GET /api/packs HTTP/1.1\r\nHost: x\r\n"[..],
+            "headers that never end",
+        ),
+        (b"", "nothing sent"),
+    ] {
+        let mut stalled = send(&api, stalled).await;
+        assert!(
+            closed_within(&mut stalled, Duration::from_secs(3))
+                .await
+                .is_some(),
+            "{what}: closed after the header timeout"
+        );
+    }
     let mut held = Vec::new();
     for _ in 0..3 {
         held.push(send(&api, b"GET /api/packs HTTP/1.1\r\n").await);
@@ -223,7 +235,9 @@ async fn stalled_connections_are_closed_and_capped() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut fourth = send(&api, b"").await;
     assert!(
-        closed_within(&mut fourth, Duration::from_millis(300)).await,
+        closed_within(&mut fourth, Duration::from_millis(300))
+            .await
+            .is_some(),
         "past the cap a connection is closed at once"
     );
     drop(held);
@@ -234,6 +248,23 @@ async fn stalled_connections_are_closed_and_capped() {
     )
     .await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// A caller whose token holds still cannot hold a connection with a body that never ends: past
+/// the body deadline it gets the JSON 400 and the connection is closed.
+#[tokio::test]
+async fn a_body_that_never_ends_is_cut_off() {
+    let api = LocalApi::start_with(&[("LOCAL_API_BODY_TIMEOUT_MS", "500")]).await;
+    let token = api.token("slow", None).await;
+    let request = format!(
+        "POST /api/web3-link HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"payload\""
+    );
+    let mut stream = send(&api, request.as_bytes()).await;
+    let answer = closed_within(&mut stream, Duration::from_secs(3))
+        .await
+        .expect("closed after the body deadline");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("\"code\":\"invalid_body\""), "{answer}");
 }
 
 /// A body announced for an unrouted path or without a valid token is never read: the 404 or
@@ -257,7 +288,7 @@ async fn a_body_the_server_would_refuse_is_not_read() {
         let mut answer = vec![0; 512];
         let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut answer))
             .await
-            .expect("answered before the body was sent")
+            .unwrap_or_else(|_| panic!("{head}: not answered before the body was sent"))
             .unwrap();
         let answer = String::from_utf8_lossy(&answer[..read]);
         assert!(
