@@ -402,6 +402,21 @@ mod tests {
         }
     }
 
+    /// A client learns the codes from openapi.yaml: a code added here must be documented there.
+    #[test]
+    fn every_code_is_documented_in_openapi() {
+        let openapi = include_str!("../../../openapi.yaml");
+        let missing: Vec<&str> = ErrorCode::ALL
+            .iter()
+            .map(|code| code.as_str())
+            .filter(|code| {
+                !openapi.contains(&format!("`{code}`"))
+                    && !openapi.contains(&format!("code: {code}\n"))
+            })
+            .collect();
+        assert!(missing.is_empty(), "not in openapi.yaml: {missing:?}");
+    }
+
     #[test]
     fn internal_detail_never_reaches_the_body() {
         let secret = "DispatchFailure(ConnectorError { kind: Io, source: hyper::Error })";
