@@ -332,6 +332,11 @@ fn to_hyper(response: lambda_http::Response<lambda_http::Body>) -> HttpResponse 
 /// out as the API's JSON error: hyper writes them with an empty body and no `Content-Type`, where
 /// every answer of the API is JSON, so such an answer is recognised by its head and replaced
 /// whole (hyper closes the connection after it). Everything else passes through untouched.
+///
+/// Why not read each head first with httparse and answer before hyper sees it: that covers only
+/// the first request of a kept-alive connection (hyper frames the ones after it), and httparse
+/// alone accepts what hyper refuses (two `Content-Length`s is hyper's rule), so hyper's checks
+/// would be copied and drift. Here hyper stays the one parser and only its answer is replaced.
 struct JsonErrors<S> {
     inner: S,
     /// A replacement being written, and how much of it is out.
@@ -412,6 +417,8 @@ impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for JsonErrors<S> {
     }
 }
 
+// Not vectored (the default `is_write_vectored`): hyper then writes each head as one buffer, the
+// piece `json_in_place_of` reads.
 impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for JsonErrors<S> {
     fn poll_write(
         mut self: std::pin::Pin<&mut Self>,
