@@ -27,6 +27,7 @@ use shared::handlers::start_purchase::start_purchase;
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::LocalRequestId;
 use shared::http::error::{ApiError, ErrorCode};
+use shared::http::request::bearer_token_in;
 use shared::http::response::json_response;
 use shared::http::routes::{
     COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, OPEN_PACK, START_PURCHASE, WEB3_LINK,
@@ -198,9 +199,9 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
     // body it will refuse.
     let wants_body = function != default_function()
         && function != GET_PACK.function
-        && match bearer(&parts.headers) {
-            Some(token) => app.purchases.verifier.verify(token).await.is_ok(),
-            None => false,
+        && match bearer_token_in(&parts.headers) {
+            Ok(token) => app.purchases.verifier.verify(token).await.is_ok(),
+            Err(_) => false,
         };
     let body = if wants_body {
         match tokio::time::timeout(app.limits.body_timeout, read_body(body)).await {
@@ -278,15 +279,6 @@ fn join_repeated_headers(headers: &mut hyper::HeaderMap) {
             headers.insert(name, value);
         }
     }
-}
-
-/// The bearer token of the `Authorization` header, if any.
-fn bearer(headers: &hyper::HeaderMap) -> Option<&str> {
-    let value = headers.get(hyper::header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then_some(token.trim())
 }
 
 /// The body. An oversized body is still read (and dropped), up to [`MAX_DRAINED_BODY`], so that

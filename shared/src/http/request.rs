@@ -1,6 +1,6 @@
 //! Parsing of the HTTP request: path, bearer token, content type, body limit, query, headers.
 
-use lambda_http::http::header;
+use lambda_http::http::{HeaderMap, header};
 use lambda_http::{Request, RequestExt};
 
 use crate::http::error::{ApiError, ErrorCode};
@@ -27,11 +27,17 @@ pub fn request_path(request: &Request) -> &str {
 
 /// The bearer token of the `Authorization` header. The scheme name is case-insensitive.
 pub fn bearer_token(request: &Request) -> Result<&str, ApiError> {
+    bearer_token_in(request.headers())
+}
+
+/// [`bearer_token`] from the headers alone, for a server that judges the token before it reads
+/// the body (the local API).
+pub fn bearer_token_in(headers: &HeaderMap) -> Result<&str, ApiError> {
     let invalid = |reason: &str| ApiError::InvalidToken {
         message: "The session token is invalid or expired.",
         reason: reason.into(),
     };
-    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(ApiError::MissingToken);
     };
     if value.len() > MAX_TOKEN_BYTES {
