@@ -273,19 +273,25 @@ async fn a_body_that_never_ends_is_cut_off() {
 async fn a_body_the_server_would_refuse_is_not_read() {
     let api = LocalApi::start().await;
     let bad_token = testkit::tokens::token("x", None);
-    for (head, status) in [
-        ("POST /nowhere HTTP/1.1\r\n".to_owned(), "404"),
-        ("POST /api/web3-link HTTP/1.1\r\n".to_owned(), "401"),
+    for (head, status, code) in [
+        ("POST /nowhere HTTP/1.1\r\n".to_owned(), "404", "not_found"),
+        (
+            "POST /api/web3-link HTTP/1.1\r\n".to_owned(),
+            "401",
+            "missing_token",
+        ),
         (
             format!("POST /api/web3-link HTTP/1.1\r\nAuthorization: Bearer {bad_token}\r\n"),
             "401",
+            "invalid_token",
         ),
     ] {
         let request = format!(
             "{head}Host: x\r\nContent-Type: application/json\r\nContent-Length: 9437184\r\n\r\n{{\"payload\":"
         );
         let mut stream = send(&api, request.as_bytes()).await;
-        let mut answer = vec![0; 512];
+        // The answer is one small write: one read on loopback has it whole.
+        let mut answer = vec![0; 4096];
         let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut answer))
             .await
             .unwrap_or_else(|_| panic!("{head}: not answered before the body was sent"))
@@ -294,6 +300,10 @@ async fn a_body_the_server_would_refuse_is_not_read() {
         assert!(
             answer.starts_with(&format!("HTTP/1.1 {status}")),
             "{head}: {answer}"
+        );
+        assert!(
+            answer.contains(&format!("\"code\":\"{code}\"")),
+            "the handler's JSON error: {answer}"
         );
     }
 }
