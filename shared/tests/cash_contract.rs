@@ -416,7 +416,10 @@ async fn a_credit_cancelled_by_a_conflict_is_tried_again_and_by_throttling_is_no
         .await
         .unwrap_err();
     assert!(
-        matches!(refused, CreditCashError::Store(StoreError::Unavailable(_))),
+        matches!(
+            refused,
+            CreditCashError::Store(StoreError::Unavailable { .. })
+        ),
         "{refused:?}"
     );
     assert_eq!(transactions(), 4, "a throttled credit is not tried again");

@@ -470,7 +470,7 @@ async fn an_unreachable_table_is_unavailable_within_seconds() {
     let started = Instant::now();
     let result = try_page(&store, 5, None).await;
     assert!(
-        matches!(result, Err(StoreError::Unavailable(_))),
+        matches!(result, Err(StoreError::Unavailable { .. })),
         "{result:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -481,7 +481,16 @@ async fn a_missing_table_is_an_internal_error() {
     let moto = MotoServer::start().await;
     let store = DynamoStore::new(moto.client().await, "no-such-table");
     let result = try_page(&store, 5, None).await;
-    assert!(matches!(result, Err(StoreError::Internal(_))), "{result:?}");
+    let Err(error @ StoreError::Internal { .. }) = result else {
+        panic!("{result:?}");
+    };
+    // The SDK's error is kept as the source: the log line names what DynamoDB said.
+    assert!(std::error::Error::source(&error).is_some());
+    assert!(
+        error.detail().contains("ResourceNotFoundException"),
+        "{}",
+        error.detail()
+    );
 }
 
 #[tokio::test]

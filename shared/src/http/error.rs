@@ -193,6 +193,21 @@ pub enum ApiError {
     Internal { detail: String },
 }
 
+/// A storage failure is a 503 when the store is unavailable (the client retries with its
+/// Idempotency-Key), else a 500; its whole cause chain goes to the log line, never to the client.
+impl From<crate::store::StoreError> for ApiError {
+    fn from(error: crate::store::StoreError) -> Self {
+        let detail = error.detail();
+        match error {
+            crate::store::StoreError::Unavailable { .. } => ApiError::Unavailable {
+                what: "dynamodb",
+                detail,
+            },
+            crate::store::StoreError::Internal { .. } => ApiError::Internal { detail },
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct ErrorBody<'a> {
     success: bool,
@@ -415,6 +430,26 @@ mod tests {
             })
             .collect();
         assert!(missing.is_empty(), "not in openapi.yaml: {missing:?}");
+    }
+
+    #[test]
+    fn a_store_error_maps_to_its_status_with_its_cause_in_the_log_detail_only() {
+        use crate::store::StoreError;
+        let cause = std::io::Error::other("attribute `price` is not a number");
+        let internal = ApiError::from(StoreError::internal_from("purchase item", cause));
+        assert_eq!(internal.code(), ErrorCode::InternalError);
+        let ApiError::Internal { detail } = &internal else {
+            panic!("{internal:?}");
+        };
+        assert!(
+            detail.contains("purchase item") && detail.contains("`price`"),
+            "{detail}"
+        );
+        let body = body_json(&internal.into_response());
+        assert!(!body.to_string().contains("price"), "{body}");
+
+        let unavailable = ApiError::from(StoreError::unavailable("BatchGetItem: throttled"));
+        assert_eq!(unavailable.code(), ErrorCode::ServiceUnavailable);
     }
 
     #[test]

@@ -19,29 +19,87 @@ pub mod schema;
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;
 
-use crate::http::error::ApiError;
+use std::error::Error;
+use std::sync::Arc;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// What caused a [`StoreError`]: the SDK's error, a (de)serialisation error, ... Shared, so that
+/// an error can be cloned (a cache hands one answer to several waiters).
+pub type ErrorSource = Arc<dyn Error + Send + Sync>;
+
+/// A storage failure: what the store was doing, and its cause when there is one (the HTTP layer
+/// maps it to a 503 or a 500 in `http::error`, logging the whole chain and rendering none of it).
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The store throttled, timed out or could not be reached (after the SDK's bounded retries).
-    #[error("store unavailable: {0}")]
-    Unavailable(String),
+    #[error("store unavailable: {context}")]
+    Unavailable {
+        context: String,
+        #[source]
+        source: Option<ErrorSource>,
+    },
     /// Any other failure.
-    #[error("store failure: {0}")]
-    Internal(String),
+    #[error("store failure: {context}")]
+    Internal {
+        context: String,
+        #[source]
+        source: Option<ErrorSource>,
+    },
 }
 
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Unavailable(detail) => ApiError::Unavailable {
-                what: "dynamodb",
-                detail,
-            },
-            StoreError::Internal(detail) => ApiError::Internal { detail },
+impl StoreError {
+    pub fn unavailable(context: impl Into<String>) -> Self {
+        Self::Unavailable {
+            context: context.into(),
+            source: None,
         }
     }
+
+    pub fn internal(context: impl Into<String>) -> Self {
+        Self::Internal {
+            context: context.into(),
+            source: None,
+        }
+    }
+
+    /// An internal failure caused by `source`.
+    pub fn internal_from(
+        context: impl Into<String>,
+        source: impl Error + Send + Sync + 'static,
+    ) -> Self {
+        Self::Internal {
+            context: context.into(),
+            source: Some(Arc::new(source)),
+        }
+    }
+
+    fn parts(&self) -> (bool, &str) {
+        match self {
+            Self::Unavailable { context, .. } => (true, context),
+            Self::Internal { context, .. } => (false, context),
+        }
+    }
+
+    /// The failure and every cause under it, for the logs.
+    pub fn detail(&self) -> String {
+        let mut detail = self.to_string();
+        let mut cause = self.source();
+        while let Some(error) = cause {
+            detail.push_str(": ");
+            detail.push_str(&error.to_string());
+            cause = error.source();
+        }
+        detail
+    }
 }
+
+/// Errors are compared by what they say (the domain errors that wrap one are compared in tests);
+/// a source has no equality of its own.
+impl PartialEq for StoreError {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+impl Eq for StoreError {}
 
 /// Every operation of every aggregate: what the local API and the contract tests hold.
 pub trait Store:

@@ -24,7 +24,7 @@ use crate::timestamp::Timestamp;
 const CONFLICT_ATTEMPTS: u32 = 5;
 
 fn corrupt(what: &str, problem: &str) -> StoreError {
-    StoreError::Internal(format!("{what} item: {problem}"))
+    StoreError::internal(format!("{what} item: {problem}"))
 }
 
 fn whole_number(item: &Item, name: &str) -> Option<u64> {
@@ -117,7 +117,7 @@ impl DynamoStore {
             .expression_attribute_names("#pk", PK)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
-            .map_err(|e| StoreError::Internal(format!("put: {e}")))?;
+            .map_err(|e| StoreError::internal_from("put", e))?;
         let balance = Update::builder()
             .table_name(&self.table)
             .key(PK, s(cash_pk(&credit.user_id)))
@@ -134,7 +134,7 @@ impl DynamoStore {
             .expression_attribute_values(":entity", s("cash"))
             .expression_attribute_values(":ceiling", number(u64::MAX - credit.amount.amount))
             .build()
-            .map_err(|e| StoreError::Internal(format!("update: {e}")))?;
+            .map_err(|e| StoreError::internal_from("update", e))?;
         Ok([
             TransactWriteItem::builder().put(entry).build(),
             TransactWriteItem::builder().update(balance).build(),
@@ -199,7 +199,7 @@ impl CreditCash for DynamoStore {
                     attempt += 1;
                 }
                 Cancelled::Conflict => {
-                    return Err(StoreError::Unavailable(format!(
+                    return Err(StoreError::unavailable(format!(
                         "TransactWriteItems: cancelled by conflicting transactions {attempt} times"
                     ))
                     .into());

@@ -54,8 +54,7 @@ impl GetLink for DynamoStore {
         output
             .item
             .map(|item| {
-                serde_dynamo::from_item(item)
-                    .map_err(|e| StoreError::Internal(format!("link item: {e}")))
+                serde_dynamo::from_item(item).map_err(|e| StoreError::internal_from("link item", e))
             })
             .transpose()
     }

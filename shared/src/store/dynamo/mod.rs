@@ -9,7 +9,7 @@ mod purchases;
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
@@ -57,11 +57,13 @@ where
         }
         _ => false,
     };
-    let detail = format!("{operation}: {}", DisplayErrorContext(&error));
+    // The error's chain (service error, its code and message) is walked by `detail()`.
+    let context = operation.to_owned();
+    let source: Option<crate::store::ErrorSource> = Some(std::sync::Arc::new(error));
     if unavailable {
-        StoreError::Unavailable(detail)
+        StoreError::Unavailable { context, source }
     } else {
-        StoreError::Internal(detail)
+        StoreError::Internal { context, source }
     }
 }
 
@@ -125,7 +127,7 @@ impl DynamoStore {
             .set_keys(Some(keys.to_vec()))
             .consistent_read(consistent)
             .build()
-            .map_err(|e| StoreError::Internal(format!("BatchGetItem: {e}")))?;
+            .map_err(|e| StoreError::internal_from("BatchGetItem", e))?;
         let output = self
             .client
             .batch_get_item()
@@ -138,8 +140,8 @@ impl DynamoStore {
             .as_ref()
             .is_some_and(|keys| !keys.is_empty())
         {
-            return Err(StoreError::Unavailable(
-                "BatchGetItem: keys left unprocessed (throttled)".into(),
+            return Err(StoreError::unavailable(
+                "BatchGetItem: keys left unprocessed (throttled)",
             ));
         }
         let mut found = output
@@ -231,11 +233,11 @@ impl DynamoStore {
         // Throttled: trying again at once would only add to the load that throttled it; the
         // client is told to retry (503, `Retry-After`), which its Idempotency-Key makes safe.
         if reasons.iter().any(Cancellation::throttled) {
-            return Err(StoreError::Unavailable(codes()));
+            return Err(StoreError::unavailable(codes()));
         }
         // Anything else (a validation error, an item collection full) would fail again.
         if !reasons.iter().all(Cancellation::decidable) {
-            return Err(StoreError::Internal(codes()));
+            return Err(StoreError::internal(codes()));
         }
         Ok(Some(reasons))
     }

@@ -113,7 +113,7 @@ pub fn document_from_item(item: &mut Item) -> Result<PackDocument, StoreError> {
 }
 
 fn corrupt(what: &str, problem: &str) -> StoreError {
-    StoreError::Internal(format!("{what} item: {problem}"))
+    StoreError::internal(format!("{what} item: {problem}"))
 }
 
 pub(crate) fn whole_number(item: &Item, name: &str) -> Option<u64> {
@@ -195,7 +195,7 @@ impl UpdateExpression {
             .set_expression_attribute_names(Some(self.names))
             .set_expression_attribute_values(Some(self.values))
             .build()
-            .map_err(|e| StoreError::Internal(format!("update: {e}")))
+            .map_err(|e| StoreError::internal_from("update", e))
     }
 
     fn into_update(
@@ -216,7 +216,7 @@ impl UpdateExpression {
             .set_expression_attribute_names(Some(self.names))
             .set_expression_attribute_values((!self.values.is_empty()).then_some(self.values))
             .build()
-            .map_err(|e| StoreError::Internal(format!("update: {e}")))
+            .map_err(|e| StoreError::internal_from("update", e))
     }
 }
 
@@ -439,7 +439,7 @@ impl SeedPack for DynamoStore {
             }
             put.build()
                 .map(|put| TransactWriteItem::builder().put(put).build())
-                .map_err(|e| StoreError::Internal(format!("put: {e}")))
+                .map_err(|e| StoreError::internal_from("put", e))
         };
         // The pack item's write comes first: it carries the condition the whole write rests on.
         let mut actions = Vec::new();
@@ -510,7 +510,7 @@ impl SeedPack for DynamoStore {
                             .table_name(table)
                             .set_key(Some(share_key(&pack.id, shard)))
                             .build()
-                            .map_err(|e| StoreError::Internal(format!("delete: {e}")))?;
+                            .map_err(|e| StoreError::internal_from("delete", e))?;
                         actions.push(TransactWriteItem::builder().delete(delete).build());
                     }
                 } else if self.stored_shards(&pack.id).await? == 0 {
@@ -562,15 +562,15 @@ impl SeedPack for DynamoStore {
                 return Err(SeedPackError::Changed);
             }
             Some(_) => {
-                return Err(StoreError::Unavailable(
-                    "TransactWriteItems: cancelled by a concurrent transaction".into(),
+                return Err(StoreError::unavailable(
+                    "TransactWriteItems: cancelled by a concurrent transaction",
                 )
                 .into());
             }
         }
         for rest in chunks {
             if self.transact(rest.to_vec()).await?.is_some() {
-                return Err(StoreError::Unavailable(format!(
+                return Err(StoreError::unavailable(format!(
                     "pack {}: shares past the first transaction were not written; run again",
                     pack.id
                 ))

@@ -66,7 +66,7 @@ fn status_text(status: PurchaseStatus) -> AttributeValue {
 /// The item of a purchase: its fields, its key, and while reserved, the holds index keys.
 fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
     let mut item: Item = serde_dynamo::to_item(purchase)
-        .map_err(|e| StoreError::Internal(format!("purchase item: {e}")))?;
+        .map_err(|e| StoreError::internal_from("purchase item", e))?;
     item.extend(purchase_key(&purchase.user_id, &purchase.id));
     item.insert(ENTITY.into(), s("purchase"));
     item.insert(
@@ -87,7 +87,7 @@ fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
 }
 
 pub(crate) fn purchase_from_item(item: Item) -> Result<Purchase, StoreError> {
-    serde_dynamo::from_item(item).map_err(|e| StoreError::Internal(format!("purchase item: {e}")))
+    serde_dynamo::from_item(item).map_err(|e| StoreError::internal_from("purchase item", e))
 }
 
 fn buys_from_item(item: Option<&Item>) -> Buys {
@@ -103,8 +103,10 @@ fn balance_in(item: Option<&Item>, currency: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn build<T, E: std::fmt::Display>(built: Result<T, E>) -> Result<T, StoreError> {
-    built.map_err(|e| StoreError::Internal(format!("transaction action: {e}")))
+fn build<T, E: std::error::Error + Send + Sync + 'static>(
+    built: Result<T, E>,
+) -> Result<T, StoreError> {
+    built.map_err(|e| StoreError::internal_from("transaction action", e))
 }
 
 /// An update of `key`: `expression` on condition `condition`, with `#name`s and `:value`s.
@@ -154,7 +156,7 @@ async fn back_off(attempt: u32) {
 }
 
 fn contention(operation: &str) -> StoreError {
-    StoreError::Unavailable(format!(
+    StoreError::unavailable(format!(
         "{operation}: still contended after {MAX_ATTEMPTS} transactions"
     ))
 }
@@ -261,7 +263,7 @@ impl DynamoStore {
             price: purchase.price.clone(),
         };
         let held = serde_dynamo::to_attribute_value(&held)
-            .map_err(|e| StoreError::Internal(format!("hold slot: {e}")))?;
+            .map_err(|e| StoreError::internal_from("hold slot", e))?;
         let slot_name = unpaid_slot(slot);
         let mut values = vec![(":held", held), (":next", number(version + 1))];
         let condition = if version == 0 {
@@ -348,7 +350,7 @@ impl DynamoStore {
                     back_off(attempt).await;
                 }
                 Some(_) => {
-                    return Err(StoreError::Internal(format!(
+                    return Err(StoreError::internal(format!(
                         "release of purchase {}: cancelled for no condition",
                         purchase.id
                     )));
@@ -458,7 +460,7 @@ impl DynamoStore {
                         Ok(true) => report.released += 1,
                         Ok(false) => report.lost_races += 1,
                         // Throttling or an outage: the next sweep tries again.
-                        Err(error @ StoreError::Unavailable(_)) => return Err(error),
+                        Err(error @ StoreError::Unavailable { .. }) => return Err(error),
                         Err(error) => {
                             tracing::error!(error = %error, "a hold cannot be released; skipped");
                             report.skipped += 1;
@@ -545,7 +547,7 @@ fn unpaid_from_item(item: Option<&Item>) -> Result<UnpaidHolds, StoreError> {
             continue;
         };
         let held: HoldSlot = serde_dynamo::from_attribute_value(value.clone())
-            .map_err(|e| StoreError::Internal(format!("unpaid holds item: {e}")))?;
+            .map_err(|e| StoreError::internal_from("unpaid holds item", e))?;
         if holds.slots.len() <= slot {
             holds.slots.resize(slot + 1, None);
         }
@@ -699,7 +701,7 @@ impl StartPurchase for DynamoStore {
             if purchase_reason.condition_failed() {
                 // A concurrent request with the same key made the purchase first.
                 let existing = purchase_reason.item.ok_or_else(|| {
-                    StoreError::Internal("start: no purchase in the cancellation".into())
+                    StoreError::internal("start: no purchase in the cancellation")
                 })?;
                 return repeat(request, purchase_from_item(existing)?);
             }
@@ -1020,7 +1022,7 @@ impl OpenPurchase for DynamoStore {
         let purchase = stored.map(purchase_from_item).transpose()?;
         let open_now = check_open(purchase.as_ref(), pack_id, now)?;
         let (Some(purchase), Some(draw_item)) = (purchase, draw_item) else {
-            return Err(StoreError::Internal(format!("pack {pack_id} has no draw inputs")).into());
+            return Err(StoreError::internal(format!("pack {pack_id} has no draw inputs")).into());
         };
         let inputs = draw_inputs_from_item(&draw_item)?;
         let fairness = inputs.fairness_at(now);
@@ -1039,7 +1041,7 @@ impl OpenPurchase for DynamoStore {
         let placeholders = [":status", ":openedAt", ":items", ":fairness"];
         for (attribute, placeholder) in attributes.iter().zip(placeholders) {
             let value = written.get(*attribute).cloned().ok_or_else(|| {
-                StoreError::Internal(format!("opened purchase without `{attribute}`"))
+                StoreError::internal(format!("opened purchase without `{attribute}`"))
             })?;
             values.push((placeholder, value));
         }
@@ -1101,10 +1103,9 @@ impl OpenPurchase for DynamoStore {
                 fairness,
                 repeated: true,
             }),
-            true => Err(StoreError::Internal(
-                "open: the condition failed on a completed purchase".into(),
-            )
-            .into()),
+            true => Err(
+                StoreError::internal("open: the condition failed on a completed purchase").into(),
+            ),
         }
     }
 }

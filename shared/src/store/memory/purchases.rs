@@ -259,7 +259,7 @@ impl OpenPurchase for MemoryStore {
         let purchase = tables.purchases.get(&at).cloned();
         let open_now = check_open(purchase.as_ref(), pack_id, now)?;
         let (Some(purchase), Some(stored)) = (purchase, tables.packs.get(pack_id)) else {
-            return Err(StoreError::Internal(format!("pack {pack_id} is not stored")).into());
+            return Err(StoreError::internal(format!("pack {pack_id} is not stored")).into());
         };
         let inputs = DrawInputs {
             seed: stored.seed.clone(),
