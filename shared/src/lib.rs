@@ -4,7 +4,7 @@
 //! - Domain, one module per aggregate, rules as plain functions with typed errors:
 //!   [`packs`] (model, listing, seeding rules, the fair draw), [`purchases`] (holds, limits,
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
-//!   [`timestamp`].
+//!   [`timestamp`]; [`ids`], the typed ids every layer passes.
 //! - [`http`]: the route table, request parsing, JSON responses and the one error type.
 //! - [`metrics`]: the names of the CloudWatch metrics the functions emit.
 //! - [`handlers`]: one plain async function per endpoint, over a state struct.
@@ -21,6 +21,7 @@ pub mod config;
 pub mod handlers;
 pub mod http;
 pub mod http_client;
+pub mod ids;
 pub mod links;
 pub mod metrics;
 pub mod packs;

@@ -182,13 +182,13 @@ async fn every_bad_token_is_refused() {
 /// both stores alike, where a longer one was a 500 on DynamoDB and a 200 in memory.
 #[tokio::test]
 async fn a_sub_of_255_bytes_is_the_longest_accepted() {
-    let sub = "s".repeat(shared::auth::MAX_SUB_BYTES);
+    let sub = "s".repeat(shared::ids::MAX_USER_ID_BYTES);
     let identity = verifier(&[])
         .verify(&TestKey::Rsa.sign(&claims(&sub, None)))
         .await
         .unwrap();
-    assert_eq!(identity.user_id, sub);
-    let longer = "s".repeat(shared::auth::MAX_SUB_BYTES + 1);
+    assert_eq!(identity.user_id.as_str(), sub);
+    let longer = "s".repeat(shared::ids::MAX_USER_ID_BYTES + 1);
     assert_eq!(
         reason(&verifier(&[]), &TestKey::Rsa.sign(&claims(&longer, None))).await,
         "sub is not a string of 1-255 bytes"

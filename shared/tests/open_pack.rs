@@ -3,6 +3,7 @@
 //! `scripts/verify-draw` run on purchases really opened through the API.
 
 use std::sync::Arc;
+use testkit::ids;
 
 use serde_json::Value;
 use shared::handlers::get_pack::{GetPackState, get_pack};
@@ -63,9 +64,9 @@ fn drop_pack(id: &str, started_seconds_ago: i64) -> Pack {
 
 fn start_at(user: &str, pack_id: &str, key: &str, now: Timestamp) -> StartRequest {
     StartRequest {
-        user_id: user.into(),
-        pack_id: pack_id.into(),
-        purchase_id: purchase_id(user, key),
+        user_id: ids::user(user),
+        pack_id: ids::pack(pack_id),
+        purchase_id: purchase_id(&ids::user(user), key),
         requested_seed: Some(format!("seed of {user} \"{key}\"")),
         client_seed: format!("seed of {user} \"{key}\""),
         now,
@@ -92,7 +93,7 @@ async fn paid(
         panic!("started")
     };
     let Ok(Completed::Paid { purchase, .. }) = store
-        .complete_purchase(user, pack_id, &purchase.id, when)
+        .complete_purchase(&ids::user(user), &ids::pack(pack_id), &purchase.id, when)
         .await
     else {
         panic!("paid")
@@ -132,7 +133,7 @@ async fn an_open_draws_the_published_items_once(store: Arc<impl Store>) {
     let purchase = paid(&*store, "fan", "p", "k", Timestamp::now()).await;
     let now = Timestamp::now();
     let first = store
-        .open_purchase("fan", "p", &purchase.id, now)
+        .open_purchase(&ids::user("fan"), &ids::pack("p"), &purchase.id, now)
         .await
         .unwrap();
     assert!(!first.repeated);
@@ -154,7 +155,7 @@ async fn an_open_draws_the_published_items_once(store: Arc<impl Store>) {
     assert_eq!(first.fairness.server_seed_hash, seed.commitment());
     assert_eq!(first.fairness.server_seed, None, "the sale has not ended");
     let again = store
-        .open_purchase("fan", "p", &purchase.id, at(5))
+        .open_purchase(&ids::user("fan"), &ids::pack("p"), &purchase.id, at(5))
         .await
         .unwrap();
     assert_eq!(
@@ -165,7 +166,10 @@ async fn an_open_draws_the_published_items_once(store: Arc<impl Store>) {
         }
     );
     assert_eq!(
-        store.get_purchase("fan", &purchase.id).await.unwrap(),
+        store
+            .get_purchase(&ids::user("fan"), &purchase.id)
+            .await
+            .unwrap(),
         Some(first.purchase)
     );
 }
@@ -180,7 +184,7 @@ async fn ten_concurrent_opens_write_one_draw_and_all_answer_it(store: Arc<impl S
         tasks.spawn(async move {
             barrier.wait().await;
             store
-                .open_purchase("fan", "p", &id, Timestamp::now())
+                .open_purchase(&ids::user("fan"), &ids::pack("p"), &id, Timestamp::now())
                 .await
                 .unwrap()
         });
@@ -192,7 +196,7 @@ async fn ten_concurrent_opens_write_one_draw_and_all_answer_it(store: Arc<impl S
         "one write"
     );
     let written = store
-        .get_purchase("fan", &purchase.id)
+        .get_purchase(&ids::user("fan"), &purchase.id)
         .await
         .unwrap()
         .unwrap();
@@ -223,10 +227,12 @@ async fn only_the_buyers_paid_purchase_opens(store: Arc<impl Store>) {
         ("fan", "p", &expired.id, OpenRefusal::Expired),
         ("other", "p", &purchase.id, OpenRefusal::NotFound),
         ("fan", "q", &purchase.id, OpenRefusal::NotFound),
-        ("fan", "p", &"nope".to_owned(), OpenRefusal::NotFound),
+        ("fan", "p", &ids::purchase("nope"), OpenRefusal::NotFound),
     ] {
         assert_eq!(
-            store.open_purchase(user, pack_id, id, now).await,
+            store
+                .open_purchase(&ids::user(user), &ids::pack(pack_id), id, now)
+                .await,
             Err(OpenError::Refused(refusal.clone())),
             "{user} {pack_id} {id}"
         );
@@ -258,7 +264,9 @@ async fn no_hold_can_be_paid_once_the_seed_is_revealed(store: Arc<impl Store>) {
         Timestamp::from_datetime(reveal.datetime() - time::Duration::seconds(1)).unwrap()
     ));
     assert_eq!(
-        store.complete_purchase("late", "p", &hold.id, reveal).await,
+        store
+            .complete_purchase(&ids::user("late"), &ids::pack("p"), &hold.id, reveal)
+            .await,
         Err(CompleteError::Refused(CompleteRefusal::Expired)),
         "at the reveal the last hold has run out"
     );
@@ -294,13 +302,15 @@ async fn a_sale_ended_early_closes_payments_before_its_seed_is_revealed(store: A
     assert!(seed_revealed(Some(decided), after(50)) && after(50) < hold.expires_at);
     for now in [after(-5000), after(50)] {
         assert_eq!(
-            store.complete_purchase("buyer", "p", &hold.id, now).await,
+            store
+                .complete_purchase(&ids::user("buyer"), &ids::pack("p"), &hold.id, now)
+                .await,
             Err(CompleteError::Refused(CompleteRefusal::SaleClosed)),
             "at {now}"
         );
     }
     let paid = store
-        .complete_purchase("buyer", "p", &hold.id, after(-5001))
+        .complete_purchase(&ids::user("buyer"), &ids::pack("p"), &hold.id, after(-5001))
         .await;
     assert!(matches!(paid, Ok(Completed::Paid { .. })), "{paid:?}");
 }
@@ -420,7 +430,7 @@ async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
     let before_the_end = at(-7200);
     let purchase = paid(&*store, "fan", "p", "k", before_the_end).await;
     store
-        .open_purchase("fan", "p", &purchase.id, at(-7100))
+        .open_purchase(&ids::user("fan"), &ids::pack("p"), &purchase.id, at(-7100))
         .await
         .unwrap();
     let state = purchase_state((*store).clone());

@@ -14,6 +14,7 @@ use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
 use testkit::events::{ApiEvent, parts};
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::ids;
 use testkit::tokens::token;
 
 const EMAIL: &str = "buyer@example.com";
@@ -333,9 +334,9 @@ async fn hold_of_fan(
     ends: i64,
 ) -> shared::purchases::StartRequest {
     let request = shared::purchases::StartRequest {
-        user_id: "fan".into(),
-        pack_id: "p".into(),
-        purchase_id: shared::purchases::purchase_id("fan", "k"),
+        user_id: ids::user("fan"),
+        pack_id: ids::pack("p"),
+        purchase_id: shared::purchases::purchase_id(&ids::user("fan"), "k"),
         requested_seed: None,
         client_seed: "s".into(),
         now: testkit::packs::at(started),
@@ -421,7 +422,11 @@ async fn assert_books(store: &impl Store, ids: &[String]) {
     let mut live = 0;
     let mut paid = 0;
     for id in ids {
-        if let Some(purchase) = store.get_purchase("fan", id).await.unwrap() {
+        if let Some(purchase) = store
+            .get_purchase(&testkit::ids::user("fan"), &testkit::ids::purchase(id))
+            .await
+            .unwrap()
+        {
             use shared::purchases::PurchaseStatus::*;
             if matches!(purchase.status, Reserved | Completed | Opened) {
                 live += 1;

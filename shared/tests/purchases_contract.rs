@@ -7,8 +7,10 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use testkit::ids;
 
 use shared::cash::{Money, parse_credit};
+use shared::ids::PurchaseId;
 use shared::packs::{Pack, PackStatus};
 use shared::purchases::{
     CompleteRefusal, HoldPolicy, Purchase, PurchaseStatus, StartRefusal, StartRequest, purchase_id,
@@ -57,9 +59,9 @@ fn start_at(
     now: Timestamp,
 ) -> StartRequest {
     StartRequest {
-        user_id: user.into(),
-        pack_id: pack_id.into(),
-        purchase_id: purchase_id(user, key),
+        user_id: ids::user(user),
+        pack_id: ids::pack(pack_id),
+        purchase_id: purchase_id(&ids::user(user), key),
         requested_seed: seed.map(str::to_owned),
         client_seed: seed.unwrap_or("server-picked").into(),
         now,
@@ -101,14 +103,18 @@ async fn assert_books_balance(
     store: &impl Store,
     pack: &Pack,
     initial: u64,
-    purchases: &[(String, String)],
+    purchases: &[(String, PurchaseId)],
     credited: &HashMap<String, u64>,
 ) {
     let mut live = 0;
     let mut held: HashMap<&str, u64> = HashMap::new();
     let mut paid: HashMap<&str, u64> = HashMap::new();
     for (user, id) in purchases {
-        let purchase = store.get_purchase(user, id).await.unwrap().expect("stored");
+        let purchase = store
+            .get_purchase(&ids::user(user), id)
+            .await
+            .unwrap()
+            .expect("stored");
         if matches!(
             purchase.status,
             PurchaseStatus::Reserved | PurchaseStatus::Completed | PurchaseStatus::Opened
@@ -182,10 +188,19 @@ async fn a_start_holds_a_unit_and_numbers_the_buyers_purchases(store: Arc<impl S
     assert_ne!(other_buyer.id, first.id, "keys are scoped to the buyer");
     assert_eq!(remaining(&*store, "p").await, pack.remaining - 3);
     assert_eq!(
-        store.get_purchase("u1", &first.id).await.unwrap(),
+        store
+            .get_purchase(&ids::user("u1"), &first.id)
+            .await
+            .unwrap(),
         Some(first.clone())
     );
-    assert_eq!(store.get_purchase("u2", &first.id).await.unwrap(), None);
+    assert_eq!(
+        store
+            .get_purchase(&ids::user("u2"), &first.id)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 async fn a_repeated_key_changes_nothing_and_a_reused_key_is_refused(store: Arc<impl Store>) {
@@ -262,7 +277,7 @@ async fn a_sold_out_pack_first_takes_back_its_dead_holds(store: Arc<impl Store>)
     assert_eq!(remaining(&*store, "p").await, 0);
     assert_eq!(
         store
-            .get_purchase("early", &dead.id)
+            .get_purchase(&ids::user("early"), &dead.id)
             .await
             .unwrap()
             .unwrap()
@@ -281,13 +296,17 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
     let purchase = created(store.start_purchase(&start("u", "p", "k")).await);
     let now = Timestamp::now();
     assert_eq!(
-        store.complete_purchase("u", "p", &purchase.id, now).await,
+        store
+            .complete_purchase(&ids::user("u"), &ids::pack("p"), &purchase.id, now)
+            .await,
         Err(CompleteError::Refused(CompleteRefusal::InsufficientFunds)),
         "no balance at all"
     );
     credit(&*store, "u", 498, "USD").await;
     assert_eq!(
-        store.complete_purchase("u", "p", &purchase.id, now).await,
+        store
+            .complete_purchase(&ids::user("u"), &ids::pack("p"), &purchase.id, now)
+            .await,
         Err(CompleteError::Refused(CompleteRefusal::InsufficientFunds)),
         "one short"
     );
@@ -296,7 +315,9 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
     let Ok(Completed::Paid {
         purchase: paid,
         balance,
-    }) = store.complete_purchase("u", "p", &purchase.id, now).await
+    }) = store
+        .complete_purchase(&ids::user("u"), &ids::pack("p"), &purchase.id, now)
+        .await
     else {
         panic!("paid")
     };
@@ -310,7 +331,9 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
         "other currencies untouched"
     );
     assert_eq!(
-        store.complete_purchase("u", "p", &purchase.id, at(1)).await,
+        store
+            .complete_purchase(&ids::user("u"), &ids::pack("p"), &purchase.id, at(1))
+            .await,
         Ok(Completed::Repeated {
             purchase: paid.clone(),
             balance: 1
@@ -319,7 +342,7 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
     for (user, pack_id) in [("other", "p"), ("u", "q")] {
         assert_eq!(
             store
-                .complete_purchase(user, pack_id, &purchase.id, now)
+                .complete_purchase(&ids::user(user), &ids::pack(pack_id), &purchase.id, now)
                 .await,
             Err(CompleteError::Refused(CompleteRefusal::NotFound))
         );
@@ -350,7 +373,12 @@ async fn free_packs_are_paid_from_a_balance_of_zero(store: Arc<impl Store>) {
     credit(&*store, "fan", 499, "USD").await;
     let bought = created(store.start_purchase(&start("fan", "p", "k")).await);
     let paid = store
-        .complete_purchase("fan", "p", &bought.id, Timestamp::now())
+        .complete_purchase(
+            &ids::user("fan"),
+            &ids::pack("p"),
+            &bought.id,
+            Timestamp::now(),
+        )
         .await;
     assert!(
         matches!(paid, Ok(Completed::Paid { balance: 0, .. })),
@@ -359,7 +387,12 @@ async fn free_packs_are_paid_from_a_balance_of_zero(store: Arc<impl Store>) {
     for (user, key) in [("fan", "f1"), ("fan", "f2"), ("newcomer", "f1")] {
         let gift = created(store.start_purchase(&start(user, "free", key)).await);
         let paid = store
-            .complete_purchase(user, "free", &gift.id, Timestamp::now())
+            .complete_purchase(
+                &ids::user(user),
+                &ids::pack("free"),
+                &gift.id,
+                Timestamp::now(),
+            )
             .await;
         assert!(
             matches!(paid, Ok(Completed::Paid { balance: 0, .. })),
@@ -381,7 +414,12 @@ async fn an_expired_hold_cannot_be_paid_and_its_unit_comes_back_once(store: Arc<
     for _ in 0..2 {
         assert_eq!(
             store
-                .complete_purchase("u", "p", &purchase.id, Timestamp::now())
+                .complete_purchase(
+                    &ids::user("u"),
+                    &ids::pack("p"),
+                    &purchase.id,
+                    Timestamp::now()
+                )
                 .await,
             Err(CompleteError::Refused(CompleteRefusal::Expired))
         );
@@ -437,7 +475,7 @@ async fn the_sweep_releases_expired_holds_and_frees_the_buyers_slots(store: Arc<
     assert_eq!(remaining(&*store, "other").await, other.remaining - 1);
     assert_eq!(
         store
-            .get_purchase("w", &live.id)
+            .get_purchase(&ids::user("w"), &live.id)
             .await
             .unwrap()
             .unwrap()
@@ -449,7 +487,7 @@ async fn the_sweep_releases_expired_holds_and_frees_the_buyers_slots(store: Arc<
     assert_eq!(again.nonce, 2);
     assert_eq!(
         store
-            .get_purchase("u", &dead.id)
+            .get_purchase(&ids::user("u"), &dead.id)
             .await
             .unwrap()
             .unwrap()
@@ -532,7 +570,14 @@ async fn one_buyer_with_a_limit_of_two_gets_exactly_two_of_twenty(
     assert_eq!(purchases.len(), 2);
     let mut nonces = Vec::new();
     for (user, id) in &purchases {
-        nonces.push(store.get_purchase(user, id).await.unwrap().unwrap().nonce);
+        nonces.push(
+            store
+                .get_purchase(&ids::user(user), id)
+                .await
+                .unwrap()
+                .unwrap()
+                .nonce,
+        );
     }
     nonces.sort_unstable();
     assert_eq!(nonces, [1, 2], "each nonce once");
@@ -573,7 +618,7 @@ async fn ten_completions_of_one_purchase_debit_once(store: Arc<impl Store + 'sta
         let (store, id) = (store.clone(), purchase.id.clone());
         async move {
             store
-                .complete_purchase("fan", "p", &id, Timestamp::now())
+                .complete_purchase(&ids::user("fan"), &ids::pack("p"), &id, Timestamp::now())
                 .await
         }
     })
@@ -619,7 +664,11 @@ async fn a_completion_racing_the_sweep_at_expiry_wins_or_loses_whole(
         let (complete, sweep) = tokio::join!(
             {
                 let (store, id) = (store.clone(), purchase.id.clone());
-                async move { store.complete_purchase("fan", "p", &id, just_before).await }
+                async move {
+                    store
+                        .complete_purchase(&ids::user("fan"), &ids::pack("p"), &id, just_before)
+                        .await
+                }
             },
             {
                 let store = store.clone();
@@ -673,11 +722,20 @@ async fn a_release_lost_to_a_payment_answers_the_payment() {
     );
     let b = tokio::spawn({
         let (store, id) = (store.clone(), purchase.id.clone());
-        async move { store.complete_purchase("fan", "p", &id, just_after).await }
+        async move {
+            store
+                .complete_purchase(&ids::user("fan"), &ids::pack("p"), &id, just_after)
+                .await
+        }
     });
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let a = store
-        .complete_purchase("fan", "p", &purchase.id, just_before)
+        .complete_purchase(
+            &ids::user("fan"),
+            &ids::pack("p"),
+            &purchase.id,
+            just_before,
+        )
         .await;
     let b = b.await.unwrap();
     assert!(
@@ -693,7 +751,10 @@ async fn a_release_lost_to_a_payment_answers_the_payment() {
         2,
         "B's release and A's payment"
     );
-    let stored = store.get_purchase("fan", &purchase.id).await.unwrap();
+    let stored = store
+        .get_purchase(&ids::user("fan"), &purchase.id)
+        .await
+        .unwrap();
     assert_eq!(stored.unwrap().status, PurchaseStatus::Completed);
     assert_eq!(store.get_balance("fan", "USD").await.unwrap(), 501);
 }
@@ -878,7 +939,12 @@ async fn a_fan_holds_at_most_their_unpaid_holds_across_packs(store: Arc<impl Sto
     );
     credit(&*store, "fan", 499, "USD").await;
     store
-        .complete_purchase("fan", "a", &first.id, Timestamp::now())
+        .complete_purchase(
+            &ids::user("fan"),
+            &ids::pack("a"),
+            &first.id,
+            Timestamp::now(),
+        )
         .await
         .unwrap();
     created(
@@ -894,7 +960,7 @@ async fn a_fan_holds_at_most_their_unpaid_holds_across_packs(store: Arc<impl Sto
     );
     assert_eq!(
         store
-            .get_purchase("fan", &dead.id)
+            .get_purchase(&ids::user("fan"), &dead.id)
             .await
             .unwrap()
             .unwrap()
@@ -1038,6 +1104,10 @@ async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
         .unwrap();
     assert_eq!((swept.released, swept.skipped), (1, 0));
     assert_eq!(remaining(&store, "p").await, 1);
-    let released = store.get_purchase("fan", &dead.id).await.unwrap().unwrap();
+    let released = store
+        .get_purchase(&ids::user("fan"), &dead.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(released.status, PurchaseStatus::Expired);
 }

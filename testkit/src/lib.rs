@@ -89,3 +89,20 @@ macro_rules! store_contract {
     (@call by_value $test:path, $store:ident) => { $test($store).await };
     (@call arc $test:path, $store:ident) => { $test(std::sync::Arc::new($store)).await };
 }
+
+/// Typed ids from test literals (a literal outside the grammar is a mistake in the test).
+pub mod ids {
+    use shared::ids::{PackId, PurchaseId, UserId};
+
+    pub fn user(id: &str) -> UserId {
+        UserId::parse(id).expect("a user id")
+    }
+
+    pub fn pack(id: &str) -> PackId {
+        PackId::parse(id).expect("a pack id")
+    }
+
+    pub fn purchase(id: &str) -> PurchaseId {
+        PurchaseId::parse(id).expect("a purchase id")
+    }
+}

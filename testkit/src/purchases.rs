@@ -205,9 +205,9 @@ pub async fn reserve(
 ) -> Purchase {
     let now = Timestamp::now();
     let request = StartRequest {
-        user_id: user.to_owned(),
-        pack_id: pack.to_owned(),
-        purchase_id: purchase_id(user, key),
+        user_id: crate::ids::user(user),
+        pack_id: crate::ids::pack(pack),
+        purchase_id: purchase_id(&crate::ids::user(user), key),
         requested_seed: None,
         client_seed: shared::purchases::random_client_seed(),
         now,
@@ -318,9 +318,9 @@ pub async fn reserve_fixture_purchase(store: &DynamoStore) -> Purchase {
         .expect("the fixture's packId");
     let now = Timestamp::now();
     let request = StartRequest {
-        user_id: "me".into(),
-        pack_id: pack.into(),
-        purchase_id: purchase_id("me", key),
+        user_id: crate::ids::user("me"),
+        pack_id: crate::ids::pack(pack),
+        purchase_id: purchase_id(&crate::ids::user("me"), key),
         requested_seed: Some(seed.into()),
         client_seed: seed.into(),
         now,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
 use serde_json::{Value, json};
+use shared::ids::PurchaseId;
 use shared::packs::seed::parse_seed;
 use shared::purchases::{StartRequest, purchase_id, random_client_seed};
 use shared::store::DynamoStore;
@@ -146,7 +147,7 @@ pub struct Bench {
     pub purchases: DynamoStore,
     token: String,
     /// The purchase get-purchase reads.
-    shown: Option<String>,
+    shown: Option<PurchaseId>,
     /// Idempotency keys and credit references used so far.
     next_key: usize,
     /// Items the last requests wrote (`PK`, `SK`), to delete.
@@ -245,13 +246,13 @@ impl Bench {
     /// A reservation made through the store, as a start with a new key makes it. A start that
     /// moto was too slow to answer is retried by the SDK and answers the purchase it made
     /// (`Repeated`): that one is as good.
-    async fn reserve(&mut self) -> String {
+    async fn reserve(&mut self) -> PurchaseId {
         let key = self.key();
         let now = Timestamp::now();
         let request = StartRequest {
-            user_id: BUYER.to_owned(),
-            pack_id: PACK.to_owned(),
-            purchase_id: purchase_id(BUYER, &key),
+            user_id: testkit::ids::user(BUYER),
+            pack_id: testkit::ids::pack(PACK),
+            purchase_id: purchase_id(&testkit::ids::user(BUYER), &key),
             requested_seed: None,
             client_seed: random_client_seed(),
             now,
@@ -299,7 +300,12 @@ impl Bench {
                 let id = self.reserve().await;
                 // Paid, or (a payment the SDK retried) paid already.
                 self.purchases
-                    .complete_purchase(BUYER, PACK, &id, Timestamp::now())
+                    .complete_purchase(
+                        &testkit::ids::user(BUYER),
+                        &testkit::ids::pack(PACK),
+                        &id,
+                        Timestamp::now(),
+                    )
                     .await
                     .expect("paying a reservation through the store");
                 ApiEvent::post(&format!("/api/packs/{PACK}/purchases/{id}/open"))

@@ -7,6 +7,7 @@ use shared::store::purchases::{CompletePurchase, GetPurchase};
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::THROTTLING;
+use testkit::ids;
 use testkit::packs::active;
 use testkit::purchases::{PurchaseEnv, credit, fixture, reserve, reserve_fixture_purchase};
 use testkit::tokens::token;
@@ -29,7 +30,12 @@ async fn paid(env: &PurchaseEnv, user: &str, pack: &str, key: &str) -> shared::p
     )
     .await;
     env.store
-        .complete_purchase(user, pack, &purchase.id, Timestamp::now())
+        .complete_purchase(
+            &ids::user(user),
+            &ids::pack(pack),
+            &purchase.id,
+            Timestamp::now(),
+        )
         .await
         .expect("paid");
     purchase
@@ -82,7 +88,7 @@ async fn opens_a_paid_pack_once_with_the_published_draw() {
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(
         env.store
-            .get_purchase("buyer", &purchase.id)
+            .get_purchase(&ids::user("buyer"), &purchase.id)
             .await
             .unwrap()
             .unwrap()
@@ -139,7 +145,12 @@ async fn the_fixture_opens_the_purchase_the_start_fixture_makes() {
     );
     credit(&env.store, "me", 10_000, "USD", "grant-me").await;
     env.store
-        .complete_purchase("me", &purchase.pack_id, &purchase.id, Timestamp::now())
+        .complete_purchase(
+            &ids::user("me"),
+            &purchase.pack_id,
+            &purchase.id,
+            Timestamp::now(),
+        )
         .await
         .unwrap();
     let opened = function.call_json(fixture("open-pack", Some(&me))).await;

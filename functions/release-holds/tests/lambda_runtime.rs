@@ -3,6 +3,7 @@
 //! `start-purchase` binary.
 
 use std::time::Duration;
+use testkit::ids;
 
 use serde_json::json;
 use shared::purchases::PurchaseStatus;
@@ -75,11 +76,16 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
         99,
         "the pack's summary refreshed from its shares"
     );
-    let purchase = env.store.get_purchase("buyer", &id).await.unwrap().unwrap();
+    let purchase = env
+        .store
+        .get_purchase(&ids::user("buyer"), &ids::purchase(&id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(purchase.status, PurchaseStatus::Expired);
     let kept = env
         .store
-        .get_purchase("other-buyer", &kept.id)
+        .get_purchase(&ids::user("other-buyer"), &kept.id)
         .await
         .unwrap()
         .unwrap();

@@ -1,6 +1,7 @@
 //! The `seed-packs` binary against moto_server.
 
 use std::process::Output;
+use testkit::ids;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use shared::packs::Pack;
@@ -241,7 +242,12 @@ async fn the_books_check_finds_a_unit_that_went_missing() {
     let credit = shared::cash::parse_credit("buyer", "1000", "USD", "books-grant").unwrap();
     store.credit_cash(&credit, Timestamp::now()).await.unwrap();
     store
-        .complete_purchase("buyer", "books", &paid.id, Timestamp::now())
+        .complete_purchase(
+            &ids::user("buyer"),
+            &ids::pack("books"),
+            &paid.id,
+            Timestamp::now(),
+        )
         .await
         .unwrap();
     let books = |store: DynamoStore| async move {

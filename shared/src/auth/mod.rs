@@ -10,4 +10,4 @@ pub mod verifier;
 
 pub use jwks::{JwksCache, JwksError};
 pub use keys::{KeySet, VerifyingKey};
-pub use verifier::{Identity, MAX_SUB_BYTES, TokenVerifier};
+pub use verifier::{Identity, TokenVerifier};

@@ -7,12 +7,13 @@ use serde_json::{Map, Value};
 use crate::auth::jwks::{JwksCache, JwksError};
 use crate::config::{AuthConfig, ConfigError};
 use crate::http::error::ApiError;
+use crate::ids::UserId;
 
 /// The signed-in user a valid token names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     /// The token's `sub`.
-    pub user_id: String,
+    pub user_id: UserId,
     /// The configured e-mail claim, when the token has it as a string.
     pub email: Option<String>,
 }
@@ -38,11 +39,6 @@ pub struct TokenVerifier {
     validations: Vec<(Algorithm, Validation)>,
     email_claim: String,
 }
-
-/// The longest `sub` accepted: it becomes a user's id in keys (`USER#<sub>`, `CASH#<sub>`), which
-/// DynamoDB caps at 2,048 bytes; an identity provider's subjects are far shorter (255 is the
-/// common limit), and one store must not accept what the other refuses.
-pub const MAX_SUB_BYTES: usize = 255;
 
 impl TokenVerifier {
     pub fn new(config: &AuthConfig, keys: JwksCache) -> Self {
@@ -128,9 +124,10 @@ impl TokenVerifier {
             })?
             .claims;
         let user_id = match claims.get("sub") {
-            Some(Value::String(sub)) if (1..=MAX_SUB_BYTES).contains(&sub.len()) => sub.clone(),
-            _ => return Err(invalid("sub is not a string of 1-255 bytes")),
-        };
+            Some(Value::String(sub)) => UserId::parse(sub.as_str()).ok(),
+            _ => None,
+        }
+        .ok_or_else(|| invalid("sub is not a string of 1-255 bytes"))?;
         let email = match claims.get(&self.email_claim) {
             Some(Value::String(email)) => Some(email.clone()),
             _ => None,

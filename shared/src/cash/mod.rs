@@ -82,7 +82,7 @@ pub fn parse_credit(
 /// A ledger entry of a purchase's payment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Debit {
-    pub purchase_id: String,
+    pub purchase_id: crate::ids::PurchaseId,
     pub amount: Money,
     pub at: Timestamp,
 }

@@ -13,7 +13,7 @@ use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request::{bearer_token, body_bytes, json_object, require_json_content_type};
 use crate::http::respond;
 use crate::http::response::json_response;
-use crate::http::routes::COMPLETE_PURCHASE;
+use crate::http::routes::{COMPLETE_PURCHASE, PurchasePath};
 use crate::purchases::CompleteRefusal;
 use crate::store::purchases::{CompleteError, CompletePurchase, Completed};
 use crate::timestamp::Timestamp;
@@ -86,19 +86,17 @@ pub async fn complete_purchase<S: CompletePurchase>(
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
-        let params = COMPLETE_PURCHASE.params(&request)?;
+        let PurchasePath {
+            pack_id,
+            purchase_id,
+        } = COMPLETE_PURCHASE.params(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         require_json_content_type(&request)?;
         parse_payment(body_bytes(&request, state.max_body_bytes)?)?;
         let now = Timestamp::now();
         let completed = state
             .store
-            .complete_purchase(
-                &identity.user_id,
-                params.get("packId"),
-                params.get("purchaseId"),
-                now,
-            )
+            .complete_purchase(&identity.user_id, &pack_id, &purchase_id, now)
             .await
             .map_err(refused)?;
         let (purchase, balance, replayed) = match completed {

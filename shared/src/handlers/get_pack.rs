@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::respond;
 use crate::http::response::{json_response, publicly_cached};
-use crate::http::routes::GET_PACK;
+use crate::http::routes::{GET_PACK, PackPath};
 use crate::packs::{Pack, PackFairness, PackStatus};
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, StoredPack};
@@ -90,10 +90,10 @@ pub fn pack_not_found() -> ApiError {
 /// id is 404 `pack_not_found`. The server seed is shown once it is revealed.
 pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
-        let params = GET_PACK.params(&request)?;
+        let PackPath { pack_id } = GET_PACK.params(&request)?;
         let stored = state
             .recent
-            .get(&state.store, params.get("packId"))
+            .get(&state.store, &pack_id)
             .await?
             .filter(|stored| stored.pack.status != PackStatus::Draft)
             .ok_or_else(pack_not_found)?;

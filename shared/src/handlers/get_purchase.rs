@@ -9,7 +9,7 @@ use crate::handlers::purchase_json::{
 use crate::http::request::bearer_token;
 use crate::http::respond;
 use crate::http::response::json_response;
-use crate::http::routes::GET_PURCHASE;
+use crate::http::routes::{GET_PURCHASE, PurchasePath};
 use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::GetPurchase;
 use crate::timestamp::Timestamp;
@@ -22,13 +22,16 @@ pub async fn get_purchase<S: GetPurchase + GetRevealedSeed>(
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
-        let params = GET_PURCHASE.params(&request)?;
+        let PurchasePath {
+            pack_id,
+            purchase_id,
+        } = GET_PURCHASE.params(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         let mut purchase = state
             .store
-            .get_purchase(&identity.user_id, params.get("purchaseId"))
+            .get_purchase(&identity.user_id, &purchase_id)
             .await?
-            .filter(|purchase| purchase.pack_id == params.get("packId"))
+            .filter(|purchase| purchase.pack_id == pack_id)
             .ok_or_else(purchase_not_found)?;
         // Opened before its pack's seed was revealed: the seed, once the sweep has published it
         // on the pack's public item (and it is the one committed to), is shown too.

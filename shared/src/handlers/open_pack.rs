@@ -14,7 +14,7 @@ use crate::http::request::{
 };
 use crate::http::respond;
 use crate::http::response::json_response;
-use crate::http::routes::OPEN_PACK;
+use crate::http::routes::{OPEN_PACK, PurchasePath};
 use crate::purchases::OpenRefusal;
 use crate::store::purchases::{OpenError, OpenPurchase};
 use crate::timestamp::Timestamp;
@@ -50,7 +50,10 @@ pub async fn open_pack<S: OpenPurchase>(
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
-        let params = OPEN_PACK.params(&request)?;
+        let PurchasePath {
+            pack_id,
+            purchase_id,
+        } = OPEN_PACK.params(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         if has_body(&request) {
             require_json_content_type(&request)?;
@@ -62,12 +65,7 @@ pub async fn open_pack<S: OpenPurchase>(
         let now = Timestamp::now();
         let opened = state
             .store
-            .open_purchase(
-                &identity.user_id,
-                params.get("packId"),
-                params.get("purchaseId"),
-                now,
-            )
+            .open_purchase(&identity.user_id, &pack_id, &purchase_id, now)
             .await
             .map_err(refused)?;
         if !opened.repeated {

@@ -12,7 +12,7 @@ use crate::http::request::{
 };
 use crate::http::respond;
 use crate::http::response::json_response;
-use crate::http::routes::{GET_PURCHASE, START_PURCHASE};
+use crate::http::routes::{GET_PURCHASE, PackPath, START_PURCHASE};
 use crate::purchases::{
     MAX_CLIENT_SEED_CHARS, PurchaseStatus, StartRefusal, StartRequest, is_valid_client_seed,
     purchase_id, random_client_seed,
@@ -96,7 +96,7 @@ pub async fn start_purchase<S: StartPurchase>(
     request: Request,
 ) -> Response<Body> {
     respond(&request, async {
-        let params = START_PURCHASE.params(&request)?;
+        let PackPath { pack_id } = START_PURCHASE.params(&request)?;
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         let key = idempotency_key(&request)?;
         let requested_seed = requested_client_seed(&request, state.max_body_bytes)?;
@@ -108,7 +108,7 @@ pub async fn start_purchase<S: StartPurchase>(
             })?;
         let start = StartRequest {
             user_id: identity.user_id.clone(),
-            pack_id: params.get("packId").to_owned(),
+            pack_id,
             purchase_id: purchase_id(&identity.user_id, key),
             client_seed: requested_seed.clone().unwrap_or_else(random_client_seed),
             requested_seed,

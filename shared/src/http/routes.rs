@@ -11,9 +11,11 @@
 use lambda_http::Request;
 use lambda_http::http::Method;
 
+use std::marker::PhantomData;
+
 use crate::http::error::ApiError;
 use crate::http::request::request_path;
-use crate::packs::is_valid_id;
+use crate::ids::{InvalidId, PackId, PurchaseId, is_valid_id};
 
 /// One route: a method on a path template, served by one function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,34 +27,158 @@ pub struct Route {
     pub function: &'static str,
 }
 
-const fn route(method: Method, path: &'static str, function: &'static str) -> Route {
-    Route {
-        method,
-        path,
-        function,
+/// A route with the type of its path parameters: what a handler declares and extracts. The
+/// parameter names of `P` are checked against the template when the static is evaluated, so a
+/// misspelt or missing parameter does not compile.
+#[derive(Debug)]
+pub struct Endpoint<P> {
+    pub route: Route,
+    params: PhantomData<fn() -> P>,
+}
+
+impl<P: FromPath> Endpoint<P> {
+    const fn new(method: Method, path: &'static str, function: &'static str) -> Self {
+        assert!(
+            names_match(path, P::NAMES),
+            "the path parameters of the type differ from the template's"
+        );
+        Self {
+            route: Route {
+                method,
+                path,
+                function,
+            },
+            params: PhantomData,
+        }
+    }
+
+    /// The typed path parameters when `request` is for this route; else the error the router
+    /// gives (404, 405). A request for another function's route (`/api/packs/` reaching
+    /// get-pack: API Gateway and the router trim the slash differently) is a 404 too, logged as
+    /// misrouted.
+    pub fn params(&self, request: &Request) -> Result<P, ApiError> {
+        let (matched, params) = resolve(request.method(), request_path(request))?;
+        if !std::ptr::eq(matched, &self.route) {
+            tracing::warn!(
+                route = matched.path,
+                function = self.route.function,
+                "request for another function's route"
+            );
+            return Err(ApiError::not_found());
+        }
+        // The router let only ids through, so this cannot fail for the ids' own grammar.
+        P::from_values(params.0.into_iter().map(|(_, value)| value))
+            .map_err(|_| ApiError::not_found())
     }
 }
 
-pub static LIST_PACKS: Route = route(Method::GET, "/api/packs", "list-packs");
-pub static GET_PACK: Route = route(Method::GET, "/api/packs/{packId}", "get-pack");
-pub static WEB3_LINK: Route = route(Method::POST, "/api/web3-link", "web3-link");
-pub static START_PURCHASE: Route = route(
+impl<P> std::ops::Deref for Endpoint<P> {
+    type Target = Route;
+    fn deref(&self) -> &Route {
+        &self.route
+    }
+}
+
+/// Path parameters as a type: the template's `{name}`s, in order, and how the values become it.
+pub trait FromPath: Sized {
+    const NAMES: &'static [&'static str];
+    fn from_values(values: impl Iterator<Item = String>) -> Result<Self, InvalidId>;
+}
+
+/// A route without parameters.
+#[derive(Debug)]
+pub struct NoParams;
+
+impl FromPath for NoParams {
+    const NAMES: &'static [&'static str] = &[];
+    fn from_values(_: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
+        Ok(Self)
+    }
+}
+
+/// `/api/packs/{packId}...`
+#[derive(Debug)]
+pub struct PackPath {
+    pub pack_id: PackId,
+}
+
+impl FromPath for PackPath {
+    const NAMES: &'static [&'static str] = &["packId"];
+    fn from_values(mut values: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
+        Ok(Self {
+            pack_id: PackId::parse(values.next().unwrap_or_default())?,
+        })
+    }
+}
+
+/// `/api/packs/{packId}/purchases/{purchaseId}...`
+#[derive(Debug)]
+pub struct PurchasePath {
+    pub pack_id: PackId,
+    pub purchase_id: PurchaseId,
+}
+
+impl FromPath for PurchasePath {
+    const NAMES: &'static [&'static str] = &["packId", "purchaseId"];
+    fn from_values(mut values: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
+        Ok(Self {
+            pack_id: PackId::parse(values.next().unwrap_or_default())?,
+            purchase_id: PurchaseId::parse(values.next().unwrap_or_default())?,
+        })
+    }
+}
+
+/// Whether the `{name}` segments of `path` are exactly `names`, in order (a `const fn`, so that
+/// [`Endpoint::new`] checks it at compile time).
+const fn names_match(path: &str, names: &[&str]) -> bool {
+    let path = path.as_bytes();
+    let (mut at, mut next) = (0, 0);
+    while at < path.len() {
+        if path[at] != b'{' {
+            at += 1;
+            continue;
+        }
+        if next == names.len() {
+            return false;
+        }
+        let name = names[next].as_bytes();
+        let mut i = 0;
+        while i < name.len() {
+            if at + 1 + i >= path.len() || path[at + 1 + i] != name[i] {
+                return false;
+            }
+            i += 1;
+        }
+        if at + 1 + i >= path.len() || path[at + 1 + i] != b'}' {
+            return false;
+        }
+        next += 1;
+        at += i + 2;
+    }
+    next == names.len()
+}
+
+pub static LIST_PACKS: Endpoint<NoParams> = Endpoint::new(Method::GET, "/api/packs", "list-packs");
+pub static GET_PACK: Endpoint<PackPath> =
+    Endpoint::new(Method::GET, "/api/packs/{packId}", "get-pack");
+pub static WEB3_LINK: Endpoint<NoParams> =
+    Endpoint::new(Method::POST, "/api/web3-link", "web3-link");
+pub static START_PURCHASE: Endpoint<PackPath> = Endpoint::new(
     Method::POST,
     "/api/packs/{packId}/purchases",
     "start-purchase",
 );
-pub static GET_PURCHASE: Route = route(
+pub static GET_PURCHASE: Endpoint<PurchasePath> = Endpoint::new(
     Method::GET,
     "/api/packs/{packId}/purchases/{purchaseId}",
     "get-purchase",
 );
-pub static COMPLETE_PURCHASE: Route = route(
+pub static COMPLETE_PURCHASE: Endpoint<PurchasePath> = Endpoint::new(
     Method::PUT,
     "/api/packs/{packId}/purchases/{purchaseId}",
     "complete-purchase",
 );
-
-pub static OPEN_PACK: Route = route(
+pub static OPEN_PACK: Endpoint<PurchasePath> = Endpoint::new(
     Method::POST,
     "/api/packs/{packId}/purchases/{purchaseId}/open",
     "open-pack",
@@ -60,13 +186,13 @@ pub static OPEN_PACK: Route = route(
 
 /// Every route of the API.
 pub static ROUTES: [&Route; 7] = [
-    &LIST_PACKS,
-    &GET_PACK,
-    &WEB3_LINK,
-    &START_PURCHASE,
-    &GET_PURCHASE,
-    &COMPLETE_PURCHASE,
-    &OPEN_PACK,
+    &LIST_PACKS.route,
+    &GET_PACK.route,
+    &WEB3_LINK.route,
+    &START_PURCHASE.route,
+    &GET_PURCHASE.route,
+    &COMPLETE_PURCHASE.route,
+    &OPEN_PACK.route,
 ];
 
 /// The function that also answers every request no route matches (API Gateway's `$default`
@@ -169,23 +295,6 @@ pub fn resolve(method: &Method, path: &str) -> Result<(&'static Route, PathParam
 }
 
 impl Route {
-    /// The path parameters when `request` is for this route; else the error the router gives
-    /// (404, 405). A request for another function's route (`/api/packs/` reaching get-pack: API
-    /// Gateway and the router trim the slash differently) is a 404 too, logged as misrouted.
-    pub fn params(&self, request: &Request) -> Result<PathParams, ApiError> {
-        let (matched, params) = resolve(request.method(), request_path(request))?;
-        if std::ptr::eq(matched, self) {
-            Ok(params)
-        } else {
-            tracing::warn!(
-                route = matched.path,
-                function = self.function,
-                "request for another function's route"
-            );
-            Err(ApiError::not_found())
-        }
-    }
-
     /// The template's parameter names, in order.
     pub fn param_names(&self) -> impl Iterator<Item = &'static str> {
         self.path
@@ -301,6 +410,29 @@ mod tests {
             "/api//packs",
         ] {
             assert_eq!(code(Method::GET, path), Err(ErrorCode::NotFound), "{path}");
+        }
+    }
+
+    #[test]
+    fn parameter_names_are_matched_against_the_template() {
+        assert!(names_match(
+            "/api/packs/{packId}/purchases/{purchaseId}",
+            PurchasePath::NAMES
+        ));
+        assert!(names_match("/api/packs", NoParams::NAMES));
+        for (path, names) in [
+            ("/api/packs/{packId}", &["packID"][..]),
+            ("/api/packs/{packId}", &["pack"]),
+            ("/api/packs/{packId}", &["packIdx"]),
+            ("/api/packs/{packId}", &[]),
+            ("/api/packs", &["packId"]),
+            (
+                "/api/packs/{packId}/purchases/{purchaseId}",
+                &["purchaseId", "packId"],
+            ),
+            ("/api/packs/{packId", &["packId"]),
+        ] {
+            assert!(!names_match(path, names), "{path} {names:?}");
         }
     }
 

@@ -123,12 +123,7 @@ fn field_error(field: impl Into<String>, problem: impl Into<String>) -> FieldErr
 }
 
 /// Whether `id` is 1-64 characters of `[A-Za-z0-9_-]`: the rule for pack, team and league ids.
-pub fn is_valid_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
+pub use crate::ids::is_valid_id;
 
 fn check_text(field: &str, value: &str, max_chars: usize) -> Result<(), FieldError> {
     if value.trim().is_empty() {

@@ -11,6 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::draw::{DrawError, DrawInput, ServerSeed, draw};
 use crate::packs::{
     Odds, Pack, PackItem, PackStatus, REVEAL_DELAY_SECONDS, reveal_at, seed_revealed,
@@ -50,9 +51,9 @@ pub struct OpenedItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Purchase {
-    pub id: String,
-    pub pack_id: String,
-    pub user_id: String,
+    pub id: PurchaseId,
+    pub pack_id: PackId,
+    pub user_id: UserId,
     pub status: PurchaseStatus,
     pub price: Money,
     pub client_seed: String,
@@ -103,12 +104,13 @@ impl Purchase {
 /// The id of the purchase a user starts with an idempotency key: derived from both, so that
 /// every repeat of the key names the same purchase and concurrent repeats race for one item.
 /// 22 base64url characters (128 bits of SHA-256).
-pub fn purchase_id(user_id: &str, idempotency_key: &str) -> String {
+pub fn purchase_id(user_id: &UserId, idempotency_key: &str) -> PurchaseId {
     let digest = aws_lc_rs::digest::digest(
         &aws_lc_rs::digest::SHA256,
         format!("purchase-v1\n{user_id}\n{idempotency_key}").as_bytes(),
     );
-    URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
+    PurchaseId::parse(URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16]))
+        .expect("22 base64url characters are an id")
 }
 
 /// A client seed the server picks: 128 random bits from the OS (`getrandom(2)`), base64url.
@@ -185,7 +187,7 @@ impl Default for HoldPolicy {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HoldSlot {
-    pub purchase_id: String,
+    pub purchase_id: PurchaseId,
     pub expires_at: Timestamp,
     pub price: Money,
 }
@@ -269,9 +271,9 @@ pub fn check_start(pack: Option<&Pack>, buys: Buys, now: Timestamp) -> Result<()
 /// A start as the buyer asked it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StartRequest {
-    pub user_id: String,
-    pub pack_id: String,
-    pub purchase_id: String,
+    pub user_id: UserId,
+    pub pack_id: PackId,
+    pub purchase_id: PurchaseId,
     pub requested_seed: Option<String>,
     /// The seed the purchase gets: the requested one, or one the server picked.
     pub client_seed: String,
@@ -482,12 +484,12 @@ mod tests {
 
     #[test]
     fn purchase_ids_are_stable_per_user_and_key_and_url_safe() {
-        let id = purchase_id("u1", "key-1");
-        assert_eq!(id, purchase_id("u1", "key-1"));
-        assert_ne!(id, purchase_id("u2", "key-1"));
-        assert_ne!(id, purchase_id("u1", "key-2"));
+        let (u1, u2) = (UserId::parse("u1").unwrap(), UserId::parse("u2").unwrap());
+        let id = purchase_id(&u1, "key-1");
+        assert_eq!(id, purchase_id(&u1, "key-1"));
+        assert_ne!(id, purchase_id(&u2, "key-1"));
+        assert_ne!(id, purchase_id(&u1, "key-2"));
         assert_eq!(id.len(), 22);
-        assert!(crate::packs::is_valid_id(&id), "{id}");
     }
 
     #[test]
@@ -544,9 +546,9 @@ mod tests {
 
     fn purchase(status: PurchaseStatus) -> Purchase {
         let request = StartRequest {
-            user_id: "u".into(),
-            pack_id: "p".into(),
-            purchase_id: "id".into(),
+            user_id: UserId::parse("u").unwrap(),
+            pack_id: PackId::parse("p").unwrap(),
+            purchase_id: PurchaseId::parse("id").unwrap(),
             requested_seed: None,
             client_seed: "s".into(),
             now: ts("2026-06-01T12:00:00Z"),
@@ -576,7 +578,7 @@ mod tests {
         };
         let slot = |id: &str, expires: &str, price| {
             Some(HoldSlot {
-                purchase_id: id.into(),
+                purchase_id: PurchaseId::parse(id).unwrap(),
                 expires_at: ts(expires),
                 price,
             })

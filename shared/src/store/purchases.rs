@@ -3,6 +3,7 @@
 
 use std::future::Future;
 
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{Purchase, StartRefusal, StartRequest};
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
@@ -43,8 +44,8 @@ pub trait StartPurchase: Send + Sync {
 pub trait GetPurchase: Send + Sync {
     fn get_purchase(
         &self,
-        user_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        purchase_id: &PurchaseId,
     ) -> impl Future<Output = Result<Option<Purchase>, StoreError>> + Send;
 }
 
@@ -71,9 +72,9 @@ pub enum CompleteError {
 pub trait CompletePurchase: Send + Sync {
     fn complete_purchase(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
         now: Timestamp,
     ) -> impl Future<Output = Result<Completed, CompleteError>> + Send;
 }
@@ -139,9 +140,9 @@ pub enum OpenError {
 pub trait OpenPurchase: Send + Sync {
     fn open_purchase(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
         now: Timestamp,
     ) -> impl Future<Output = Result<Opened, OpenError>> + Send;
 }

@@ -51,8 +51,9 @@ fn same_credit(item: &Item, credit: &Credit) -> Result<bool, StoreError> {
 }
 
 fn debit_from_item(item: &Item) -> Result<Debit, StoreError> {
-    let purchase_id =
-        text(item, LEDGER_PURCHASE_ID).ok_or_else(|| corrupt("debit", "no `purchaseId`"))?;
+    let purchase_id = text(item, LEDGER_PURCHASE_ID)
+        .and_then(|id| crate::ids::PurchaseId::parse(id).ok())
+        .ok_or_else(|| corrupt("debit", "no `purchaseId` that is an id"))?;
     let amount =
         whole_number(item, LEDGER_AMOUNT).ok_or_else(|| corrupt("debit", "no whole `amount`"))?;
     let currency = text(item, LEDGER_CURRENCY).ok_or_else(|| corrupt("debit", "no `currency`"))?;
@@ -60,7 +61,7 @@ fn debit_from_item(item: &Item) -> Result<Debit, StoreError> {
         .and_then(|at| Timestamp::parse(at).ok())
         .ok_or_else(|| corrupt("debit", "no RFC 3339 `at`"))?;
     Ok(Debit {
-        purchase_id: purchase_id.to_owned(),
+        purchase_id,
         amount: Money {
             amount,
             currency: currency.to_owned(),

@@ -17,6 +17,7 @@ use super::packs::{
     whole_number,
 };
 use super::{Cancellation, DynamoStore, Item, key, number, s};
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::Pack;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, HoldSlot, OpenRefusal, Purchase, PurchaseStatus,
@@ -764,8 +765,8 @@ fn repeat(request: &StartRequest, existing: Purchase) -> Result<Started, StartEr
 impl GetPurchase for DynamoStore {
     async fn get_purchase(
         &self,
-        user_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        purchase_id: &PurchaseId,
     ) -> Result<Option<Purchase>, StoreError> {
         let output = self
             .client
@@ -872,9 +873,9 @@ impl DynamoStore {
     /// balances and when the pack's sale ends (its seed's reveal closes payments).
     async fn completion_state(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
     ) -> Result<(Option<Purchase>, Option<Item>, Option<Timestamp>), StoreError> {
         let [purchase_item, cash_item, pack_item] = self
             .batch_get(
@@ -901,9 +902,9 @@ impl DynamoStore {
 impl CompletePurchase for DynamoStore {
     async fn complete_purchase(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
         now: Timestamp,
     ) -> Result<Completed, CompleteError> {
         let (mut purchase, mut cash, sale_ends_at) =
@@ -1005,9 +1006,9 @@ impl ReleaseHolds for DynamoStore {
 impl OpenPurchase for DynamoStore {
     async fn open_purchase(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
         now: Timestamp,
     ) -> Result<Opened, OpenError> {
         let [stored, draw_item] = self

@@ -3,6 +3,7 @@
 
 use super::{MemoryStore, Tables};
 use crate::cash::{Debit, Money};
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::PackStatus;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
@@ -98,7 +99,7 @@ impl StartPurchase for MemoryStore {
         let buys_at = key(&request.user_id, &request.pack_id);
         let pack = tables
             .packs
-            .get(&request.pack_id)
+            .get(request.pack_id.as_str())
             .map(|s| s.pack.clone())
             .filter(|pack| pack.status != PackStatus::Draft)
             .ok_or(StartRefusal::PackNotFound)?;
@@ -126,7 +127,7 @@ impl StartPurchase for MemoryStore {
         check_start(Some(&pack), buys, request.now)?;
         let holds = tables
             .unpaid
-            .get(&request.user_id)
+            .get(request.user_id.as_str())
             .cloned()
             .unwrap_or_default();
         let balance = tables.balance(&request.user_id, &pack.price.currency);
@@ -135,7 +136,7 @@ impl StartPurchase for MemoryStore {
         let purchase = request.purchase(buys, &pack.price, shard, slot);
         let slots = &mut tables
             .unpaid
-            .entry(request.user_id.clone())
+            .entry(request.user_id.to_string())
             .or_default()
             .slots;
         if slots.len() <= slot as usize {
@@ -162,8 +163,8 @@ impl StartPurchase for MemoryStore {
 impl GetPurchase for MemoryStore {
     async fn get_purchase(
         &self,
-        user_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        purchase_id: &PurchaseId,
     ) -> Result<Option<Purchase>, StoreError> {
         Ok(self
             .read()
@@ -176,9 +177,9 @@ impl GetPurchase for MemoryStore {
 impl CompletePurchase for MemoryStore {
     async fn complete_purchase(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
         now: Timestamp,
     ) -> Result<Completed, CompleteError> {
         let mut tables = self.write();
@@ -188,7 +189,10 @@ impl CompletePurchase for MemoryStore {
         };
         let Money { amount, currency } = purchase.price.clone();
         let balance = tables.balance(user_id, &currency);
-        let sale_ends_at = tables.packs.get(pack_id).and_then(|s| s.pack.sale_ends_at);
+        let sale_ends_at = tables
+            .packs
+            .get(pack_id.as_str())
+            .and_then(|s| s.pack.sale_ends_at);
         match check_complete(Some(&purchase), pack_id, sale_ends_at, balance, now)? {
             Completion::Replay => Ok(Completed::Repeated { purchase, balance }),
             Completion::Release => {
@@ -207,18 +211,18 @@ impl CompletePurchase for MemoryStore {
                 tables.debits.insert(
                     key(user_id, purchase_id),
                     Debit {
-                        purchase_id: purchase_id.to_owned(),
+                        purchase_id: purchase_id.clone(),
                         amount: paid.price.clone(),
                         at: now,
                     },
                 );
                 tables.purchases.insert(at, paid.clone());
-                *tables.sold.entry(paid.pack_id.clone()).or_default() += 1;
+                *tables.sold.entry(paid.pack_id.to_string()).or_default() += 1;
                 // Paid: no longer one of the fan's unpaid holds.
                 if let Some(slot) = paid.hold_slot
                     && let Some(entry) = tables
                         .unpaid
-                        .get_mut(user_id)
+                        .get_mut(user_id.as_str())
                         .and_then(|holds| holds.slots.get_mut(slot as usize))
                     && entry
                         .as_ref()
@@ -249,16 +253,16 @@ impl ReleaseHolds for MemoryStore {
 impl OpenPurchase for MemoryStore {
     async fn open_purchase(
         &self,
-        user_id: &str,
-        pack_id: &str,
-        purchase_id: &str,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
         now: Timestamp,
     ) -> Result<Opened, OpenError> {
         let mut tables = self.write();
         let at = key(user_id, purchase_id);
         let purchase = tables.purchases.get(&at).cloned();
         let open_now = check_open(purchase.as_ref(), pack_id, now)?;
-        let (Some(purchase), Some(stored)) = (purchase, tables.packs.get(pack_id)) else {
+        let (Some(purchase), Some(stored)) = (purchase, tables.packs.get(pack_id.as_str())) else {
             return Err(StoreError::internal(format!("pack {pack_id} is not stored")).into());
         };
         let inputs = DrawInputs {
