@@ -47,9 +47,8 @@ pub struct OpenedItem {
     pub image_url: Option<String>,
 }
 
-/// A purchase as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// A purchase (stored as a `PurchaseRecord`, answered as `handlers::purchase_json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Purchase {
     pub id: PurchaseId,
     pub pack_id: PackId,
@@ -67,13 +66,10 @@ pub struct Purchase {
     pub opened_at: Option<Timestamp>,
     pub items: Option<Vec<OpenedItem>>,
     /// The pack's seed commitment (and the seed, when it was already public), kept at opening.
-    #[serde(default)]
     pub fairness: Option<OpenedFairness>,
     /// The share of the pack's supply its unit came from, and goes back to if released.
-    #[serde(default)]
     pub supply_shard: u32,
     /// The slot of its buyer's unpaid holds it took, freed when it is paid.
-    #[serde(default)]
     pub hold_slot: Option<u32>,
 }
 

@@ -5,6 +5,7 @@ mod cash;
 mod links;
 mod packs;
 mod purchases;
+mod records;
 
 use std::collections::HashMap;
 

@@ -16,6 +16,7 @@ use super::packs::{
     draw_inputs_from_item, pack_from_item, sale_ends_at, share_key, share_units, terms_attributes,
     whole_number,
 };
+use super::records::PurchaseRecord;
 use super::{Cancellation, DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::Pack;
@@ -66,7 +67,7 @@ fn status_text(status: PurchaseStatus) -> AttributeValue {
 
 /// The item of a purchase: its fields, its key, and while reserved, the holds index keys.
 fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
-    let mut item: Item = serde_dynamo::to_item(purchase)
+    let mut item: Item = serde_dynamo::to_item(PurchaseRecord::from(purchase))
         .map_err(|e| StoreError::internal_from("purchase item", e))?;
     item.extend(purchase_key(&purchase.user_id, &purchase.id));
     item.insert(ENTITY.into(), s("purchase"));
@@ -88,7 +89,9 @@ fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
 }
 
 pub(crate) fn purchase_from_item(item: Item) -> Result<Purchase, StoreError> {
-    serde_dynamo::from_item(item).map_err(|e| StoreError::internal_from("purchase item", e))
+    serde_dynamo::from_item::<_, PurchaseRecord>(item)
+        .map_err(|e| StoreError::internal_from("purchase item", e))?
+        .try_into()
 }
 
 fn buys_from_item(item: Option<&Item>) -> Buys {

@@ -1,0 +1,239 @@
+//! Stored items as records of their own, mapped explicitly to and from the domain types: a
+//! field renamed in the domain no longer renames an attribute of every stored item, and each
+//! record carries the schema version it was written in (`schemaVersion`), so that a reader can
+//! tell an item of an older format (and migrate it) from one of a newer release (and refuse it
+//! rather than misread it).
+//!
+//! Items written before records had a version are version 1: the format is the same.
+
+use serde::{Deserialize, Serialize};
+
+use crate::cash::Money;
+use crate::ids::{PackId, PurchaseId, UserId};
+use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
+use crate::store::StoreError;
+use crate::timestamp::Timestamp;
+
+/// The version of the purchase record this release writes, and the newest it reads.
+const PURCHASE_VERSION: u32 = 1;
+
+fn version_one() -> u32 {
+    1
+}
+
+/// A purchase item's attributes (besides its keys and index keys, which the store adds).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PurchaseRecord {
+    #[serde(default = "version_one")]
+    schema_version: u32,
+    id: PurchaseId,
+    pack_id: PackId,
+    user_id: UserId,
+    status: PurchaseStatus,
+    price: Money,
+    client_seed: String,
+    requested_seed: Option<String>,
+    nonce: u64,
+    reserved_at: Timestamp,
+    expires_at: Timestamp,
+    completed_at: Option<Timestamp>,
+    opened_at: Option<Timestamp>,
+    items: Option<Vec<OpenedItem>>,
+    #[serde(default)]
+    fairness: Option<OpenedFairness>,
+    #[serde(default)]
+    supply_shard: u32,
+    #[serde(default)]
+    hold_slot: Option<u32>,
+}
+
+impl From<&Purchase> for PurchaseRecord {
+    fn from(purchase: &Purchase) -> Self {
+        let Purchase {
+            id,
+            pack_id,
+            user_id,
+            status,
+            price,
+            client_seed,
+            requested_seed,
+            nonce,
+            reserved_at,
+            expires_at,
+            completed_at,
+            opened_at,
+            items,
+            fairness,
+            supply_shard,
+            hold_slot,
+        } = purchase.clone();
+        Self {
+            schema_version: PURCHASE_VERSION,
+            id,
+            pack_id,
+            user_id,
+            status,
+            price,
+            client_seed,
+            requested_seed,
+            nonce,
+            reserved_at,
+            expires_at,
+            completed_at,
+            opened_at,
+            items,
+            fairness,
+            supply_shard,
+            hold_slot,
+        }
+    }
+}
+
+impl TryFrom<PurchaseRecord> for Purchase {
+    type Error = StoreError;
+
+    fn try_from(record: PurchaseRecord) -> Result<Self, StoreError> {
+        if record.schema_version > PURCHASE_VERSION {
+            return Err(StoreError::internal(format!(
+                "purchase item of schema version {} (this release reads up to {PURCHASE_VERSION})",
+                record.schema_version
+            )));
+        }
+        Ok(Purchase {
+            id: record.id,
+            pack_id: record.pack_id,
+            user_id: record.user_id,
+            status: record.status,
+            price: record.price,
+            client_seed: record.client_seed,
+            requested_seed: record.requested_seed,
+            nonce: record.nonce,
+            reserved_at: record.reserved_at,
+            expires_at: record.expires_at,
+            completed_at: record.completed_at,
+            opened_at: record.opened_at,
+            items: record.items,
+            fairness: record.fairness,
+            supply_shard: record.supply_shard,
+            hold_slot: record.hold_slot,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    use super::*;
+    use crate::store::dynamo::purchases::purchase_from_item;
+
+    /// The attribute holding an item's schema version.
+    const SCHEMA_VERSION: &str = "schemaVersion";
+
+    fn s(text: &str) -> AttributeValue {
+        AttributeValue::S(text.into())
+    }
+
+    fn n(number: u64) -> AttributeValue {
+        AttributeValue::N(number.to_string())
+    }
+
+    /// An opened purchase item exactly as the release before records wrote it (no
+    /// `schemaVersion`; keys, entity and index attributes beside the fields).
+    fn item_of_the_first_format() -> HashMap<String, AttributeValue> {
+        HashMap::from([
+            ("PK".into(), s("USER#fan")),
+            ("SK".into(), s("PURCHASE#pur_1")),
+            ("entity".into(), s("purchase")),
+            ("expiresNs".into(), n(1_780_000_000_000_000_000)),
+            ("id".into(), s("pur_1")),
+            ("packId".into(), s("genesis")),
+            ("userId".into(), s("fan")),
+            ("status".into(), s("opened")),
+            (
+                "price".into(),
+                AttributeValue::M(HashMap::from([
+                    ("amount".into(), n(1999)),
+                    ("currency".into(), s("USD")),
+                ])),
+            ),
+            ("clientSeed".into(), s("lucky")),
+            ("requestedSeed".into(), AttributeValue::Null(true)),
+            ("nonce".into(), n(3)),
+            ("reservedAt".into(), s("2026-06-01T12:00:00Z")),
+            ("expiresAt".into(), s("2026-06-01T12:10:00Z")),
+            ("completedAt".into(), s("2026-06-01T12:01:00Z")),
+            ("openedAt".into(), s("2026-06-01T12:02:00Z")),
+            (
+                "items".into(),
+                AttributeValue::L(vec![AttributeValue::M(HashMap::from([
+                    ("slot".into(), n(0)),
+                    ("itemId".into(), s("card-7")),
+                    ("name".into(), s("Dunk")),
+                    ("rarity".into(), s("rare")),
+                    ("imageUrl".into(), AttributeValue::Null(true)),
+                ]))]),
+            ),
+            (
+                "fairness".into(),
+                AttributeValue::M(HashMap::from([
+                    ("serverSeedHash".into(), s("ab12")),
+                    ("serverSeed".into(), AttributeValue::Null(true)),
+                ])),
+            ),
+            ("supplyShard".into(), n(4)),
+            ("holdSlot".into(), AttributeValue::Null(true)),
+        ])
+    }
+
+    #[test]
+    fn an_item_written_before_versions_reads_as_version_one() {
+        let purchase = purchase_from_item(item_of_the_first_format()).unwrap();
+        assert_eq!(
+            (purchase.id.as_str(), purchase.pack_id.as_str()),
+            ("pur_1", "genesis")
+        );
+        assert_eq!(purchase.status, PurchaseStatus::Opened);
+        assert_eq!(purchase.price.amount, 1999);
+        assert_eq!(purchase.items.as_ref().unwrap()[0].item_id, "card-7");
+        assert_eq!(purchase.supply_shard, 4);
+        assert_eq!(
+            purchase.opened_at.unwrap().to_string(),
+            "2026-06-01T12:02:00Z"
+        );
+    }
+
+    #[test]
+    fn a_written_record_carries_its_version_and_reads_back_the_same() {
+        let purchase = purchase_from_item(item_of_the_first_format()).unwrap();
+        let item = serde_dynamo::to_item::<_, HashMap<String, AttributeValue>>(
+            PurchaseRecord::from(&purchase),
+        )
+        .unwrap();
+        assert_eq!(item.get(SCHEMA_VERSION), Some(&n(1)));
+        let record: PurchaseRecord = serde_dynamo::from_item(item).unwrap();
+        assert_eq!(Purchase::try_from(record).unwrap(), purchase);
+    }
+
+    #[test]
+    fn an_item_of_a_newer_version_is_refused_not_misread() {
+        let mut item = item_of_the_first_format();
+        item.insert(SCHEMA_VERSION.into(), n(2));
+        let error = purchase_from_item(item).unwrap_err();
+        assert!(
+            error.detail().contains("schema version 2"),
+            "{}",
+            error.detail()
+        );
+    }
+
+    #[test]
+    fn an_id_outside_the_grammar_is_refused_where_it_is_read() {
+        let mut item = item_of_the_first_format();
+        item.insert("packId".into(), s("not an id"));
+        assert!(purchase_from_item(item).is_err());
+    }
+}
