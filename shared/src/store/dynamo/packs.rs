@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, Select, TransactWriteItem, Update};
 
+use super::records::{PACK_VERSION, SCHEMA_VERSION, check_version};
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
@@ -56,6 +57,7 @@ fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)>
     let listing = ListingKey::of(pack);
     let mut attributes = vec![
         (ENTITY, Some(s("pack"))),
+        (SCHEMA_VERSION, Some(number(PACK_VERSION))),
         (PACK_DOC, Some(s(PackDocument::of(pack).fields()))),
         (PACK_SHARDS, Some(number(pack.shard_count()))),
         (GSI1_PK, listing.as_ref().map(|_| s(LISTED_PACKS))),
@@ -73,6 +75,7 @@ fn share_item(pack: &Pack, shard: u32, remaining: u64) -> Item {
         .collect();
     item.extend(share_key(&pack.id, shard));
     item.insert(ENTITY.into(), s("supply"));
+    item.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
     item.insert(PACK_REMAINING.into(), number(remaining));
     item
 }
@@ -342,6 +345,7 @@ fn stored_pack(pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreErr
 
 /// The pack of a pack item (items left out: they live with the draw inputs).
 pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
+    check_version(&item, "pack", PACK_VERSION)?;
     // A pack item written before the supply had shares has no `shards` (and its `remaining` is
     // the exact count): re-seeding it writes its shares (`SeedPack`).
     let shards = match item.get(PACK_SHARDS) {

@@ -14,8 +14,37 @@ use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
 
+/// The attribute holding an item's schema version.
+pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";
+
 /// The version of the purchase record this release writes, and the newest it reads.
 const PURCHASE_VERSION: u32 = 1;
+
+/// The version of the pack and supply-share items this release writes, and the newest it reads.
+/// (Pack items from before the supply had shares have no `shards` either: re-seeding migrates
+/// them.)
+pub(crate) const PACK_VERSION: u32 = 1;
+
+/// Refuses an item written by a newer release than this one (`newest`): its format may mean
+/// something this code would misread. An item without a version is version 1.
+pub(crate) fn check_version(item: &super::Item, what: &str, newest: u32) -> Result<(), StoreError> {
+    let version = match item.get(SCHEMA_VERSION) {
+        None => 1,
+        Some(value) => value
+            .as_n()
+            .ok()
+            .and_then(|n| n.parse::<u32>().ok())
+            .ok_or_else(|| {
+                StoreError::internal(format!("{what} item: `{SCHEMA_VERSION}` is not a version"))
+            })?,
+    };
+    if version > newest {
+        return Err(StoreError::internal(format!(
+            "{what} item of schema version {version} (this release reads up to {newest})"
+        )));
+    }
+    Ok(())
+}
 
 fn version_one() -> u32 {
     1
@@ -130,9 +159,6 @@ mod tests {
     use super::*;
     use crate::store::dynamo::purchases::purchase_from_item;
 
-    /// The attribute holding an item's schema version.
-    const SCHEMA_VERSION: &str = "schemaVersion";
-
     fn s(text: &str) -> AttributeValue {
         AttributeValue::S(text.into())
     }
@@ -235,5 +261,19 @@ mod tests {
         let mut item = item_of_the_first_format();
         item.insert("packId".into(), s("not an id"));
         assert!(purchase_from_item(item).is_err());
+    }
+
+    #[test]
+    fn a_pack_item_carries_its_version_and_a_newer_one_is_refused() {
+        use crate::store::dynamo::packs::pack_from_item;
+        let pack = crate::packs::tests::sample_pack("genesis");
+        let mut item = crate::store::dynamo::pack_item(&pack, 1);
+        assert_eq!(item.get(SCHEMA_VERSION), Some(&n(1)));
+        assert_eq!(pack_from_item(item.clone()).unwrap().id, pack.id);
+        item.remove(SCHEMA_VERSION);
+        assert_eq!(pack_from_item(item.clone()).unwrap().id, pack.id, "no version: 1");
+        item.insert(SCHEMA_VERSION.into(), n(2));
+        let error = pack_from_item(item).unwrap_err();
+        assert!(error.detail().contains("schema version 2"), "{}", error.detail());
     }
 }
