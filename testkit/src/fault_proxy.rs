@@ -62,6 +62,19 @@ struct Shared {
     /// How long the first answer on each new connection waits, in nanoseconds (see
     /// [`FaultProxy::delay_new_connections`]).
     connection_setup_nanos: AtomicU64,
+    /// The exchanges forwarded since [`FaultProxy::record`], in the order they were forwarded
+    /// (`None`: not recording).
+    recorded: Mutex<Option<Vec<Exchange>>>,
+}
+
+/// One request forwarded upstream and its answer, as recorded.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// The DynamoDB operation (`x-amz-target`'s last part), or the method and path.
+    pub operation: String,
+    pub request: Bytes,
+    pub status: u16,
+    pub response: Bytes,
 }
 
 pub struct FaultProxy {
@@ -92,6 +105,7 @@ impl FaultProxy {
             turn: tokio::sync::Mutex::new(()),
             operations: Mutex::new(BTreeMap::new()),
             connection_setup_nanos: AtomicU64::new(0),
+            recorded: Mutex::new(None),
         });
         let task_shared = shared.clone();
         let task = spawn_connection_server(listener, move |request, first_on_connection| {
@@ -163,6 +177,24 @@ impl FaultProxy {
     /// the transaction started, undoing what other requests wrote meanwhile.
     pub fn one_at_a_time(&self) {
         self.shared.one_at_a_time.store(true, Ordering::SeqCst);
+    }
+
+    /// From now on, keeps every exchange forwarded (request and answer bodies), until
+    /// [`FaultProxy::take_recorded`]. With [`FaultProxy::one_at_a_time`], their order is the
+    /// order the upstream applied them.
+    pub fn record(&self) {
+        *self.shared.recorded.lock().unwrap() = Some(Vec::new());
+    }
+
+    /// The exchanges recorded since [`FaultProxy::record`] (recording goes on, from empty).
+    pub fn take_recorded(&self) -> Vec<Exchange> {
+        self.shared
+            .recorded
+            .lock()
+            .unwrap()
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Requests received so far.
@@ -290,8 +322,18 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
         None
     };
     let forwarded = forward(shared, request).await;
+    if let (Some(recorded), Some((sent, parts, body))) =
+        (shared.recorded.lock().unwrap().as_mut(), &forwarded)
+    {
+        recorded.push(Exchange {
+            operation: operation.clone().unwrap_or_else(|| "unknown".to_owned()),
+            request: sent.clone(),
+            status: parts.status.as_u16(),
+            response: body.clone(),
+        });
+    }
     drop(turn);
-    let Some((mut parts, body)) = forwarded else {
+    let Some((_, mut parts, body)) = forwarded else {
         return bad_gateway();
     };
     match fault {
@@ -337,12 +379,12 @@ where
     })
 }
 
-/// The upstream's answer to `request`, read whole, with its time recorded; `None` when the
-/// upstream cannot be reached.
+/// The request's body as sent and the upstream's answer to it, read whole, with its time
+/// recorded; `None` when the upstream cannot be reached.
 async fn forward(
     shared: &Shared,
     request: Request<Incoming>,
-) -> Option<(hyper::http::response::Parts, Bytes)> {
+) -> Option<(Bytes, hyper::http::response::Parts, Bytes)> {
     let (mut parts, body) = request.into_parts();
     let body = whole(body).await;
     let path = parts
@@ -353,11 +395,11 @@ async fn forward(
     parts.uri = format!("{}{path}", shared.upstream)
         .parse()
         .expect("upstream URI");
-    let upstream = Request::from_parts(parts, Full::new(body));
+    let upstream = Request::from_parts(parts, Full::new(body.clone()));
     let started = Instant::now();
     let answer = match shared.client.request(upstream).await {
         Ok(response) => {
-            let (mut parts, body) = response.into_parts();
+            let (mut parts, response_body) = response.into_parts();
             // Hop-by-hop headers are the proxy's own business (RFC 9110 7.6.1): moto closes
             // every connection, real DynamoDB keeps them alive, and so does this proxy.
             for name in [
@@ -371,7 +413,7 @@ async fn forward(
             ] {
                 parts.headers.remove(name);
             }
-            Some((parts, whole(body).await))
+            Some((body, parts, whole(response_body).await))
         }
         Err(_) => None,
     };

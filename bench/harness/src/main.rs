@@ -24,10 +24,12 @@
 //! standard output, the figures as JSON to standard error's last line.
 
 mod capacity;
+mod capacity_run;
 mod drop;
 mod functions;
 mod lambda;
 mod stats;
+mod units;
 
 use std::path::{Path, PathBuf};
 
@@ -35,7 +37,7 @@ use serde_json::{Value, json};
 
 fn usage() -> ! {
     eprintln!(
-        "usage: lambda-bench (lambda|cold) BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API"
+        "usage: lambda-bench (lambda|cold) BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR..."
     );
     std::process::exit(2)
 }
@@ -91,6 +93,30 @@ async fn drops(bin_dir: &Path, drop_api: &Path) -> Value {
 async fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let command = match args.first().map(String::as_str) {
+        Some("capacity") => {
+            // Each design's binaries: NAME=DIR (start-purchase and seed-packs in DIR).
+            let designs: Vec<(String, PathBuf)> = args[1..]
+                .iter()
+                .map(|arg| {
+                    let (name, dir) = arg.split_once('=').unwrap_or_else(|| usage());
+                    (name.to_owned(), PathBuf::from(dir))
+                })
+                .collect();
+            let env = |name: &str, default: usize| {
+                std::env::var(name)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(default)
+            };
+            let figures = capacity_run::run(
+                &designs,
+                env("CAPACITY_PACKS", 3),
+                env("CAPACITY_UNITS", 100) as u64,
+            )
+            .await;
+            eprintln!("{figures}");
+            return;
+        }
         Some("lambda" | "cold" | "drop") => args.remove(0),
         Some(_) => "lambda".to_owned(),
         None => usage(),

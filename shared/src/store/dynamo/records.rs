@@ -271,9 +271,17 @@ mod tests {
         assert_eq!(item.get(SCHEMA_VERSION), Some(&n(1)));
         assert_eq!(pack_from_item(item.clone()).unwrap().id, pack.id);
         item.remove(SCHEMA_VERSION);
-        assert_eq!(pack_from_item(item.clone()).unwrap().id, pack.id, "no version: 1");
+        assert_eq!(
+            pack_from_item(item.clone()).unwrap().id,
+            pack.id,
+            "no version: 1"
+        );
         item.insert(SCHEMA_VERSION.into(), n(2));
         let error = pack_from_item(item).unwrap_err();
-        assert!(error.detail().contains("schema version 2"), "{}", error.detail());
+        assert!(
+            error.detail().contains("schema version 2"),
+            "{}",
+            error.detail()
+        );
     }
 }

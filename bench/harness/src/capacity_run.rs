@@ -1,0 +1,340 @@
+//! The recorded capacity run: a drop through the real binaries on moto (behind the
+//! one-request-at-a-time proxy, which records every exchange), over several packs: every unit
+//! started for, then as many presses after the sell-out. Each design's binaries (a directory with
+//! `start-purchase` and `seed-packs`) seed their own table from the same seed file and take the
+//! same drop; [`units`](crate::units) bills what they sent per partition key, and the ceilings
+//! follow from the busiest key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use testkit::fault_proxy::FaultProxy;
+use testkit::http_stub::{HttpStub, Reply};
+use testkit::moto::MotoServer;
+use testkit::purchases::{Function, start_event};
+use testkit::tokens::{AUDIENCE, ISSUER, TestKey, jwks_json};
+
+use crate::stats::day_token;
+use crate::units::{Ledger, Units};
+
+/// Per-key limits of DynamoDB: write and read units per second on one partition key.
+const KEY_WCU: f64 = 1000.0;
+const KEY_RCU: f64 = 3000.0;
+/// The issue's rates: one pack's drop, and many drops at once.
+const ONE_PACK_RATE: f64 = 5000.0;
+const PLATFORM_RATE: f64 = 20000.0;
+const PLATFORM_PACKS: f64 = 50.0;
+/// On-demand prices in us-east-1, dollars per million request units.
+const WRITE_PRICE: f64 = 0.625;
+const READ_PRICE: f64 = 0.125;
+
+const INSTANCES: usize = 8;
+
+fn pack_id(n: usize) -> String {
+    format!("cap-{n}")
+}
+
+/// The seed file both designs read: `packs` copies of the shipped seed's first pack, on sale since
+/// an hour, `units` each, no per-fan limit (each fan presses once).
+fn seed_file(packs: usize, units: u64) -> String {
+    let shipped: Vec<Value> = serde_json::from_slice(crate::functions::SEED).expect("the seed");
+    let started = shared::timestamp::Timestamp::now()
+        .plus_seconds(-3600)
+        .expect("in range")
+        .to_string();
+    let packs: Vec<Value> = (0..packs)
+        .map(|n| {
+            let mut pack = shipped[0].clone();
+            pack["id"] = json!(pack_id(n));
+            pack["totalSupply"] = json!(units);
+            pack["remaining"] = json!(units);
+            pack["maxPerUser"] = Value::Null;
+            pack["saleStartsAt"] = json!(started);
+            pack["saleEndsAt"] = Value::Null;
+            pack
+        })
+        .collect();
+    Value::Array(packs).to_string()
+}
+
+/// One phase's figures.
+struct Phase {
+    starts: usize,
+    answers: BTreeMap<String, usize>,
+    keys: BTreeMap<String, Units>,
+    requests: BTreeMap<String, usize>,
+}
+
+/// What a key is shared by: one fan, one pack, or every pack.
+enum Scope {
+    Fan,
+    Pack,
+    Shared,
+}
+
+fn scope(key: &str) -> Scope {
+    let partition = key.split_once(' ').map_or(key, |(_, p)| p);
+    if partition.starts_with("USER#") || partition.starts_with("CASH#") {
+        Scope::Fan
+    } else if partition.contains("cap-") {
+        Scope::Pack
+    } else {
+        Scope::Shared
+    }
+}
+
+impl Phase {
+    /// Units per start on each key: a pack's keys per start of that pack, a fan's per start of
+    /// that fan (one each), the others per start of any pack.
+    fn per_start(&self, packs: usize) -> Vec<(String, Scope, Units)> {
+        let per_pack = self.starts as f64 / packs as f64;
+        self.keys
+            .iter()
+            .map(|(key, units)| {
+                let scope = scope(key);
+                let divisor = match scope {
+                    Scope::Fan => 1.0,
+                    Scope::Pack => per_pack,
+                    Scope::Shared => self.starts as f64,
+                };
+                let per = Units {
+                    read: units.read / divisor,
+                    write: units.write / divisor,
+                };
+                (key.clone(), scope, per)
+            })
+            .collect()
+    }
+
+    fn totals(&self) -> Units {
+        let mut total = Units::default();
+        for units in self.keys.values() {
+            total.read += units.read;
+            total.write += units.write;
+        }
+        total
+    }
+
+    /// The figures of this phase, printed and as JSON.
+    fn report(&self, design: &str, phase: &str, packs: usize) -> Value {
+        let starts = self.starts as f64;
+        let totals = self.totals();
+        let round_trips = self.requests.values().sum::<usize>() as f64 / starts;
+        let keys = self.per_start(packs);
+        // The busiest pack-scoped and shared keys, per start of the pack / of any pack.
+        let busiest = |wanted: fn(&Scope) -> bool, pick: fn(&Units) -> f64| {
+            keys.iter()
+                .filter(|(_, scope, _)| wanted(scope))
+                .map(|(key, _, units)| (key.clone(), pick(units)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap_or_default()
+        };
+        let pack_w = busiest(|s| matches!(s, Scope::Pack), |u| u.write);
+        let pack_r = busiest(|s| matches!(s, Scope::Pack), |u| u.read);
+        let shared_w = busiest(|s| matches!(s, Scope::Shared), |u| u.write);
+        let shared_r = busiest(|s| matches!(s, Scope::Shared), |u| u.read);
+        let fan_w = busiest(|s| matches!(s, Scope::Fan), |u| u.write);
+        // One pack at ONE_PACK_RATE: its own keys and the shared ones see every start.
+        let one_pack_w = pack_w.1.max(shared_w.1) * ONE_PACK_RATE;
+        let one_pack_r = pack_r.1.max(shared_r.1) * ONE_PACK_RATE;
+        // Many drops: each pack's keys at its share of the rate, shared keys at all of it.
+        let per_pack_rate = PLATFORM_RATE / PLATFORM_PACKS;
+        let many_w = (pack_w.1 * per_pack_rate).max(shared_w.1 * PLATFORM_RATE);
+        let many_r = (pack_r.1 * per_pack_rate).max(shared_r.1 * PLATFORM_RATE);
+        let ceiling = |w: f64, r: f64| {
+            let by_w = if w > 0.0 { KEY_WCU / w } else { f64::INFINITY };
+            let by_r = if r > 0.0 { KEY_RCU / r } else { f64::INFINITY };
+            by_w.min(by_r)
+        };
+        let pack_ceiling = ceiling(pack_w.1.max(shared_w.1), pack_r.1.max(shared_r.1));
+        let platform_ceiling = ceiling(shared_w.1, shared_r.1);
+        // Units per start times dollars per million units: dollars per million starts.
+        let dollars = totals.write / starts * WRITE_PRICE + totals.read / starts * READ_PRICE;
+        let show = |v: f64| {
+            if v.is_finite() {
+                format!("{v:.0}")
+            } else {
+                "no shared key".to_owned()
+            }
+        };
+        println!(
+            "| {design} | {phase} | {} | {} | {round_trips:.2} | {:.2} | {:.2} | {} ({:.3}) | {} ({:.3}) | {} ({:.4}) | {:.0} W / {:.0} R | {:.0} W / {:.0} R | {} | {} | {dollars:.2} |",
+            self.starts,
+            answers_text(&self.answers),
+            totals.read / starts,
+            totals.write / starts,
+            pack_w.0,
+            pack_w.1,
+            pack_r.0,
+            pack_r.1,
+            if shared_w.0.is_empty() {
+                "none".to_owned()
+            } else {
+                shared_w.0.clone()
+            },
+            shared_w.1,
+            one_pack_w,
+            one_pack_r,
+            many_w,
+            many_r,
+            show(pack_ceiling),
+            show(platform_ceiling),
+        );
+        json!({
+            "design": design, "phase": phase, "starts": self.starts, "answers": self.answers,
+            "round_trips_per_start": round_trips,
+            "read_units_per_start": totals.read / starts,
+            "write_units_per_start": totals.write / starts,
+            "busiest_pack_key_write": pack_w, "busiest_pack_key_read": pack_r,
+            "busiest_shared_key_write": shared_w, "busiest_shared_key_read": shared_r,
+            "busiest_fan_key_write": fan_w,
+            "one_pack_5000_per_s": {"write": one_pack_w, "read": one_pack_r},
+            "fifty_packs_20000_per_s": {"write": many_w, "read": many_r},
+            "ceiling_per_pack": if pack_ceiling.is_finite() { json!(pack_ceiling) } else { Value::Null },
+            "ceiling_platform": if platform_ceiling.is_finite() { json!(platform_ceiling) } else { Value::Null },
+            "dollars_per_million_starts": dollars,
+            "requests": self.requests,
+            "keys": self.keys.iter().map(|(k, u)| (k.clone(), json!({"read": u.read, "write": u.write}))).collect::<serde_json::Map<_, _>>(),
+        })
+    }
+}
+
+fn answers_text(answers: &BTreeMap<String, usize>) -> String {
+    answers
+        .iter()
+        .map(|(answer, n)| format!("{n} {answer}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every event through the instances, each instance one invocation at a time; the answers
+/// tallied by status and code.
+async fn press(functions: &[Arc<Function>], events: Vec<Value>) -> BTreeMap<String, usize> {
+    let events = Arc::new(std::sync::Mutex::new(events));
+    let mut tasks = tokio::task::JoinSet::new();
+    for function in functions {
+        let (function, events) = (function.clone(), events.clone());
+        tasks.spawn(async move {
+            let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+            loop {
+                let Some(event) = events.lock().unwrap().pop() else {
+                    return tally;
+                };
+                let (status, body) =
+                    testkit::runtime_api::http_parts(&function.invoke(event).await);
+                let code = body["error"]["code"].as_str().unwrap_or("created");
+                *tally.entry(format!("{status} {code}")).or_default() += 1;
+            }
+        });
+    }
+    let mut tally = BTreeMap::new();
+    for part in tasks.join_all().await {
+        for (answer, n) in part {
+            *tally.entry(answer).or_default() += n;
+        }
+    }
+    tally
+}
+
+/// Runs seed-packs of `bin_dir` over the seed file.
+fn seed(bin_dir: &Path, file: &Path, table: &str, endpoint: &str) {
+    let status = std::process::Command::new(bin_dir.join("seed-packs"))
+        .args(["--file", file.to_str().expect("UTF-8"), "--create-table"])
+        .env("TABLE_NAME", table)
+        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("seed-packs runs");
+    assert!(status.success(), "seed-packs failed on {}", file.display());
+}
+
+/// One design's drop: `packs` packs of `units` units; returns its two phases.
+async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Phase, Phase) {
+    let moto = MotoServer::start().await;
+    let proxy = FaultProxy::start(&moto.endpoint).await;
+    proxy.one_at_a_time();
+    let table = "capacity";
+    let dir = std::env::temp_dir().join(format!("fan-api-capacity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let file = dir.join("packs.json");
+    std::fs::write(&file, seed_file(packs, units)).expect("the seed file");
+    seed(bin_dir, &file, table, &moto.endpoint);
+    let idp = HttpStub::start(Reply::Json(jwks_json())).await;
+    let env: Vec<(String, String)> = [
+        ("TABLE_NAME", table.to_owned()),
+        ("AWS_ENDPOINT_URL_DYNAMODB", proxy.endpoint()),
+        ("AUTH_ISSUER", ISSUER.to_owned()),
+        ("AUTH_AUDIENCE", AUDIENCE.to_owned()),
+        ("AUTH_JWKS_URL", idp.url("/.well-known/jwks.json")),
+        // Each fan presses once: the default cap of unpaid holds never binds.
+        ("RUST_LOG", "warn".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    let binary = bin_dir.join("start-purchase");
+    let binary = binary.to_str().expect("UTF-8");
+    let mut functions = Vec::new();
+    for _ in 0..INSTANCES {
+        functions.push(Arc::new(Function::spawn(binary, &env).await));
+    }
+    // The shadow starts from the table as seeded (a Scan through the proxy, not billed).
+    proxy.record();
+    let client = testkit::moto::client_for(&proxy.endpoint()).await;
+    client
+        .scan()
+        .table_name(table)
+        .send()
+        .await
+        .expect("the table scans");
+    let mut ledger = Ledger::default();
+    let total = packs * units as usize;
+    let events = |from: usize| -> Vec<Value> {
+        (from..from + total)
+            .rev()
+            .map(|i| {
+                let token = day_token(TestKey::Rsa, &format!("fan-{i}"));
+                start_event(&pack_id(i % packs), Some(&token), Some("press"), None).to_json()
+            })
+            .collect()
+    };
+    let mut phase = |answers| {
+        for exchange in proxy.take_recorded() {
+            ledger.count(&exchange);
+        }
+        Phase {
+            starts: total,
+            answers,
+            keys: std::mem::take(&mut ledger.keys),
+            requests: std::mem::take(&mut ledger.requests),
+        }
+    };
+    let selling = phase(press(&functions, events(0)).await);
+    let sold_out = phase(press(&functions, events(total)).await);
+    drop(functions);
+    std::fs::remove_dir_all(&dir).ok();
+    (selling, sold_out)
+}
+
+/// The capacity run of each design (`(name, directory of its binaries)`), in order.
+pub async fn run(designs: &[(String, std::path::PathBuf)], packs: usize, units: u64) -> Value {
+    println!(
+        "{packs} packs of {units} units; {INSTANCES} start-purchase processes; every unit started for, then as many presses after the sell-out.\n"
+    );
+    println!(
+        "| design | phase | starts | answers | round trips per start | read units per start | write units per start | busiest pack key, write units per start of its pack | busiest pack key, read units | busiest key shared by packs, write units per start | one pack at 5,000 starts/s, busiest key | 50 packs at 20,000 starts/s, busiest key | ceiling per pack (starts/s) | ceiling, all packs (starts/s) | $ per million starts |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut figures = Vec::new();
+    for (design, bin_dir) in designs {
+        let (selling, sold_out) = drop_of(bin_dir, packs, units).await;
+        figures.push(selling.report(design, "selling", packs));
+        figures.push(sold_out.report(design, "sold out", packs));
+    }
+    Value::Array(figures)
+}
