@@ -117,7 +117,7 @@ impl FaultProxy {
                         tokio::time::sleep(Duration::from_nanos(setup)).await;
                     }
                 }
-                handle(&shared, request).await
+                handle(shared, request).await
             }
         });
         Self { addr, shared, task }
@@ -264,7 +264,7 @@ async fn whole<B: hyper::body::Body<Data = Bytes>>(body: B) -> Bytes {
         .unwrap_or_default()
 }
 
-async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Full<Bytes>> {
     shared.requests.fetch_add(1, Ordering::SeqCst);
     let operation = request
         .headers()
@@ -316,24 +316,33 @@ async fn handle(shared: &Shared, request: Request<Incoming>) -> Response<Full<By
         }
         Fault::None | Fault::ErrorAfterForwarding(..) | Fault::Truncate => {}
     }
-    let turn = if shared.one_at_a_time.load(Ordering::SeqCst) {
-        Some(shared.turn.lock().await)
-    } else {
-        None
-    };
-    let forwarded = forward(shared, request).await;
-    if let (Some(recorded), Some((sent, parts, body))) =
-        (shared.recorded.lock().unwrap().as_mut(), &forwarded)
-    {
-        recorded.push(Exchange {
-            operation: operation.clone().unwrap_or_else(|| "unknown".to_owned()),
-            request: sent.clone(),
-            status: parts.status.as_u16(),
-            response: body.clone(),
-        });
-    }
-    drop(turn);
-    let Some((_, mut parts, body)) = forwarded else {
+    // Forwarded on a task of its own: a client that gives up (its timeout) drops this future,
+    // and the request it sent must still finish upstream before the next one starts, or two
+    // requests would run in moto at once and a failing transaction's rollback could undo the
+    // other's writes (units sold twice, seen under a drop's timeouts).
+    let exchange = tokio::spawn({
+        let shared = shared.clone();
+        async move {
+            let _turn = if shared.one_at_a_time.load(Ordering::SeqCst) {
+                Some(shared.turn.lock().await)
+            } else {
+                None
+            };
+            let forwarded = forward(&shared, request).await;
+            if let (Some(recorded), Some((sent, parts, body))) =
+                (shared.recorded.lock().unwrap().as_mut(), &forwarded)
+            {
+                recorded.push(Exchange {
+                    operation: operation.unwrap_or_else(|| "unknown".to_owned()),
+                    request: sent.clone(),
+                    status: parts.status.as_u16(),
+                    response: body.clone(),
+                });
+            }
+            forwarded
+        }
+    });
+    let Some((_, mut parts, body)) = exchange.await.ok().flatten() else {
         return bad_gateway();
     };
     match fault {
