@@ -6,6 +6,7 @@
 //!   billed too (DynamoDB charges for the attempt);
 //! - a write that changes an item in an index (every index here is projected whole) writes the
 //!   index partition too: ceil(KB) where the entry is put or updated, and where it is removed;
+//!   a write that leaves the item as it was writes no index;
 //! - a read is ceil(size / 4 KB), at least 1, strongly consistent; half that eventually
 //!   consistent; a `ConditionCheck` inside a transaction is a transactional read (twice);
 //! - a `Query` reads its partition (index or table): the items it returns, summed, ceil / 4 KB.
@@ -216,7 +217,8 @@ impl Ledger {
         let size = |item: &Option<Item>| item.as_ref().map_or(0, item_size);
         let units = kb(size(&before).max(size(&after)), 1024) * factor;
         self.add(format!("table {}", key.0), 0.0, units);
-        if !applied {
+        // An update that changes nothing leaves the indexes alone.
+        if !applied || before == after {
             return;
         }
         for (index, attribute) in &PARTITION_ATTRIBUTES[1..] {
@@ -388,6 +390,14 @@ mod tests {
         assert_eq!(ledger.keys["table USER#u"].write, 2.0);
         assert_eq!(ledger.keys["table PACK#p#3"].write, 2.0);
         assert_eq!(ledger.keys["GSI2 HOLDS#p#3"].write, 1.0);
+        // Written again as it is: the table bills the write, the index takes none.
+        let same = json!({"Key": {"PK": {"S": "USER#u"}, "SK": {"S": "PURCHASE#1"}},
+               "UpdateExpression": "SET #g = :same",
+               "ExpressionAttributeNames": {"#g": "GSI2PK"},
+               "ExpressionAttributeValues": {":same": {"S": "HOLDS#p#3"}}});
+        ledger.count(&exchange("UpdateItem", same, 200, json!({})));
+        assert_eq!(ledger.keys["table USER#u"].write, 3.0);
+        assert_eq!(ledger.keys["GSI2 HOLDS#p#3"].write, 1.0);
         // Paid: the index key is removed, one more unit on the index partition.
         ledger.count(&exchange(
             "UpdateItem",
@@ -399,7 +409,7 @@ mod tests {
             json!({}),
         ));
         assert_eq!(ledger.keys["GSI2 HOLDS#p#3"].write, 2.0);
-        assert_eq!(ledger.keys["table USER#u"].write, 3.0);
+        assert_eq!(ledger.keys["table USER#u"].write, 4.0);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, Select, TransactWriteItem, Update};
 
@@ -703,19 +704,32 @@ impl DynamoStore {
         pack_id: &str,
         remaining: u64,
     ) -> Result<(), StoreError> {
-        self.client
+        // Only a change is written: every instance that finds a pack sold out writes its 0, and
+        // an unchanged item leaves the listing index (`PACKS#LISTED`, shared by every pack)
+        // untouched, where a write of the same value could cost it an entry per instance.
+        let written = self
+            .client
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key(pack_pk(pack_id), PACK_SK)))
             .update_expression("SET #remaining = :remaining")
-            .condition_expression("attribute_exists(#pk)")
+            .condition_expression("attribute_exists(#pk) AND #remaining <> :remaining")
             .expression_attribute_names("#remaining", PACK_REMAINING)
             .expression_attribute_names("#pk", PK)
             .expression_attribute_values(":remaining", number(remaining))
             .send()
-            .await
-            .map_err(|e| classify("UpdateItem", e))?;
-        Ok(())
+            .await;
+        match written {
+            Err(error)
+                if matches!(
+                    error.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(())
+            }
+            written => written.map(|_| ()).map_err(|e| classify("UpdateItem", e)),
+        }
     }
 }
 
