@@ -567,3 +567,82 @@ async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
     );
     assert!(store.get_pack("not-json").await.is_err());
 }
+
+/// Every item a flow writes (pack, shares, draw inputs, Cash and its credit, the start's count,
+/// unpaid holds and purchase, the debit, a link) carries the schema version of its record, so
+/// that a later release can tell which format it reads.
+#[tokio::test]
+async fn every_item_written_carries_its_schema_version() {
+    use shared::cash::{Credit, Money};
+    use shared::store::cash::CreditCash;
+    use shared::store::links::UpsertLink;
+    use shared::store::purchases::{CompletePurchase, OpenPurchase};
+    let moto = MotoServer::start().await;
+    let store = moto.new_table().await;
+    let pack = active("versioned", 60);
+    testkit::packs::save(&store, &pack).await;
+    let credit = Credit {
+        user_id: "fan".into(),
+        amount: Money {
+            amount: 100_000,
+            currency: pack.price.currency.clone(),
+        },
+        reference: "versioned-credit".into(),
+    };
+    store.credit_cash(&credit, Timestamp::now()).await.unwrap();
+    let purchase = testkit::purchases::reserve(&store, "fan", "versioned", "key-1", 600).await;
+    let (user, pack_id) = (testkit::ids::user("fan"), testkit::ids::pack("versioned"));
+    store
+        .complete_purchase(&user, &pack_id, &purchase.id, Timestamp::now())
+        .await
+        .unwrap();
+    store
+        .open_purchase(&user, &pack_id, &purchase.id, Timestamp::now())
+        .await
+        .unwrap();
+    let payload = RawValue::from_string(r#"{"address":"0xabc"}"#.into()).unwrap();
+    store
+        .upsert_link(&LinkUpsert {
+            user_id: "fan",
+            email: None,
+            provider: WEB3_PROVIDER,
+            payload: &payload,
+            at: Timestamp::now(),
+        })
+        .await
+        .unwrap();
+    let items = client_for(&moto.endpoint)
+        .await
+        .scan()
+        .table_name(store.table())
+        .send()
+        .await
+        .unwrap()
+        .items
+        .unwrap_or_default();
+    let entities: Vec<String> = items
+        .iter()
+        .map(|item| {
+            let entity = item
+                .get("entity")
+                .and_then(|e| e.as_s().ok())
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(
+                item.get("schemaVersion").and_then(|v| v.as_n().ok()),
+                Some(&"1".to_owned()),
+                "{entity} {:?} has no schemaVersion",
+                item.get("SK")
+            );
+            entity
+        })
+        .collect();
+    for entity in [
+        "pack", "supply", "draw", "cash", "credit", "buys", "purchase", "debit", "link",
+    ] {
+        assert!(
+            entities.iter().any(|e| e == entity),
+            "no {entity} item in {entities:?}"
+        );
+    }
+}

@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::types::{
     Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
+use super::records::{CASH_VERSION, SCHEMA_VERSION, check_version};
 use super::{Cancellation, DynamoStore, Item, classify, number, s};
 use crate::cash::{Credit, Debit, Money};
 use crate::store::StoreError;
@@ -51,6 +52,7 @@ fn same_credit(item: &Item, credit: &Credit) -> Result<bool, StoreError> {
 }
 
 fn debit_from_item(item: &Item) -> Result<Debit, StoreError> {
+    check_version(item, "debit", CASH_VERSION)?;
     let purchase_id = text(item, LEDGER_PURCHASE_ID)
         .and_then(|id| crate::ids::PurchaseId::parse(id).ok())
         .ok_or_else(|| corrupt("debit", "no `purchaseId` that is an id"))?;
@@ -110,6 +112,7 @@ impl DynamoStore {
             .item(PK, s(credit_pk(&credit.reference)))
             .item(SK, s(CREDIT_SK))
             .item(ENTITY, s("credit"))
+            .item(SCHEMA_VERSION, number(CASH_VERSION))
             .item(LEDGER_USER_ID, s(&credit.user_id))
             .item(LEDGER_AMOUNT, number(credit.amount.amount))
             .item(LEDGER_CURRENCY, s(&credit.amount.currency))
@@ -124,12 +127,14 @@ impl DynamoStore {
             .key(PK, s(cash_pk(&credit.user_id)))
             .key(SK, s(CASH_SK))
             .update_expression(
-                "SET #balance = if_not_exists(#balance, :zero) + :amount, #entity = :entity",
+                "SET #balance = if_not_exists(#balance, :zero) + :amount, #entity = :entity, #sv = :sv",
             )
             .condition_expression("attribute_not_exists(#balance) OR #balance <= :ceiling")
             // The balance in a currency is the attribute named by its code (`USD`).
             .expression_attribute_names("#balance", &credit.amount.currency)
             .expression_attribute_names("#entity", ENTITY)
+            .expression_attribute_names("#sv", SCHEMA_VERSION)
+            .expression_attribute_values(":sv", number(CASH_VERSION))
             .expression_attribute_values(":zero", number(0))
             .expression_attribute_values(":amount", number(credit.amount.amount))
             .expression_attribute_values(":entity", s("cash"))

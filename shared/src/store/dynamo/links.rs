@@ -2,7 +2,8 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{DynamoStore, classify, s};
+use super::records::{LINK_VERSION, SCHEMA_VERSION, check_version};
+use super::{DynamoStore, classify, number, s};
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
 use crate::store::links::{GetLink, UpsertLink};
@@ -18,11 +19,13 @@ impl UpsertLink for DynamoStore {
             .key(PK, s(user_pk(link.user_id)))
             .key(SK, s(link_sk(link.provider)))
             .update_expression(
-                "SET #entity = :entity, userId = :user, email = :email, provider = :provider, payload = :payload, \
+                "SET #entity = :entity, #sv = :sv, userId = :user, email = :email, provider = :provider, payload = :payload, \
                  updatedAt = :at, linkedAt = if_not_exists(linkedAt, :at)",
             )
             .expression_attribute_names("#entity", ENTITY)
+            .expression_attribute_names("#sv", SCHEMA_VERSION)
             .expression_attribute_values(":entity", s("link"))
+            .expression_attribute_values(":sv", number(LINK_VERSION))
             .expression_attribute_values(":user", s(link.user_id))
             .expression_attribute_values(":email", email)
             .expression_attribute_values(":provider", s(link.provider))
@@ -54,6 +57,7 @@ impl GetLink for DynamoStore {
         output
             .item
             .map(|item| {
+                check_version(&item, "link", LINK_VERSION)?;
                 serde_dynamo::from_item(item).map_err(|e| StoreError::internal_from("link item", e))
             })
             .transpose()

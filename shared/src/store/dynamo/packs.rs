@@ -307,6 +307,7 @@ pub(crate) fn sale_ends_at(item: &Item, what: &str) -> Result<Option<Timestamp>,
 
 /// The draw inputs of a pack's draw item.
 pub(crate) fn draw_inputs_from_item(item: &Item) -> Result<DrawInputs, StoreError> {
+    check_version(item, "draw", PACK_VERSION)?;
     fn json<T: serde::de::DeserializeOwned>(item: &Item, name: &str) -> Result<T, StoreError> {
         text(item, name)
             .and_then(|json| serde_json::from_str(json).ok())
@@ -457,6 +458,7 @@ impl SeedPack for DynamoStore {
                     .collect();
                 draw.extend(key(draw_pk(&pack.id), DRAW_SK));
                 draw.insert(ENTITY.into(), s("draw"));
+                draw.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
                 draw.insert(
                     DRAW_SEED.into(),
                     AttributeValue::B(Blob::new(seed.as_bytes().to_vec())),
@@ -534,6 +536,7 @@ impl SeedPack for DynamoStore {
                     for (shard, units) in (0..).zip(split_supply(remaining, pack.shard_count())) {
                         let mut attributes = terms_attributes(pack);
                         attributes.push((ENTITY, Some(s("supply"))));
+                        attributes.push((SCHEMA_VERSION, Some(number(PACK_VERSION))));
                         let share = UpdateExpression::new(attributes).into_added(
                             table,
                             share_key(&pack.id, shard),

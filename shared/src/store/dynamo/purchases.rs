@@ -16,7 +16,9 @@ use super::packs::{
     draw_inputs_from_item, pack_from_item, sale_ends_at, share_key, share_units, terms_attributes,
     whole_number,
 };
-use super::records::PurchaseRecord;
+use super::records::{
+    CASH_VERSION, PURCHASE_VERSION, PurchaseRecord, SCHEMA_VERSION, check_version,
+};
 use super::{Cancellation, DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::Pack;
@@ -200,6 +202,7 @@ impl DynamoStore {
             (":one", number(1)),
             (":zero", number(0)),
             (":entity", s("buys")),
+            (":sv", number(PURCHASE_VERSION)),
         ];
         if let Some(max) = pack.max_per_user {
             pack_values.push((":max", number(max)));
@@ -237,12 +240,14 @@ impl DynamoStore {
         let buys_update = update(
             table,
             buys_key(&request.user_id, &request.pack_id),
-            "SET #seq = :next, #held = if_not_exists(#held, :zero) + :one, #entity = :entity",
+            "SET #seq = :next, #held = if_not_exists(#held, :zero) + :one, #entity = :entity, \
+             #sv = :sv",
             &buys_condition,
             &[
                 ("#seq", BUYS_SEQ),
                 ("#held", BUYS_HELD),
                 ("#entity", ENTITY),
+                ("#sv", SCHEMA_VERSION),
             ],
             buys_values,
         )?;
@@ -269,7 +274,11 @@ impl DynamoStore {
         let held = serde_dynamo::to_attribute_value(&held)
             .map_err(|e| StoreError::internal_from("hold slot", e))?;
         let slot_name = unpaid_slot(slot);
-        let mut values = vec![(":held", held), (":next", number(version + 1))];
+        let mut values = vec![
+            (":held", held),
+            (":next", number(version + 1)),
+            (":sv", number(PURCHASE_VERSION)),
+        ];
         let condition = if version == 0 {
             "attribute_not_exists(#v)"
         } else {
@@ -279,9 +288,13 @@ impl DynamoStore {
         update(
             &self.table,
             unpaid_key(&purchase.user_id),
-            "SET #slot = :held, #v = :next",
+            "SET #slot = :held, #v = :next, #sv = :sv",
             condition,
-            &[("#slot", slot_name.as_str()), ("#v", UNPAID_VERSION)],
+            &[
+                ("#slot", slot_name.as_str()),
+                ("#v", UNPAID_VERSION),
+                ("#sv", SCHEMA_VERSION),
+            ],
             values,
         )
     }
@@ -542,6 +555,7 @@ fn unpaid_from_item(item: Option<&Item>) -> Result<UnpaidHolds, StoreError> {
     let Some(item) = item else {
         return Ok(UnpaidHolds::default());
     };
+    check_version(item, "unpaid holds", PURCHASE_VERSION)?;
     let mut holds = UnpaidHolds {
         slots: Vec::new(),
         version: whole_number(item, UNPAID_VERSION).unwrap_or(0),
@@ -806,6 +820,7 @@ impl DynamoStore {
         let mut debit = key(cash_pk(&purchase.user_id), &debit_sk(&purchase.id));
         debit.extend([
             (ENTITY.to_owned(), s("debit")),
+            (SCHEMA_VERSION.to_owned(), number(CASH_VERSION)),
             (LEDGER_PURCHASE_ID.to_owned(), s(&purchase.id)),
             (LEDGER_AMOUNT.to_owned(), number(price.amount)),
             (LEDGER_CURRENCY.to_owned(), s(&price.currency)),
@@ -834,10 +849,15 @@ impl DynamoStore {
             update(
                 table,
                 cash_key(&purchase.user_id),
-                "SET #balance = if_not_exists(#balance, :zero) - :price",
+                // A free pack paid from no balance creates the Cash item: it gets a version too.
+                "SET #balance = if_not_exists(#balance, :zero) - :price, #sv = :sv",
                 balance_condition,
-                &[("#balance", price.currency.as_str())],
+                &[
+                    ("#balance", price.currency.as_str()),
+                    ("#sv", SCHEMA_VERSION),
+                ],
                 vec![
+                    (":sv", number(CASH_VERSION)),
                     (":zero", number(0)),
                     (":price", number(price.amount)),
                     (":balance", number(balance)),

@@ -17,8 +17,15 @@ use crate::timestamp::Timestamp;
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";
 
-/// The version of the purchase record this release writes, and the newest it reads.
-const PURCHASE_VERSION: u32 = 1;
+/// The version of the purchase record (and of a buyer's count and unpaid-holds items) this
+/// release writes, and the newest it reads.
+pub(crate) const PURCHASE_VERSION: u32 = 1;
+
+/// The version of the Cash items (balances, debits, credits).
+pub(crate) const CASH_VERSION: u32 = 1;
+
+/// The version of the web3 link items.
+pub(crate) const LINK_VERSION: u32 = 1;
 
 /// The version of the pack and supply-share items this release writes, and the newest it reads.
 /// (Pack items from before the supply had shares have no `shards` either: re-seeding migrates
