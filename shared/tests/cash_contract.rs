@@ -280,6 +280,7 @@ async fn a_credit_writes_its_ledger_entry_and_one_balance_per_currency() {
             (PK.to_owned(), text("CREDIT#grant/2026-11")),
             (SK.to_owned(), text("CREDIT")),
             (ENTITY.to_owned(), text("credit")),
+            ("schemaVersion".to_owned(), number(1)),
             (LEDGER_USER_ID.to_owned(), text("u1")),
             (LEDGER_AMOUNT.to_owned(), number(1500)),
             (LEDGER_CURRENCY.to_owned(), text("USD")),
@@ -292,6 +293,7 @@ async fn a_credit_writes_its_ledger_entry_and_one_balance_per_currency() {
             (PK.to_owned(), text("CASH#u1")),
             (SK.to_owned(), text("CASH")),
             (ENTITY.to_owned(), text("cash")),
+            ("schemaVersion".to_owned(), number(1)),
             ("USD".to_owned(), number(1500)),
             ("EUR".to_owned(), number(20)),
         ]))
