@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
-use testkit::moto::MotoServer;
+use testkit::moto::{MotoServer, Rollback};
 use testkit::purchases::{Function, start_event};
 use testkit::tokens::{AUDIENCE, ISSUER, TestKey, jwks_json};
 
@@ -284,7 +284,9 @@ fn seed(bin_dir: &Path, file: &Path, table: &str, endpoint: &str) {
 
 /// One design's drop: `packs` packs of `units` units; returns its phases and its books.
 async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, String) {
-    let moto = MotoServer::start().await;
+    // Transactions rolled back by the items they name: moto's whole-table copy would make each
+    // one slower as the drop fills the table (testkit/moto/key_rollback.py).
+    let moto = MotoServer::start_with(Rollback::NamedItems).await;
     let proxy = FaultProxy::start(&moto.endpoint).await;
     proxy.one_at_a_time();
     let table = "capacity";

@@ -27,7 +27,7 @@ use shared::packs::seed::parse_seed;
 use shared::store::packs::ReadSupply;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
-use testkit::moto::MotoServer;
+use testkit::moto::{MotoServer, Rollback};
 use testkit::purchases::{Function, start_event};
 use testkit::tokens::{AUDIENCE, ISSUER, TestKey, jwks_json};
 
@@ -393,7 +393,9 @@ pub async fn lambda(
     instances: usize,
 ) -> LambdaDrop {
     const PACK: &str = LAMBDA_PACK;
-    let moto = MotoServer::start().await;
+    // Transactions rolled back by the items they name (testkit/moto/key_rollback.py), so that
+    // moto's speed does not fall as the drop fills the table.
+    let moto = MotoServer::start_with(Rollback::NamedItems).await;
     let store = moto.new_table().await;
     testkit::packs::save(&store, &drop_pack(PACK, units)).await;
     let proxy = FaultProxy::start(&moto.endpoint).await;

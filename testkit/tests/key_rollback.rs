@@ -1,0 +1,155 @@
+//! `testkit/moto/key_rollback.py` changes only what moto copies to roll a transaction back: the
+//! same transactions, cancelled or applied, leave both servers' tables exactly alike.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Put, TransactWriteItem, Update};
+use testkit::moto::{MotoServer, Rollback};
+
+type Item = HashMap<String, AttributeValue>;
+
+fn s(value: &str) -> AttributeValue {
+    AttributeValue::S(value.to_owned())
+}
+
+fn item(pk: &str, sk: &str, n: &str) -> Item {
+    HashMap::from([
+        ("PK".to_owned(), s(pk)),
+        ("SK".to_owned(), s(sk)),
+        ("n".to_owned(), AttributeValue::N(n.to_owned())),
+    ])
+}
+
+fn put(table: &str, item: Item) -> TransactWriteItem {
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .build()
+        .unwrap();
+    TransactWriteItem::builder().put(put).build()
+}
+
+fn add(table: &str, pk: &str, sk: &str, condition: &str) -> TransactWriteItem {
+    let update = Update::builder()
+        .table_name(table)
+        .key("PK", s(pk))
+        .key("SK", s(sk))
+        .update_expression("ADD n :one")
+        .condition_expression(condition)
+        .expression_attribute_values(":one", AttributeValue::N("1".into()))
+        .build()
+        .unwrap();
+    TransactWriteItem::builder().update(update).build()
+}
+
+fn check(table: &str, pk: &str, sk: &str, condition: &str) -> TransactWriteItem {
+    let check = ConditionCheck::builder()
+        .table_name(table)
+        .key("PK", s(pk))
+        .key("SK", s(sk))
+        .condition_expression(condition)
+        .build()
+        .unwrap();
+    TransactWriteItem::builder().condition_check(check).build()
+}
+
+/// Runs the same writes on `moto` and answers which transactions applied and the whole table.
+async fn run(moto: &MotoServer) -> (Vec<bool>, Vec<Item>) {
+    let store = moto.new_table().await;
+    let (client, table) = (store.client(), store.table());
+    for (pk, sk) in [
+        ("USER#1", "BUYS#p"),
+        ("USER#1", "UNPAID"),
+        ("USER#2", "BUYS#p"),
+    ] {
+        client
+            .put_item()
+            .table_name(table)
+            .set_item(Some(item(pk, sk, "1")))
+            .send()
+            .await
+            .unwrap();
+    }
+    let transactions = [
+        // Two changes under one partition key and a new item there, then a failed condition:
+        // nothing of it may stay.
+        vec![
+            add(table, "USER#1", "BUYS#p", "n = :one"),
+            put(table, item("USER#1", "PURCHASE#a", "7")),
+            add(table, "USER#1", "UNPAID", "n = :one"),
+            check(
+                table,
+                "USER#2",
+                "BUYS#p",
+                "n = :one AND attribute_not_exists(n)",
+            ),
+        ],
+        // A new partition key, and a change elsewhere, cancelled by the last action.
+        vec![
+            put(table, item("USER#3", "BUYS#p", "1")),
+            add(table, "USER#2", "BUYS#p", "n = :one"),
+            add(
+                table,
+                "USER#1",
+                "BUYS#p",
+                "n = :one AND attribute_not_exists(n)",
+            ),
+        ],
+        // Applied.
+        vec![
+            add(table, "USER#1", "BUYS#p", "n = :one"),
+            put(table, item("USER#1", "PURCHASE#b", "3")),
+        ],
+    ];
+    let mut applied = Vec::new();
+    for actions in transactions {
+        let outcome = client
+            .transact_write_items()
+            .set_transact_items(Some(actions))
+            .send()
+            .await;
+        applied.push(outcome.is_ok());
+    }
+    let mut items = client
+        .scan()
+        .table_name(table)
+        .send()
+        .await
+        .unwrap()
+        .items
+        .unwrap_or_default();
+    items.sort_by_key(|item| format!("{:?}{:?}", item["PK"], item["SK"]));
+    (applied, items)
+}
+
+#[tokio::test]
+async fn named_item_rollback_leaves_the_table_as_moto_own_does() {
+    let stock = MotoServer::start_with(Rollback::WholeTable).await;
+    let named = MotoServer::start_with(Rollback::NamedItems).await;
+    let (stock_applied, stock_items) = run(&stock).await;
+    let (named_applied, named_items) = run(&named).await;
+    assert_eq!(stock_applied, [false, false, true]);
+    assert_eq!(named_applied, stock_applied);
+    assert_eq!(named_items, stock_items);
+    // What the cancelled ones would have left, had they not been rolled back, is absent.
+    let keys: Vec<String> = named_items
+        .iter()
+        .map(|item| {
+            format!(
+                "{}/{}",
+                item["PK"].as_s().unwrap(),
+                item["SK"].as_s().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "USER#1/BUYS#p",
+            "USER#1/PURCHASE#b",
+            "USER#1/UNPAID",
+            "USER#2/BUYS#p"
+        ]
+    );
+    assert_eq!(named_items[0]["n"], AttributeValue::N("2".into()));
+}
