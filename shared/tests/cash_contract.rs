@@ -386,7 +386,7 @@ async fn debits_written_by_purchases_are_listed_oldest_first() {
     );
 }
 
-/// A credit cancelled by conflicting transactions wrote nothing and is tried again (5 tries at
+/// A credit cancelled by conflicting transactions wrote nothing and is tried again (8 tries at
 /// most); a throttled one is reported unavailable at once, the balance unchanged.
 #[tokio::test]
 async fn a_credit_cancelled_by_a_conflict_is_tried_again_and_by_throttling_is_not() {

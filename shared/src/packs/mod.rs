@@ -81,6 +81,17 @@ pub enum PackStatus {
     Archived,
 }
 
+impl PackStatus {
+    /// As the API and the store write it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PackStatus::Draft => "draft",
+            PackStatus::Active => "active",
+            PackStatus::Archived => "archived",
+        }
+    }
+}
+
 /// The chance of one rarity, in basis points (1/100 of a percent).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -18,6 +18,8 @@ use crate::packs::{
 };
 use crate::timestamp::Timestamp;
 
+pub mod conditions;
+
 // No hold may outlive the reveal delay: once the seed is public, no reservation can be paid.
 const _: () = assert!(MAX_HOLD_SECONDS as i64 <= REVEAL_DELAY_SECONDS);
 

@@ -9,6 +9,7 @@
 //!   (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
 
 pub mod cash;
+pub mod condition;
 pub mod dynamo;
 pub mod links;
 pub mod memory;

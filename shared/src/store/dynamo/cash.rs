@@ -3,14 +3,13 @@
 //! written by purchases).
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::types::{
     Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
 use super::records::{CASH_VERSION, SCHEMA_VERSION, check_version};
-use super::{Cancellation, DynamoStore, Item, classify, number, s};
+use super::{Attempts, Cancellation, DynamoStore, Item, classify, number, s};
 use crate::cash::{Credit, Debit, Money};
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
@@ -19,10 +18,6 @@ use crate::store::schema::{
     LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, cash_pk, credit_pk,
 };
 use crate::timestamp::Timestamp;
-
-/// How many times a credit's transaction is tried when DynamoDB cancels it for a conflict with
-/// another transaction on the same items (nothing was written; trying again is safe).
-const CONFLICT_ATTEMPTS: u32 = 5;
 
 fn corrupt(what: &str, problem: &str) -> StoreError {
     StoreError::internal(format!("{what} item: {problem}"))
@@ -169,7 +164,7 @@ impl CreditCash for DynamoStore {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        let mut attempt = 1;
+        let mut attempts = Attempts::new("credit");
         loop {
             let [entry, balance] = self.credit_transaction(credit, at)?;
             // The condition makes a repeat change nothing. The SDK also gives each call its own
@@ -197,19 +192,8 @@ impl CreditCash for DynamoStore {
                     };
                 }
                 Cancelled::BalanceFull => return Err(CreditCashError::BalanceFull),
-                Cancelled::Conflict if attempt < CONFLICT_ATTEMPTS => {
-                    // Back off 20, 40, 80, 160 ms, with up to as much again of jitter.
-                    let base = 20u64 << (attempt - 1);
-                    let jitter = u64::from(Timestamp::now().subsec_nanos()) % base;
-                    tokio::time::sleep(Duration::from_millis(base + jitter)).await;
-                    attempt += 1;
-                }
-                Cancelled::Conflict => {
-                    return Err(StoreError::unavailable(format!(
-                        "TransactWriteItems: cancelled by conflicting transactions {attempt} times"
-                    ))
-                    .into());
-                }
+                // Another transaction was on the same items: nothing was written.
+                Cancelled::Conflict => attempts.after_conflict().await?,
             }
         }
     }

@@ -2,6 +2,7 @@
 
 mod cache;
 mod cash;
+mod condition;
 mod links;
 mod packs;
 mod purchases;
@@ -192,6 +193,62 @@ impl Cancellation {
         matches!(self.code.as_deref(), None | Some("None"))
             || self.condition_failed()
             || self.conflicted()
+    }
+}
+
+/// Transactions (or conditional writes) tried per request before answering 503: a race lost on
+/// fresh state is decided again at once; a transaction conflict (another transaction on the same
+/// item) waits a little first.
+pub(crate) const MAX_ATTEMPTS: u32 = 8;
+
+/// The attempts of one decide/write/retry loop. Every conditional write that may be tried again
+/// counts its tries here, so that a lost race and a conflict are handled alike everywhere: the
+/// decision is taken again on fresh state, after a jittered back-off when another transaction
+/// held the item, and a write still contended after [`MAX_ATTEMPTS`] answers 503.
+pub(crate) struct Attempts {
+    operation: &'static str,
+    made: u32,
+}
+
+impl Attempts {
+    pub(crate) fn new(operation: &'static str) -> Self {
+        Self { operation, made: 0 }
+    }
+
+    /// The error of a write still contended: the client is told to retry (its key makes it safe).
+    pub(crate) fn exhausted(&self) -> StoreError {
+        StoreError::unavailable(format!(
+            "{}: still contended after {} attempts",
+            self.operation, self.made
+        ))
+    }
+
+    /// Another attempt, at once (a race lost on fresh state).
+    pub(crate) fn again(&mut self) -> Result<(), StoreError> {
+        self.made += 1;
+        if self.made >= MAX_ATTEMPTS {
+            return Err(self.exhausted());
+        }
+        Ok(())
+    }
+
+    /// Another attempt after a short, growing, jittered pause (a transaction conflict).
+    pub(crate) async fn after_conflict(&mut self) -> Result<(), StoreError> {
+        let mut jitter = [0u8; 1];
+        getrandom::fill(&mut jitter).expect("the system random source works");
+        let millis = 5 * u64::from(self.made + 1) + u64::from(jitter[0] % 16);
+        tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+        self.again()
+    }
+
+    /// Another attempt after a cancelled transaction: after a pause when it conflicted, at once
+    /// when its conditions failed.
+    pub(crate) async fn after(&mut self, reasons: &[Cancellation]) -> Result<(), StoreError> {
+        if reasons.iter().any(Cancellation::conflicted) {
+            self.after_conflict().await
+        } else {
+            self.again()
+        }
     }
 }
 

@@ -29,11 +29,7 @@ use crate::store::schema::{
 use crate::timestamp::Timestamp;
 
 fn status_text(pack: &Pack) -> &'static str {
-    match pack.status {
-        crate::packs::PackStatus::Draft => "draft",
-        crate::packs::PackStatus::Active => "active",
-        crate::packs::PackStatus::Archived => "archived",
-    }
+    pack.status.as_str()
 }
 
 /// The terms a start is conditioned on, each `Some` to set or `None` to remove: the pack item

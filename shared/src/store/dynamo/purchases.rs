@@ -4,14 +4,13 @@
 //! since the read. When a condition fails, the transaction's cancellation hands back the item as
 //! it is now (`ALL_OLD`), so the decision is taken again on fresh state without another read.
 
-use std::time::Duration;
-
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
     Update,
 };
 
+use super::condition::render;
 use super::packs::{
     draw_inputs_from_item, pack_from_item, sale_ends_at, share_key, share_units, terms_attributes,
     whole_number,
@@ -19,32 +18,29 @@ use super::packs::{
 use super::records::{
     CASH_VERSION, PURCHASE_VERSION, PurchaseRecord, SCHEMA_VERSION, check_version,
 };
-use super::{Cancellation, DynamoStore, Item, key, number, s};
+use super::{Attempts, Cancellation, DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::Pack;
+use crate::purchases::conditions;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, HoldSlot, OpenRefusal, Purchase, PurchaseStatus,
     StartRefusal, StartRequest, UnpaidHolds, check_complete, check_open, check_start, opened,
     random_shard, take_hold_slot,
 };
 use crate::store::StoreError;
+use crate::store::condition::Condition;
 use crate::store::purchases::{
     CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
     ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
 use crate::store::schema::{
-    BUYS_HELD, BUYS_SEQ, CASH_SK, ENDS_AT, ENTITY, GSI2, GSI2_PK, GSI2_SK, LEDGER_AMOUNT,
-    LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
-    PACK_REMAINING, PACK_SK, PACK_STATUS, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, SHARE_SOLD, SK,
-    STARTS_AT, buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound, holds_pk, pack_pk,
-    purchase_sk, user_pk,
+    BUYS_HELD, BUYS_SEQ, CASH_SK, ENTITY, GSI2, GSI2_PK, GSI2_SK, LEDGER_AMOUNT, LEDGER_AT,
+    LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS,
+    PURCHASE_STATUS, SHARE_SOLD, SK, buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound,
+    holds_pk, pack_pk, purchase_sk, user_pk,
 };
 use crate::store::schema::{DRAW_SK, UNPAID_SK, UNPAID_VERSION, draw_pk, unpaid_slot};
 use crate::timestamp::Timestamp;
-
-/// Transactions tried per request before answering 503: a race lost on fresh state is decided
-/// again at once; a transaction conflict (another transaction on the same item) waits a little.
-const MAX_ATTEMPTS: u32 = 8;
 
 fn purchase_key(user_id: &str, purchase_id: &str) -> Item {
     key(user_pk(user_id), &purchase_sk(purchase_id))
@@ -59,12 +55,7 @@ fn cash_key(user_id: &str) -> Item {
 }
 
 fn status_text(status: PurchaseStatus) -> AttributeValue {
-    s(match status {
-        PurchaseStatus::Reserved => "reserved",
-        PurchaseStatus::Completed => "completed",
-        PurchaseStatus::Opened => "opened",
-        PurchaseStatus::Expired => "expired",
-    })
+    s(conditions::status_text(status))
 }
 
 /// The item of a purchase: its fields, its key, and while reserved, the holds index keys.
@@ -115,20 +106,24 @@ fn build<T, E: std::error::Error + Send + Sync + 'static>(
     built.map_err(|e| StoreError::internal_from("transaction action", e))
 }
 
-/// An update of `key`: `expression` on condition `condition`, with `#name`s and `:value`s.
+/// An update of `key`: `expression` (with its `#name`s and `:value`s) on the declared
+/// `condition`.
 fn update(
     table: &str,
     key: Item,
     expression: &str,
-    condition: &str,
+    condition: &Condition,
     names: &[(&str, &str)],
     values: Vec<(&str, AttributeValue)>,
 ) -> Result<TransactWriteItem, StoreError> {
+    let condition = render(condition);
     let mut builder = Update::builder()
         .table_name(table)
         .set_key(Some(key))
         .update_expression(expression)
-        .condition_expression(condition)
+        .condition_expression(condition.expression)
+        .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+        .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
     for (name, attribute) in names {
         builder = builder.expression_attribute_names(*name, *attribute);
@@ -143,28 +138,15 @@ fn update(
 
 /// A put of a new item (its key must be free).
 fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
+    let condition = render(&Condition::new_item());
     let put = Put::builder()
         .table_name(table)
         .set_item(Some(item))
-        .condition_expression("attribute_not_exists(#pk)")
-        .expression_attribute_names("#pk", PK)
+        .condition_expression(condition.expression)
+        .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .build();
     Ok(TransactWriteItem::builder().put(build(put)?).build())
-}
-
-/// A short, growing, jittered pause after a transaction conflict.
-async fn back_off(attempt: u32) {
-    let mut jitter = [0u8; 1];
-    getrandom::fill(&mut jitter).expect("the system random source works");
-    let millis = 5 * u64::from(attempt + 1) + u64::from(jitter[0] % 16);
-    tokio::time::sleep(Duration::from_millis(millis)).await;
-}
-
-fn contention(operation: &str) -> StoreError {
-    StoreError::unavailable(format!(
-        "{operation}: still contended after {MAX_ATTEMPTS} transactions"
-    ))
 }
 
 /// What a cancelled transaction says of the action at `index`.
@@ -183,66 +165,27 @@ impl DynamoStore {
         purchase: &Purchase,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let table = &self.table;
-        let now = number(request.now.unix_nanos());
-        // The share's pack is on sale now, the share has a unit, and the price and limit are the
-        // ones read (each share carries the pack's terms).
-        let limit_condition = match pack.max_per_user {
-            Some(_) => "#max = :max",
-            None => "attribute_not_exists(#max)",
-        };
-        let mut pack_values = vec![
-            (":active", s("active")),
-            (":now", now),
-            (":one", number(1)),
-            (":amount", number(pack.price.amount)),
-            (":currency", s(&pack.price.currency)),
-        ];
-        let mut buys_values = vec![
+        let buys_values = vec![
             (":next", number(purchase.nonce)),
             (":one", number(1)),
             (":zero", number(0)),
             (":entity", s("buys")),
             (":sv", number(PURCHASE_VERSION)),
         ];
-        if let Some(max) = pack.max_per_user {
-            pack_values.push((":max", number(max)));
-            buys_values.push((":max", number(max)));
-        }
         let share_update = update(
             table,
             share_key(&pack.id, purchase.supply_shard),
             "SET #remaining = #remaining - :one",
-            &format!(
-                "#status = :active AND #starts <= :now AND (attribute_not_exists(#ends) OR #ends > :now) \
-                 AND #remaining >= :one AND #amount = :amount AND #currency = :currency AND {limit_condition}"
-            ),
-            &[
-                ("#status", PACK_STATUS),
-                ("#starts", STARTS_AT),
-                ("#ends", ENDS_AT),
-                ("#remaining", PACK_REMAINING),
-                ("#amount", PACK_AMOUNT),
-                ("#currency", PACK_CURRENCY),
-                ("#max", PACK_MAX_PER_USER),
-            ],
-            pack_values,
+            &conditions::share_sells(pack, request.now),
+            &[("#remaining", PACK_REMAINING)],
+            vec![(":one", number(1))],
         )?;
-        // The buyer's count is the one read (so the nonce is theirs alone), under the limit.
-        let mut buys_condition = if buys.seq == 0 {
-            "attribute_not_exists(#seq)".to_owned()
-        } else {
-            buys_values.push((":seq", number(buys.seq)));
-            "#seq = :seq".to_owned()
-        };
-        if pack.max_per_user.is_some() {
-            buys_condition.push_str(" AND (attribute_not_exists(#held) OR #held < :max)");
-        }
         let buys_update = update(
             table,
             buys_key(&request.user_id, &request.pack_id),
             "SET #seq = :next, #held = if_not_exists(#held, :zero) + :one, #entity = :entity, \
              #sv = :sv",
-            &buys_condition,
+            &conditions::buys_as_read(buys, pack.max_per_user),
             &[
                 ("#seq", BUYS_SEQ),
                 ("#held", BUYS_HELD),
@@ -274,22 +217,16 @@ impl DynamoStore {
         let held = serde_dynamo::to_attribute_value(&held)
             .map_err(|e| StoreError::internal_from("hold slot", e))?;
         let slot_name = unpaid_slot(slot);
-        let mut values = vec![
+        let values = vec![
             (":held", held),
             (":next", number(version + 1)),
             (":sv", number(PURCHASE_VERSION)),
         ];
-        let condition = if version == 0 {
-            "attribute_not_exists(#v)"
-        } else {
-            values.push((":version", number(version)));
-            "#v = :version"
-        };
         update(
             &self.table,
             unpaid_key(&purchase.user_id),
             "SET #slot = :held, #v = :next, #sv = :sv",
-            condition,
+            &conditions::unpaid_as_read(version),
             &[
                 ("#slot", slot_name.as_str()),
                 ("#v", UNPAID_VERSION),
@@ -305,12 +242,13 @@ impl DynamoStore {
         purchase: &Purchase,
         needed: u64,
     ) -> Result<TransactWriteItem, StoreError> {
+        let condition = render(&conditions::funds_cover(&purchase.price.currency, needed));
         let check = ConditionCheck::builder()
             .table_name(&self.table)
             .set_key(Some(cash_key(&purchase.user_id)))
-            .condition_expression("#balance >= :needed")
-            .expression_attribute_names("#balance", purchase.price.currency.as_str())
-            .expression_attribute_values(":needed", number(needed))
+            .condition_expression(condition.expression)
+            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+            .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build();
         Ok(TransactWriteItem::builder()
@@ -329,18 +267,13 @@ impl DynamoStore {
                 table,
                 purchase_key(&purchase.user_id, &purchase.id),
                 "SET #status = :expired REMOVE #gsi2pk, #gsi2sk",
-                "#status = :reserved AND #expires <= :now",
+                &conditions::releasable(now),
                 &[
                     ("#status", PURCHASE_STATUS),
-                    ("#expires", PURCHASE_EXPIRES_NS),
                     ("#gsi2pk", GSI2_PK),
                     ("#gsi2sk", GSI2_SK),
                 ],
-                vec![
-                    (":expired", status_text(PurchaseStatus::Expired)),
-                    (":reserved", status_text(PurchaseStatus::Reserved)),
-                    (":now", number(now.unix_nanos())),
-                ],
+                vec![(":expired", status_text(PurchaseStatus::Expired))],
             )?,
             counter(
                 table,
@@ -355,7 +288,8 @@ impl DynamoStore {
                 -1,
             )?,
         ];
-        for attempt in 0..MAX_ATTEMPTS {
+        let mut attempts = Attempts::new("release");
+        loop {
             match self.transact(actions.clone()).await? {
                 None => {
                     self.cache
@@ -364,7 +298,7 @@ impl DynamoStore {
                 }
                 Some(reasons) if reason(&reasons, 0).condition_failed() => return Ok(false),
                 Some(reasons) if reasons.iter().any(Cancellation::conflicted) => {
-                    back_off(attempt).await;
+                    attempts.after_conflict().await?;
                 }
                 Some(_) => {
                     return Err(StoreError::internal(format!(
@@ -374,7 +308,6 @@ impl DynamoStore {
                 }
             }
         }
-        Err(contention("release"))
     }
 
     /// What a start decides on, in one strongly consistent read: the pack (its frozen terms as
@@ -618,7 +551,8 @@ impl StartPurchase for DynamoStore {
         let pack_id = request.pack_id.as_str();
         let mut next_shard = None;
         let mut candidates: Vec<u32> = Vec::new();
-        let (mut attempts, mut share_reads) = (0, 0);
+        let mut attempts = Attempts::new("start");
+        let mut share_reads = 0;
         let (mut guessed, mut released_holds, mut released_own) = (false, false, false);
         loop {
             match check_start(pack.as_ref(), buys, request.now) {
@@ -659,7 +593,7 @@ impl StartPurchase for DynamoStore {
                 None => {
                     // Every share tried has run out: read them all, go on to those with units.
                     if share_reads == MAX_SHARE_READS {
-                        return Err(contention("start").into());
+                        return Err(attempts.exhausted().into());
                     }
                     share_reads += 1;
                     let shares = self.read_shares(pack_id, shards, true).await?;
@@ -707,14 +641,17 @@ impl StartPurchase for DynamoStore {
                 reason(&reasons, 2),
             );
             let (unpaid_reason, cash_reason) = (reason(&reasons, 3), reason(&reasons, 4));
+            // Whether a race was lost on something other than the share's last unit: decided
+            // again on what the cancellation returned, as another attempt.
+            let mut lost = false;
             if unpaid_reason.condition_failed() {
                 // Another start or payment of this fan's came between: decide on their holds now.
                 unpaid = unpaid_from_item(unpaid_reason.item.as_ref())?;
-                attempts += 1;
+                lost = true;
             }
             if cash_reason.condition_failed() {
                 cash = cash_reason.item;
-                attempts += 1;
+                lost = true;
             }
             if purchase_reason.condition_failed() {
                 // A concurrent request with the same key made the purchase first.
@@ -737,23 +674,21 @@ impl StartPurchase for DynamoStore {
                         // The terms changed since they were read (a sale ended early): read them.
                         self.cache.forget_terms(pack_id);
                         pack = self.start_state(request).await?.pack;
-                        attempts += 1;
+                        lost = true;
                     }
                 }
             }
             if buys_reason.condition_failed() {
                 buys = buys_from_item(buys_reason.item.as_ref());
-                attempts += 1;
+                lost = true;
             }
             if reasons.iter().any(Cancellation::conflicted) {
-                back_off(attempts).await;
-                attempts += 1;
+                attempts.after_conflict().await?;
+            } else if lost {
+                attempts.again()?;
             }
             if retry_share {
                 next_shard = Some(shard);
-            }
-            if attempts >= MAX_ATTEMPTS {
-                return Err(contention("start").into());
             }
         }
     }
@@ -810,13 +745,6 @@ impl DynamoStore {
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let table = &self.table;
         let price = &purchase.price;
-        // The balance is the one read, so the balance answered is exact. A balance read as 0 may
-        // be absent or a stored 0 (a free pack costs 0).
-        let balance_condition = if balance == 0 {
-            "attribute_not_exists(#balance) OR #balance = :balance"
-        } else {
-            "#balance = :balance"
-        };
         let mut debit = key(cash_pk(&purchase.user_id), &debit_sk(&purchase.id));
         debit.extend([
             (ENTITY.to_owned(), s("debit")),
@@ -831,18 +759,15 @@ impl DynamoStore {
                 table,
                 purchase_key(&purchase.user_id, &purchase.id),
                 "SET #status = :completed, #completed = :now_text REMOVE #gsi2pk, #gsi2sk",
-                "#status = :reserved AND #expires > :now",
+                &conditions::payable(now),
                 &[
                     ("#status", PURCHASE_STATUS),
                     ("#completed", "completedAt"),
-                    ("#expires", PURCHASE_EXPIRES_NS),
                     ("#gsi2pk", GSI2_PK),
                     ("#gsi2sk", GSI2_SK),
                 ],
                 vec![
                     (":completed", status_text(PurchaseStatus::Completed)),
-                    (":reserved", status_text(PurchaseStatus::Reserved)),
-                    (":now", number(now.unix_nanos())),
                     (":now_text", s(now.to_string())),
                 ],
             )?,
@@ -851,7 +776,7 @@ impl DynamoStore {
                 cash_key(&purchase.user_id),
                 // A free pack paid from no balance creates the Cash item: it gets a version too.
                 "SET #balance = if_not_exists(#balance, :zero) - :price, #sv = :sv",
-                balance_condition,
+                &conditions::balance_as_read(price, balance),
                 &[
                     ("#balance", price.currency.as_str()),
                     ("#sv", SCHEMA_VERSION),
@@ -860,7 +785,6 @@ impl DynamoStore {
                     (":sv", number(CASH_VERSION)),
                     (":zero", number(0)),
                     (":price", number(price.amount)),
-                    (":balance", number(balance)),
                 ],
             )?,
             put_new(table, debit)?,
@@ -878,13 +802,9 @@ impl DynamoStore {
                 table,
                 unpaid_key(&purchase.user_id),
                 "REMOVE #slot SET #v = #v + :one",
-                "#slot.#purchase = :id",
-                &[
-                    ("#slot", slot_name.as_str()),
-                    ("#v", UNPAID_VERSION),
-                    ("#purchase", "purchaseId"),
-                ],
-                vec![(":one", number(1)), (":id", s(&purchase.id))],
+                &conditions::slot_holds(slot, &purchase.id),
+                &[("#slot", slot_name.as_str()), ("#v", UNPAID_VERSION)],
+                vec![(":one", number(1))],
             )?);
         }
         Ok(actions)
@@ -933,7 +853,8 @@ impl CompletePurchase for DynamoStore {
         let (mut purchase, mut cash, sale_ends_at) =
             self.completion_state(user_id, pack_id, purchase_id).await?;
         let mut free_slot = true;
-        for attempt in 0..MAX_ATTEMPTS {
+        let mut attempts = Attempts::new("complete");
+        loop {
             let currency = purchase.as_ref().map_or("", |p| p.price.currency.as_str());
             let balance = balance_in(cash.as_ref(), currency);
             let completion =
@@ -955,6 +876,7 @@ impl CompletePurchase for DynamoStore {
                     // Paid (or released by the sweep) since the read: decide on it as it is now.
                     (purchase, cash, _) =
                         self.completion_state(user_id, pack_id, purchase_id).await?;
+                    attempts.again()?;
                     continue;
                 }
                 Completion::Pay => {}
@@ -994,11 +916,8 @@ impl CompletePurchase for DynamoStore {
                 // Only a completion of this very purchase writes its debit: read it again.
                 purchase = self.get_purchase(user_id, purchase_id).await?;
             }
-            if reasons.iter().any(Cancellation::conflicted) {
-                back_off(attempt).await;
-            }
+            attempts.after(&reasons).await?;
         }
-        Err(contention("complete").into())
     }
 }
 
@@ -1060,8 +979,7 @@ impl OpenPurchase for DynamoStore {
         let opened = opened(&purchase, &inputs, now)?;
         let written: Item = purchase_item(&opened)?;
         let attributes = ["status", "openedAt", "items", "fairness"];
-        let mut values: Vec<(&str, AttributeValue)> =
-            vec![(":completed", status_text(PurchaseStatus::Completed))];
+        let mut values: Vec<(&str, AttributeValue)> = Vec::new();
         let placeholders = [":status", ":openedAt", ":items", ":fairness"];
         for (attribute, placeholder) in attributes.iter().zip(placeholders) {
             let value = written.get(*attribute).cloned().ok_or_else(|| {
@@ -1070,6 +988,7 @@ impl OpenPurchase for DynamoStore {
             values.push((placeholder, value));
         }
         // One item, so one conditional UpdateItem, not a transaction (half the write units).
+        let condition = render(&conditions::openable());
         let mut write = self
             .client
             .update_item()
@@ -1078,7 +997,9 @@ impl OpenPurchase for DynamoStore {
             .update_expression(
                 "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness",
             )
-            .condition_expression("#status = :completed")
+            .condition_expression(condition.expression)
+            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+            .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
             .expression_attribute_names("#status", PURCHASE_STATUS)
             .expression_attribute_names("#openedAt", "openedAt")
             .expression_attribute_names("#items", "items")
@@ -1087,7 +1008,7 @@ impl OpenPurchase for DynamoStore {
         for (name, value) in values {
             write = write.expression_attribute_values(name, value);
         }
-        let mut attempt = 0;
+        let mut attempts = Attempts::new("open");
         let failed = loop {
             let error = match write.clone().send().await {
                 Ok(_) => {
@@ -1105,11 +1026,8 @@ impl OpenPurchase for DynamoStore {
                 }
                 // A transaction (a sweep's release that read the purchase while reserved) was
                 // on the item at that moment: nothing was written.
-                Some(UpdateItemError::TransactionConflictException(_))
-                    if attempt + 1 < MAX_ATTEMPTS =>
-                {
-                    back_off(attempt).await;
-                    attempt += 1;
+                Some(UpdateItemError::TransactionConflictException(_)) => {
+                    attempts.after_conflict().await?;
                 }
                 _ => return Err(super::classify("UpdateItem", error).into()),
             }

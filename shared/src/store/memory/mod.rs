@@ -4,6 +4,7 @@
 //! shared contract tests run on both.
 
 mod cash;
+mod items;
 mod links;
 mod packs;
 mod purchases;

@@ -1,16 +1,19 @@
 //! Purchases in memory: each operation decides and applies under one write lock, as DynamoDB
 //! applies a transaction whose conditions hold.
 
+use super::items::{CashItem, ShareItem};
 use super::{MemoryStore, Tables};
 use crate::cash::{Debit, Money};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::PackStatus;
+use crate::purchases::conditions;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
     StartRefusal, StartRequest, check_complete, check_open, check_start, opened, random_shard,
     take_hold_slot,
 };
 use crate::store::StoreError;
+use crate::store::condition::{Attributes, require};
 use crate::store::purchases::{
     CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
     ReleaseHolds, Released, StartError, StartPurchase, Started,
@@ -29,7 +32,7 @@ impl Tables {
         let Some(purchase) = self.purchases.get_mut(at) else {
             return false;
         };
-        if purchase.status != PurchaseStatus::Reserved || !purchase.hold_expired_at(now) {
+        if !conditions::releasable(now).holds(Some(&*purchase)) {
             return false;
         }
         purchase.status = PurchaseStatus::Expired;
@@ -131,14 +134,50 @@ impl StartPurchase for MemoryStore {
             .cloned()
             .unwrap_or_default();
         let balance = tables.balance(&request.user_id, &pack.price.currency);
-        let (slot, _) = take_hold_slot(&holds, request.policy, &pack.price, balance, request.now)?;
+        let (slot, needed) =
+            take_hold_slot(&holds, request.policy, &pack.price, balance, request.now)?;
         let shard = shard.ok_or(StartRefusal::SoldOut)?;
         let purchase = request.purchase(buys, &pack.price, shard, slot);
-        let slots = &mut tables
+        // The conditions DynamoDB's transaction puts on the same writes.
+        let share = ShareItem {
+            pack: &pack,
+            remaining: tables.supply[pack.id.as_str()][shard as usize],
+        };
+        require(
+            "start: share",
+            &conditions::share_sells(&pack, request.now),
+            Some(&share),
+        )?;
+        require(
+            "start: buyer's count",
+            &conditions::buys_as_read(buys, pack.max_per_user),
+            tables.buys.get(&buys_at).map(|b| b as &dyn Attributes),
+        )?;
+        require(
+            "start: unpaid holds",
+            &conditions::unpaid_as_read(holds.version),
+            tables
+                .unpaid
+                .get(request.user_id.as_str())
+                .map(|h| h as &dyn Attributes),
+        )?;
+        if needed > 0 {
+            let cash = CashItem {
+                tables: &tables,
+                user_id: &request.user_id,
+            };
+            require(
+                "start: funds",
+                &conditions::funds_cover(&pack.price.currency, needed),
+                Some(&cash),
+            )?;
+        }
+        let holds = tables
             .unpaid
             .entry(request.user_id.to_string())
-            .or_default()
-            .slots;
+            .or_default();
+        holds.version += 1;
+        let slots = &mut holds.slots;
         if slots.len() <= slot as usize {
             slots.resize(slot as usize + 1, None);
         }
@@ -200,6 +239,20 @@ impl CompletePurchase for MemoryStore {
                 Err(CompleteRefusal::Expired.into())
             }
             Completion::Pay => {
+                require(
+                    "complete: purchase",
+                    &conditions::payable(now),
+                    Some(&purchase),
+                )?;
+                let cash = CashItem {
+                    tables: &tables,
+                    user_id,
+                };
+                require(
+                    "complete: balance",
+                    &conditions::balance_as_read(&purchase.price, balance),
+                    Some(&cash),
+                )?;
                 let paid = Purchase {
                     status: PurchaseStatus::Completed,
                     completed_at: Some(now),
@@ -218,17 +271,14 @@ impl CompletePurchase for MemoryStore {
                 );
                 tables.purchases.insert(at, paid.clone());
                 *tables.sold.entry(paid.pack_id.to_string()).or_default() += 1;
-                // Paid: no longer one of the fan's unpaid holds.
+                // Paid: no longer one of the fan's unpaid holds, if its slot is still this
+                // purchase's.
                 if let Some(slot) = paid.hold_slot
-                    && let Some(entry) = tables
-                        .unpaid
-                        .get_mut(user_id.as_str())
-                        .and_then(|holds| holds.slots.get_mut(slot as usize))
-                    && entry
-                        .as_ref()
-                        .is_some_and(|held| held.purchase_id == paid.id)
+                    && let Some(holds) = tables.unpaid.get_mut(user_id.as_str())
+                    && conditions::slot_holds(slot, &paid.id).holds(Some(&*holds))
                 {
-                    *entry = None;
+                    holds.slots[slot as usize] = None;
+                    holds.version += 1;
                 }
                 Ok(Completed::Paid {
                     purchase: paid,
@@ -280,6 +330,7 @@ impl OpenPurchase for MemoryStore {
                 repeated: true,
             });
         }
+        require("open", &conditions::openable(), Some(&purchase))?;
         let opened = opened(&purchase, &inputs, now)?;
         tables.purchases.insert(at, opened.clone());
         Ok(Opened {

@@ -1,0 +1,218 @@
+//! The conditions of conditional writes, as data: each rule's condition is declared once (for
+//! purchases, in [`crate::purchases::conditions`], beside the rules it enforces) and both stores
+//! execute that one declaration. DynamoDB gets it rendered as a `ConditionExpression`
+//! (`store::dynamo::condition`); the in-memory store evaluates it against the item it is about
+//! to change, with DynamoDB's semantics (a comparison with a missing attribute, or between a
+//! number and a string, is false), and refuses a write whose condition does not hold.
+
+/// A stored value a condition compares with.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Value {
+    N(i128),
+    S(String),
+}
+
+impl From<u64> for Value {
+    fn from(value: u64) -> Self {
+        Self::N(value.into())
+    }
+}
+
+impl From<u32> for Value {
+    fn from(value: u32) -> Self {
+        Self::N(value.into())
+    }
+}
+
+impl From<i128> for Value {
+    fn from(value: i128) -> Self {
+        Self::N(value)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(value: &str) -> Self {
+        Self::S(value.to_owned())
+    }
+}
+
+/// How an attribute is compared with a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Compare {
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            Compare::Eq => "=",
+            Compare::Lt => "<",
+            Compare::Le => "<=",
+            Compare::Gt => ">",
+            Compare::Ge => ">=",
+        }
+    }
+}
+
+/// A condition on one item: its attributes (a path of names, for a member of a map) compared
+/// with values, combined with AND and OR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condition {
+    /// The item has the attribute.
+    Exists(Vec<String>),
+    /// The item has no such attribute (an absent item has none).
+    Absent(Vec<String>),
+    Is(Vec<String>, Compare, Value),
+    All(Vec<Condition>),
+    Any(Vec<Condition>),
+}
+
+fn path(path: &str) -> Vec<String> {
+    path.split('.').map(str::to_owned).collect()
+}
+
+impl Condition {
+    /// `attribute` (a `.`-separated path) compared with `value`.
+    pub fn is(attribute: &str, compare: Compare, value: impl Into<Value>) -> Self {
+        Self::Is(path(attribute), compare, value.into())
+    }
+
+    pub fn eq(attribute: &str, value: impl Into<Value>) -> Self {
+        Self::is(attribute, Compare::Eq, value)
+    }
+
+    pub fn exists(attribute: &str) -> Self {
+        Self::Exists(path(attribute))
+    }
+
+    pub fn absent(attribute: &str) -> Self {
+        Self::Absent(path(attribute))
+    }
+
+    /// `attribute` equals `value`, or is absent when there is no value.
+    pub fn eq_or_absent(attribute: &str, value: Option<impl Into<Value>>) -> Self {
+        match value {
+            Some(value) => Self::eq(attribute, value),
+            None => Self::absent(attribute),
+        }
+    }
+
+    /// The item is new: it has no partition key.
+    pub fn new_item() -> Self {
+        Self::absent(crate::store::schema::PK)
+    }
+
+    pub fn and(self, other: Condition) -> Self {
+        match self {
+            Self::All(mut all) => {
+                all.push(other);
+                Self::All(all)
+            }
+            one => Self::All(vec![one, other]),
+        }
+    }
+
+    pub fn or(self, other: Condition) -> Self {
+        Self::Any(vec![self, other])
+    }
+
+    /// Whether the condition holds for `item` (`None`: there is no item), as DynamoDB decides it.
+    pub fn holds(&self, item: Option<&dyn Attributes>) -> bool {
+        let get = |path: &[String]| -> Option<Value> {
+            let path: Vec<&str> = path.iter().map(String::as_str).collect();
+            item.and_then(|item| item.attribute(&path))
+        };
+        match self {
+            Self::Exists(path) => get(path).is_some(),
+            Self::Absent(path) => get(path).is_none(),
+            Self::Is(path, compare, value) => match (get(path), value) {
+                (Some(found @ Value::N(_)), Value::N(_))
+                | (Some(found @ Value::S(_)), Value::S(_)) => match compare {
+                    Compare::Eq => &found == value,
+                    Compare::Lt => &found < value,
+                    Compare::Le => &found <= value,
+                    Compare::Gt => &found > value,
+                    Compare::Ge => &found >= value,
+                },
+                _ => false,
+            },
+            Self::All(all) => all.iter().all(|condition| condition.holds(item)),
+            Self::Any(any) => any.iter().any(|condition| condition.holds(item)),
+        }
+    }
+}
+
+/// An item of the in-memory store as DynamoDB would store it: the value of an attribute (a path
+/// of names into maps), `None` when absent.
+pub trait Attributes {
+    fn attribute(&self, path: &[&str]) -> Option<Value>;
+}
+
+/// The item `item` would be on DynamoDB, checked against `condition` before a write: the
+/// in-memory store's refusal when it does not hold (it decides under one lock, so a condition
+/// that fails there means the declaration and the rule it enforces disagree).
+pub fn require(
+    what: &str,
+    condition: &Condition,
+    item: Option<&dyn Attributes>,
+) -> Result<(), crate::store::StoreError> {
+    if condition.holds(item) {
+        Ok(())
+    } else {
+        Err(crate::store::StoreError::internal(format!(
+            "{what}: the write's condition does not hold: {condition:?}"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Item(Vec<(&'static str, Value)>);
+
+    impl Attributes for Item {
+        fn attribute(&self, path: &[&str]) -> Option<Value> {
+            let name = path.join(".");
+            self.0
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn conditions_hold_as_dynamodb_decides_them() {
+        let item = Item(vec![
+            ("remaining", Value::N(2)),
+            ("status", "active".into()),
+            ("s0.purchaseId", "p1".into()),
+        ]);
+        let item: Option<&dyn Attributes> = Some(&item);
+        assert!(Condition::is("remaining", Compare::Ge, 1u64).holds(item));
+        assert!(!Condition::is("remaining", Compare::Ge, 3u64).holds(item));
+        assert!(Condition::eq("s0.purchaseId", "p1").holds(item));
+        // A missing attribute compares false; a number never equals a string.
+        assert!(!Condition::is("missing", Compare::Lt, 5u64).holds(item));
+        assert!(!Condition::eq("status", 1u64).holds(item));
+        assert!(Condition::absent("max").holds(item));
+        assert!(
+            Condition::eq("status", "active")
+                .and(Condition::absent("max").or(Condition::eq("max", 2u64)))
+                .holds(item)
+        );
+        assert!(
+            !Condition::eq("status", "active")
+                .and(Condition::exists("max"))
+                .holds(item)
+        );
+        // No item: only absences hold.
+        assert!(Condition::new_item().holds(None));
+        assert!(!Condition::exists("PK").holds(None));
+        assert!(!Condition::is("remaining", Compare::Ge, 0u64).holds(None));
+    }
+}

@@ -1,0 +1,102 @@
+//! A declared [`Condition`] as DynamoDB takes it: a `ConditionExpression` with its own `#c<n>`
+//! names and `:c<n>` values, which never collide with an update expression's.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+
+use super::{number, s};
+use crate::store::condition::{Condition, Value};
+
+/// A rendered condition: the expression and the names and values it uses.
+#[derive(Debug, Default)]
+pub(crate) struct Rendered {
+    pub expression: String,
+    pub names: Vec<(String, String)>,
+    pub values: Vec<(String, AttributeValue)>,
+}
+
+impl Rendered {
+    fn name(&mut self, name: &str) -> String {
+        if let Some((placeholder, _)) = self.names.iter().find(|(_, n)| n == name) {
+            return placeholder.clone();
+        }
+        let placeholder = format!("#c{}", self.names.len());
+        self.names.push((placeholder.clone(), name.to_owned()));
+        placeholder
+    }
+
+    fn path(&mut self, path: &[String]) -> String {
+        path.iter()
+            .map(|name| self.name(name))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    fn value(&mut self, value: &Value) -> String {
+        let placeholder = format!(":c{}", self.values.len());
+        let value = match value {
+            Value::N(n) => number(n),
+            Value::S(text) => s(text),
+        };
+        self.values.push((placeholder.clone(), value));
+        placeholder
+    }
+
+    fn write(&mut self, condition: &Condition) -> String {
+        let joined = |this: &mut Self, parts: &[Condition], with: &str| {
+            let parts: Vec<String> = parts.iter().map(|part| this.write(part)).collect();
+            format!("({})", parts.join(with))
+        };
+        match condition {
+            Condition::Exists(path) => format!("attribute_exists({})", self.path(path)),
+            Condition::Absent(path) => format!("attribute_not_exists({})", self.path(path)),
+            Condition::Is(path, compare, value) => {
+                let (path, value) = (self.path(path), self.value(value));
+                format!("{path} {} {value}", compare.symbol())
+            }
+            Condition::All(all) => joined(self, all, " AND "),
+            Condition::Any(any) => joined(self, any, " OR "),
+        }
+    }
+}
+
+/// `condition` as a `ConditionExpression`.
+pub(crate) fn render(condition: &Condition) -> Rendered {
+    let mut rendered = Rendered::default();
+    rendered.expression = rendered.write(condition);
+    rendered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::condition::Compare;
+
+    #[test]
+    fn a_condition_renders_with_its_own_placeholders() {
+        let condition = Condition::eq("status", "active")
+            .and(Condition::absent("endsAt").or(Condition::is("endsAt", Compare::Gt, 5u64)))
+            .and(Condition::eq("s1.purchaseId", "p"));
+        let rendered = render(&condition);
+        assert_eq!(
+            rendered.expression,
+            "(#c0 = :c0 AND (attribute_not_exists(#c1) OR #c1 > :c1) AND #c2.#c3 = :c2)"
+        );
+        assert_eq!(
+            rendered.names,
+            [
+                ("#c0".to_owned(), "status".to_owned()),
+                ("#c1".to_owned(), "endsAt".to_owned()),
+                ("#c2".to_owned(), "s1".to_owned()),
+                ("#c3".to_owned(), "purchaseId".to_owned()),
+            ]
+        );
+        assert_eq!(
+            rendered.values,
+            [
+                (":c0".to_owned(), s("active")),
+                (":c1".to_owned(), number(5)),
+                (":c2".to_owned(), s("p")),
+            ]
+        );
+    }
+}
