@@ -41,6 +41,7 @@ testkit::store_contract!(
     a_fan_holds_at_most_their_unpaid_holds_across_packs,
     a_start_needs_funds_for_every_live_hold_when_asked,
     twenty_racing_starts_of_one_fan_take_exactly_their_unpaid_holds,
+    a_hold_that_ran_out_does_not_count_toward_the_limit_while_units_are_left,
 );
 
 const HOLD_SECONDS: i64 = 600;
@@ -1110,4 +1111,35 @@ async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
         .unwrap()
         .unwrap();
     assert_eq!(released.status, PurchaseStatus::Expired);
+}
+
+/// As [`a_hold_that_ran_out_does_not_count_toward_the_limit`], on a pack that is not sold out:
+/// the start finds a unit, so no sold-out release frees the buyer's count on the way; only the
+/// release of the buyer's own dead holds does (in memory, the one-unit case passes without it).
+async fn a_hold_that_ran_out_does_not_count_toward_the_limit_while_units_are_left(
+    store: Arc<impl Store>,
+) {
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.max_per_user) = (2, 2, Some(1));
+    let pack = seeded(&*store, pack).await;
+    let dead = created(
+        store
+            .start_purchase(&start_at("fan", "p", "k1", None, at(-1200)))
+            .await,
+    );
+    let again = created(store.start_purchase(&start("fan", "p", "k2")).await);
+    assert_eq!(again.nonce, 2);
+    assert_eq!(
+        store.start_purchase(&start("fan", "p", "k3")).await,
+        Err(StartError::Refused(StartRefusal::LimitReached)),
+        "the live hold counts"
+    );
+    assert_books_balance(
+        &*store,
+        &pack,
+        2,
+        &[("fan".into(), dead.id), ("fan".into(), again.id)],
+        &HashMap::new(),
+    )
+    .await;
 }
