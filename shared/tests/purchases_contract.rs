@@ -1143,3 +1143,29 @@ async fn a_hold_that_ran_out_does_not_count_toward_the_limit_while_units_are_lef
     )
     .await;
 }
+
+/// DynamoDB only (the bound is on its requests; memory takes back all at once under its lock):
+/// a start that finds its pack sold out takes back a bounded number of that pack's dead holds
+/// (25, `RELEASE_BEFORE_SOLD_OUT`), however many there are, and leaves the rest to the sweep, so
+/// one request's work does not grow with the pack's backlog.
+#[tokio::test]
+async fn a_sold_out_start_takes_back_a_bounded_number_of_dead_holds() {
+    use shared::store::purchases::StartPurchase;
+    let (_serial, store) = testkit::moto::atomic_table().await;
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (40, 40, Some(1));
+    seeded(&store, pack).await;
+    for n in 0..40 {
+        created(
+            store
+                .start_purchase(&start_at(&format!("fan-{n}"), "p", "k", None, at(-1200)))
+                .await,
+        );
+    }
+    created(store.start_purchase(&start("late", "p", "k")).await);
+    assert_eq!(
+        remaining(&store, "p").await,
+        24,
+        "25 of the 40 dead holds taken back, one of their units sold"
+    );
+}
