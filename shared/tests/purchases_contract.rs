@@ -1169,3 +1169,49 @@ async fn a_sold_out_start_takes_back_a_bounded_number_of_dead_holds() {
         "25 of the 40 dead holds taken back, one of their units sold"
     );
 }
+
+/// DynamoDB only: a hold whose share has no `remaining` (a share item not written yet, as for a
+/// hold taken on a pack stored before the shares) is released all the same, its unit counted
+/// into the share, where the release conditioned on `remaining` refused it on every sweep.
+#[tokio::test]
+async fn a_hold_whose_share_has_no_remaining_is_released_all_the_same() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::store::purchases::{GetPurchase, ReleaseHolds, StartPurchase};
+    use shared::store::schema::{PACK_REMAINING, PK, SK, SUPPLY_SK, supply_pk};
+    let (_serial, store) = testkit::moto::atomic_table().await;
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (1, 1, Some(1));
+    seeded(&store, pack).await;
+    let dead = created(
+        store
+            .start_purchase(&start_at("fan", "p", "k", None, at(-1200)))
+            .await,
+    );
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key(PK, AttributeValue::S(supply_pk("p", 0)))
+        .key(SK, AttributeValue::S(SUPPLY_SK.into()))
+        .update_expression("REMOVE #remaining")
+        .expression_attribute_names("#remaining", PACK_REMAINING)
+        .send()
+        .await
+        .unwrap();
+    let swept = store
+        .release_holds(None, Timestamp::now(), 10)
+        .await
+        .unwrap();
+    assert_eq!((swept.released, swept.skipped), (1, 0));
+    assert_eq!(
+        remaining(&store, "p").await,
+        1,
+        "the unit is back in its share"
+    );
+    let released = store
+        .get_purchase(&ids::user("fan"), &dead.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(released.status, PurchaseStatus::Expired);
+}
