@@ -664,3 +664,37 @@ async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_a
     assert_eq!(transactions_since(before), 2, "release");
     assert_books(&direct, &[id, held]).await;
 }
+
+/// The hoarding rules as a client meets them (issue 21): past `MAX_UNPAID_HOLDS` a start is 409
+/// `unpaid_holds_limit`, and under `START_REQUIRES_FUNDS` a start the balance does not cover is
+/// 402 `insufficient_funds`; a refused start takes no unit.
+#[tokio::test]
+async fn starts_past_the_unpaid_holds_or_the_funds_are_409_and_402() {
+    use shared::purchases::HoldPolicy;
+    let mut state = memory_state().await;
+    state.policy = HoldPolicy {
+        max_unpaid: 1,
+        requires_funds: false,
+    };
+    assert_eq!(start(&state, start_event("fan", "k1")).await.0, 201);
+    let other_pack = ApiEvent::post("/api/packs/q/purchases")
+        .bearer(&token("fan", Some(EMAIL)))
+        .header("idempotency-key", "k2");
+    assert_eq!(
+        code(&start(&state, other_pack).await),
+        (409, "unpaid_holds_limit")
+    );
+    assert_eq!(testkit::packs::remaining(&state.store, "q").await, 100);
+
+    state.policy = HoldPolicy {
+        max_unpaid: 2,
+        requires_funds: true,
+    };
+    assert_eq!(
+        code(&start(&state, start_event("poor", "k1")).await),
+        (402, "insufficient_funds")
+    );
+    assert_eq!(testkit::packs::remaining(&state.store, "p").await, 99);
+    credit(&state.store, "poor", 499).await;
+    assert_eq!(start(&state, start_event("poor", "k1")).await.0, 201);
+}
