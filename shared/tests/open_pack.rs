@@ -30,6 +30,7 @@ testkit::store_contract!(
     a_sale_ended_early_closes_payments_before_its_seed_is_revealed,
     the_verifier_agrees_with_packs_opened_through_the_api,
     a_purchase_opened_before_the_reveal_shows_the_seed_once_published,
+    the_sweep_publishes_a_revealed_seed,
 );
 
 /// A pack with three rarities, items of each, and six slots.
@@ -422,27 +423,9 @@ async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl S
 async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
     store: Arc<impl Store + Clone>,
 ) {
-    use shared::handlers::get_purchase::get_purchase;
-    let mut pack = drop_pack("p", 86_400);
-    let sale_ends = at(-3700);
-    pack.sale_ends_at = Some(sale_ends);
-    testkit::packs::save(&*store, &pack).await;
-    let before_the_end = at(-7200);
-    let purchase = paid(&*store, "fan", "p", "k", before_the_end).await;
-    store
-        .open_purchase(&ids::user("fan"), &ids::pack("p"), &purchase.id, at(-7100))
-        .await
-        .unwrap();
+    let purchase = opened_before_its_packs_reveal(&*store).await;
     let state = purchase_state((*store).clone());
-    let token = testkit::tokens::token("fan", None);
-    let shown = || async {
-        let event = ApiEvent::get(&format!("/api/packs/p/purchases/{}", purchase.id))
-            .bearer(&token)
-            .request();
-        let (status, body) = parts(&get_purchase(&state, event).await);
-        assert_eq!(status, 200, "{body}");
-        body["purchase"]["fairness"]["serverSeed"].clone()
-    };
+    let shown = || seed_shown(&state, &purchase);
     assert_eq!(shown().await, Value::Null, "opened before the reveal");
     // A sweep before the reveal publishes nothing.
     let before_reveal = at(-200);
@@ -468,4 +451,51 @@ async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
     );
     let seed = store.get_pack("p").await.unwrap().unwrap().seed;
     assert_eq!(shown().await, Value::String(seed.to_hex()));
+}
+
+/// Fan "fan"'s purchase of pack "p", paid and opened before the sale ended (an hour ago), so
+/// before its seed was revealed.
+async fn opened_before_its_packs_reveal(store: &impl Store) -> Purchase {
+    let mut pack = drop_pack("p", 86_400);
+    pack.sale_ends_at = Some(at(-3700));
+    testkit::packs::save(store, &pack).await;
+    let purchase = paid(store, "fan", "p", "k", at(-7200)).await;
+    store
+        .open_purchase(&ids::user("fan"), &ids::pack("p"), &purchase.id, at(-7100))
+        .await
+        .unwrap();
+    purchase
+}
+
+/// The `serverSeed` get-purchase shows its buyer on `purchase` (of pack "p", fan "fan").
+async fn seed_shown(state: &PurchaseState<impl Store>, purchase: &Purchase) -> Value {
+    use shared::handlers::get_purchase::get_purchase;
+    let event = ApiEvent::get(&format!("/api/packs/p/purchases/{}", purchase.id))
+        .bearer(&testkit::tokens::token("fan", None))
+        .request();
+    let (status, body) = parts(&get_purchase(state, event).await);
+    assert_eq!(status, 200, "{body}");
+    body["purchase"]["fairness"]["serverSeed"].clone()
+}
+
+/// The sweep is what publishes a revealed seed (issue 21 3d): one run of the release-holds
+/// handler after the reveal publishes it, and get-purchase then shows it on a purchase opened
+/// before the reveal.
+async fn the_sweep_publishes_a_revealed_seed(store: Arc<impl Store + Clone>) {
+    use shared::handlers::release_holds::{SweepState, release_holds};
+    let purchase = opened_before_its_packs_reveal(&*store).await;
+    let state = purchase_state((*store).clone());
+    assert_eq!(seed_shown(&state, &purchase).await, Value::Null);
+    let sweep = SweepState {
+        store: (*store).clone(),
+        budget: std::time::Duration::from_secs(5),
+        refresh_again_after: None,
+    };
+    let swept = release_holds(&sweep, ()).await.unwrap();
+    assert_eq!(swept.seeds_published, 1, "{swept:?}");
+    let seed = store.get_pack("p").await.unwrap().unwrap().seed;
+    assert_eq!(
+        seed_shown(&state, &purchase).await,
+        Value::String(seed.to_hex())
+    );
 }
