@@ -874,9 +874,15 @@ async fn expired_units_go_back_to_their_shares_and_sell_again(store: Arc<impl St
 /// unit (it answered `purchase_limit_reached`, the count read before the start released that very
 /// hold, while `remaining` went back to 1).
 async fn a_hold_that_ran_out_does_not_count_toward_the_limit(store: Arc<impl Store>) {
+    a_hold_runs_out_and_its_buyer_starts_again(&*store, 1).await;
+}
+
+/// A pack of `units` units with a limit of one: the buyer's hold runs out unreleased; their next
+/// start takes a unit, and the one after is at the limit (the live hold counts); the books balance.
+async fn a_hold_runs_out_and_its_buyer_starts_again(store: &impl Store, units: u64) {
     let mut pack = active("p", 7200);
-    (pack.total_supply, pack.remaining, pack.max_per_user) = (1, 1, Some(1));
-    let pack = seeded(&*store, pack).await;
+    (pack.total_supply, pack.remaining, pack.max_per_user) = (units, units, Some(1));
+    let pack = seeded(store, pack).await;
     let dead = created(
         store
             .start_purchase(&start_at("fan", "p", "k1", None, at(-1200)))
@@ -884,10 +890,15 @@ async fn a_hold_that_ran_out_does_not_count_toward_the_limit(store: Arc<impl Sto
     );
     let again = created(store.start_purchase(&start("fan", "p", "k2")).await);
     assert_eq!(again.nonce, 2);
+    assert_eq!(
+        store.start_purchase(&start("fan", "p", "k3")).await,
+        Err(StartError::Refused(StartRefusal::LimitReached)),
+        "the live hold counts"
+    );
     assert_books_balance(
-        &*store,
+        store,
         &pack,
-        1,
+        units,
         &[("fan".into(), dead.id), ("fan".into(), again.id)],
         &HashMap::new(),
     )
@@ -1079,17 +1090,9 @@ async fn a_sold_out_start_reads_only_its_own_packs_holds() {
 #[tokio::test]
 async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
     use aws_sdk_dynamodb::types::AttributeValue;
-    use shared::store::purchases::{GetPurchase, ReleaseHolds, StartPurchase};
     use shared::store::schema::{PK, SK, buys_sk, user_pk};
     let (_serial, store) = testkit::moto::atomic_table().await;
-    let mut pack = active("p", 7200);
-    (pack.total_supply, pack.remaining) = (1, 1);
-    seeded(&store, pack).await;
-    let dead = created(
-        store
-            .start_purchase(&start_at("fan", "p", "k", None, at(-1200)))
-            .await,
-    );
+    let dead = one_dead_hold(&store).await;
     store
         .client()
         .delete_item()
@@ -1099,18 +1102,7 @@ async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
         .send()
         .await
         .unwrap();
-    let swept = store
-        .release_holds(None, Timestamp::now(), 10)
-        .await
-        .unwrap();
-    assert_eq!((swept.released, swept.skipped), (1, 0));
-    assert_eq!(remaining(&store, "p").await, 1);
-    let released = store
-        .get_purchase(&ids::user("fan"), &dead.id)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(released.status, PurchaseStatus::Expired);
+    released_all_the_same(&store, &dead).await;
 }
 
 /// As [`a_hold_that_ran_out_does_not_count_toward_the_limit`], on a pack that is not sold out:
@@ -1119,29 +1111,7 @@ async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
 async fn a_hold_that_ran_out_does_not_count_toward_the_limit_while_units_are_left(
     store: Arc<impl Store>,
 ) {
-    let mut pack = active("p", 7200);
-    (pack.total_supply, pack.remaining, pack.max_per_user) = (2, 2, Some(1));
-    let pack = seeded(&*store, pack).await;
-    let dead = created(
-        store
-            .start_purchase(&start_at("fan", "p", "k1", None, at(-1200)))
-            .await,
-    );
-    let again = created(store.start_purchase(&start("fan", "p", "k2")).await);
-    assert_eq!(again.nonce, 2);
-    assert_eq!(
-        store.start_purchase(&start("fan", "p", "k3")).await,
-        Err(StartError::Refused(StartRefusal::LimitReached)),
-        "the live hold counts"
-    );
-    assert_books_balance(
-        &*store,
-        &pack,
-        2,
-        &[("fan".into(), dead.id), ("fan".into(), again.id)],
-        &HashMap::new(),
-    )
-    .await;
+    a_hold_runs_out_and_its_buyer_starts_again(&*store, 2).await;
 }
 
 /// DynamoDB only (the bound is on its requests; memory takes back all at once under its lock):
@@ -1176,17 +1146,9 @@ async fn a_sold_out_start_takes_back_a_bounded_number_of_dead_holds() {
 #[tokio::test]
 async fn a_hold_whose_share_has_no_remaining_is_released_all_the_same() {
     use aws_sdk_dynamodb::types::AttributeValue;
-    use shared::store::purchases::{GetPurchase, ReleaseHolds, StartPurchase};
     use shared::store::schema::{PACK_REMAINING, PK, SK, SUPPLY_SK, supply_pk};
     let (_serial, store) = testkit::moto::atomic_table().await;
-    let mut pack = active("p", 7200);
-    (pack.total_supply, pack.remaining, pack.supply_shards) = (1, 1, Some(1));
-    seeded(&store, pack).await;
-    let dead = created(
-        store
-            .start_purchase(&start_at("fan", "p", "k", None, at(-1200)))
-            .await,
-    );
+    let dead = one_dead_hold(&store).await;
     store
         .client()
         .update_item()
@@ -1198,13 +1160,32 @@ async fn a_hold_whose_share_has_no_remaining_is_released_all_the_same() {
         .send()
         .await
         .unwrap();
+    released_all_the_same(&store, &dead).await;
+}
+
+/// Pack "p", one unit in one share, held by "fan" with a hold that ran out unreleased.
+async fn one_dead_hold(store: &shared::store::DynamoStore) -> Purchase {
+    use shared::store::purchases::StartPurchase;
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (1, 1, Some(1));
+    seeded(store, pack).await;
+    created(
+        store
+            .start_purchase(&start_at("fan", "p", "k", None, at(-1200)))
+            .await,
+    )
+}
+
+/// The sweep releases `dead` (nothing skipped): expired, its unit back in its share.
+async fn released_all_the_same(store: &shared::store::DynamoStore, dead: &Purchase) {
+    use shared::store::purchases::{GetPurchase, ReleaseHolds};
     let swept = store
         .release_holds(None, Timestamp::now(), 10)
         .await
         .unwrap();
     assert_eq!((swept.released, swept.skipped), (1, 0));
     assert_eq!(
-        remaining(&store, "p").await,
+        remaining(store, "p").await,
         1,
         "the unit is back in its share"
     );
