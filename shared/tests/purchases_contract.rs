@@ -42,6 +42,7 @@ testkit::store_contract!(
     a_start_needs_funds_for_every_live_hold_when_asked,
     twenty_racing_starts_of_one_fan_take_exactly_their_unpaid_holds,
     a_hold_that_ran_out_does_not_count_toward_the_limit_while_units_are_left,
+    a_hold_that_ran_out_beside_a_live_one_frees_its_slot,
 );
 
 const HOLD_SECONDS: i64 = 600;
@@ -1195,4 +1196,35 @@ async fn released_all_the_same(store: &shared::store::DynamoStore, dead: &Purcha
         .unwrap()
         .unwrap();
     assert_eq!(released.status, PurchaseStatus::Expired);
+}
+
+/// Hoarding: a hold that ran out is not live even while a later hold still runs in the slot after
+/// it (`[ran out, live]` under a cap of two): a third start takes the freed slot, where counting
+/// the slots taken answered `unpaid_holds_limit`.
+async fn a_hold_that_ran_out_beside_a_live_one_frees_its_slot(store: Arc<impl Store>) {
+    for id in ["a", "b", "c"] {
+        seeded(&*store, active(id, 7200)).await;
+    }
+    let mut first = under(TWO, start_at("fan", "a", "k0", None, at(-1000)));
+    first.expires_at = at(-400);
+    assert_eq!(
+        created(store.start_purchase(&first).await).hold_slot,
+        Some(0)
+    );
+    let mut second = under(TWO, start_at("fan", "b", "k1", None, at(-900)));
+    second.expires_at = at(600);
+    assert_eq!(
+        created(store.start_purchase(&second).await).hold_slot,
+        Some(1)
+    );
+    let third = created(
+        store
+            .start_purchase(&under(TWO, start("fan", "c", "k2")))
+            .await,
+    );
+    assert_eq!(
+        third.hold_slot,
+        Some(0),
+        "the slot of the hold that ran out"
+    );
 }
