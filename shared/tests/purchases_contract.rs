@@ -793,18 +793,70 @@ async fn a_hold_that_cannot_be_released_never_stops_the_others() {
 
     let late = created(store.start_purchase(&start("late", "p", "k")).await);
     assert_eq!(late.nonce, 1, "the good hold's unit went to the late buyer");
+    // The sold-out start took the bad hold out of the holds index: no sweep meets it again.
     let swept = store
         .release_holds(None, Timestamp::now(), 10)
         .await
         .unwrap();
-    assert_eq!(
-        swept,
-        Released {
-            skipped: 1,
-            ..Released::default()
-        }
-    );
+    assert_eq!(swept, Released::default());
     assert_eq!(remaining(&store, "p").await, 0);
+    let bad = store
+        .client()
+        .get_item()
+        .table_name(store.table())
+        .key(PK, AttributeValue::S(user_pk("bad")))
+        .key(SK, AttributeValue::S(purchase_sk(&holds[0].id)))
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert!(bad.contains_key("unreleasable") && !bad.contains_key("GSI2PK"));
+}
+
+/// Thirty holds that cannot be released, ahead of two that can in the same share: each sweep
+/// takes the ones it meets out of the holds index, so the two behind them are released within two
+/// sweeps of 25 (they were never reached: every sweep read the same bad ones first).
+#[tokio::test]
+async fn unreleasable_holds_never_keep_the_sweep_from_the_ones_behind_them() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::store::purchases::{ReleaseHolds, StartPurchase};
+    use shared::store::schema::{PK, SK, purchase_sk, user_pk};
+    let (_serial, store) = testkit::moto::atomic_table().await;
+    let mut pack = active("p", 7200);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (32, 32, Some(1));
+    seeded(&store, pack).await;
+    for n in 0..32 {
+        let user = format!("fan-{n}");
+        let mut request = start_at(&user, "p", "k", None, at(-1000));
+        // The bad ones expire first, so every read of the share's holds meets them first.
+        request.expires_at = at(if n < 30 { -20 } else { -10 });
+        let hold = created(store.start_purchase(&request).await);
+        if n < 30 {
+            store
+                .client()
+                .update_item()
+                .table_name(store.table())
+                .key(PK, AttributeValue::S(user_pk(&user)))
+                .key(SK, AttributeValue::S(purchase_sk(&hold.id)))
+                .update_expression("SET price = :garbage")
+                .expression_attribute_values(":garbage", AttributeValue::S("not money".into()))
+                .send()
+                .await
+                .unwrap();
+        }
+    }
+    let mut total = Released::default();
+    for _ in 0..2 {
+        let swept = store
+            .release_holds(Some("p"), Timestamp::now(), 25)
+            .await
+            .unwrap();
+        total.released += swept.released;
+        total.skipped += swept.skipped;
+    }
+    assert_eq!((total.released, total.skipped), (2, 30));
+    assert_eq!(remaining(&store, "p").await, 2);
 }
 
 /// A pack of 30 units over 10 shares, bought by 30 buyers one after another: all 30 are served

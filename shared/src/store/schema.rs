@@ -175,6 +175,8 @@ pub const CREDIT_SK: &str = "CREDIT";
 /// A purchase's status and its hold's end in Unix nanoseconds (a number), for conditions.
 pub const PURCHASE_STATUS: &str = "status";
 pub const PURCHASE_EXPIRES_NS: &str = "expiresNs";
+/// When a hold that could not be released was taken out of the holds index (RFC 3339).
+pub const HOLD_UNRELEASABLE: &str = "unreleasable";
 
 /// A partition of the holds index: the reserved purchases whose unit came from share `shard`
 /// of a pack, by expiry.

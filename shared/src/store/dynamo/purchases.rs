@@ -34,10 +34,10 @@ use crate::store::purchases::{
     ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
 use crate::store::schema::{
-    BUYS_HELD, BUYS_SEQ, CASH_SK, ENTITY, GSI2, GSI2_PK, GSI2_SK, LEDGER_AMOUNT, LEDGER_AT,
-    LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS,
-    PURCHASE_STATUS, SHARE_SOLD, SK, buys_sk, cash_pk, debit_sk, hold_key, holds_ended_bound,
-    holds_pk, pack_pk, purchase_sk, user_pk,
+    BUYS_HELD, BUYS_SEQ, CASH_SK, ENTITY, GSI2, GSI2_PK, GSI2_SK, HOLD_UNRELEASABLE, LEDGER_AMOUNT,
+    LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PACK_REMAINING, PACK_SK, PK,
+    PURCHASE_EXPIRES_NS, PURCHASE_STATUS, SHARE_SOLD, SK, buys_sk, cash_pk, debit_sk, hold_key,
+    holds_ended_bound, holds_pk, pack_pk, purchase_sk, user_pk,
 };
 use crate::store::schema::{DRAW_SK, UNPAID_SK, UNPAID_VERSION, draw_pk, unpaid_slot};
 use crate::timestamp::Timestamp;
@@ -402,6 +402,7 @@ impl DynamoStore {
                     .await
                     .map_err(|e| super::classify("Query", e))?;
                 for item in output.items.unwrap_or_default() {
+                    let entry = HoldEntry::of(&item);
                     let released = match purchase_from_item(item) {
                         Ok(purchase) => self.release(&purchase, now).await,
                         Err(error) => Err(error),
@@ -412,7 +413,11 @@ impl DynamoStore {
                         // Throttling or an outage: the next sweep tries again.
                         Err(error @ StoreError::Unavailable { .. }) => return Err(error),
                         Err(error) => {
-                            tracing::error!(error = %error, "a hold cannot be released; skipped");
+                            tracing::error!(
+                                error = %error.detail(),
+                                "a hold cannot be released; taken out of the holds index"
+                            );
+                            self.set_aside(entry).await?;
                             report.skipped += 1;
                         }
                     }
@@ -427,7 +432,58 @@ impl DynamoStore {
     }
 }
 
+/// Where a hold sits: its item's key and its holds-index sort key, read before the item is.
+struct HoldEntry {
+    key: Item,
+    sort_key: Option<AttributeValue>,
+}
+
+impl HoldEntry {
+    fn of(item: &Item) -> Self {
+        Self {
+            key: [PK, SK]
+                .into_iter()
+                .filter_map(|name| Some((name.to_owned(), item.get(name)?.clone())))
+                .collect(),
+            sort_key: item.get(GSI2_SK).cloned(),
+        }
+    }
+}
+
 impl DynamoStore {
+    /// Takes a hold that cannot be released out of the holds index, marked `unreleasable`: left
+    /// in it, it would come first in every later read of its share's holds and, with enough of
+    /// them, keep every sweep and sold-out start from the holds behind it. Its unit stays out of
+    /// the supply, so a pack's books show it until an operator repairs the record. Conditioned on
+    /// the entry being the one read; a failure other than an outage is logged and left.
+    async fn set_aside(&self, entry: HoldEntry) -> Result<(), StoreError> {
+        let Some(sort_key) = entry.sort_key else {
+            return Ok(());
+        };
+        let written = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(entry.key))
+            .update_expression("REMOVE #gsi2pk, #gsi2sk SET #unreleasable = :now")
+            .condition_expression("#gsi2sk = :seen")
+            .expression_attribute_names("#gsi2pk", GSI2_PK)
+            .expression_attribute_names("#gsi2sk", GSI2_SK)
+            .expression_attribute_names("#unreleasable", HOLD_UNRELEASABLE)
+            .expression_attribute_values(":now", s(Timestamp::now().to_string()))
+            .expression_attribute_values(":seen", sort_key)
+            .send()
+            .await;
+        match written.map_err(|e| super::classify("UpdateItem", e)) {
+            Ok(_) => Ok(()),
+            Err(error @ StoreError::Unavailable { .. }) => Err(error),
+            Err(error) => {
+                tracing::error!(error = %error.detail(), "an unreleasable hold was not set aside");
+                Ok(())
+            }
+        }
+    }
+
     /// Releases the holds of `request`'s buyer on its pack that ran out unreleased; how many.
     /// A Query of the buyer's own purchases (their partition only), filtered on the server.
     async fn release_buyers_dead_holds(&self, request: &StartRequest) -> Result<u64, StoreError> {
