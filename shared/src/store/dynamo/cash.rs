@@ -18,6 +18,8 @@ use crate::store::schema::{
     CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY,
     LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, cash_pk, credit_pk,
 };
+use crate::cash::ledger::credit_entry_id;
+use crate::store::schema::{GSI3_PK, GSI3_SK, time_key};
 use crate::timestamp::Timestamp;
 
 /// How many times a credit's transaction is tried when DynamoDB cancels it for a conflict with
@@ -117,6 +119,10 @@ impl DynamoStore {
             .item(LEDGER_AMOUNT, number(credit.amount.amount))
             .item(LEDGER_CURRENCY, s(&credit.amount.currency))
             .item(LEDGER_AT, s(at.to_string()))
+            // The fan's ledger entry (the index `GET /api/me/cash/transactions` reads), in the
+            // credit's own put: every credit written through here is listed.
+            .item(GSI3_PK, s(cash_pk(&credit.user_id)))
+            .item(GSI3_SK, s(time_key(at, &credit_entry_id(&credit.reference))))
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", PK)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)

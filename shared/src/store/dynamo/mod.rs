@@ -2,6 +2,7 @@
 
 mod cache;
 mod cash;
+mod fan_view;
 mod links;
 mod packs;
 mod purchases;

@@ -1,0 +1,88 @@
+//! Purchases made up for the fan's-view tests: many of them, of every status, of two packs,
+//! at instants that interleave between users and sometimes tie (so ids decide).
+
+use shared::cash::Money;
+use shared::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
+use shared::timestamp::Timestamp;
+
+use crate::ids;
+
+pub const RARITIES: [&str; 3] = ["common", "rare", "epic"];
+pub const PACKS: [&str; 2] = ["pack-a", "pack-b"];
+pub const ITEMS_PER_PACK: u32 = 5;
+
+/// The status of the `n`th made-up purchase: reserved (live), reserved but past its hold (shown
+/// `expired`), expired, completed, opened, in turn.
+fn status_of(n: u32) -> PurchaseStatus {
+    match n % 5 {
+        0 | 1 => PurchaseStatus::Reserved,
+        2 => PurchaseStatus::Expired,
+        3 => PurchaseStatus::Completed,
+        _ => PurchaseStatus::Opened,
+    }
+}
+
+fn seconds(now: Timestamp, delta: i64) -> Timestamp {
+    now.plus_seconds(delta).expect("in range")
+}
+
+/// `user`'s `n`th purchase, as at `now`; `opened` forces it opened. Two consecutive `n` share
+/// their `reservedAt` (`offset` shifts one user's instants against another's); openings are in
+/// another order than starts.
+pub fn purchase(user: &str, n: u32, offset: i64, opened: bool, now: Timestamp) -> Purchase {
+    let status = if opened {
+        PurchaseStatus::Opened
+    } else {
+        status_of(n)
+    };
+    let reserved_at = seconds(now, -86_400 - 60 * i64::from(n / 2) - offset);
+    let expires_at = match (status, n % 5) {
+        (PurchaseStatus::Reserved, 0) => seconds(now, 600),
+        _ => seconds(reserved_at, 600),
+    };
+    let paid = matches!(status, PurchaseStatus::Completed | PurchaseStatus::Opened);
+    let opened_at = (status == PurchaseStatus::Opened)
+        .then(|| seconds(now, -i64::from((n * 7919) % 50_000) - offset));
+    let pack = PACKS[(n as usize / 3) % PACKS.len()];
+    Purchase {
+        id: ids::purchase(&format!("{user}-{n:04}")),
+        pack_id: ids::pack(pack),
+        user_id: ids::user(user),
+        status,
+        price: Money {
+            amount: 100,
+            currency: "USD".into(),
+        },
+        client_seed: "seed".into(),
+        requested_seed: None,
+        nonce: u64::from(n) + 1,
+        reserved_at,
+        expires_at,
+        completed_at: paid.then(|| seconds(reserved_at, 30)),
+        opened_at,
+        items: opened_at.map(|_| {
+            (0..ITEMS_PER_PACK)
+                .map(|slot| OpenedItem {
+                    slot,
+                    item_id: format!("{pack}-item-{slot}"),
+                    name: format!("Item {slot}"),
+                    rarity: RARITIES[((n + slot) as usize) % RARITIES.len()].into(),
+                    image_url: None,
+                })
+                .collect()
+        }),
+        fairness: opened_at.map(|_| OpenedFairness {
+            server_seed_hash: "ab".repeat(32),
+            server_seed: None,
+        }),
+        supply_shard: 0,
+        hold_slot: None,
+    }
+}
+
+/// `count` purchases of `user` (see [`purchase`]).
+pub fn purchases(user: &str, count: u32, offset: i64, opened: bool, now: Timestamp) -> Vec<Purchase> {
+    (0..count)
+        .map(|n| purchase(user, n, offset, opened, now))
+        .collect()
+}
