@@ -9,18 +9,17 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use shared::cash::ledger::{EntryKind, LedgerQuery};
+use shared::cash::ledger::EntryKind;
 use shared::cash::{Money, parse_credit};
 use shared::purchases::mine::{
-    ItemsPosition, MyItemsQuery, MyPurchasesQuery, Page, StatusFilter, opened_list_key,
-    purchase_list_key,
+    ItemsPosition, MyItemsQuery, MyPurchasesQuery, StatusFilter, opened_list_key, purchase_list_key,
 };
 use shared::purchases::{Purchase, StartRequest, purchase_id};
 use shared::store::Store;
 use shared::store::purchases::{SeedPurchases, Started};
 use shared::timestamp::Timestamp;
 use testkit::ids;
-use testkit::mine::{PACKS, RARITIES, purchases};
+use testkit::mine::{PACKS, RARITIES, all_pages, ledger, ledger_sum, purchases};
 
 testkit::store_contract!(
     arc:
@@ -29,27 +28,6 @@ testkit::store_contract!(
     the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance,
     balances_are_every_currency_held_sorted_and_none_for_a_stranger,
 );
-
-/// Every page of a list from the start: what `read` answers for each position, until it says
-/// there is no next page. Each page keeps to `limit`.
-async fn all_pages<T, F, Fut>(limit: usize, mut read: F) -> Vec<T>
-where
-    F: FnMut(Option<String>) -> Fut,
-    Fut: std::future::Future<Output = Page<T>>,
-{
-    let mut all = Vec::new();
-    let mut after = None;
-    for _ in 0..2_000 {
-        let page = read(after.take()).await;
-        assert!(page.entries.len() <= limit, "a page over its limit");
-        all.extend(page.entries);
-        match page.next {
-            Some(next) => after = Some(next),
-            None => return all,
-        }
-    }
-    panic!("the pages never ended");
-}
 
 async fn paging_through_250_purchases_finds_each_once_with_every_filter(
     store: Arc<impl Store + SeedPurchases>,
@@ -80,10 +58,8 @@ async fn paging_through_250_purchases_finds_each_once_with_every_filter(
                 after,
                 now,
             };
-            let mut expected: Vec<&Purchase> = mine
-                .iter()
-                .filter(|p| query(1, None).matches(p))
-                .collect();
+            let mut expected: Vec<&Purchase> =
+                mine.iter().filter(|p| query(1, None).matches(p)).collect();
             expected.sort_by_key(|p| std::cmp::Reverse(purchase_list_key(p)));
             let expected: Vec<String> = expected.iter().map(|p| p.id.to_string()).collect();
             assert!(!expected.is_empty());
@@ -96,7 +72,10 @@ async fn paging_through_250_purchases_finds_each_once_with_every_filter(
                 .await;
                 assert!(listed.iter().all(|p| p.user_id.as_str() == "fan-1"));
                 let ids: Vec<String> = listed.iter().map(|p| p.id.to_string()).collect();
-                assert_eq!(ids, expected, "status {status:?}, pack {pack:?}, limit {limit}");
+                assert_eq!(
+                    ids, expected,
+                    "status {status:?}, pack {pack:?}, limit {limit}"
+                );
             }
         }
     }
@@ -128,27 +107,33 @@ async fn paging_through_1000_items_finds_each_once_with_every_filter(
     rarities.extend(RARITIES.iter().copied().map(Some));
     for pack in &packs {
         for rarity in &rarities {
-            let mut expected: Vec<(String, String, u32)> = mine
-                .iter()
-                .filter(|p| pack.is_none_or(|id| p.pack_id.as_str() == id))
-                .flat_map(|p| {
-                    p.items.iter().flatten().map(move |item| {
-                        (opened_list_key(p).unwrap(), p.id.to_string(), item.slot)
+            let mut expected: Vec<(String, String, u32)> =
+                mine.iter()
+                    .filter(|p| pack.is_none_or(|id| p.pack_id.as_str() == id))
+                    .flat_map(|p| {
+                        p.items.iter().flatten().map(move |item| {
+                            (opened_list_key(p).unwrap(), p.id.to_string(), item.slot)
+                        })
                     })
-                })
-                .filter(|(_, id, slot)| {
-                    rarity.is_none_or(|r| {
-                        mine.iter().find(|p| p.id.as_str() == id).unwrap().items.as_ref().unwrap()
-                            [*slot as usize]
-                            .rarity
-                            == r
+                    .filter(|(_, id, slot)| {
+                        rarity.is_none_or(|r| {
+                            mine.iter()
+                                .find(|p| p.id.as_str() == id)
+                                .unwrap()
+                                .items
+                                .as_ref()
+                                .unwrap()[*slot as usize]
+                                .rarity
+                                == r
+                        })
                     })
-                })
-                .collect();
+                    .collect();
             // Newest opening first, then purchase id (the key, backwards), then slot.
             expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
-            let expected: Vec<(String, u32)> =
-                expected.into_iter().map(|(_, id, slot)| (id, slot)).collect();
+            let expected: Vec<(String, u32)> = expected
+                .into_iter()
+                .map(|(_, id, slot)| (id, slot))
+                .collect();
             if pack.is_none() && rarity.is_none() {
                 assert_eq!(expected.len(), 1000);
             }
@@ -175,7 +160,10 @@ async fn paging_through_1000_items_finds_each_once_with_every_filter(
                     .iter()
                     .map(|item| (item.purchase_id.to_string(), item.item.slot))
                     .collect();
-                assert_eq!(got, expected, "pack {pack:?}, rarity {rarity:?}, limit {limit}");
+                assert_eq!(
+                    got, expected,
+                    "pack {pack:?}, rarity {rarity:?}, limit {limit}"
+                );
                 let unique: BTreeSet<&(String, u32)> = got.iter().collect();
                 assert_eq!(unique.len(), got.len(), "each item once");
             }
@@ -194,44 +182,6 @@ fn start(user: &str, pack_id: &str, key: &str, now: Timestamp) -> StartRequest {
         expires_at: now.plus_seconds(600).unwrap(),
         policy: testkit::purchases::ROOMY,
     }
-}
-
-/// Every entry of `user`'s ledger (in `currency`), paged by `limit`; checks each page's order.
-pub async fn ledger(
-    store: &Arc<impl Store>,
-    user: &str,
-    currency: Option<&str>,
-    limit: usize,
-) -> Vec<shared::cash::ledger::LedgerEntry> {
-    let entries = all_pages(limit, |after| {
-        let store = store.clone();
-        let query = LedgerQuery {
-            user_id: ids::user(user),
-            currency: currency.map(str::to_owned),
-            limit,
-            after,
-        };
-        async move { store.list_ledger(&query).await.unwrap() }
-    })
-    .await;
-    let keys: Vec<String> = entries.iter().map(|e| e.list_key()).collect();
-    let mut sorted = keys.clone();
-    sorted.sort_by(|a, b| b.cmp(a));
-    sorted.dedup();
-    assert_eq!(keys, sorted, "newest first, each once");
-    entries
-}
-
-/// Credits less debits of `user` in `currency`, from their ledger.
-pub async fn ledger_sum(store: &Arc<impl Store>, user: &str, currency: &str) -> i128 {
-    ledger(store, user, Some(currency), 3)
-        .await
-        .iter()
-        .map(|entry| match entry.kind {
-            EntryKind::Credit => i128::from(entry.amount.amount),
-            EntryKind::Debit => -i128::from(entry.amount.amount),
-        })
-        .sum()
 }
 
 async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
@@ -258,12 +208,17 @@ async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
             panic!("a new purchase")
         };
         store
-            .complete_purchase(&purchase.user_id, &purchase.pack_id, &purchase.id, Timestamp::now())
+            .complete_purchase(
+                &purchase.user_id,
+                &purchase.pack_id,
+                &purchase.id,
+                Timestamp::now(),
+            )
             .await
             .unwrap();
         paid.push(purchase);
     }
-    let entries = ledger(&store, "fan-1", None, 2).await;
+    let entries = ledger(store.as_ref(), "fan-1", None, 2).await;
     assert_eq!(entries.len(), 6, "three credits, three debits: {entries:?}");
     let debits: Vec<_> = entries
         .iter()
@@ -286,18 +241,18 @@ async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
     );
     // No entry shows a credit's reference.
     assert!(entries.iter().all(|e| !e.id.contains("grant")));
-    let usd = ledger(&store, "fan-1", Some("USD"), 1).await;
+    let usd = ledger(store.as_ref(), "fan-1", Some("USD"), 1).await;
     assert_eq!(usd.len(), 5);
     assert!(usd.iter().all(|e| e.amount.currency == "USD"));
     for (user, currency) in [("fan-1", "USD"), ("fan-1", "EUR"), ("fan-2", "USD")] {
         assert_eq!(
-            ledger_sum(&store, user, currency).await,
+            ledger_sum(store.as_ref(), user, currency).await,
             i128::from(store.get_balance(user, currency).await.unwrap()),
             "{user} {currency}"
         );
     }
-    assert_eq!(ledger(&store, "fan-2", None, 5).await.len(), 1);
-    assert!(ledger(&store, "fan-3", None, 5).await.is_empty());
+    assert_eq!(ledger(store.as_ref(), "fan-2", None, 5).await.len(), 1);
+    assert!(ledger(store.as_ref(), "fan-3", None, 5).await.is_empty());
 }
 
 async fn balances_are_every_currency_held_sorted_and_none_for_a_stranger(

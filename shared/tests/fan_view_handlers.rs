@@ -22,7 +22,12 @@ fn me_state<S>(store: S) -> MeState<S> {
 }
 
 /// `GET path?query` as `user` (no token when `None`), through the function that serves it.
-async fn call(state: &MeState<impl Store>, user: Option<&str>, path: &str, query: &str) -> (u16, Value) {
+async fn call(
+    state: &MeState<impl Store>,
+    user: Option<&str>,
+    path: &str,
+    query: &str,
+) -> (u16, Value) {
     let mut event = ApiEvent::get(path).query(query);
     if let Some(user) = user {
         event = event.bearer(&token(user, None));
@@ -51,23 +56,55 @@ async fn bad_queries_are_400_with_their_code_and_no_token_is_401() {
         ("/api/me/purchases", "limit=101", (400, "invalid_limit")),
         ("/api/me/purchases", "limit=x", (400, "invalid_limit")),
         ("/api/me/purchases", "packId=a%20b", (400, "invalid_query")),
-        ("/api/me/purchases", &format!("packId={}", "a".repeat(65)), (400, "invalid_query")),
-        ("/api/me/purchases", "status=opened&status=opened", (400, "invalid_query")),
+        (
+            "/api/me/purchases",
+            &format!("packId={}", "a".repeat(65)),
+            (400, "invalid_query"),
+        ),
+        (
+            "/api/me/purchases",
+            "status=opened&status=opened",
+            (400, "invalid_query"),
+        ),
         ("/api/me/purchases", "cursor=abc", (400, "invalid_cursor")),
         ("/api/me/items", "limit=101", (400, "invalid_limit")),
         ("/api/me/items", "rarity=", (400, "invalid_query")),
-        ("/api/me/items", &format!("rarity={long_rarity}"), (400, "invalid_query")),
+        (
+            "/api/me/items",
+            &format!("rarity={long_rarity}"),
+            (400, "invalid_query"),
+        ),
         ("/api/me/items", "packId=p&packId=q", (400, "invalid_query")),
         ("/api/me/items", "cursor=", (400, "invalid_cursor")),
-        ("/api/me/cash/transactions", "currency=usd", (400, "invalid_query")),
-        ("/api/me/cash/transactions", "limit=0", (400, "invalid_limit")),
-        ("/api/me/cash/transactions", "cursor=a.b", (400, "invalid_cursor")),
+        (
+            "/api/me/cash/transactions",
+            "currency=usd",
+            (400, "invalid_query"),
+        ),
+        (
+            "/api/me/cash/transactions",
+            "limit=0",
+            (400, "invalid_limit"),
+        ),
+        (
+            "/api/me/cash/transactions",
+            "cursor=a.b",
+            (400, "invalid_cursor"),
+        ),
     ] {
         let answer = call(&state, Some("fan-1"), path, query).await;
         assert_eq!(code(&answer), expected, "{path}?{query}: {}", answer.1);
     }
-    for path in ["/api/me/purchases", "/api/me/items", "/api/me/cash", "/api/me/cash/transactions"] {
-        assert_eq!(code(&call(&state, None, path, "").await), (401, "missing_token"));
+    for path in [
+        "/api/me/purchases",
+        "/api/me/items",
+        "/api/me/cash",
+        "/api/me/cash/transactions",
+    ] {
+        assert_eq!(
+            code(&call(&state, None, path, "").await),
+            (401, "missing_token")
+        );
         // Known parameters with good values, and none at all, are fine.
         assert_eq!(call(&state, Some("fan-1"), path, "").await.0, 200, "{path}");
     }
@@ -101,7 +138,13 @@ async fn seeded<S: Store + SeedPurchases>(store: S) -> MeState<S> {
 }
 
 /// Every page of `path?query` for `user`, following `nextCursor`.
-async fn every_page(state: &MeState<impl Store>, user: &str, path: &str, query: &str, list: &str) -> Vec<Value> {
+async fn every_page(
+    state: &MeState<impl Store>,
+    user: &str,
+    path: &str,
+    query: &str,
+    list: &str,
+) -> Vec<Value> {
     let mut all = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -127,12 +170,18 @@ async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store
     ] {
         let (status, body) = call(&state, Some("fan-1"), path, query).await;
         assert_eq!(status, 200, "{body}");
-        let cursor = body["nextCursor"].as_str().expect("more than a page").to_owned();
+        let cursor = body["nextCursor"]
+            .as_str()
+            .expect("more than a page")
+            .to_owned();
         let next = |user: &'static str, query: String| {
             let state = &state;
             async move { call(state, Some(user), path, &query).await }
         };
-        assert_eq!(next("fan-1", format!("{query}&cursor={cursor}")).await.0, 200);
+        assert_eq!(
+            next("fan-1", format!("{query}&cursor={cursor}")).await.0,
+            200
+        );
         // Another fan's cursor.
         assert_eq!(
             code(&next("fan-2", format!("{query}&cursor={cursor}")).await),
@@ -150,7 +199,10 @@ async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store
             (400, "invalid_cursor"),
             "{path}: other filters"
         );
-        assert_eq!(next("fan-1", format!("limit=50&cursor={cursor}")).await.0, 200);
+        assert_eq!(
+            next("fan-1", format!("limit=50&cursor={cursor}")).await.0,
+            200
+        );
         // Forged: one character of the position changed, or the tag.
         let (payload, tag) = cursor.split_once('.').unwrap();
         let flipped = |text: &str| {
@@ -158,7 +210,10 @@ async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store
             chars[3] = if chars[3] == 'A' { 'B' } else { 'A' };
             chars.into_iter().collect::<String>()
         };
-        for forged in [format!("{}.{tag}", flipped(payload)), format!("{payload}.{}", flipped(tag))] {
+        for forged in [
+            format!("{}.{tag}", flipped(payload)),
+            format!("{payload}.{}", flipped(tag)),
+        ] {
             assert_eq!(
                 code(&next("fan-1", format!("{query}&cursor={forged}")).await),
                 (400, "invalid_cursor"),
@@ -166,9 +221,21 @@ async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store
             );
         }
         // A cursor of another list.
-        let other_list = if path == "/api/me/items" { "/api/me/purchases" } else { "/api/me/items" };
+        let other_list = if path == "/api/me/items" {
+            "/api/me/purchases"
+        } else {
+            "/api/me/items"
+        };
         assert_eq!(
-            code(&call(&state, Some("fan-1"), other_list, &format!("cursor={cursor}")).await),
+            code(
+                &call(
+                    &state,
+                    Some("fan-1"),
+                    other_list,
+                    &format!("cursor={cursor}")
+                )
+                .await
+            ),
             (400, "invalid_cursor"),
             "{path} cursor on {other_list}"
         );
@@ -180,11 +247,26 @@ async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
 ) {
     let purchases = every_page(&state, "fan-1", "/api/me/purchases", "limit=7", "purchases").await;
     assert_eq!(purchases.len(), 30);
-    assert!(purchases.iter().all(|p| p["id"].as_str().unwrap().starts_with("fan-1-")));
+    assert!(
+        purchases
+            .iter()
+            .all(|p| p["id"].as_str().unwrap().starts_with("fan-1-"))
+    );
     let items = every_page(&state, "fan-1", "/api/me/items", "limit=4", "items").await;
     assert_eq!(items.len(), 6 * 5, "six opened purchases of five items");
-    assert!(items.iter().all(|i| i["purchaseId"].as_str().unwrap().starts_with("fan-1-")));
-    let ledger = every_page(&state, "fan-1", "/api/me/cash/transactions", "limit=1", "transactions").await;
+    assert!(
+        items
+            .iter()
+            .all(|i| i["purchaseId"].as_str().unwrap().starts_with("fan-1-"))
+    );
+    let ledger = every_page(
+        &state,
+        "fan-1",
+        "/api/me/cash/transactions",
+        "limit=1",
+        "transactions",
+    )
+    .await;
     assert_eq!(ledger.len(), 2);
     for entry in &ledger {
         assert_eq!(entry["type"], "credit");
@@ -193,7 +275,10 @@ async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
         assert_eq!(entry["currency"], "USD");
     }
     let (_, cash) = call(&state, Some("fan-1"), "/api/me/cash", "").await;
-    assert_eq!(cash, serde_json::json!({"balances": [{"amount": 1000, "currency": "USD"}]}));
+    assert_eq!(
+        cash,
+        serde_json::json!({"balances": [{"amount": 1000, "currency": "USD"}]})
+    );
     let (_, none) = call(&state, Some("fan-3"), "/api/me/cash", "").await;
     assert_eq!(none, serde_json::json!({"balances": []}));
     // Each purchase as GET of it answers (but for timing: GET computes `expired` at its own

@@ -937,7 +937,14 @@ fn the_fans_cash_reads_cannot_reach_further() {
     let (before, after) = template.split_at(template.find(start).unwrap());
     let altered = format!(
         "{before}{}",
-        altered(after, "                    - \"USER#*\"\n", "                    - \"CASH#*\"\n")
+        altered(
+            after,
+            "                    - \"USER#*\"\n",
+            "                    - \"CASH#*\"\n"
+        )
     );
-    assert!(!policy_problems(&altered).is_empty(), "me-purchases reading CASH#");
+    assert!(
+        !policy_problems(&altered).is_empty(),
+        "me-purchases reading CASH#"
+    );
 }

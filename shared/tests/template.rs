@@ -481,7 +481,9 @@ fn index_alarm_problems(template_text: &str) -> Vec<String> {
                 && watched(alarm, "WriteThrottleEvents", index)
         });
         if !alarmed {
-            problems.push(format!("the index {index} has no alarm on its throttle events"));
+            problems.push(format!(
+                "the index {index} has no alarm on its throttle events"
+            ));
         }
     }
     problems
@@ -508,7 +510,10 @@ fn an_index_without_a_throttle_alarm_is_caught() {
                 "MetricName: ReadThrottleEvents\n              Dimensions: [{Name: TableName, Value: !Ref Table}, {Name: GlobalSecondaryIndexName, Value: GSI3}]",
             ),
             // The listing index's alarm is gone.
-            ("  Gsi1ThrottledAlarm:\n    Type: AWS::CloudWatch::Alarm", "  Gsi1ThrottledAlarm:\n    Type: AWS::CloudWatch::Dashboard"),
+            (
+                "  Gsi1ThrottledAlarm:\n    Type: AWS::CloudWatch::Alarm",
+                "  Gsi1ThrottledAlarm:\n    Type: AWS::CloudWatch::Dashboard",
+            ),
         ],
         index_alarm_problems,
     );

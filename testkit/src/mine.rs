@@ -2,7 +2,10 @@
 //! at instants that interleave between users and sometimes tie (so ids decide).
 
 use shared::cash::Money;
+use shared::cash::ledger::{EntryKind, LedgerEntry, LedgerQuery};
+use shared::purchases::mine::Page;
 use shared::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
+use shared::store::cash::ListLedger;
 use shared::timestamp::Timestamp;
 
 use crate::ids;
@@ -81,8 +84,73 @@ pub fn purchase(user: &str, n: u32, offset: i64, opened: bool, now: Timestamp) -
 }
 
 /// `count` purchases of `user` (see [`purchase`]).
-pub fn purchases(user: &str, count: u32, offset: i64, opened: bool, now: Timestamp) -> Vec<Purchase> {
+pub fn purchases(
+    user: &str,
+    count: u32,
+    offset: i64,
+    opened: bool,
+    now: Timestamp,
+) -> Vec<Purchase> {
     (0..count)
         .map(|n| purchase(user, n, offset, opened, now))
         .collect()
+}
+
+/// Every page of a list from the start: what `read` answers for each position, until it says
+/// there is no next page. Each page keeps to `limit`.
+pub async fn all_pages<T, F, Fut>(limit: usize, mut read: F) -> Vec<T>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Page<T>>,
+{
+    let mut all = Vec::new();
+    let mut after = None;
+    for _ in 0..2_000 {
+        let page = read(after.take()).await;
+        assert!(page.entries.len() <= limit, "a page over its limit");
+        all.extend(page.entries);
+        match page.next {
+            Some(next) => after = Some(next),
+            None => return all,
+        }
+    }
+    panic!("the pages never ended");
+}
+
+/// Every entry of `user`'s ledger (in `currency`), a page of `limit` at a time; checks that they
+/// come newest first, each once.
+pub async fn ledger<S: ListLedger>(
+    store: &S,
+    user: &str,
+    currency: Option<&str>,
+    limit: usize,
+) -> Vec<LedgerEntry> {
+    let entries = all_pages(limit, |after| {
+        let query = LedgerQuery {
+            user_id: ids::user(user),
+            currency: currency.map(str::to_owned),
+            limit,
+            after,
+        };
+        async move { store.list_ledger(&query).await.unwrap() }
+    })
+    .await;
+    let keys: Vec<String> = entries.iter().map(LedgerEntry::list_key).collect();
+    let mut sorted = keys.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    sorted.dedup();
+    assert_eq!(keys, sorted, "newest first, each once");
+    entries
+}
+
+/// Credits less debits of `user` in `currency`, from their ledger: what their balance must be.
+pub async fn ledger_sum<S: ListLedger>(store: &S, user: &str, currency: &str) -> i128 {
+    ledger(store, user, Some(currency), 3)
+        .await
+        .iter()
+        .map(|entry| match entry.kind {
+            EntryKind::Credit => i128::from(entry.amount.amount),
+            EntryKind::Debit => -i128::from(entry.amount.amount),
+        })
+        .sum()
 }

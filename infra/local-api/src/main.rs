@@ -277,7 +277,9 @@ where
         println!(
             "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases/<id>/open -H 'Authorization: Bearer {token}'"
         );
-        println!("Then the fan's own view: purchases (status=completed: paid, not opened yet), items, Cash:");
+        println!(
+            "Then the fan's own view: purchases (status=completed: paid, not opened yet), items, Cash:"
+        );
         for path in [
             "me/purchases?status=opened",
             "me/purchases?status=completed",

@@ -85,9 +85,8 @@ impl MeState<crate::store::DynamoStore> {
         use crate::runtime::{require, store_from_env, verifier_from_env, warm};
         let (store, dynamodb) = store_from_env();
         let verifier = verifier_from_env();
-        let cursors = CursorSigner::new(&require(crate::config::cursor_secret(
-            &crate::config::Env,
-        )));
+        let cursors =
+            CursorSigner::new(&require(crate::config::cursor_secret(&crate::config::Env)));
         warm(&dynamodb, Some(&verifier)).await;
         Self {
             store,

@@ -69,7 +69,10 @@ impl MyPurchasesQuery {
     pub fn matches(&self, purchase: &Purchase) -> bool {
         self.status
             .is_none_or(|status| purchase.status_at(self.now) == status.status())
-            && self.pack_id.as_ref().is_none_or(|id| purchase.pack_id == *id)
+            && self
+                .pack_id
+                .as_ref()
+                .is_none_or(|id| purchase.pack_id == *id)
     }
 }
 
@@ -118,9 +121,12 @@ impl ItemsPosition {
         let (key, slot) = text.rsplit_once('/')?;
         let slot = match slot {
             "-" => None,
-            digits if !digits.is_empty() && digits.len() <= 9 => {
-                Some(digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse().ok())??)
-            }
+            digits if !digits.is_empty() && digits.len() <= 9 => Some(
+                digits
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+                    .then(|| digits.parse().ok())??,
+            ),
             _ => return None,
         };
         is_list_key(key).then(|| Self {
@@ -156,7 +162,11 @@ impl MyItemsQuery {
             Some(after) if after.key == key => after.slot?,
             _ => 0,
         };
-        if self.pack_id.as_ref().is_some_and(|id| purchase.pack_id != *id) {
+        if self
+            .pack_id
+            .as_ref()
+            .is_some_and(|id| purchase.pack_id != *id)
+        {
             return None;
         }
         let wanted = items.iter().filter(|item| {

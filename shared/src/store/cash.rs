@@ -76,9 +76,6 @@ pub trait ListLedger: Send + Sync {
         &self,
         query: &crate::cash::ledger::LedgerQuery,
     ) -> impl Future<
-        Output = Result<
-            crate::purchases::mine::Page<crate::cash::ledger::LedgerEntry>,
-            StoreError,
-        >,
+        Output = Result<crate::purchases::mine::Page<crate::cash::ledger::LedgerEntry>, StoreError>,
     > + Send;
 }

@@ -117,8 +117,7 @@ pub trait FanViewStore:
     purchases::ListMyPurchases + purchases::ListMyItems + cash::GetBalances + cash::ListLedger
 {
 }
-impl<
-    S: purchases::ListMyPurchases + purchases::ListMyItems + cash::GetBalances + cash::ListLedger,
-> FanViewStore for S
+impl<S: purchases::ListMyPurchases + purchases::ListMyItems + cash::GetBalances + cash::ListLedger>
+    FanViewStore for S
 {
 }

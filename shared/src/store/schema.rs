@@ -228,7 +228,9 @@ pub fn time_key(at: crate::timestamp::Timestamp, id: &str) -> String {
 /// Whether `text` is a key [`time_key`] could have written (of an id of the id grammar).
 pub fn is_time_key(text: &str) -> bool {
     text.split_once('#').is_some_and(|(nanos, id)| {
-        nanos.len() == 20 && nanos.bytes().all(|b| b.is_ascii_digit()) && crate::ids::is_valid_id(id)
+        nanos.len() == 20
+            && nanos.bytes().all(|b| b.is_ascii_digit())
+            && crate::ids::is_valid_id(id)
     })
 }
 

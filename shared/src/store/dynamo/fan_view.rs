@@ -12,9 +12,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::purchases::{purchase_from_item, status_text};
 use super::records::{CASH_VERSION, check_version};
 use super::{DynamoStore, Item, classify, number, s};
-use crate::cash::ledger::{
-    EntryKind, LedgerEntry, LedgerQuery, credit_entry_id, debit_entry_id,
-};
+use crate::cash::ledger::{EntryKind, LedgerEntry, LedgerQuery, credit_entry_id, debit_entry_id};
 use crate::cash::{Money, is_currency};
 use crate::ids::PurchaseId;
 use crate::purchases::mine::{MyItem, MyItemsQuery, MyPurchasesQuery, Page};
@@ -23,9 +21,9 @@ use crate::store::StoreError;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::store::schema::{
-    CASH_SK, CREDIT_PREFIX, ENTITY, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK,
-    LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PK, PURCHASE_EXPIRES_NS,
-    PURCHASE_STATUS, cash_pk, user_pk,
+    CASH_SK, CREDIT_PREFIX, ENTITY, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LEDGER_AMOUNT,
+    LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
+    cash_pk, user_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -130,13 +128,16 @@ impl DynamoStore {
                 }
             }
             match last {
-                None => return Ok(Page {
-                    entries,
-                    next: None,
-                }),
+                None => {
+                    return Ok(Page {
+                        entries,
+                        next: None,
+                    });
+                }
                 Some(last) if round == MAX_QUERIES_PER_PAGE || wanted(entries.len()) == 0 => {
-                    let next = next_of_last(&last)
-                        .ok_or_else(|| StoreError::internal("a list's last key has no index key"))?;
+                    let next = next_of_last(&last).ok_or_else(|| {
+                        StoreError::internal("a list's last key has no index key")
+                    })?;
                     return Ok(Page {
                         entries,
                         next: Some(next),
@@ -169,9 +170,7 @@ fn purchases_filter(query: &MyPurchasesQuery) -> Filter {
         };
         if term.contains("#expires") {
             filter.names.push(("#expires", PURCHASE_EXPIRES_NS));
-            filter
-                .values
-                .push((":now", number(query.now.unix_nanos())));
+            filter.values.push((":now", number(query.now.unix_nanos())));
             filter
                 .values
                 .push((":reserved", status_text(PurchaseStatus::Reserved)));
@@ -258,9 +257,8 @@ impl ListMyItems for DynamoStore {
                     .map(|position| position.encode()))
             },
             |last| {
-                index_key(last, GSI2_SK).map(|key| {
-                    crate::purchases::mine::ItemsPosition { key, slot: None }.encode()
-                })
+                index_key(last, GSI2_SK)
+                    .map(|key| crate::purchases::mine::ItemsPosition { key, slot: None }.encode())
             },
         )
         .await
@@ -375,7 +373,9 @@ impl GetBalances for DynamoStore {
                     .ok()
                     .and_then(|n| n.parse().ok())
                     .ok_or_else(|| {
-                        StoreError::internal(format!("cash item: `{currency}` is not a whole number"))
+                        StoreError::internal(format!(
+                            "cash item: `{currency}` is not a whole number"
+                        ))
                     })?;
                 Ok(Money {
                     amount,

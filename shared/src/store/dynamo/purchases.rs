@@ -20,8 +20,10 @@ use super::records::{
     CASH_VERSION, PURCHASE_VERSION, PurchaseRecord, SCHEMA_VERSION, check_version,
 };
 use super::{Cancellation, DynamoStore, Item, key, number, s};
+use crate::cash::ledger::debit_entry_id;
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::Pack;
+use crate::purchases::mine::{opened_list_key, purchase_list_key};
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, HoldSlot, OpenRefusal, Purchase, PurchaseStatus,
     StartRefusal, StartRequest, UnpaidHolds, check_complete, check_open, check_start, opened,
@@ -40,8 +42,6 @@ use crate::store::schema::{
     purchase_sk, user_pk,
 };
 use crate::store::schema::{DRAW_SK, UNPAID_SK, UNPAID_VERSION, draw_pk, unpaid_slot};
-use crate::cash::ledger::debit_entry_id;
-use crate::purchases::mine::{opened_list_key, purchase_list_key};
 use crate::store::schema::{GSI3_PK, GSI3_SK, time_key};
 use crate::timestamp::Timestamp;
 

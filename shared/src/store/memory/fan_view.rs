@@ -6,8 +6,7 @@ use crate::cash::Money;
 use crate::cash::ledger::{LedgerEntry, LedgerQuery};
 use crate::purchases::Purchase;
 use crate::purchases::mine::{
-    ItemsPosition, MyItem, MyItemsQuery, MyPurchasesQuery, Page, opened_list_key,
-    purchase_list_key,
+    ItemsPosition, MyItem, MyItemsQuery, MyPurchasesQuery, Page, opened_list_key, purchase_list_key,
 };
 use crate::store::StoreError;
 use crate::store::cash::{GetBalances, ListLedger};
