@@ -22,7 +22,9 @@ async fn answers_the_callers_balances_and_ledger() {
     credit(&env.store, "fan-2", 900, "USD", "grant-3").await;
     let function = spawn(&env).await;
     let call = |path: &str, query: &str, user: &str| {
-        function.call(&ApiEvent::get(path).query(query).bearer(&token(user, None)))
+        let event = ApiEvent::get(path).query(query).bearer(&token(user, None));
+        let function = &function;
+        async move { function.call(&event).await }
     };
     let cash = call("/api/me/cash", "", "fan-1").await;
     assert_eq!(cash.status, 200, "{cash:?}");
