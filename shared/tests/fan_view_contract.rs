@@ -12,7 +12,8 @@ use std::sync::Arc;
 use shared::cash::ledger::EntryKind;
 use shared::cash::{Money, parse_credit};
 use shared::purchases::mine::{
-    ItemsPosition, MyItemsQuery, MyPurchasesQuery, StatusFilter, opened_list_key, purchase_list_key,
+    ItemsPosition, MyItemsQuery, MyPurchasesQuery, Page, StatusFilter, opened_list_key,
+    purchase_list_key,
 };
 use shared::purchases::{Purchase, StartRequest, purchase_id};
 use shared::store::Store;
@@ -218,6 +219,47 @@ async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
             .unwrap();
         paid.push(purchase);
     }
+    // The store's own writes list them: the start's put (my purchases), the open's update (my
+    // items), each at once.
+    let opened = store
+        .open_purchase(
+            &paid[0].user_id,
+            &paid[0].pack_id,
+            &paid[0].id,
+            Timestamp::now(),
+        )
+        .await
+        .unwrap()
+        .purchase;
+    let listed = |status: &str| MyPurchasesQuery {
+        user_id: ids::user("fan-1"),
+        status: StatusFilter::parse(status),
+        pack_id: None,
+        limit: 10,
+        after: None,
+        now: Timestamp::now(),
+    };
+    let ids_of = |page: Page<Purchase>| -> Vec<String> {
+        page.entries.iter().map(|p| p.id.to_string()).collect()
+    };
+    let opened_list = store.list_my_purchases(&listed("opened")).await.unwrap();
+    assert_eq!(ids_of(opened_list), vec![opened.id.to_string()]);
+    let mut paid_ids: Vec<String> = paid[1..].iter().map(|p| p.id.to_string()).collect();
+    paid_ids.sort_by(|a, b| b.cmp(a));
+    let completed = store.list_my_purchases(&listed("completed")).await.unwrap();
+    assert_eq!(ids_of(completed), paid_ids, "paid, not opened");
+    let items = store
+        .list_my_items(&MyItemsQuery {
+            user_id: ids::user("fan-1"),
+            pack_id: None,
+            rarity: None,
+            limit: 100,
+            after: None,
+        })
+        .await
+        .unwrap();
+    let drawn: Vec<_> = items.entries.iter().map(|item| item.item.clone()).collect();
+    assert_eq!(Some(drawn), opened.items, "the opened pack's items");
     let entries = ledger(store.as_ref(), "fan-1", None, 2).await;
     assert_eq!(entries.len(), 6, "three credits, three debits: {entries:?}");
     let debits: Vec<_> = entries

@@ -137,7 +137,7 @@ async fn seeded<S: Store + SeedPurchases>(store: S) -> MeState<S> {
     me_state(store)
 }
 
-/// Every page of `path?query` for `user`, following `nextCursor`.
+/// Every entry of `list` over the pages of `path?query` for `user`.
 async fn every_page(
     state: &MeState<impl Store>,
     user: &str,
@@ -145,21 +145,10 @@ async fn every_page(
     query: &str,
     list: &str,
 ) -> Vec<Value> {
-    let mut all = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let query = match &cursor {
-            Some(cursor) => format!("{query}&cursor={cursor}"),
-            None => query.to_owned(),
-        };
-        let (status, body) = call(state, Some(user), path, &query).await;
-        assert_eq!(status, 200, "{body}");
-        all.extend(body[list].as_array().unwrap().iter().cloned());
-        match body["nextCursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return all,
-        }
-    }
+    testkit::mine::every_page(query, list, |query| async move {
+        call(state, Some(user), path, &query).await
+    })
+    .await
 }
 
 async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store + SeedPurchases>) {

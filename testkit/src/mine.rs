@@ -154,3 +154,23 @@ pub async fn ledger_sum<S: ListLedger>(store: &S, user: &str, currency: &str) ->
         })
         .sum()
 }
+
+/// Every entry of the array `list` over the pages a client gets from `query` on, following
+/// `nextCursor`; `get` answers a query string with a status (200 expected) and a JSON body.
+pub async fn every_page<F, Fut>(query: &str, list: &str, mut get: F) -> Vec<serde_json::Value>
+where
+    F: FnMut(String) -> Fut,
+    Fut: std::future::Future<Output = (u16, serde_json::Value)>,
+{
+    let mut all = Vec::new();
+    let mut next = query.to_owned();
+    loop {
+        let (status, body) = get(next).await;
+        assert_eq!(status, 200, "{body}");
+        all.extend(body[list].as_array().expect("a list").iter().cloned());
+        match body["nextCursor"].as_str() {
+            Some(cursor) => next = format!("{query}&cursor={cursor}"),
+            None => return all,
+        }
+    }
+}

@@ -24,23 +24,13 @@ async fn every_page(
     query: &str,
     list: &str,
 ) -> Vec<Value> {
-    let mut all = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let query = match &cursor {
-            Some(cursor) => format!("{query}&cursor={cursor}"),
-            None => query.to_owned(),
-        };
+    testkit::mine::every_page(query, list, |query| async move {
         let answer = function
             .call(&ApiEvent::get(path).query(&query).bearer(&token(user, None)))
             .await;
-        assert_eq!(answer.status, 200, "{answer:?}");
-        all.extend(answer.body[list].as_array().unwrap().iter().cloned());
-        match answer.body["nextCursor"].as_str() {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return all,
-        }
-    }
+        (answer.status, answer.body)
+    })
+    .await
 }
 
 #[tokio::test]

@@ -22,26 +22,27 @@ async fn after_the_example_flow_the_fans_view_shows_what_it_did() {
 
     // The flow local-api prints at start.
     let purchases = "/api/packs/nba-rookie-2026/purchases";
-    let started = client
-        .post(url(purchases))
-        .bearer_auth(&token)
-        .header("idempotency-key", "my-first-buy")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(started.status(), 201);
-    let started: Value = started.json().await.unwrap();
+    let send = |request: reqwest::RequestBuilder| async {
+        let response = request.bearer_auth(&token).send().await.unwrap();
+        (
+            response.status().as_u16(),
+            response.json::<Value>().await.unwrap(),
+        )
+    };
+    let (status, started) = send(
+        client
+            .post(url(purchases))
+            .header("idempotency-key", "my-first-buy"),
+    )
+    .await;
+    assert_eq!(status, 201, "{started}");
     let id = started["purchase"]["id"].as_str().unwrap().to_owned();
-    let paid: Value = client
-        .put(url(&format!("{purchases}/{id}")))
-        .bearer_auth(&token)
-        .json(&json!({"payment": {"method": "cash"}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, paid) = send(
+        client
+            .put(url(&format!("{purchases}/{id}")))
+            .json(&json!({"payment": {"method": "cash"}})),
+    )
+    .await;
     assert_eq!(paid["purchase"]["status"], "completed", "{paid}");
     let (_, paid_list) = api
         .call(
@@ -57,15 +58,7 @@ async fn after_the_example_flow_the_fans_view_shows_what_it_did() {
         id.as_str(),
         "paid, not opened: {paid_list}"
     );
-    let opened: Value = client
-        .post(url(&format!("{purchases}/{id}/open")))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, opened) = send(client.post(url(&format!("{purchases}/{id}/open")))).await;
     assert_eq!(opened["purchase"]["status"], "opened", "{opened}");
 
     let (status, mine) = api

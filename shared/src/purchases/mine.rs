@@ -217,7 +217,7 @@ mod tests {
         for bad in [
             "",
             "/-",
-            &format!("{key}"),
+            &key,
             &format!("{key}/"),
             &format!("{key}/x"),
             &format!("{key}/-1"),
