@@ -244,8 +244,8 @@ async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
     };
     let opened_list = store.list_my_purchases(&listed("opened")).await.unwrap();
     assert_eq!(ids_of(opened_list), vec![opened.id.to_string()]);
-    let mut paid_ids: Vec<String> = paid[1..].iter().map(|p| p.id.to_string()).collect();
-    paid_ids.sort_by(|a, b| b.cmp(a));
+    // Newest start first.
+    let paid_ids: Vec<String> = paid[1..].iter().rev().map(|p| p.id.to_string()).collect();
     let completed = store.list_my_purchases(&listed("completed")).await.unwrap();
     assert_eq!(ids_of(completed), paid_ids, "paid, not opened");
     let items = store
