@@ -158,6 +158,12 @@ async fn assert_books_balance(
         assert_eq!(debits, paid, "{user}: debits are the paid prices");
         let balance = store.get_balance(user, &pack.price.currency).await.unwrap();
         assert_eq!(balance, credit - paid, "{user}: balance");
+        // The fan's ledger (credits and debits, as the fan's view lists it) adds up to it.
+        assert_eq!(
+            testkit::mine::ledger_sum(store, user, &pack.price.currency).await,
+            i128::from(balance),
+            "{user}: the ledger's credits less its debits"
+        );
     }
 }
 

@@ -379,40 +379,68 @@ fn an_openapi_that_documents_otherwise_is_caught() {
 
 /// `infra/events/<function>.json` is an API Gateway event of a route that function serves: its
 /// `routeKey` is the route's, and its path resolves to that route with its `pathParameters`.
+///
+/// A function that serves several routes has one fixture per route: `<function>.json` and
+/// `<function>.<anything>.json`; together they are every route of the function, once each.
 #[test]
 fn event_fixtures_are_events_of_their_functions_routes() {
     let functions: BTreeSet<&str> = ROUTES.iter().map(|r| r.function).collect();
+    let directory = format!("{}/../infra/events", env!("CARGO_MANIFEST_DIR"));
+    let files: Vec<String> = std::fs::read_dir(&directory)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     for function in functions {
-        let event: serde_json::Value =
-            serde_json::from_str(&read(&format!("infra/events/{function}.json")))
-                .unwrap_or_else(|e| panic!("infra/events/{function}.json: {e}"));
-        let method = event["requestContext"]["http"]["method"].as_str().unwrap();
-        let path = event["rawPath"].as_str().unwrap();
-        assert_eq!(event["requestContext"]["http"]["path"].as_str(), Some(path));
-        let (route, params) = resolve(&method.parse().unwrap(), path)
-            .unwrap_or_else(|e| panic!("{function}.json: {method} {path}: {e:?}"));
-        assert_eq!(route.function, function, "{function}.json");
-        let route_key = format!("{} {}", route.method, route.path);
-        assert_eq!(event["routeKey"].as_str(), Some(route_key.as_str()));
-        assert_eq!(
-            event["requestContext"]["routeKey"].as_str(),
-            Some(route_key.as_str())
-        );
-        let names: Vec<&str> = route.param_names().collect();
-        let declared = event["pathParameters"].as_object();
-        assert_eq!(
-            declared.map_or(0, |p| p.len()),
-            names.len(),
-            "{function}.json: pathParameters"
-        );
-        for name in names {
-            assert_eq!(
-                event["pathParameters"][name].as_str(),
-                Some(params.get(name)),
-                "{function}.json: pathParameters.{name}"
-            );
+        let mut covered = Vec::new();
+        let fixtures = files.iter().filter(|name| {
+            name.as_str() == format!("{function}.json")
+                || (name.starts_with(&format!("{function}.")) && name.ends_with(".json"))
+        });
+        for name in fixtures {
+            covered.push(fixture_route(function, name));
         }
+        covered.sort_unstable();
+        let mut expected: Vec<String> = ROUTES
+            .iter()
+            .filter(|r| r.function == function)
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(covered, expected, "{function}: one fixture per route");
     }
+}
+
+/// The route key of the fixture `file` of `function`, checked to be an event of that route.
+fn fixture_route(function: &str, file: &str) -> String {
+    let event: serde_json::Value = serde_json::from_str(&read(&format!("infra/events/{file}")))
+        .unwrap_or_else(|e| panic!("infra/events/{file}: {e}"));
+    let method = event["requestContext"]["http"]["method"].as_str().unwrap();
+    let path = event["rawPath"].as_str().unwrap();
+    assert_eq!(event["requestContext"]["http"]["path"].as_str(), Some(path));
+    let (route, params) = resolve(&method.parse().unwrap(), path)
+        .unwrap_or_else(|e| panic!("{file}: {method} {path}: {e:?}"));
+    assert_eq!(route.function, function, "{file}");
+    let route_key = format!("{} {}", route.method, route.path);
+    assert_eq!(event["routeKey"].as_str(), Some(route_key.as_str()));
+    assert_eq!(
+        event["requestContext"]["routeKey"].as_str(),
+        Some(route_key.as_str())
+    );
+    let names: Vec<&str> = route.param_names().collect();
+    let declared = event["pathParameters"].as_object();
+    assert_eq!(
+        declared.map_or(0, |p| p.len()),
+        names.len(),
+        "{file}: pathParameters"
+    );
+    for name in names {
+        assert_eq!(
+            event["pathParameters"][name].as_str(),
+            Some(params.get(name)),
+            "{file}: pathParameters.{name}"
+        );
+    }
+    route_key
 }
 
 /// `infra/events/release-holds.json` is what EventBridge Scheduler sends a Lambda target without
@@ -464,7 +492,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 2] = [
     (
         shared::store::schema::CASH_PREFIX,
         &["complete-purchase"],
-        &["start-purchase"],
+        &["start-purchase", "me-cash"],
     ),
 ];
 
@@ -476,8 +504,17 @@ const READ_ACTIONS: [&str; 4] = [
     "dynamodb:Query",
 ];
 
-/// The indexes functions may query; no draw item is in either (GSI1: listed packs, GSI2: holds).
-const INDEX_RESOURCES: [&str; 2] = ["${Table.Arn}/index/GSI1", "${Table.Arn}/index/GSI2"];
+/// The indexes functions may query; no draw item is in any (GSI1: listed packs, GSI2: holds
+/// and opened purchases, GSI3: the fan's purchases and ledger).
+const INDEX_RESOURCES: [&str; 3] = [
+    "${Table.Arn}/index/GSI1",
+    "${Table.Arn}/index/GSI2",
+    "${Table.Arn}/index/GSI3",
+];
+
+/// The indexes that hold guarded keys (GSI3: ledger entries under `CASH#<userId>`): a Query of
+/// one must be held to its key prefixes (`dynamodb:LeadingKeys`, the index's partition key).
+const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
 
 /// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
 /// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
@@ -539,18 +576,21 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
     let resource = &statement["Resource"];
     let yaml = |text: &str| serde_norway::from_str::<Value>(text).unwrap();
     let on_table = *resource == yaml("!GetAtt Table.Arn");
-    let on_index = INDEX_RESOURCES
-        .iter()
-        .any(|index| *resource == yaml(&format!("!Sub \"{index}\"")));
+    let is = |index: &&str| *resource == yaml(&format!("!Sub \"{index}\""));
+    let on_index = INDEX_RESOURCES.iter().any(is);
     if on_index {
         if actions.iter().any(|a| a != "dynamodb:Query") {
             problems.push(format!(
                 "{function}: only Query on an index, not {actions:?}"
             ));
         }
-        return problems;
+        // An index of unguarded keys may be queried whole; one with guarded keys, or a query
+        // held to prefixes anyway, is checked as the table is.
+        if statement["Condition"].is_null() && !GUARDED_INDEXES.iter().any(is) {
+            return problems;
+        }
     }
-    if !on_table {
+    if !on_table && !on_index {
         problems.push(format!(
             "{function}: resource {resource:?} is neither the table nor an index"
         ));
@@ -560,7 +600,7 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
     let Some(prefixes) = condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].as_sequence()
     else {
         problems.push(format!(
-            "{function}: {actions:?} on the table without ForAllValues:StringLike dynamodb:LeadingKeys"
+            "{function}: {actions:?} on {resource:?} without ForAllValues:StringLike dynamodb:LeadingKeys"
         ));
         return problems;
     };
@@ -668,7 +708,11 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
 ///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
 /// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
-///   then one `UpdateItem` of the purchase.
+///   then one `UpdateItem` of the purchase;
+/// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
+///   (opened purchases), nothing else;
+/// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
+///   (the ledger): reads only, no write to `CASH#`.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -814,6 +858,38 @@ release-holds:
             dynamodb:LeadingKeys:
               - "PACK#*"
               - "USER#*"
+me-purchases:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+me-cash:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
 "#,
     )
     .unwrap();
@@ -832,4 +908,43 @@ release-holds:
     assert_eq!(shared::store::schema::pack_pk("p"), "PACK#p");
     assert_eq!(shared::store::schema::user_pk("u"), "USER#u");
     assert_eq!(shared::store::schema::GSI2, "GSI2");
+    assert_eq!(shared::store::schema::GSI3, "GSI3");
+    assert_eq!(shared::store::schema::cash_pk("u"), "CASH#u");
+}
+
+#[test]
+fn the_fans_cash_reads_cannot_reach_further() {
+    let template = read("template.yaml");
+    let start = "  MeCashFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    for (from, to) in [
+        // A write to money.
+        ("Action: dynamodb:GetItem", "Action: dynamodb:UpdateItem"),
+        // The ledger's index queried whole (every fan's purchases and ledger).
+        (
+            "              Resource: !Sub \"${Table.Arn}/index/GSI3\"\n              Condition:\n                ForAllValues:StringLike:\n                  dynamodb:LeadingKeys:\n                    - \"CASH#*\"\n",
+            "              Resource: !Sub \"${Table.Arn}/index/GSI3\"\n",
+        ),
+    ] {
+        let altered = format!("{before}{}", altered(after, from, to));
+        assert!(
+            !policy_problems(&altered).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+    // The purchases' function reading the ledger through the index.
+    let start = "  MePurchasesFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    let altered = format!(
+        "{before}{}",
+        altered(
+            after,
+            "                    - \"USER#*\"\n",
+            "                    - \"CASH#*\"\n"
+        )
+    );
+    assert!(
+        !policy_problems(&altered).is_empty(),
+        "me-purchases reading CASH#"
+    );
 }

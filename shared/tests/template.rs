@@ -451,3 +451,70 @@ fn a_dashboard_that_leaves_a_metric_out_is_caught() {
         dashboard_problems,
     );
 }
+
+/// Every index of the table (`shared::store::schema::INDEXES`) has an alarm on its own read and
+/// write throttle events (AWS/DynamoDB, `TableName` the table and `GlobalSecondaryIndexName` the
+/// index), that notifies: an index that throttles holds back the table's writes.
+fn index_alarm_problems(template_text: &str) -> Vec<String> {
+    let template = parse(template_text);
+    let alarms = resources(&template, "AWS::CloudWatch::Alarm");
+    let watched = |alarm: &Value, metric: &str, index: &str| {
+        alarm["Properties"]["Metrics"]
+            .as_sequence()
+            .into_iter()
+            .flatten()
+            .any(|query| {
+                let stat = &query["MetricStat"]["Metric"];
+                stat["Namespace"].as_str() == Some("AWS/DynamoDB")
+                    && stat["MetricName"].as_str() == Some(metric)
+                    && stat["Dimensions"]
+                        == yaml(&format!(
+                            "[{{Name: TableName, Value: !Ref Table}}, {{Name: GlobalSecondaryIndexName, Value: {index}}}]"
+                        ))
+            })
+            && alarm["Properties"]["AlarmActions"] == yaml("[!Ref AlarmTopic]")
+    };
+    let mut problems = Vec::new();
+    for (index, _, _) in shared::store::schema::INDEXES {
+        let alarmed = alarms.iter().any(|(_, alarm)| {
+            watched(alarm, "ReadThrottleEvents", index)
+                && watched(alarm, "WriteThrottleEvents", index)
+        });
+        if !alarmed {
+            problems.push(format!(
+                "the index {index} has no alarm on its throttle events"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_index_has_a_throttle_alarm() {
+    assert_none(index_alarm_problems(&read("template.yaml")));
+}
+
+#[test]
+fn an_index_without_a_throttle_alarm_is_caught() {
+    assert_each_alteration_caught(
+        &read("template.yaml"),
+        &[
+            // The fan's index's alarm watches another index's writes.
+            (
+                "MetricName: WriteThrottleEvents\n              Dimensions: [{Name: TableName, Value: !Ref Table}, {Name: GlobalSecondaryIndexName, Value: GSI3}]",
+                "MetricName: WriteThrottleEvents\n              Dimensions: [{Name: TableName, Value: !Ref Table}, {Name: GlobalSecondaryIndexName, Value: GSI2}]",
+            ),
+            // ... or only its reads.
+            (
+                "MetricName: WriteThrottleEvents\n              Dimensions: [{Name: TableName, Value: !Ref Table}, {Name: GlobalSecondaryIndexName, Value: GSI3}]",
+                "MetricName: ReadThrottleEvents\n              Dimensions: [{Name: TableName, Value: !Ref Table}, {Name: GlobalSecondaryIndexName, Value: GSI3}]",
+            ),
+            // The listing index's alarm is gone.
+            (
+                "  Gsi1ThrottledAlarm:\n    Type: AWS::CloudWatch::Alarm",
+                "  Gsi1ThrottledAlarm:\n    Type: AWS::CloudWatch::Dashboard",
+            ),
+        ],
+        index_alarm_problems,
+    );
+}

@@ -15,6 +15,7 @@ pub mod events;
 pub mod fault_proxy;
 pub mod http_stub;
 pub mod logs;
+pub mod mine;
 pub mod moto;
 pub mod packs;
 pub mod purchases;

@@ -277,6 +277,18 @@ where
         println!(
             "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases/<id>/open -H 'Authorization: Bearer {token}'"
         );
+        println!(
+            "Then the fan's own view: purchases (status=completed: paid, not opened yet), items, Cash:"
+        );
+        for path in [
+            "me/purchases?status=opened",
+            "me/purchases?status=completed",
+            "me/items",
+            "me/cash",
+            "me/cash/transactions",
+        ] {
+            println!("  curl -s '{base}/api/{path}' -H 'Authorization: Bearer {token}'");
+        }
     }
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
 
@@ -301,6 +313,11 @@ where
             store: store.clone(),
             verifier: verifier(),
             max_body_bytes: parts.max_body_bytes,
+        },
+        me: shared::handlers::me::MeState {
+            store: store.clone(),
+            verifier: verifier(),
+            cursors: CursorSigner::random(),
         },
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,

@@ -20,6 +20,9 @@ use shared::handlers::complete_purchase::complete_purchase;
 use shared::handlers::get_pack::{GetPackState, get_pack};
 use shared::handlers::get_purchase::get_purchase;
 use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::me::MeState;
+use shared::handlers::my_cash::me_cash;
+use shared::handlers::my_purchases::me_purchases;
 use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
@@ -30,8 +33,8 @@ use shared::http::error::{ApiError, ErrorCode};
 use shared::http::request::bearer_token_in;
 use shared::http::response::json_response;
 use shared::http::routes::{
-    COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, OPEN_PACK, START_PURCHASE, WEB3_LINK,
-    default_function, resolve,
+    COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, MY_CASH, MY_PURCHASES, OPEN_PACK, START_PURCHASE,
+    WEB3_LINK, default_function, resolve,
 };
 use shared::store::Store;
 
@@ -97,6 +100,8 @@ pub struct App<S> {
     pub link: LinkState<S>,
     /// The state of the purchase handlers (one process: one state, one JWKS cache).
     pub purchases: PurchaseState<S>,
+    /// The state of the fan's own views (me-purchases, me-cash).
+    pub me: MeState<S>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -247,6 +252,8 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
             complete_purchase(&app.purchases, request).await
         }
         name if name == OPEN_PACK.function => open_pack(&app.purchases, request).await,
+        name if name == MY_PURCHASES.function => me_purchases(&app.me, request).await,
+        name if name == MY_CASH.function => me_cash(&app.me, request).await,
         // list-packs, which is also the `$default` route.
         _ => list_packs(&app.list, request).await,
     };

@@ -2,6 +2,8 @@
 //! minor units, never negative; credited by the operator (`cash-credit`), debited by purchases,
 //! every change with a ledger entry.
 
+pub mod ledger;
+
 use serde::{Deserialize, Serialize};
 
 use crate::timestamp::Timestamp;

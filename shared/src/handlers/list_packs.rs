@@ -49,8 +49,13 @@ pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>) -> String {
 
 /// `limit`: a whole number from 1 to [`MAX_LIMIT`]; absent means [`DEFAULT_LIMIT`].
 pub fn parse_limit(value: Option<&str>) -> Result<usize, ApiError> {
+    parse_limit_or(value, DEFAULT_LIMIT)
+}
+
+/// `limit`: a whole number from 1 to [`MAX_LIMIT`]; absent means `default`.
+pub fn parse_limit_or(value: Option<&str>, default: usize) -> Result<usize, ApiError> {
     let Some(text) = value else {
-        return Ok(DEFAULT_LIMIT);
+        return Ok(default);
     };
     let limit = (text.len() <= 3 && text.bytes().all(|b| b.is_ascii_digit()))
         .then(|| text.parse::<usize>().ok())

@@ -12,3 +12,7 @@ pub mod purchase_json;
 pub mod release_holds;
 pub mod start_purchase;
 pub mod web3_link;
+// The fan's own view (issue 18).
+pub mod me;
+pub mod my_cash;
+pub mod my_purchases;

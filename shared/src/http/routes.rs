@@ -72,6 +72,15 @@ impl<P: FromPath> Endpoint<P> {
     }
 }
 
+impl<P> Endpoint<P> {
+    /// Whether `request` is for this route: how a function that serves several routes picks
+    /// the handler (which then takes its parameters with [`Endpoint::params`]).
+    pub fn is_for(&self, request: &Request) -> bool {
+        resolve(request.method(), request_path(request))
+            .is_ok_and(|(matched, _)| std::ptr::eq(matched, &self.route))
+    }
+}
+
 impl<P> std::ops::Deref for Endpoint<P> {
     type Target = Route;
     fn deref(&self) -> &Route {
@@ -184,8 +193,18 @@ pub static OPEN_PACK: Endpoint<PurchasePath> = Endpoint::new(
     "open-pack",
 );
 
+// The fan's own view: one function per group of reads that need the same key prefixes
+// (me-purchases: `USER#`; me-cash: `CASH#`, read only), so that IAM stays least-privilege.
+pub static MY_PURCHASES: Endpoint<NoParams> =
+    Endpoint::new(Method::GET, "/api/me/purchases", "me-purchases");
+pub static MY_ITEMS: Endpoint<NoParams> =
+    Endpoint::new(Method::GET, "/api/me/items", "me-purchases");
+pub static MY_CASH: Endpoint<NoParams> = Endpoint::new(Method::GET, "/api/me/cash", "me-cash");
+pub static MY_LEDGER: Endpoint<NoParams> =
+    Endpoint::new(Method::GET, "/api/me/cash/transactions", "me-cash");
+
 /// Every route of the API.
-pub static ROUTES: [&Route; 7] = [
+pub static ROUTES: [&Route; 11] = [
     &LIST_PACKS.route,
     &GET_PACK.route,
     &WEB3_LINK.route,
@@ -193,6 +212,10 @@ pub static ROUTES: [&Route; 7] = [
     &GET_PURCHASE.route,
     &COMPLETE_PURCHASE.route,
     &OPEN_PACK.route,
+    &MY_PURCHASES.route,
+    &MY_ITEMS.route,
+    &MY_CASH.route,
+    &MY_LEDGER.route,
 ];
 
 /// The function that also answers every request no route matches (API Gateway's `$default`

@@ -151,6 +151,50 @@ impl CursorSigner {
     }
 }
 
+/// The version of cursors bound to a scope ([`CursorSigner::encode_scoped`]).
+const SCOPED_VERSION: &str = "2:";
+
+/// A scope of cursors: `parts` joined so that no two lists of parts give the same text (each
+/// part prefixed by its length), e.g. the list, the caller and the filters a cursor was issued
+/// for.
+pub fn cursor_scope(parts: &[&str]) -> String {
+    parts
+        .iter()
+        .map(|part| format!("{}:{part}", part.len()))
+        .collect()
+}
+
+impl CursorSigner {
+    /// A cursor for `position` that only `scope` accepts back: the tag covers the scope, which
+    /// the cursor does not carry (a caller's id never shows in it), so a cursor presented by
+    /// another caller or with other filters fails its tag.
+    pub fn encode_scoped(&self, scope: &str, position: &str) -> String {
+        let payload = format!("{SCOPED_VERSION}{position}");
+        format!(
+            "{}.{}",
+            URL_SAFE_NO_PAD.encode(&payload),
+            URL_SAFE_NO_PAD.encode(self.tag(&format!("{scope}\n{payload}")))
+        )
+    }
+
+    /// The position of a cursor issued by [`CursorSigner::encode_scoped`] for `scope`.
+    pub fn decode_scoped(&self, scope: &str, cursor: &str) -> Result<String, InvalidCursor> {
+        if cursor.len() > MAX_CURSOR_LEN {
+            return Err(InvalidCursor);
+        }
+        let (payload, tag) = cursor.split_once('.').ok_or(InvalidCursor)?;
+        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| InvalidCursor)?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| InvalidCursor)?;
+        let payload = String::from_utf8(payload).map_err(|_| InvalidCursor)?;
+        verify_slices_are_equal(&self.tag(&format!("{scope}\n{payload}")), &tag)
+            .map_err(|_| InvalidCursor)?;
+        payload
+            .strip_prefix(SCOPED_VERSION)
+            .map(str::to_owned)
+            .ok_or(InvalidCursor)
+    }
+}
+
 /// What a client asked of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
@@ -291,5 +335,33 @@ mod tests {
             let result = signer.decode(&cursor, now);
             assert_eq!(result, Err(InvalidCursor), "{cursor}");
         }
+    }
+
+    #[test]
+    fn scoped_cursors_are_accepted_only_in_their_scope() {
+        let signer = CursorSigner::new(&[7; 32]);
+        let scope = cursor_scope(&["purchases", "u1", "opened", ""]);
+        let cursor = signer.encode_scoped(&scope, "00000000000000000001#p1");
+        assert_eq!(
+            signer.decode_scoped(&scope, &cursor).as_deref(),
+            Ok("00000000000000000001#p1")
+        );
+        assert!(!cursor.contains("u1"));
+        for other in [
+            cursor_scope(&["purchases", "u2", "opened", ""]),
+            cursor_scope(&["purchases", "u1", "completed", ""]),
+            cursor_scope(&["purchases", "u1", "opened", "p"]),
+            cursor_scope(&["items", "u1", "opened", ""]),
+            // Parts that concatenate to the same text are other scopes.
+            cursor_scope(&["purchases", "u1o", "pened", ""]),
+        ] {
+            assert_eq!(signer.decode_scoped(&other, &cursor), Err(InvalidCursor));
+        }
+        let listing = signer.encode(&ListingKey::new(ts("2026-01-01T00:00:00Z"), "p1"));
+        assert_eq!(signer.decode_scoped(&scope, &listing), Err(InvalidCursor));
+        assert_eq!(
+            CursorSigner::new(&[8; 32]).decode_scoped(&scope, &cursor),
+            Err(InvalidCursor)
+        );
     }
 }

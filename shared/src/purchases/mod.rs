@@ -6,6 +6,8 @@
 //! out and its unit went back on sale). A reserved purchase past its `expiresAt` reads as
 //! `expired` before its hold is released.
 
+pub mod mine;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};

@@ -59,3 +59,23 @@ pub trait ListDebits: Send + Sync {
 /// Every Cash operation.
 pub trait CashStore: CreditCash + GetBalance + ListDebits {}
 impl<S: CreditCash + GetBalance + ListDebits> CashStore for S {}
+
+/// A fan's balances, one per currency they ever held, sorted by currency; read strongly
+/// consistent, in one read.
+pub trait GetBalances: Send + Sync {
+    fn get_balances(
+        &self,
+        user_id: &str,
+    ) -> impl Future<Output = Result<Vec<crate::cash::Money>, StoreError>> + Send;
+}
+
+/// A page of a fan's ledger (credits and debits), newest first: one Query of their partition of
+/// the fan's index (a second when entries of other currencies cut the first short).
+pub trait ListLedger: Send + Sync {
+    fn list_ledger(
+        &self,
+        query: &crate::cash::ledger::LedgerQuery,
+    ) -> impl Future<
+        Output = Result<crate::purchases::mine::Page<crate::cash::ledger::LedgerEntry>, StoreError>,
+    > + Send;
+}

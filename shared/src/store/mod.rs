@@ -104,10 +104,21 @@ impl Eq for StoreError {}
 
 /// Every operation of every aggregate: what the local API and the contract tests hold.
 pub trait Store:
-    packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore
+    packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore + FanViewStore
 {
 }
-impl<S: packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore> Store
-    for S
+impl<
+    S: packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore + FanViewStore,
+> Store for S
+{
+}
+
+/// The fan's own view: their purchases, items, balances and ledger (reads only).
+pub trait FanViewStore:
+    purchases::ListMyPurchases + purchases::ListMyItems + cash::GetBalances + cash::ListLedger
+{
+}
+impl<S: purchases::ListMyPurchases + purchases::ListMyItems + cash::GetBalances + cash::ListLedger>
+    FanViewStore for S
 {
 }

@@ -146,3 +146,34 @@ pub trait OpenPurchase: Send + Sync {
         now: Timestamp,
     ) -> impl Future<Output = Result<Opened, OpenError>> + Send;
 }
+
+/// A page of the fan's purchases, newest `reservedAt` first, that `query` asks for: one Query of
+/// their partition of the fan's index (a second when entries the filters skipped cut the first
+/// short); never a read per purchase.
+pub trait ListMyPurchases: Send + Sync {
+    fn list_my_purchases(
+        &self,
+        query: &crate::purchases::mine::MyPurchasesQuery,
+    ) -> impl Future<Output = Result<crate::purchases::mine::Page<Purchase>, StoreError>> + Send;
+}
+
+/// A page of the items the fan pulled from opened packs, newest opening first: one Query of
+/// their opened purchases (a second when filtered entries cut the first short).
+pub trait ListMyItems: Send + Sync {
+    fn list_my_items(
+        &self,
+        query: &crate::purchases::mine::MyItemsQuery,
+    ) -> impl Future<
+        Output = Result<crate::purchases::mine::Page<crate::purchases::mine::MyItem>, StoreError>,
+    > + Send;
+}
+
+/// Writes `purchases` as they are, each its item with its index entries, outside the books (no
+/// unit taken, no buyer's count, no debit): how tests and benchmarks make a fan with hundreds
+/// of purchases in a few requests, where each start is a transaction.
+pub trait SeedPurchases: Send + Sync {
+    fn seed_purchases(
+        &self,
+        purchases: &[Purchase],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}

@@ -7,11 +7,11 @@
 //! | a share of a pack's supply | `PACK#<packId>#<k>` | `SUPPLY` | - |
 //! | pack draw inputs | `DRAW#<packId>` | `DRAW` | - |
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
-//! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS#<packId>#<k>` / `<expiresAt>#<purchaseId>` while reserved |
+//! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS#<packId>#<k>` / `<expiresAt>#<purchaseId>` while reserved, `USER#<userId>` / `<openedAt>#<purchaseId>` once opened; `GSI3PK` `USER#<userId>` / `<reservedAt>#<purchaseId>` |
 //! | a buyer's purchases of a pack | `USER#<userId>` | `BUYS#<packId>` | - |
 //! | cash balances | `CASH#<userId>` | `CASH` | - |
-//! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | - |
-//! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | - |
+//! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
+//! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -44,6 +44,19 @@
 //! - Get a pack by id: one `BatchGetItem` of `PACK#<id>` / `PACK` and `DRAW#<id>` / `DRAW`.
 //! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
 //!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
+//! - The fan's own view, each page one `Query` (two when the first was cut short by entries its
+//!   filter skipped), newest first (`ScanIndexForward = false`), every partition one fan's:
+//!   - my purchases: GSI3 on `GSI3PK = USER#<userId>`, sort key `<reservedAt>#<purchaseId>`,
+//!     written by the start's put of the purchase (never changed after);
+//!   - my items: GSI2 on `GSI2PK = USER#<userId>`, sort key `<openedAt>#<purchaseId>`, written by
+//!     the open's conditional update (GSI2 is free on a purchase once it is paid: its holds entry
+//!     is removed by the payment, so one index serves both and an item is in it once);
+//!   - my ledger: GSI3 on `GSI3PK = CASH#<userId>`, sort key `<at>#<entryId>`, written by the
+//!     credit's put (in the credit's transaction) and the debit's put (in the payment's).
+//!
+//!   The index keys are written by the very write that creates or changes the item, so a list
+//!   never disagrees with the item. The partitions are per fan (`USER#`, `CASH#`: the key
+//!   prefixes IAM already separates), so no key takes more than one fan's purchases.
 
 use aws_sdk_dynamodb::client::Waiters;
 use aws_sdk_dynamodb::error::DisplayErrorContext;
@@ -167,6 +180,7 @@ pub const LEDGER_CURRENCY: &str = "currency";
 pub const LEDGER_AT: &str = "at";
 
 /// The ledger entry of a credit, keyed by its reference so that a reference credits once.
+pub const CREDIT_PREFIX: &str = "CREDIT#";
 pub fn credit_pk(reference: &str) -> String {
     format!("CREDIT#{reference}")
 }
@@ -192,7 +206,7 @@ pub const GSI2_SK: &str = "GSI2SK";
 /// The holds-index sort key of a hold ending at `expires_at`: fixed-width nanoseconds, so that
 /// key order is expiry order.
 pub fn hold_key(expires_at: crate::timestamp::Timestamp, purchase_id: &str) -> String {
-    format!("{:020}#{purchase_id}", expires_at.unix_nanos())
+    time_key(expires_at, purchase_id)
 }
 
 /// Every hold key at or below this bound is of a hold that has ended at `now`.
@@ -201,21 +215,48 @@ pub fn holds_ended_bound(now: crate::timestamp::Timestamp) -> String {
     format!("{:020}$", now.unix_nanos())
 }
 
+/// The fan's own index: their purchases by start (`USER#<userId>`) and their ledger by time
+/// (`CASH#<userId>`). Overloaded, so that each item needs one entry of it.
+pub const GSI3: &str = "GSI3";
+pub const GSI3_PK: &str = "GSI3PK";
+pub const GSI3_SK: &str = "GSI3SK";
+
+/// A fan's list key at `at`: fixed-width nanoseconds, then the id, so that key order is time
+/// order (the lists read it backwards: newest first, ties by id descending).
+pub fn time_key(at: crate::timestamp::Timestamp, id: &str) -> String {
+    format!("{:020}#{id}", at.unix_nanos())
+}
+
+/// Whether `text` is a key [`time_key`] could have written (of an id of the id grammar).
+pub fn is_time_key(text: &str) -> bool {
+    text.split_once('#').is_some_and(|(nanos, id)| {
+        nanos.len() == 20
+            && nanos.bytes().all(|b| b.is_ascii_digit())
+            && crate::ids::is_valid_id(id)
+    })
+}
+
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
-pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 6] = [
+pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [
     (PK, ScalarAttributeType::S),
     (SK, ScalarAttributeType::S),
     (GSI1_PK, ScalarAttributeType::S),
     (GSI1_SK, ScalarAttributeType::S),
     (GSI2_PK, ScalarAttributeType::S),
     (GSI2_SK, ScalarAttributeType::S),
+    (GSI3_PK, ScalarAttributeType::S),
+    (GSI3_SK, ScalarAttributeType::S),
 ];
 
 /// The table's (hash, range) key.
 pub const TABLE_KEY: (&str, &str) = (PK, SK);
 
 /// Each global secondary index: (name, hash key, range key); all project every attribute.
-pub const INDEXES: [(&str, &str, &str); 2] = [(GSI1, GSI1_PK, GSI1_SK), (GSI2, GSI2_PK, GSI2_SK)];
+pub const INDEXES: [(&str, &str, &str); 3] = [
+    (GSI1, GSI1_PK, GSI1_SK),
+    (GSI2, GSI2_PK, GSI2_SK),
+    (GSI3, GSI3_PK, GSI3_SK),
+];
 
 fn key_schema(hash: &str, range: &str) -> Vec<KeySchemaElement> {
     [(hash, KeyType::Hash), (range, KeyType::Range)]

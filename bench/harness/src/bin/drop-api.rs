@@ -95,9 +95,14 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             recent: Default::default(),
         },
         link: LinkState {
-            store,
+            store: store.clone(),
             verifier: verifier(),
             max_body_bytes,
+        },
+        me: shared::handlers::me::MeState {
+            store: store.clone(),
+            verifier: verifier(),
+            cursors: CursorSigner::random(),
         },
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,

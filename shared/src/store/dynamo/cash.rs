@@ -10,6 +10,7 @@ use aws_sdk_dynamodb::types::{
 
 use super::records::{CASH_VERSION, SCHEMA_VERSION, check_version};
 use super::{Attempts, Cancellation, DynamoStore, Item, classify, number, s};
+use crate::cash::ledger::credit_entry_id;
 use crate::cash::{Credit, Debit, Money};
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
@@ -17,6 +18,7 @@ use crate::store::schema::{
     CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY,
     LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, cash_pk, credit_pk,
 };
+use crate::store::schema::{GSI3_PK, GSI3_SK, time_key};
 use crate::timestamp::Timestamp;
 
 fn corrupt(what: &str, problem: &str) -> StoreError {
@@ -112,6 +114,13 @@ impl DynamoStore {
             .item(LEDGER_AMOUNT, number(credit.amount.amount))
             .item(LEDGER_CURRENCY, s(&credit.amount.currency))
             .item(LEDGER_AT, s(at.to_string()))
+            // The fan's ledger entry (the index `GET /api/me/cash/transactions` reads), in the
+            // credit's own put: every credit written through here is listed.
+            .item(GSI3_PK, s(cash_pk(&credit.user_id)))
+            .item(
+                GSI3_SK,
+                s(time_key(at, &credit_entry_id(&credit.reference))),
+            )
             .condition_expression("attribute_not_exists(#pk)")
             .expression_attribute_names("#pk", PK)
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)

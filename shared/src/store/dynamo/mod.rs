@@ -3,6 +3,7 @@
 mod cache;
 mod cash;
 mod condition;
+mod fan_view;
 mod links;
 mod packs;
 mod purchases;

@@ -19,9 +19,11 @@ use super::records::{
     CASH_VERSION, PURCHASE_VERSION, PurchaseRecord, SCHEMA_VERSION, check_version,
 };
 use super::{Attempts, Cancellation, DynamoStore, Item, key, number, s};
+use crate::cash::ledger::debit_entry_id;
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::Pack;
 use crate::purchases::conditions;
+use crate::purchases::mine::{opened_list_key, purchase_list_key};
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, HoldSlot, OpenRefusal, Purchase, PurchaseStatus,
     StartRefusal, StartRequest, UnpaidHolds, check_complete, check_open, check_start, opened,
@@ -40,6 +42,7 @@ use crate::store::schema::{
     holds_ended_bound, holds_pk, pack_pk, purchase_sk, user_pk,
 };
 use crate::store::schema::{DRAW_SK, UNPAID_SK, UNPAID_VERSION, draw_pk, unpaid_slot};
+use crate::store::schema::{GSI3_PK, GSI3_SK, time_key};
 use crate::timestamp::Timestamp;
 
 fn purchase_key(user_id: &str, purchase_id: &str) -> Item {
@@ -54,12 +57,13 @@ fn cash_key(user_id: &str) -> Item {
     key(cash_pk(user_id), CASH_SK)
 }
 
-fn status_text(status: PurchaseStatus) -> AttributeValue {
+pub(crate) fn status_text(status: PurchaseStatus) -> AttributeValue {
     s(conditions::status_text(status))
 }
 
-/// The item of a purchase: its fields, its key, and while reserved, the holds index keys.
-fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
+/// The item of a purchase: its fields, its key, its key in the fan's purchase list, and while
+/// reserved, the holds index keys.
+pub(crate) fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
     let mut item: Item = serde_dynamo::to_item(PurchaseRecord::from(purchase))
         .map_err(|e| StoreError::internal_from("purchase item", e))?;
     item.extend(purchase_key(&purchase.user_id, &purchase.id));
@@ -68,6 +72,9 @@ fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
         PURCHASE_EXPIRES_NS.into(),
         number(purchase.expires_at.unix_nanos()),
     );
+    // The fan's purchase list: set once, by the start's put (the key never changes after).
+    item.insert(GSI3_PK.into(), s(user_pk(&purchase.user_id)));
+    item.insert(GSI3_SK.into(), s(purchase_list_key(purchase)));
     if purchase.status == PurchaseStatus::Reserved {
         item.insert(
             GSI2_PK.into(),
@@ -77,6 +84,11 @@ fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
             GSI2_SK.into(),
             s(hold_key(purchase.expires_at, &purchase.id)),
         );
+    }
+    // Once opened, the fan's item list (GSI2 is free again: the payment removed the hold's).
+    if let Some(opened_key) = opened_list_key(purchase) {
+        item.insert(GSI2_PK.into(), s(user_pk(&purchase.user_id)));
+        item.insert(GSI2_SK.into(), s(opened_key));
     }
     Ok(item)
 }
@@ -809,6 +821,12 @@ impl DynamoStore {
             (LEDGER_AMOUNT.to_owned(), number(price.amount)),
             (LEDGER_CURRENCY.to_owned(), s(&price.currency)),
             (LEDGER_AT.to_owned(), s(now.to_string())),
+            // The fan's ledger entry, written by the payment's own transaction.
+            (GSI3_PK.to_owned(), s(cash_pk(&purchase.user_id))),
+            (
+                GSI3_SK.to_owned(),
+                s(time_key(now, &debit_entry_id(&purchase.id))),
+            ),
         ]);
         let mut actions = vec![
             update(
@@ -1034,9 +1052,17 @@ impl OpenPurchase for DynamoStore {
         }
         let opened = opened(&purchase, &inputs, now)?;
         let written: Item = purchase_item(&opened)?;
-        let attributes = ["status", "openedAt", "items", "fairness"];
+        // With its entry in the fan's item list, in the same conditional write that opens it.
+        let attributes = ["status", "openedAt", "items", "fairness", GSI2_PK, GSI2_SK];
         let mut values: Vec<(&str, AttributeValue)> = Vec::new();
-        let placeholders = [":status", ":openedAt", ":items", ":fairness"];
+        let placeholders = [
+            ":status",
+            ":openedAt",
+            ":items",
+            ":fairness",
+            ":mine",
+            ":opened_key",
+        ];
         for (attribute, placeholder) in attributes.iter().zip(placeholders) {
             let value = written.get(*attribute).cloned().ok_or_else(|| {
                 StoreError::internal(format!("opened purchase without `{attribute}`"))
@@ -1051,11 +1077,14 @@ impl OpenPurchase for DynamoStore {
             .table_name(&self.table)
             .set_key(Some(purchase_key(user_id, purchase_id)))
             .update_expression(
-                "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness",
+                "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness, \
+                 #gsi2pk = :mine, #gsi2sk = :opened_key",
             )
             .condition_expression(condition.expression)
             .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
             .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
+            .expression_attribute_names("#gsi2pk", GSI2_PK)
+            .expression_attribute_names("#gsi2sk", GSI2_SK)
             .expression_attribute_names("#status", PURCHASE_STATUS)
             .expression_attribute_names("#openedAt", "openedAt")
             .expression_attribute_names("#items", "items")

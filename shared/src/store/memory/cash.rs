@@ -1,19 +1,21 @@
 //! Cash in memory: balances, the credit ledger and the debit ledger (written by purchases).
 
-use super::MemoryStore;
+use super::{MemoryStore, Tables};
+use crate::cash::ledger::{EntryKind, LedgerEntry, credit_entry_id};
 use crate::cash::{Credit, Debit};
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
 use crate::timestamp::Timestamp;
 
-impl CreditCash for MemoryStore {
-    async fn credit_cash(
-        &self,
+impl Tables {
+    /// The credit's writes, as DynamoDB's transaction makes them (the caller holds the lock):
+    /// the balance, the credit entry and the fan's ledger entry, or nothing.
+    pub(super) fn credit(
+        &mut self,
         credit: &Credit,
-        _at: Timestamp,
+        at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        // One lock around the check and both writes, as DynamoDB applies the transaction.
-        let mut tables = self.write();
+        let tables = self;
         if let Some(existing) = tables.credits.get(&credit.reference) {
             return if existing == credit {
                 Ok(CreditOutcome::AlreadyCredited)
@@ -30,7 +32,34 @@ impl CreditCash for MemoryStore {
         tables
             .credits
             .insert(credit.reference.clone(), credit.clone());
+        tables.add_to_ledger(
+            &credit.user_id,
+            LedgerEntry {
+                id: credit_entry_id(&credit.reference),
+                kind: EntryKind::Credit,
+                amount: credit.amount.clone(),
+                at,
+                purchase_id: None,
+            },
+        );
         Ok(CreditOutcome::Credited { balance })
+    }
+
+    /// Writes `entry` to the fan's ledger, under its list key (the index DynamoDB keeps).
+    pub(super) fn add_to_ledger(&mut self, user_id: &str, entry: LedgerEntry) {
+        self.ledger
+            .insert((user_id.to_owned(), entry.list_key()), entry);
+    }
+}
+
+impl CreditCash for MemoryStore {
+    async fn credit_cash(
+        &self,
+        credit: &Credit,
+        at: Timestamp,
+    ) -> Result<CreditOutcome, CreditCashError> {
+        // One lock around the check and the writes, as DynamoDB applies the transaction.
+        self.write().credit(credit, at)
     }
 }
 

@@ -4,6 +4,7 @@
 //! shared contract tests run on both.
 
 mod cash;
+mod fan_view;
 mod items;
 mod links;
 mod packs;
@@ -34,6 +35,8 @@ struct Tables {
     credits: HashMap<String, Credit>,
     /// Debit ledger entries by (user id, purchase id).
     debits: BTreeMap<(String, String), Debit>,
+    /// Every fan's ledger (credits and debits) by (user id, list key): the fan's index.
+    ledger: BTreeMap<(String, String), crate::cash::ledger::LedgerEntry>,
     /// Purchases by (user id, purchase id).
     purchases: HashMap<(String, String), Purchase>,
     /// A buyer's purchases of a pack, by (user id, pack id).

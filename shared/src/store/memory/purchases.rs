@@ -3,6 +3,7 @@
 
 use super::items::{CashItem, ShareItem};
 use super::{MemoryStore, Tables};
+use crate::cash::ledger::{EntryKind, LedgerEntry, debit_entry_id};
 use crate::cash::{Debit, Money};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::PackStatus;
@@ -267,6 +268,16 @@ impl CompletePurchase for MemoryStore {
                         purchase_id: purchase_id.clone(),
                         amount: paid.price.clone(),
                         at: now,
+                    },
+                );
+                tables.add_to_ledger(
+                    user_id,
+                    LedgerEntry {
+                        id: debit_entry_id(purchase_id),
+                        kind: EntryKind::Debit,
+                        amount: paid.price.clone(),
+                        at: now,
+                        purchase_id: Some(purchase_id.clone()),
                     },
                 );
                 tables.purchases.insert(at, paid.clone());

@@ -1,0 +1,107 @@
+//! A fan's view of their Cash: their balances, and their ledger (every credit and debit),
+//! newest first. For every fan and currency, credits minus debits is the balance: each movement
+//! of a balance writes its entry in the same transaction.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use crate::cash::Money;
+use crate::ids::{PurchaseId, UserId};
+use crate::store::schema::time_key;
+use crate::timestamp::Timestamp;
+
+pub const DEFAULT_LEDGER_LIMIT: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    Credit,
+    Debit,
+}
+
+impl EntryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Credit => "credit",
+            Self::Debit => "debit",
+        }
+    }
+}
+
+/// One movement of a balance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerEntry {
+    /// Stable and unique per entry ([`credit_entry_id`], [`debit_entry_id`]).
+    pub id: String,
+    pub kind: EntryKind,
+    pub amount: Money,
+    pub at: Timestamp,
+    /// The purchase a debit paid for; `None` for credits.
+    pub purchase_id: Option<PurchaseId>,
+}
+
+impl LedgerEntry {
+    /// Its key in the fan's ledger: time order, then id.
+    pub fn list_key(&self) -> String {
+        time_key(self.at, &self.id)
+    }
+}
+
+/// 22 base64url characters of SHA-256 over the entry's own key: an id in the id grammar however
+/// long the credit's reference is, that does not show the reference (an operator's or a
+/// payment provider's) to the fan.
+fn entry_id(kind: EntryKind, key: &str) -> String {
+    let digest = aws_lc_rs::digest::digest(
+        &aws_lc_rs::digest::SHA256,
+        format!("ledger-v1\n{}\n{key}", kind.as_str()).as_bytes(),
+    );
+    URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16])
+}
+
+/// The ledger id of the credit with `reference`.
+pub fn credit_entry_id(reference: &str) -> String {
+    entry_id(EntryKind::Credit, reference)
+}
+
+/// The ledger id of the debit that paid for `purchase_id`.
+pub fn debit_entry_id(purchase_id: &str) -> String {
+    entry_id(EntryKind::Debit, purchase_id)
+}
+
+/// What a fan asked of their ledger.
+#[derive(Debug, Clone)]
+pub struct LedgerQuery {
+    pub user_id: UserId,
+    pub currency: Option<String>,
+    pub limit: usize,
+    /// The list key of the last entry of the page before.
+    pub after: Option<String>,
+}
+
+impl LedgerQuery {
+    pub fn matches(&self, entry: &LedgerEntry) -> bool {
+        self.currency
+            .as_ref()
+            .is_none_or(|currency| entry.amount.currency == *currency)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_ids_are_ids_distinct_per_kind_and_key() {
+        let ids = [
+            credit_entry_id("grant-1"),
+            credit_entry_id("grant-2"),
+            debit_entry_id("grant-1"),
+            credit_entry_id(&"r".repeat(255)),
+        ];
+        for id in &ids {
+            assert!(crate::ids::is_valid_id(id), "{id}");
+        }
+        let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
+        assert_eq!(credit_entry_id("grant-1"), ids[0], "stable");
+    }
+}

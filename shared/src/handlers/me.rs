@@ -1,0 +1,97 @@
+//! What the fan's own views share (`GET /api/me/...`): their state, and the query parameters
+//! of a page: `limit`, a `cursor` bound to the caller and the filters, ids.
+
+use serde::Serialize;
+
+use crate::auth::TokenVerifier;
+use crate::handlers::list_packs::parse_limit_or;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::request::single_query_param;
+use crate::ids::PackId;
+use crate::packs::listing::{CursorSigner, cursor_scope};
+use lambda_http::Request;
+
+/// What the fan's views need: the store, the token verifier, and the cursors' signer (the
+/// secret of list-packs', `CURSOR_SECRET`).
+pub struct MeState<S> {
+    pub store: S,
+    pub verifier: TokenVerifier,
+    pub cursors: CursorSigner,
+}
+
+pub fn invalid_query(message: &'static str) -> ApiError {
+    ApiError::refused(ErrorCode::InvalidQuery, message)
+}
+
+/// `limit`: 1-100, `default` when absent.
+pub fn limit(request: &Request, default: usize) -> Result<usize, ApiError> {
+    parse_limit_or(single_query_param(request, "limit")?.as_deref(), default)
+}
+
+/// `packId`, an id of the id grammar, when given.
+pub fn pack_id(request: &Request) -> Result<Option<PackId>, ApiError> {
+    single_query_param(request, "packId")?
+        .map(|id| {
+            PackId::parse(id).map_err(|_| {
+                invalid_query("The 'packId' parameter must be an id (1-64 of A-Za-z0-9_-).")
+            })
+        })
+        .transpose()
+}
+
+/// The position a `cursor` holds, when one is given: it must be this API's, issued for this
+/// list, this caller and these filters (`scope`), and hold a position `valid` accepts.
+pub fn cursor<T>(
+    cursors: &CursorSigner,
+    request: &Request,
+    scope: &[&str],
+    valid: impl FnOnce(&str) -> Option<T>,
+) -> Result<Option<T>, ApiError> {
+    let Some(cursor) = single_query_param(request, "cursor")? else {
+        return Ok(None);
+    };
+    cursors
+        .decode_scoped(&cursor_scope(scope), &cursor)
+        .ok()
+        .and_then(|position| valid(&position))
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::refused(
+                ErrorCode::InvalidCursor,
+                "The cursor is not one this API issued for this list, caller and filters; \
+                 start again without it.",
+            )
+        })
+}
+
+/// The `nextCursor` of a page whose next position is `next`, for `scope`.
+pub fn next_cursor(cursors: &CursorSigner, scope: &[&str], next: Option<&str>) -> Option<String> {
+    next.map(|position| cursors.encode_scoped(&cursor_scope(scope), position))
+}
+
+/// `{"<entries>": [...], "nextCursor": ...}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageJson<T> {
+    #[serde(flatten)]
+    pub entries: T,
+    pub next_cursor: Option<String>,
+}
+
+impl MeState<crate::store::DynamoStore> {
+    /// The state of a fan's-view function, from the environment (`TABLE_NAME`, `AUTH_*`,
+    /// `CURSOR_SECRET`), warmed: what each of their `main`s runs.
+    pub async fn from_env() -> Self {
+        use crate::runtime::{require, store_from_env, verifier_from_env, warm};
+        let (store, dynamodb) = store_from_env();
+        let verifier = verifier_from_env();
+        let cursors =
+            CursorSigner::new(&require(crate::config::cursor_secret(&crate::config::Env)));
+        warm(&dynamodb, Some(&verifier)).await;
+        Self {
+            store,
+            verifier,
+            cursors,
+        }
+    }
+}
