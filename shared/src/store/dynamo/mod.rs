@@ -6,6 +6,7 @@ mod links;
 mod packs;
 mod purchases;
 mod records;
+mod topups;
 
 use std::collections::HashMap;
 
