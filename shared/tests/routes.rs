@@ -453,9 +453,9 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
 }
 
 /// The key prefixes only some functions may reach, those functions, and those that may only
-/// read them: a pack's draw inputs (its server seed, `DRAW#`), and money (balances and debits,
-/// `CASH#`).
-const GUARDED: [(&str, &[&str], &[&str]); 2] = [
+/// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
+/// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
+const GUARDED: [(&str, &[&str], &[&str]); 4] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -463,8 +463,14 @@ const GUARDED: [(&str, &[&str], &[&str]); 2] = [
     ),
     (
         shared::store::schema::CASH_PREFIX,
-        &["complete-purchase"],
+        &["complete-purchase", "stripe-webhook"],
         &["start-purchase"],
+    ),
+    ("CREDIT#", &["stripe-webhook"], &[]),
+    (
+        shared::store::schema::TOPUP_PREFIX,
+        &["cash-top-ups", "stripe-webhook"],
+        &[],
     ),
 ];
 
@@ -668,7 +674,12 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
 ///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
 /// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
-///   then one `UpdateItem` of the purchase.
+///   then one `UpdateItem` of the purchase;
+/// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
+///   (`TOPUP#`) only;
+/// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
+///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`).
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -814,6 +825,44 @@ release-holds:
             dynamodb:LeadingKeys:
               - "PACK#*"
               - "USER#*"
+cash-top-ups:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:PutItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+stripe-webhook:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+              - "CASH#*"
+              - "CREDIT#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CREDIT#*"
 "#,
     )
     .unwrap();
@@ -832,4 +881,6 @@ release-holds:
     assert_eq!(shared::store::schema::pack_pk("p"), "PACK#p");
     assert_eq!(shared::store::schema::user_pk("u"), "USER#u");
     assert_eq!(shared::store::schema::GSI2, "GSI2");
+    assert_eq!(shared::store::schema::topup_pk("t"), "TOPUP#t");
+    assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
 }
