@@ -228,19 +228,7 @@ impl AuthConfig {
 
 /// Accepts `https://` addresses, and `http://` only on a loopback host.
 fn check_jwks_url(url: &str) -> Result<String, ConfigError> {
-    let invalid = |problem: &str| ConfigError::Invalid {
-        name: "AUTH_JWKS_URL",
-        problem: problem.into(),
-    };
-    let parsed = url::Url::parse(url).map_err(|_| invalid("not a valid URL"))?;
-    match parsed.scheme() {
-        "https" => Ok(url.to_owned()),
-        "http" if is_loopback(&parsed) => Ok(url.to_owned()),
-        "http" => Err(invalid(
-            "plain http is only allowed for loopback addresses; use https",
-        )),
-        _ => Err(invalid("the scheme must be https")),
-    }
+    check_service_url("AUTH_JWKS_URL", url)
 }
 
 /// Whether the URL's host is a loopback address (127.0.0.0/8, ::1, localhost).

@@ -99,8 +99,7 @@ pub enum Mismatch {
 /// Checks that `session` is the one stored for `top_up`, and, when it pays for it
 /// (`paying`), for exactly its amount and currency (Stripe writes currencies in lower case).
 pub fn check_session(top_up: &TopUp, session: &Session, paying: bool) -> Result<(), Mismatch> {
-    let stored = top_up.checkout.as_ref().map(|c| c.session_id.as_str());
-    if stored != Some(session.id.as_str()) {
+    if top_up.session_id() != Some(session.id.as_str()) {
         return Err(Mismatch::Session);
     }
     if paying {

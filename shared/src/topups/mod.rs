@@ -76,6 +76,11 @@ impl TopUp {
         self.amount == *amount
     }
 
+    /// The id of its Checkout Session, once stored.
+    pub fn session_id(&self) -> Option<&str> {
+        self.checkout.as_ref().map(|c| c.session_id.as_str())
+    }
+
     /// The credit this top-up makes when paid: its stored amount, to its user, once.
     pub fn credit(&self) -> Credit {
         Credit {

@@ -182,9 +182,7 @@ impl SettleTopUp for DynamoStore {
         at: Timestamp,
     ) -> Result<CompletedTopUp, CreditCashError> {
         let session_id = top_up
-            .checkout
-            .as_ref()
-            .map(|c| c.session_id.as_str())
+            .session_id()
             .ok_or_else(|| StoreError::internal("complete: a top-up without a session"))?;
         let credit = top_up.credit();
         let update = self.settle_update(&top_up.id, session_id, TopUpStatus::Completed, Some(at));

@@ -45,8 +45,7 @@ impl GetTopUp for MemoryStore {
 
 /// Whether `stored` may still be settled by an event of `session_id`.
 fn settleable(stored: &TopUp, session_id: &str) -> bool {
-    stored.status != TopUpStatus::Completed
-        && stored.checkout.as_ref().map(|c| c.session_id.as_str()) == Some(session_id)
+    stored.status != TopUpStatus::Completed && stored.session_id() == Some(session_id)
 }
 
 impl SettleTopUp for MemoryStore {
@@ -56,15 +55,13 @@ impl SettleTopUp for MemoryStore {
         at: Timestamp,
     ) -> Result<CompletedTopUp, CreditCashError> {
         let session_id = top_up
-            .checkout
-            .as_ref()
-            .map(|c| c.session_id.clone())
+            .session_id()
             .ok_or_else(|| StoreError::internal("complete: a top-up without a session"))?;
         let mut tables = self.write();
         let still_open = tables
             .top_ups
             .get(top_up.id.as_str())
-            .is_some_and(|stored| settleable(stored, &session_id));
+            .is_some_and(|stored| settleable(stored, session_id));
         if !still_open {
             return Ok(CompletedTopUp::AlreadyCompleted);
         }
