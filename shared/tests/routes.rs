@@ -884,3 +884,38 @@ stripe-webhook:
     assert_eq!(shared::store::schema::topup_pk("t"), "TOPUP#t");
     assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
 }
+
+/// Money and top-ups stay out of reach of the top-up function, and top-ups out of reach of the
+/// others: each alteration is caught.
+#[test]
+fn a_top_up_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let start = "  CashTopUpsFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    for extra in ["CASH#*", "CREDIT#*"] {
+        let altered = format!(
+            "{before}{}",
+            altered(
+                after,
+                "                    - \"TOPUP#*\"\n",
+                &format!("                    - \"TOPUP#*\"\n                    - \"{extra}\"\n"),
+            )
+        );
+        assert!(
+            !policy_problems(&altered).is_empty(),
+            "cash-top-ups reaching {extra} went unnoticed"
+        );
+    }
+    // A purchase function reaching top-ups.
+    let start = "  StartPurchaseFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    let altered = format!(
+        "{before}{}",
+        altered(
+            after,
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"TOPUP#*\"\n",
+        )
+    );
+    assert!(!policy_problems(&altered).is_empty());
+}
