@@ -18,7 +18,12 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use lambda_http::http::{Method, StatusCode, header};
 use serde_json::json;
-use shared::topups::signature;
+use shared::auth::TokenVerifier;
+use shared::config::{Secret, StripeApi};
+use shared::handlers::stripe_webhook::WebhookState;
+use shared::handlers::top_ups::TopUpState;
+use shared::topups::stripe::{ReturnUrls, StripeClient};
+use shared::topups::{TopUpPolicy, signature};
 
 /// Where the local Checkout lives, under the server's base.
 pub const STRIPE_PATH: &str = "/local/stripe";
@@ -37,6 +42,50 @@ struct Session {
     cancel_url: String,
     /// `open` until paid or cancelled.
     state: &'static str,
+}
+
+/// The top-up handlers' states and the local Stripe they use, for a server at `base`.
+pub struct LocalTopUps<S> {
+    pub top_ups: TopUpState<S>,
+    /// The webhook's state, with this process's own signing secret.
+    pub webhook: WebhookState<S>,
+    pub checkout: LocalCheckout,
+}
+
+impl<S: Clone> LocalTopUps<S> {
+    pub fn new(
+        store: &S,
+        base: &str,
+        verifier: TokenVerifier,
+        max_body_bytes: usize,
+        policy: TopUpPolicy,
+    ) -> Self {
+        // This process's own webhook secret: its Checkout page signs with it, its webhook route
+        // verifies with it.
+        let webhook_secret = format!("whsec_local_{}", shared::purchases::random_client_seed());
+        Self {
+            top_ups: TopUpState {
+                store: store.clone(),
+                verifier,
+                max_body_bytes,
+                policy,
+                stripe: StripeClient::new(&StripeApi {
+                    base: format!("{base}{STRIPE_PATH}"),
+                    secret_key: Secret::new(SECRET_KEY),
+                }),
+                return_urls: ReturnUrls {
+                    success: format!("{base}{PAGES}done"),
+                    cancel: format!("{base}{PAGES}cancelled"),
+                },
+            },
+            webhook: WebhookState {
+                store: store.clone(),
+                secret: Secret::new(webhook_secret.clone()),
+                max_body_bytes,
+            },
+            checkout: LocalCheckout::new(base, &webhook_secret),
+        }
+    }
 }
 
 /// The local Stripe: its sessions (by id, and by the idempotency key that made each).

@@ -22,12 +22,10 @@ use idp::LocalIdp;
 use server::{App, spawn_sweep};
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
-use shared::config::{self, AuthConfig, Env, JwksSetting, Secret, StripeApi};
+use shared::config::{self, AuthConfig, Env, JwksSetting};
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::stripe_webhook::WebhookState;
-use shared::handlers::top_ups::TopUpState;
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::ROUTES;
 use shared::packs::Pack;
@@ -36,7 +34,6 @@ use shared::packs::seed::parse_seed;
 use shared::store::cash::{CreditCash, GetBalance};
 use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
-use shared::topups::stripe::{ReturnUrls, StripeClient};
 
 const USAGE: &str = "usage:
   local-api [--port N] [--dynamodb] [--seed FILE]      serve the API on http://127.0.0.1:N (default 3000)
@@ -283,9 +280,6 @@ where
         );
     }
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
-    // This process's own Stripe webhook secret: its Checkout page signs with it, its webhook
-    // route verifies with it.
-    let webhook_secret = format!("whsec_local_{}", shared::purchases::random_client_seed());
 
     spawn_sweep(store.clone());
     let app = App {
@@ -312,26 +306,13 @@ where
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,
-        top_ups: TopUpState {
-            store: store.clone(),
-            verifier: verifier(),
-            max_body_bytes: parts.max_body_bytes,
-            policy: config::top_up_policy(&Env).map_err(|e| e.to_string())?,
-            stripe: StripeClient::new(&StripeApi {
-                base: format!("{base}{}", checkout::STRIPE_PATH),
-                secret_key: Secret::new(checkout::SECRET_KEY),
-            }),
-            return_urls: ReturnUrls {
-                success: format!("{base}/local/checkout/done"),
-                cancel: format!("{base}/local/checkout/cancelled"),
-            },
-        },
-        webhook: WebhookState {
-            store: store.clone(),
-            secret: Secret::new(webhook_secret.clone()),
-            max_body_bytes: parts.max_body_bytes,
-        },
-        checkout: checkout::LocalCheckout::new(base, &webhook_secret),
+        top_ups: checkout::LocalTopUps::new(
+            &store,
+            base,
+            verifier(),
+            parts.max_body_bytes,
+            config::top_up_policy(&Env).map_err(|e| e.to_string())?,
+        ),
     };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

@@ -24,8 +24,8 @@ use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::start_purchase::start_purchase;
-use shared::handlers::stripe_webhook::{WebhookState, stripe_webhook};
-use shared::handlers::top_ups::{TopUpState, top_ups};
+use shared::handlers::stripe_webhook::stripe_webhook;
+use shared::handlers::top_ups::top_ups;
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::LocalRequestId;
 use shared::http::error::{ApiError, ErrorCode};
@@ -103,12 +103,8 @@ pub struct App<S> {
     pub jwks: Value,
     pub openapi: Value,
     pub limits: Limits,
-    /// The top-up handlers' state (its Stripe is [`crate::checkout`], on this server).
-    pub top_ups: TopUpState<S>,
-    /// The Stripe webhook's state, with this server's own signing secret.
-    pub webhook: WebhookState<S>,
-    /// The local Checkout pages and the local Stripe (`/local/...`).
-    pub checkout: crate::checkout::LocalCheckout,
+    /// The top-up handlers, their Stripe on this server, and its Checkout pages (`/local/...`).
+    pub top_ups: crate::checkout::LocalTopUps<S>,
 }
 
 type HttpResponse = hyper::Response<Full<Bytes>>;
@@ -196,7 +192,7 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
         _ => {}
     }
     if parts.uri.path().starts_with("/local/") {
-        return app.checkout.serve(&parts, body).await;
+        return app.top_ups.checkout.serve(&parts, body).await;
     }
     let mut parts = parts;
     join_repeated_headers(&mut parts.headers);
@@ -260,8 +256,10 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
             complete_purchase(&app.purchases, request).await
         }
         name if name == OPEN_PACK.function => open_pack(&app.purchases, request).await,
-        name if name == CREATE_TOP_UP.function => top_ups(&app.top_ups, request).await,
-        name if name == STRIPE_WEBHOOK.function => stripe_webhook(&app.webhook, request).await,
+        name if name == CREATE_TOP_UP.function => top_ups(&app.top_ups.top_ups, request).await,
+        name if name == STRIPE_WEBHOOK.function => {
+            stripe_webhook(&app.top_ups.webhook, request).await
+        }
         // list-packs, which is also the `$default` route.
         _ => list_packs(&app.list, request).await,
     };
