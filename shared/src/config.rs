@@ -228,8 +228,137 @@ impl AuthConfig {
 
 /// Accepts `https://` addresses, and `http://` only on a loopback host.
 fn check_jwks_url(url: &str) -> Result<String, ConfigError> {
+    check_service_url("AUTH_JWKS_URL", url)
+}
+
+/// Whether the URL's host is a loopback address (127.0.0.0/8, ::1, localhost).
+pub fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+/// A secret read from the environment (Stripe's keys): its `Debug` and `Display` never show it,
+/// so no log line or error can carry it by accident.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The value, for the one place that sends or keys with it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Stripe's API: `STRIPE_API_BASE` (default `https://api.stripe.com`; plain `http://` only on a
+/// loopback host) and `STRIPE_SECRET_KEY` (required).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StripeApi {
+    pub base: String,
+    pub secret_key: Secret,
+}
+
+pub const DEFAULT_STRIPE_API_BASE: &str = "https://api.stripe.com";
+
+impl StripeApi {
+    pub fn from_source(source: &dyn Source) -> Result<Self, ConfigError> {
+        let base = match optional(source, "STRIPE_API_BASE") {
+            Some(base) => check_service_url("STRIPE_API_BASE", &base)?,
+            None => DEFAULT_STRIPE_API_BASE.to_owned(),
+        };
+        let secret_key = required(
+            source,
+            "STRIPE_SECRET_KEY",
+            "the Stripe secret key that creates Checkout Sessions",
+        )?;
+        Ok(Self {
+            base,
+            secret_key: Secret(secret_key),
+        })
+    }
+}
+
+/// `STRIPE_WEBHOOK_SECRET`: the webhook endpoint's signing secret (`whsec_...`), used whole as
+/// the HMAC key.
+pub fn stripe_webhook_secret(source: &dyn Source) -> Result<Secret, ConfigError> {
+    required(
+        source,
+        "STRIPE_WEBHOOK_SECRET",
+        "the signing secret of Stripe's webhook endpoint (whsec_...)",
+    )
+    .map(Secret)
+}
+
+/// `TOPUP_MIN_AMOUNT` and `TOPUP_MAX_AMOUNT` (minor units; defaults 100 and 50000) and
+/// `TOPUP_CURRENCIES` (comma-separated ISO 4217 codes; default `USD`).
+pub fn top_up_policy(source: &dyn Source) -> Result<crate::topups::TopUpPolicy, ConfigError> {
+    use crate::topups::{DEFAULT_CURRENCY, DEFAULT_MAX_AMOUNT, DEFAULT_MIN_AMOUNT, TopUpPolicy};
+    let bounds = 1..=crate::cash::MAX_CREDIT;
+    let min_amount =
+        optional_number(source, "TOPUP_MIN_AMOUNT", bounds.clone())?.unwrap_or(DEFAULT_MIN_AMOUNT);
+    let max_amount =
+        optional_number(source, "TOPUP_MAX_AMOUNT", bounds)?.unwrap_or(DEFAULT_MAX_AMOUNT);
+    if min_amount > max_amount {
+        return Err(ConfigError::Invalid {
+            name: "TOPUP_MAX_AMOUNT",
+            problem: "must not be below TOPUP_MIN_AMOUNT".into(),
+        });
+    }
+    let currencies: Vec<String> = optional(source, "TOPUP_CURRENCIES")
+        .unwrap_or_else(|| DEFAULT_CURRENCY.to_owned())
+        .split(',')
+        .map(|code| code.trim().to_owned())
+        .collect();
+    if !currencies.iter().all(|code| crate::cash::is_currency(code)) {
+        return Err(ConfigError::Invalid {
+            name: "TOPUP_CURRENCIES",
+            problem: "expected ISO 4217 codes (three capital letters), separated by commas".into(),
+        });
+    }
+    Ok(TopUpPolicy {
+        min_amount,
+        max_amount,
+        currencies,
+    })
+}
+
+/// `TOPUP_SUCCESS_URL` and `TOPUP_CANCEL_URL` (required): where Stripe's Checkout page sends the
+/// fan back to, paid or not (`https://`, or `http://` on a loopback host).
+pub fn top_up_return_urls(
+    source: &dyn Source,
+) -> Result<crate::topups::stripe::ReturnUrls, ConfigError> {
+    let url = |name: &'static str, purpose: &'static str| {
+        check_service_url(name, &required(source, name, purpose)?)
+    };
+    Ok(crate::topups::stripe::ReturnUrls {
+        success: url(
+            "TOPUP_SUCCESS_URL",
+            "where Checkout sends the fan after paying",
+        )?,
+        cancel: url(
+            "TOPUP_CANCEL_URL",
+            "where Checkout sends the fan who cancels",
+        )?,
+    })
+}
+
+/// `url` when it is `https://`, or `http://` on a loopback host, for variable `name`.
+fn check_service_url(name: &'static str, url: &str) -> Result<String, ConfigError> {
     let invalid = |problem: &str| ConfigError::Invalid {
-        name: "AUTH_JWKS_URL",
+        name,
         problem: problem.into(),
     };
     let parsed = url::Url::parse(url).map_err(|_| invalid("not a valid URL"))?;
@@ -240,16 +369,6 @@ fn check_jwks_url(url: &str) -> Result<String, ConfigError> {
             "plain http is only allowed for loopback addresses; use https",
         )),
         _ => Err(invalid("the scheme must be https")),
-    }
-}
-
-/// Whether the URL's host is a loopback address (127.0.0.0/8, ::1, localhost).
-pub fn is_loopback(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        None => false,
     }
 }
 
@@ -395,5 +514,58 @@ mod tests {
         assert!(table_name(&[("TABLE_NAME", "ab")]).is_err());
         assert!(table_name(&[("TABLE_NAME", "bad name")]).is_err());
         assert_eq!(table_name(&[("TABLE_NAME", "fan-api")]).unwrap(), "fan-api");
+    }
+    #[test]
+    fn stripe_settings_default_fail_fast_and_never_show_a_secret() {
+        let api = StripeApi::from_source(&[("STRIPE_SECRET_KEY", "sk_test_abc")]).unwrap();
+        assert_eq!(api.base, DEFAULT_STRIPE_API_BASE);
+        assert!(!format!("{api:?}").contains("sk_test_abc"), "{api:?}");
+        let error = StripeApi::from_source(&[("X", "")]).unwrap_err();
+        assert!(error.to_string().contains("STRIPE_SECRET_KEY"), "{error}");
+        for (base, ok) in [
+            ("http://127.0.0.1:9/", true),
+            ("https://stripe.example", true),
+            ("http://stripe.example", false),
+            ("ftp://127.0.0.1", false),
+        ] {
+            let source = [("STRIPE_SECRET_KEY", "k"), ("STRIPE_API_BASE", base)];
+            assert_eq!(StripeApi::from_source(&source).is_ok(), ok, "{base}");
+        }
+        let error = stripe_webhook_secret(&[("X", "")]).unwrap_err();
+        assert!(
+            error.to_string().contains("STRIPE_WEBHOOK_SECRET"),
+            "{error}"
+        );
+        let secret = stripe_webhook_secret(&[("STRIPE_WEBHOOK_SECRET", "whsec_x")]).unwrap();
+        assert_eq!(secret.expose(), "whsec_x");
+        assert!(!format!("{secret:?}").contains("whsec_x"));
+    }
+
+    #[test]
+    fn top_up_settings_have_defaults_and_bounds() {
+        let policy = top_up_policy(&[("X", "")]).unwrap();
+        assert_eq!(policy, crate::topups::TopUpPolicy::default());
+        let policy = top_up_policy(&[
+            ("TOPUP_MIN_AMOUNT", "1"),
+            ("TOPUP_MAX_AMOUNT", "9"),
+            ("TOPUP_CURRENCIES", "USD, EUR"),
+        ])
+        .unwrap();
+        assert_eq!((policy.min_amount, policy.max_amount), (1, 9));
+        assert_eq!(policy.currencies, ["USD", "EUR"]);
+        for bad in [
+            [("TOPUP_MIN_AMOUNT", "10"), ("TOPUP_MAX_AMOUNT", "9")],
+            [("TOPUP_MIN_AMOUNT", "0"), ("TOPUP_CURRENCIES", "USD")],
+            [("TOPUP_CURRENCIES", "usd"), ("X", "")],
+        ] {
+            assert!(top_up_policy(&bad).is_err(), "{bad:?}");
+        }
+        assert!(top_up_return_urls(&[("TOPUP_SUCCESS_URL", "https://a.example/ok")]).is_err());
+        let urls = top_up_return_urls(&[
+            ("TOPUP_SUCCESS_URL", "https://a.example/ok"),
+            ("TOPUP_CANCEL_URL", "http://localhost:3000/no"),
+        ])
+        .unwrap();
+        assert_eq!(urls.cancel, "http://localhost:3000/no");
     }
 }

@@ -138,6 +138,13 @@ id_type!(
     "1-255 bytes",
     is_valid_user_id
 );
+id_type!(
+    /// A Cash top-up's id (derived from its user and `Idempotency-Key`; the grammar of every id).
+    TopUpId,
+    "a top-up id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,8 @@
 //! - Domain, one module per aggregate, rules as plain functions with typed errors:
 //!   [`packs`] (model, listing, seeding rules, the fair draw), [`purchases`] (holds, limits,
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
-//!   [`timestamp`]; [`ids`], the typed ids every layer passes.
+//!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`topups`] (Cash bought through
+//!   Stripe Checkout: top-ups, Stripe's signed events and its API).
 //! - [`http`]: the route table, request parsing, JSON responses and the one error type.
 //! - [`metrics`]: the names of the CloudWatch metrics the functions emit.
 //! - [`handlers`]: one plain async function per endpoint, over a state struct.
@@ -30,4 +31,5 @@ pub mod runtime;
 pub mod store;
 pub mod telemetry;
 pub mod timestamp;
+pub mod topups;
 pub mod truthy;

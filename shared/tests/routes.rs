@@ -481,9 +481,9 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
 }
 
 /// The key prefixes only some functions may reach, those functions, and those that may only
-/// read them: a pack's draw inputs (its server seed, `DRAW#`), and money (balances and debits,
-/// `CASH#`).
-const GUARDED: [(&str, &[&str], &[&str]); 2] = [
+/// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
+/// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
+const GUARDED: [(&str, &[&str], &[&str]); 4] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -491,8 +491,14 @@ const GUARDED: [(&str, &[&str], &[&str]); 2] = [
     ),
     (
         shared::store::schema::CASH_PREFIX,
-        &["complete-purchase"],
+        &["complete-purchase", "stripe-webhook"],
         &["start-purchase", "me-cash"],
+    ),
+    ("CREDIT#", &["stripe-webhook"], &[]),
+    (
+        shared::store::schema::TOPUP_PREFIX,
+        &["cash-top-ups", "stripe-webhook"],
+        &[],
     ),
 ];
 
@@ -712,7 +718,12 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
 ///   (opened purchases), nothing else;
 /// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
-///   (the ledger): reads only, no write to `CASH#`.
+///   (the ledger): reads only, no write to `CASH#`;
+/// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
+///   (`TOPUP#`) only;
+/// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
+///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`).
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -890,6 +901,44 @@ me-cash:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CASH#*"
+cash-top-ups:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:PutItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+stripe-webhook:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+              - "CASH#*"
+              - "CREDIT#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CREDIT#*"
 "#,
     )
     .unwrap();
@@ -910,6 +959,8 @@ me-cash:
     assert_eq!(shared::store::schema::GSI2, "GSI2");
     assert_eq!(shared::store::schema::GSI3, "GSI3");
     assert_eq!(shared::store::schema::cash_pk("u"), "CASH#u");
+    assert_eq!(shared::store::schema::topup_pk("t"), "TOPUP#t");
+    assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
 }
 
 #[test]
@@ -947,4 +998,39 @@ fn the_fans_cash_reads_cannot_reach_further() {
         !policy_problems(&altered).is_empty(),
         "me-purchases reading CASH#"
     );
+}
+
+/// Money and top-ups stay out of reach of the top-up function, and top-ups out of reach of the
+/// others: each alteration is caught.
+#[test]
+fn a_top_up_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let start = "  CashTopUpsFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    for extra in ["CASH#*", "CREDIT#*"] {
+        let altered = format!(
+            "{before}{}",
+            altered(
+                after,
+                "                    - \"TOPUP#*\"\n",
+                &format!("                    - \"TOPUP#*\"\n                    - \"{extra}\"\n"),
+            )
+        );
+        assert!(
+            !policy_problems(&altered).is_empty(),
+            "cash-top-ups reaching {extra} went unnoticed"
+        );
+    }
+    // A purchase function reaching top-ups.
+    let start = "  StartPurchaseFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    let altered = format!(
+        "{before}{}",
+        altered(
+            after,
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"TOPUP#*\"\n",
+        )
+    );
+    assert!(!policy_problems(&altered).is_empty());
 }

@@ -9,6 +9,7 @@
 //! - [`logs`]: captures logs in the production format, to check they hold no secret.
 //! - [`events`]: API Gateway HTTP API (v2) events and the requests lambda_http makes of them.
 //! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
+//! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
 
 pub mod attacks;
 pub mod events;
@@ -20,6 +21,7 @@ pub mod moto;
 pub mod packs;
 pub mod purchases;
 pub mod runtime_api;
+pub mod stripe;
 pub mod tokens;
 
 /// A port on 127.0.0.1 that was free a moment ago.

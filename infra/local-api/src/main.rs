@@ -10,6 +10,7 @@
 //! SDK's standard variables instead, on this machine only (`AWS_ENDPOINT_URL_DYNAMODB` a loopback
 //! address): the local identity provider signs a token for any user.
 
+mod checkout;
 mod idp;
 mod server;
 
@@ -322,6 +323,13 @@ where
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,
+        top_ups: checkout::LocalTopUps::new(
+            &store,
+            base,
+            verifier(),
+            parts.max_body_bytes,
+            config::top_up_policy(&Env).map_err(|e| e.to_string())?,
+        ),
     };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

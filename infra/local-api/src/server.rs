@@ -27,14 +27,16 @@ use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::start_purchase::start_purchase;
+use shared::handlers::stripe_webhook::stripe_webhook;
+use shared::handlers::top_ups::top_ups;
 use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::LocalRequestId;
 use shared::http::error::{ApiError, ErrorCode};
 use shared::http::request::bearer_token_in;
 use shared::http::response::json_response;
 use shared::http::routes::{
-    COMPLETE_PURCHASE, GET_PACK, GET_PURCHASE, MY_CASH, MY_PURCHASES, OPEN_PACK, START_PURCHASE,
-    WEB3_LINK, default_function, resolve,
+    COMPLETE_PURCHASE, CREATE_TOP_UP, GET_PACK, GET_PURCHASE, MY_CASH, MY_PURCHASES, OPEN_PACK,
+    START_PURCHASE, STRIPE_WEBHOOK, WEB3_LINK, default_function, resolve,
 };
 use shared::store::Store;
 
@@ -106,6 +108,8 @@ pub struct App<S> {
     pub jwks: Value,
     pub openapi: Value,
     pub limits: Limits,
+    /// The top-up handlers, their Stripe on this server, and its Checkout pages (`/local/...`).
+    pub top_ups: crate::checkout::LocalTopUps<S>,
 }
 
 type HttpResponse = hyper::Response<Full<Bytes>>;
@@ -192,6 +196,9 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
         }
         _ => {}
     }
+    if parts.uri.path().starts_with("/local/") {
+        return app.top_ups.checkout.serve(&parts, body).await;
+    }
     let mut parts = parts;
     join_repeated_headers(&mut parts.headers);
     // API Gateway matches a route on the path as sent: `/api/packs/p/` is no route of
@@ -202,12 +209,14 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
     // A body is read only for a route that takes one, from a caller whose token holds: the
     // handler answers the rest (404, 405, 401) without it, so nobody can make the server hold a
     // body it will refuse.
-    let wants_body = function != default_function()
-        && function != GET_PACK.function
-        && match bearer_token_in(&parts.headers) {
-            Ok(token) => app.purchases.verifier.verify(token).await.is_ok(),
-            Err(_) => false,
-        };
+    // Stripe's webhook takes a body and no token: its signature is checked on the body.
+    let wants_body = function == STRIPE_WEBHOOK.function
+        || function != default_function()
+            && function != GET_PACK.function
+            && match bearer_token_in(&parts.headers) {
+                Ok(token) => app.purchases.verifier.verify(token).await.is_ok(),
+                Err(_) => false,
+            };
     let body = if wants_body {
         match tokio::time::timeout(app.limits.body_timeout, read_body(body)).await {
             Ok(Body::Read(bytes)) if bytes.is_empty() => lambda_http::Body::Empty,
@@ -254,6 +263,10 @@ async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> Htt
         name if name == OPEN_PACK.function => open_pack(&app.purchases, request).await,
         name if name == MY_PURCHASES.function => me_purchases(&app.me, request).await,
         name if name == MY_CASH.function => me_cash(&app.me, request).await,
+        name if name == CREATE_TOP_UP.function => top_ups(&app.top_ups.top_ups, request).await,
+        name if name == STRIPE_WEBHOOK.function => {
+            stripe_webhook(&app.top_ups.webhook, request).await
+        }
         // list-packs, which is also the `$default` route.
         _ => list_packs(&app.list, request).await,
     };

@@ -11,6 +11,8 @@ pub mod open_pack;
 pub mod purchase_json;
 pub mod release_holds;
 pub mod start_purchase;
+pub mod stripe_webhook;
+pub mod top_ups;
 pub mod web3_link;
 // The fan's own view (issue 18).
 pub mod me;

@@ -50,11 +50,16 @@ pub enum ErrorCode {
     HeadersTooLarge,
     InternalError,
     ServiceUnavailable,
+    InvalidAmount,
+    UnsupportedCurrency,
+    TopUpNotFound,
+    PaymentProviderError,
+    InvalidSignature,
 }
 
 impl ErrorCode {
     /// Every code, for documentation checks.
-    pub const ALL: [ErrorCode; 30] = [
+    pub const ALL: [ErrorCode; 35] = [
         Self::InvalidJson,
         Self::InvalidBody,
         Self::InvalidPayload,
@@ -85,6 +90,11 @@ impl ErrorCode {
         Self::HeadersTooLarge,
         Self::InternalError,
         Self::ServiceUnavailable,
+        Self::InvalidAmount,
+        Self::UnsupportedCurrency,
+        Self::TopUpNotFound,
+        Self::PaymentProviderError,
+        Self::InvalidSignature,
     ];
 
     /// The stable snake_case code.
@@ -120,6 +130,11 @@ impl ErrorCode {
             Self::HeadersTooLarge => "headers_too_large",
             Self::InternalError => "internal_error",
             Self::ServiceUnavailable => "service_unavailable",
+            Self::InvalidAmount => "invalid_amount",
+            Self::UnsupportedCurrency => "unsupported_currency",
+            Self::TopUpNotFound => "top_up_not_found",
+            Self::PaymentProviderError => "payment_provider_error",
+            Self::InvalidSignature => "invalid_signature",
         }
     }
 
@@ -152,6 +167,11 @@ impl ErrorCode {
             Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
             Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::TopUpNotFound => StatusCode::NOT_FOUND,
+            Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
         }
     }
 }

@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 
 use crate::http::error::ApiError;
 use crate::http::request::request_path;
-use crate::ids::{InvalidId, PackId, PurchaseId, is_valid_id};
+use crate::ids::{InvalidId, PackId, PurchaseId, TopUpId, is_valid_id};
 
 /// One route: a method on a path template, served by one function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +137,21 @@ impl FromPath for PurchasePath {
     }
 }
 
+/// `/api/me/cash/top-ups/{topUpId}`
+#[derive(Debug)]
+pub struct TopUpPath {
+    pub top_up_id: TopUpId,
+}
+
+impl FromPath for TopUpPath {
+    const NAMES: &'static [&'static str] = &["topUpId"];
+    fn from_values(mut values: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
+        Ok(Self {
+            top_up_id: TopUpId::parse(values.next().unwrap_or_default())?,
+        })
+    }
+}
+
 /// Whether the `{name}` segments of `path` are exactly `names`, in order (a `const fn`, so that
 /// [`Endpoint::new`] checks it at compile time).
 const fn names_match(path: &str, names: &[&str]) -> bool {
@@ -192,6 +207,15 @@ pub static OPEN_PACK: Endpoint<PurchasePath> = Endpoint::new(
     "/api/packs/{packId}/purchases/{purchaseId}/open",
     "open-pack",
 );
+pub static CREATE_TOP_UP: Endpoint<NoParams> =
+    Endpoint::new(Method::POST, "/api/me/cash/top-ups", "cash-top-ups");
+pub static GET_TOP_UP: Endpoint<TopUpPath> = Endpoint::new(
+    Method::GET,
+    "/api/me/cash/top-ups/{topUpId}",
+    "cash-top-ups",
+);
+pub static STRIPE_WEBHOOK: Endpoint<NoParams> =
+    Endpoint::new(Method::POST, "/api/webhooks/stripe", "stripe-webhook");
 
 // The fan's own view: one function per group of reads that need the same key prefixes
 // (me-purchases: `USER#`; me-cash: `CASH#`, read only), so that IAM stays least-privilege.
@@ -204,7 +228,7 @@ pub static MY_LEDGER: Endpoint<NoParams> =
     Endpoint::new(Method::GET, "/api/me/cash/transactions", "me-cash");
 
 /// Every route of the API.
-pub static ROUTES: [&Route; 11] = [
+pub static ROUTES: [&Route; 14] = [
     &LIST_PACKS.route,
     &GET_PACK.route,
     &WEB3_LINK.route,
@@ -216,6 +240,9 @@ pub static ROUTES: [&Route; 11] = [
     &MY_ITEMS.route,
     &MY_CASH.route,
     &MY_LEDGER.route,
+    &CREATE_TOP_UP.route,
+    &GET_TOP_UP.route,
+    &STRIPE_WEBHOOK.route,
 ];
 
 /// The function that also answers every request no route matches (API Gateway's `$default`

@@ -1,7 +1,7 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`]: the traits of each aggregate.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`]: the traits of each aggregate.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
 //! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
@@ -16,6 +16,7 @@ pub mod memory;
 pub mod packs;
 pub mod purchases;
 pub mod schema;
+pub mod topups;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;
@@ -104,11 +105,21 @@ impl Eq for StoreError {}
 
 /// Every operation of every aggregate: what the local API and the contract tests hold.
 pub trait Store:
-    packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore + FanViewStore
+    packs::PackStore
+    + purchases::PurchaseStore
+    + links::LinkStore
+    + cash::CashStore
+    + FanViewStore
+    + topups::TopUpStore
 {
 }
 impl<
-    S: packs::PackStore + purchases::PurchaseStore + links::LinkStore + cash::CashStore + FanViewStore,
+    S: packs::PackStore
+        + purchases::PurchaseStore
+        + links::LinkStore
+        + cash::CashStore
+        + FanViewStore
+        + topups::TopUpStore,
 > Store for S
 {
 }

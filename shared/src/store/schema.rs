@@ -12,6 +12,7 @@
 //! | cash balances | `CASH#<userId>` | `CASH` | - |
 //! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
+//! | Cash top-up | `TOPUP#<topUpId>` | `TOPUP` | - |
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -235,6 +236,18 @@ pub fn is_time_key(text: &str) -> bool {
             && crate::ids::is_valid_id(id)
     })
 }
+
+/// The key prefix of Cash top-ups, for IAM's `dynamodb:LeadingKeys`. A top-up is keyed by its
+/// id alone: Stripe's webhook names it by id (`client_reference_id`) and nothing else; it carries
+/// its `userId`, and a fan reads only their own.
+pub const TOPUP_PREFIX: &str = "TOPUP#";
+pub fn topup_pk(top_up_id: &str) -> String {
+    format!("{TOPUP_PREFIX}{top_up_id}")
+}
+pub const TOPUP_SK: &str = "TOPUP";
+/// A top-up's status and its Checkout Session's id, for conditions.
+pub const TOPUP_STATUS: &str = "status";
+pub const TOPUP_SESSION_ID: &str = "checkoutSessionId";
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
 pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [

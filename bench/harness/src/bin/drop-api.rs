@@ -10,6 +10,8 @@
 //! this server's `/.well-known/jwks.json`), against testkit's keys: the benchmark signs with
 //! testkit's ES256 key, the algorithm of local-api's identity provider.
 
+#[path = "../../../../infra/local-api/src/checkout.rs"]
+mod checkout;
 #[path = "../../../../infra/local-api/src/server.rs"]
 mod server;
 
@@ -94,6 +96,13 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             store: store.clone(),
             recent: Default::default(),
         },
+        top_ups: checkout::LocalTopUps::new(
+            &store,
+            &base,
+            verifier(),
+            max_body_bytes,
+            Default::default(),
+        ),
         link: LinkState {
             store: store.clone(),
             verifier: verifier(),

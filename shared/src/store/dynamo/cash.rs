@@ -76,30 +76,20 @@ enum Cancelled {
     ReferenceUsed(Option<Item>),
     /// The balance would pass `u64::MAX`.
     BalanceFull,
-    /// Another transaction was on the same items: nothing was written.
-    Conflict,
 }
 
-/// `reasons` as [`DynamoStore::transact`] gives them: conditions and conflicts only.
+/// `reasons` as [`DynamoStore::transact_credit`] gives them: a condition failed.
 fn cancelled(reasons: &[Cancellation]) -> Cancelled {
-    let failed = |index: usize| {
-        reasons
-            .get(index)
-            .is_some_and(Cancellation::condition_failed)
-    };
-    if failed(0) {
-        Cancelled::ReferenceUsed(reasons[0].item.clone())
-    } else if failed(1) {
-        Cancelled::BalanceFull
-    } else {
-        Cancelled::Conflict
+    match reasons.first() {
+        Some(entry) if entry.condition_failed() => Cancelled::ReferenceUsed(entry.item.clone()),
+        _ => Cancelled::BalanceFull,
     }
 }
 
 impl DynamoStore {
     /// The transaction of `credit`: the credit entry, only while its reference is unused, and
     /// the balance, only while it stays a `u64`.
-    fn credit_transaction(
+    pub(super) fn credit_transaction(
         &self,
         credit: &Credit,
         at: Timestamp,
@@ -151,6 +141,33 @@ impl DynamoStore {
         ])
     }
 
+    /// Runs the transaction of `credit` with `more` actions after its two: `Ok(None)` when
+    /// applied, the reasons when a condition failed. Cancelled by conflicts with another
+    /// transaction on the same items (nothing written), it is tried again (see [`Attempts`]).
+    pub(super) async fn transact_credit(
+        &self,
+        credit: &Credit,
+        at: Timestamp,
+        more: &[TransactWriteItem],
+    ) -> Result<Option<Vec<Cancellation>>, StoreError> {
+        let mut attempts = Attempts::new("credit");
+        loop {
+            let mut actions = Vec::from(self.credit_transaction(credit, at)?);
+            actions.extend_from_slice(more);
+            // The conditions make a repeat change nothing. The SDK also gives each call its own
+            // ClientRequestToken and keeps it across its retries, so a retry after a lost answer
+            // is answered as the first try was (applied), not as a repeat.
+            let Some(reasons) = self.transact(actions).await? else {
+                return Ok(None);
+            };
+            if reasons.iter().any(Cancellation::condition_failed) {
+                return Ok(Some(reasons));
+            }
+            // Another transaction was on the same items: nothing was written.
+            attempts.after_conflict().await?;
+        }
+    }
+
     /// The credit entry of `reference`, read strongly consistent.
     async fn credit_entry(&self, reference: &str) -> Result<Option<Item>, StoreError> {
         let output = self
@@ -173,38 +190,42 @@ impl CreditCash for DynamoStore {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        let mut attempts = Attempts::new("credit");
-        loop {
-            let [entry, balance] = self.credit_transaction(credit, at)?;
-            // The condition makes a repeat change nothing. The SDK also gives each call its own
-            // ClientRequestToken and keeps it across its retries, so a retry after a lost answer
-            // is answered as the first try was (credited), not as a repeat.
-            let Some(reasons) = self.transact(vec![entry, balance]).await? else {
-                let balance = self
-                    .get_balance(&credit.user_id, &credit.amount.currency)
-                    .await?;
-                return Ok(CreditOutcome::Credited { balance });
-            };
-            match cancelled(&reasons) {
-                Cancelled::ReferenceUsed(old) => {
-                    let old = match old {
-                        Some(old) => old,
-                        // Not returned: read it (a credit entry is never deleted).
-                        None => self.credit_entry(&credit.reference).await?.ok_or_else(|| {
-                            corrupt("credit", "its put was refused but it cannot be read")
-                        })?,
-                    };
-                    return if same_credit(&old, credit)? {
-                        Ok(CreditOutcome::AlreadyCredited)
-                    } else {
-                        Err(CreditCashError::ReferenceReused)
-                    };
+        let Some(reasons) = self.transact_credit(credit, at, &[]).await? else {
+            let balance = self
+                .get_balance(&credit.user_id, &credit.amount.currency)
+                .await?;
+            return Ok(CreditOutcome::Credited { balance });
+        };
+        match cancelled(&reasons) {
+            Cancelled::ReferenceUsed(old) => {
+                if self.is_same_credit(old, credit).await? {
+                    Ok(CreditOutcome::AlreadyCredited)
+                } else {
+                    Err(CreditCashError::ReferenceReused)
                 }
-                Cancelled::BalanceFull => return Err(CreditCashError::BalanceFull),
-                // Another transaction was on the same items: nothing was written.
-                Cancelled::Conflict => attempts.after_conflict().await?,
             }
+            Cancelled::BalanceFull => Err(CreditCashError::BalanceFull),
         }
+    }
+}
+
+impl DynamoStore {
+    /// Whether the credit entry found in the way of `credit` (`old`, when the cancelled
+    /// transaction returned it) is the same credit.
+    pub(super) async fn is_same_credit(
+        &self,
+        old: Option<Item>,
+        credit: &Credit,
+    ) -> Result<bool, StoreError> {
+        let old = match old {
+            Some(old) => old,
+            // Not returned: read it (a credit entry is never deleted).
+            None => self
+                .credit_entry(&credit.reference)
+                .await?
+                .ok_or_else(|| corrupt("credit", "its put was refused but it cannot be read"))?,
+        };
+        same_credit(&old, credit)
     }
 }
 

@@ -8,6 +8,7 @@ mod links;
 mod packs;
 mod purchases;
 mod records;
+mod topups;
 
 use std::collections::HashMap;
 

@@ -9,10 +9,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
-use crate::ids::{PackId, PurchaseId, UserId};
+use crate::ids::{PackId, PurchaseId, TopUpId, UserId};
 use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
+use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";
@@ -23,6 +24,9 @@ pub(crate) const PURCHASE_VERSION: u32 = 1;
 
 /// The version of the Cash items (balances, debits, credits).
 pub(crate) const CASH_VERSION: u32 = 1;
+
+/// The version of the Cash top-up items.
+pub(crate) const TOPUP_VERSION: u32 = 1;
 
 /// The version of the web3 link items.
 pub(crate) const LINK_VERSION: u32 = 1;
@@ -153,6 +157,84 @@ impl TryFrom<PurchaseRecord> for Purchase {
             fairness: record.fairness,
             supply_shard: record.supply_shard,
             hold_slot: record.hold_slot,
+        })
+    }
+}
+
+/// A top-up item's attributes (besides its keys and `entity`, which the store adds).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TopUpRecord {
+    #[serde(default = "version_one")]
+    schema_version: u32,
+    id: TopUpId,
+    user_id: UserId,
+    amount: Money,
+    status: TopUpStatus,
+    /// Absent (not null) until stored: the store conditions on `attribute_not_exists`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checkout_session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checkout_url: Option<String>,
+    created_at: Timestamp,
+    completed_at: Option<Timestamp>,
+}
+
+impl From<&TopUp> for TopUpRecord {
+    fn from(top_up: &TopUp) -> Self {
+        let TopUp {
+            id,
+            user_id,
+            amount,
+            status,
+            checkout,
+            created_at,
+            completed_at,
+        } = top_up.clone();
+        let (checkout_session_id, checkout_url) = checkout
+            .map(|c| (Some(c.session_id), Some(c.url)))
+            .unwrap_or_default();
+        Self {
+            schema_version: TOPUP_VERSION,
+            id,
+            user_id,
+            amount,
+            status,
+            checkout_session_id,
+            checkout_url,
+            created_at,
+            completed_at,
+        }
+    }
+}
+
+impl TryFrom<TopUpRecord> for TopUp {
+    type Error = StoreError;
+
+    fn try_from(record: TopUpRecord) -> Result<Self, StoreError> {
+        if record.schema_version > TOPUP_VERSION {
+            return Err(StoreError::internal(format!(
+                "top-up item of schema version {} (this release reads up to {TOPUP_VERSION})",
+                record.schema_version
+            )));
+        }
+        let checkout = match (record.checkout_session_id, record.checkout_url) {
+            (Some(session_id), Some(url)) => Some(Checkout { session_id, url }),
+            (None, None) => None,
+            _ => {
+                return Err(StoreError::internal(
+                    "top-up item: a checkout session id without its url, or the reverse",
+                ));
+            }
+        };
+        Ok(TopUp {
+            id: record.id,
+            user_id: record.user_id,
+            amount: record.amount,
+            status: record.status,
+            checkout,
+            created_at: record.created_at,
+            completed_at: record.completed_at,
         })
     }
 }

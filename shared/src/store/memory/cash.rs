@@ -15,8 +15,7 @@ impl Tables {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        let tables = self;
-        if let Some(existing) = tables.credits.get(&credit.reference) {
+        if let Some(existing) = self.credits.get(&credit.reference) {
             return if existing == credit {
                 Ok(CreditOutcome::AlreadyCredited)
             } else {
@@ -24,15 +23,14 @@ impl Tables {
             };
         }
         let key = (credit.user_id.clone(), credit.amount.currency.clone());
-        let current = tables.balances.get(&key).copied().unwrap_or(0);
+        let current = self.balances.get(&key).copied().unwrap_or(0);
         let balance = current
             .checked_add(credit.amount.amount)
             .ok_or(CreditCashError::BalanceFull)?;
-        tables.balances.insert(key, balance);
-        tables
-            .credits
+        self.balances.insert(key, balance);
+        self.credits
             .insert(credit.reference.clone(), credit.clone());
-        tables.add_to_ledger(
+        self.add_to_ledger(
             &credit.user_id,
             LedgerEntry {
                 id: credit_entry_id(&credit.reference),

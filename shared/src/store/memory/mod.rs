@@ -9,6 +9,7 @@ mod items;
 mod links;
 mod packs;
 mod purchases;
+mod topups;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -49,6 +50,8 @@ struct Tables {
     unpaid: HashMap<String, crate::purchases::UnpaidHolds>,
     /// The packs whose revealed seed the sweep published.
     revealed: std::collections::HashSet<String>,
+    /// Cash top-ups by id.
+    top_ups: HashMap<String, crate::topups::TopUp>,
 }
 
 /// In-process store; clones share the same data.

@@ -1,0 +1,175 @@
+//! `POST /api/webhooks/stripe` (the `stripe-webhook` function): Stripe's signed events settle
+//! top-ups. Public (Stripe sends no token): the signature is the only proof, and a request
+//! without a valid one changes nothing.
+//!
+//! Stripe delivers each event at least once, in no fixed order, and retries any answer but a
+//! 2xx for three days: an event this API does not act on, or one about a top-up it does not
+//! know, is answered 200 at once; a store failure is a 503, so that Stripe tries again.
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+use serde_json::json;
+
+use crate::config::Secret;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::request::{body_bytes, invalid_json};
+use crate::http::respond;
+use crate::http::response::json_response;
+use crate::http::routes::STRIPE_WEBHOOK;
+use crate::store::DynamoStore;
+use crate::store::cash::CreditCashError;
+use crate::store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
+use crate::timestamp::Timestamp;
+use crate::topups::event::{Action, Event, action, check_session};
+use crate::topups::signature;
+
+/// What the webhook handler needs.
+pub struct WebhookState<S> {
+    pub store: S,
+    /// The endpoint's signing secret (`whsec_...`).
+    pub secret: Secret,
+    pub max_body_bytes: usize,
+}
+
+impl WebhookState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `STRIPE_WEBHOOK_SECRET`,
+    /// `MAX_BODY_BYTES`), warmed. Exits with a clear message when configuration is missing.
+    pub async fn from_env() -> Self {
+        use crate::config::{self, Env};
+        use crate::runtime::{require, store_from_env, warm};
+        let (store, dynamodb) = store_from_env();
+        let state = Self {
+            store,
+            secret: require(config::stripe_webhook_secret(&Env)),
+            max_body_bytes: require(config::max_body_bytes(&Env)),
+        };
+        warm(&dynamodb, None).await;
+        state
+    }
+}
+
+fn received() -> Response<Body> {
+    json_response(StatusCode::OK, &json!({"received": true}))
+}
+
+/// Verifies the signature over the body as sent (400 `invalid_signature`), then acts on the
+/// event by its type; 200 `{"received": true}` once handled.
+pub async fn stripe_webhook<S>(state: &WebhookState<S>, request: Request) -> Response<Body>
+where
+    S: GetTopUp + SettleTopUp,
+{
+    respond(&request, async {
+        STRIPE_WEBHOOK.params(&request)?;
+        // lambda_http has already decoded API Gateway's base64 (`isBase64Encoded`): these are
+        // the bytes Stripe signed.
+        let body = body_bytes(&request, state.max_body_bytes)?;
+        let header = signature_header(&request);
+        signature::verify(
+            header.as_deref(),
+            body,
+            state.secret.expose(),
+            Timestamp::now().unix_seconds(),
+        )
+        .map_err(|reason| {
+            tracing::info!(reason = %reason, "webhook signature refused");
+            ApiError::refused(
+                ErrorCode::InvalidSignature,
+                "The Stripe-Signature header does not sign this body.",
+            )
+        })?;
+        let event: Event = serde_json::from_slice(body).map_err(|_| invalid_json())?;
+        handle(state, &event).await?;
+        Ok(received())
+    })
+    .await
+}
+
+/// The `Stripe-Signature` header; sent more than once, its values joined with commas (as API
+/// Gateway joins them).
+fn signature_header(request: &Request) -> Option<String> {
+    let values: Vec<&str> = request
+        .headers()
+        .get_all("stripe-signature")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .collect();
+    (!values.is_empty()).then(|| values.join(","))
+}
+
+async fn handle<S: GetTopUp + SettleTopUp>(
+    state: &WebhookState<S>,
+    event: &Event,
+) -> Result<(), ApiError> {
+    let (event_id, kind) = (event.id.as_str(), event.kind.as_str());
+    let session = match event.session() {
+        Some(Ok(session)) => session,
+        Some(Err(error)) => {
+            tracing::warn!(event_id, kind, error = %error, "ignored: a session event without a readable session");
+            return Ok(());
+        }
+        None => {
+            tracing::info!(event_id, kind, "ignored: not an event this API acts on");
+            return Ok(());
+        }
+    };
+    let action = action(kind, session.payment_status.as_deref());
+    match action {
+        Action::Ignore => {
+            tracing::info!(event_id, kind, "ignored: not an event this API acts on");
+            return Ok(());
+        }
+        Action::AwaitPayment => {
+            tracing::info!(
+                event_id,
+                kind,
+                "session completed unpaid: waiting for its payment"
+            );
+            return Ok(());
+        }
+        Action::Complete | Action::Close(_) => {}
+    }
+    let Some(top_up_id) = session.top_up_id() else {
+        tracing::info!(event_id, kind, "ignored: the session names no top-up");
+        return Ok(());
+    };
+    let Some(top_up) = state.store.get_top_up(&top_up_id).await? else {
+        tracing::info!(event_id, kind, top_up_id = %top_up_id, "ignored: a top-up this deployment does not know");
+        return Ok(());
+    };
+    if let Err(mismatch) = check_session(&top_up, &session, action == Action::Complete) {
+        tracing::error!(event_id, kind, top_up_id = %top_up_id, mismatch = %mismatch, "a session event does not match its top-up: nothing changed");
+        return Ok(());
+    }
+    let Action::Close(status) = action else {
+        return complete(state, event_id, &top_up).await;
+    };
+    let changed = state
+        .store
+        .close_top_up(&top_up.id, &session.id, status)
+        .await?;
+    tracing::info!(event_id, kind, top_up_id = %top_up_id, changed, "top-up closed unpaid");
+    Ok(())
+}
+
+async fn complete<S: SettleTopUp>(
+    state: &WebhookState<S>,
+    event_id: &str,
+    top_up: &crate::topups::TopUp,
+) -> Result<(), ApiError> {
+    match state.store.complete_top_up(top_up, Timestamp::now()).await {
+        Ok(CompletedTopUp::Credited { .. }) => {
+            // The one place a top-up is credited.
+            tracing::info!(event_id, top_up_id = %top_up.id, "top-up credited");
+            Ok(())
+        }
+        Ok(CompletedTopUp::AlreadyCompleted) => {
+            tracing::info!(event_id, top_up_id = %top_up.id, "top-up already completed: nothing changed");
+            Ok(())
+        }
+        Err(CreditCashError::Store(error)) => Err(error.into()),
+        // Needs a person; a 500 keeps Stripe retrying meanwhile.
+        Err(error) => Err(ApiError::Internal {
+            detail: format!("top-up {}: {error}", top_up.id),
+        }),
+    }
+}

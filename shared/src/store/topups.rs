@@ -1,0 +1,81 @@
+//! The operations on Cash top-ups (`TOPUP#<topUpId>` / `TOPUP`): the top-up function creates
+//! them and stores their Checkout Session; the webhook function settles them, crediting Cash
+//! through the same credit entry and balance update as every other credit.
+
+use std::future::Future;
+
+use crate::ids::TopUpId;
+use crate::store::StoreError;
+use crate::store::cash::CreditCashError;
+use crate::timestamp::Timestamp;
+use crate::topups::{Checkout, TopUp, TopUpStatus};
+
+/// What a create did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CreatedTopUp {
+    /// Written now.
+    New(TopUp),
+    /// A top-up of this id existed (a repeat of the key): it, as stored.
+    Existing(TopUp),
+}
+
+/// Writes a pending top-up, only while none of its id exists (one conditional put).
+pub trait CreateTopUp: Send + Sync {
+    fn create_top_up(
+        &self,
+        top_up: &TopUp,
+    ) -> impl Future<Output = Result<CreatedTopUp, StoreError>> + Send;
+}
+
+/// Stores a top-up's Checkout Session, only while it has none or has this one (one conditional
+/// update); answers the top-up as stored after it (with the session stored first, when another
+/// request stored one).
+pub trait SetCheckout: Send + Sync {
+    fn set_checkout(
+        &self,
+        id: &TopUpId,
+        checkout: &Checkout,
+    ) -> impl Future<Output = Result<TopUp, StoreError>> + Send;
+}
+
+/// A top-up by id, read strongly consistent.
+pub trait GetTopUp: Send + Sync {
+    fn get_top_up(
+        &self,
+        id: &TopUpId,
+    ) -> impl Future<Output = Result<Option<TopUp>, StoreError>> + Send;
+}
+
+/// What completing a top-up did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletedTopUp {
+    /// Completed and credited now; the balance after the credit.
+    Credited { balance: u64 },
+    /// It was completed (and credited) before: nothing changed.
+    AlreadyCompleted,
+}
+
+/// Settles top-ups from Stripe's events.
+pub trait SettleTopUp: Send + Sync {
+    /// Completes `top_up` (as read) and credits its user's Cash with its amount, in one
+    /// transaction: the credit entry of [`crate::topups::credit_reference`] (only while unused),
+    /// the balance, and the top-up (only while not completed and still of the session read).
+    fn complete_top_up(
+        &self,
+        top_up: &TopUp,
+        at: Timestamp,
+    ) -> impl Future<Output = Result<CompletedTopUp, CreditCashError>> + Send;
+
+    /// Marks the top-up `status` (failed, expired), only while it is not completed and its
+    /// session is `session_id` (one conditional update); `false` when that did not hold.
+    fn close_top_up(
+        &self,
+        id: &TopUpId,
+        session_id: &str,
+        status: TopUpStatus,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// Every top-up operation.
+pub trait TopUpStore: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp {}
+impl<S: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp> TopUpStore for S {}

@@ -1,0 +1,774 @@
+//! The top-up operations end to end on the handlers: `POST /api/me/cash/top-ups` against the
+//! Stripe stub (which checks and records what it receives), `GET` of a top-up, and Stripe's
+//! webhook with events signed independently (Python's `hmac`): every signature attack, events in
+//! every order, mismatched sessions, concurrent deliveries (on DynamoDB through the
+//! one-request-at-a-time proxy, and in memory), and the books after all of it.
+
+use std::sync::Arc;
+
+use lambda_http::{Body, Response};
+use serde_json::Value;
+use shared::config::{Secret, StripeApi};
+use shared::handlers::stripe_webhook::{WebhookState, stripe_webhook};
+use shared::handlers::top_ups::{TopUpState, top_ups};
+use shared::ids::TopUpId;
+use shared::store::MemoryStore;
+use shared::store::cash::GetBalance;
+use shared::store::topups::TopUpStore;
+use shared::topups::stripe::{ReturnUrls, StripeClient};
+use shared::topups::{TopUpPolicy, TopUpStatus};
+use testkit::events::ApiEvent;
+use testkit::stripe::{
+    SECRET_KEY, StripeStub, WEBHOOK_SECRET, now, python_signature, session_event,
+};
+use testkit::tokens::token;
+
+const SUCCESS_URL: &str = "https://fan.example/cash/done";
+const CANCEL_URL: &str = "https://fan.example/cash/cancelled";
+const TOP_UPS: &str = "/api/me/cash/top-ups";
+const WEBHOOK: &str = "/api/webhooks/stripe";
+
+struct Api<S> {
+    stub: StripeStub,
+    top_ups: TopUpState<S>,
+    webhook: WebhookState<S>,
+}
+
+/// An answer: status, JSON body, headers.
+struct Answer {
+    status: u16,
+    body: Value,
+    response: Response<Body>,
+}
+
+impl Answer {
+    fn of(response: Response<Body>) -> Self {
+        let (status, body) = testkit::events::parts(&response);
+        Self {
+            status,
+            body,
+            response,
+        }
+    }
+
+    fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or_default()
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+    }
+
+    fn top_up_id(&self) -> TopUpId {
+        TopUpId::parse(self.body["topUp"]["id"].as_str().unwrap()).unwrap()
+    }
+}
+
+async fn api<S: Clone>(store: S) -> Api<S> {
+    let stub = StripeStub::start().await;
+    let stripe = StripeClient::new(&StripeApi {
+        base: stub.base(),
+        secret_key: Secret::new(SECRET_KEY),
+    });
+    Api {
+        top_ups: TopUpState {
+            store: store.clone(),
+            verifier: testkit::tokens::verifier(),
+            max_body_bytes: 65536,
+            policy: TopUpPolicy::default(),
+            stripe,
+            return_urls: ReturnUrls {
+                success: SUCCESS_URL.into(),
+                cancel: CANCEL_URL.into(),
+            },
+        },
+        webhook: WebhookState {
+            store,
+            secret: Secret::new(WEBHOOK_SECRET),
+            max_body_bytes: 65536,
+        },
+        stub,
+    }
+}
+
+fn create_event(user: &str, key: &str, body: &str) -> ApiEvent {
+    ApiEvent::post(TOP_UPS)
+        .bearer(&token(user, None))
+        .header("idempotency-key", key)
+        .json(body)
+}
+
+impl<S: TopUpStore + GetBalance> Api<S> {
+    async fn call(&self, event: &ApiEvent) -> Answer {
+        Answer::of(top_ups(&self.top_ups, event.request()).await)
+    }
+
+    async fn create(&self, user: &str, key: &str, amount: u64) -> Answer {
+        let body = format!(r#"{{"amount": {amount}, "currency": "USD"}}"#);
+        self.call(&create_event(user, key, &body)).await
+    }
+
+    async fn get(&self, user: &str, id: &str) -> Answer {
+        let event = ApiEvent::get(&format!("{TOP_UPS}/{id}")).bearer(&token(user, None));
+        self.call(&event).await
+    }
+
+    /// Posts `body` to the webhook with `signature` (none when `None`).
+    async fn deliver_signed(&self, body: &str, signature: Option<&str>) -> Answer {
+        let mut event = ApiEvent::post(WEBHOOK)
+            .header("content-type", "application/json; charset=utf-8")
+            .body(body);
+        if let Some(signature) = signature {
+            event = event.header("stripe-signature", signature);
+        }
+        Answer::of(stripe_webhook(&self.webhook, event.request()).await)
+    }
+
+    /// Posts `body` signed now with the webhook secret, by Python.
+    async fn deliver(&self, body: &str) -> Answer {
+        let signature = python_signature(body, WEBHOOK_SECRET, now());
+        self.deliver_signed(body, Some(&signature)).await
+    }
+
+    /// The Checkout Session stored for a top-up.
+    async fn session(&self, id: &TopUpId) -> String {
+        let top_up = self.top_ups.store.get_top_up(id).await.unwrap().unwrap();
+        top_up.checkout.expect("a session").session_id
+    }
+
+    /// A signed event of `kind` about top-up `id`'s own session, paying its amount.
+    async fn event(
+        &self,
+        event_id: &str,
+        kind: &str,
+        id: &TopUpId,
+        payment_status: &str,
+    ) -> String {
+        let top_up = self.top_ups.store.get_top_up(id).await.unwrap().unwrap();
+        session_event(
+            event_id,
+            kind,
+            &self.session(id).await,
+            id,
+            top_up.amount.amount,
+            "usd",
+            payment_status,
+        )
+    }
+
+    async fn status(&self, id: &TopUpId) -> TopUpStatus {
+        self.top_ups
+            .store
+            .get_top_up(id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+    }
+
+    async fn balance(&self, user: &str) -> u64 {
+        self.top_ups.store.get_balance(user, "USD").await.unwrap()
+    }
+}
+
+const COMPLETED: &str = "checkout.session.completed";
+const EXPIRED: &str = "checkout.session.expired";
+const FAILED: &str = "checkout.session.async_payment_failed";
+const SUCCEEDED: &str = "checkout.session.async_payment_succeeded";
+
+#[tokio::test]
+async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
+    let api = api(MemoryStore::default()).await;
+    let created = api.create("fan", "key-1", 2500).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.top_up_id();
+    assert_eq!(
+        created.header("location"),
+        Some(format!("{TOP_UPS}/{id}").as_str())
+    );
+    assert_eq!(created.header("idempotent-replayed"), None);
+    let top_up = &created.body["topUp"];
+    assert_eq!(top_up["amount"], 2500);
+    assert_eq!(top_up["currency"], "USD");
+    assert_eq!(top_up["status"], "pending");
+    assert_eq!(
+        top_up["checkoutUrl"],
+        "https://checkout.stripe.com/c/pay/cs_test_1"
+    );
+    assert_eq!(top_up["completedAt"], Value::Null);
+    assert!(
+        top_up["createdAt"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
+    assert_eq!(top_up.as_object().unwrap().len(), 7, "{top_up}");
+
+    let received = api.stub.received();
+    assert_eq!(received.len(), 1);
+    let request = &received[0];
+    assert_eq!(
+        (request.method.as_str(), request.path.as_str()),
+        ("POST", "/v1/checkout/sessions")
+    );
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {SECRET_KEY}").as_str())
+    );
+    assert_eq!(
+        request.header("content-type"),
+        Some("application/x-www-form-urlencoded")
+    );
+    assert_eq!(
+        request.header("idempotency-key"),
+        Some(format!("fan-api-topup-{id}").as_str())
+    );
+    let expected = [
+        ("mode", "payment"),
+        ("line_items[0][price_data][currency]", "usd"),
+        ("line_items[0][price_data][unit_amount]", "2500"),
+        (
+            "line_items[0][price_data][product_data][name]",
+            "Cash top-up",
+        ),
+        ("line_items[0][quantity]", "1"),
+        ("client_reference_id", id.as_str()),
+        ("metadata[topUpId]", id.as_str()),
+        ("metadata[userId]", "fan"),
+        ("success_url", SUCCESS_URL),
+        ("cancel_url", CANCEL_URL),
+    ];
+    let form: Vec<(&str, &str)> = request
+        .form
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(form, expected);
+
+    // The fan reads it; nobody else can.
+    let read = api.get("fan", &id).await;
+    assert_eq!((read.status, &read.body["topUp"]), (200, top_up));
+    for (user, path_id) in [("intruder", id.as_str()), ("fan", "no-such-top-up")] {
+        let other = api.get(user, path_id).await;
+        assert_eq!((other.status, other.code()), (404, "top_up_not_found"));
+    }
+}
+
+#[tokio::test]
+async fn a_replayed_key_answers_the_same_top_up_and_a_reused_one_is_422() {
+    let mut api = api(MemoryStore::default()).await;
+    api.top_ups.policy.currencies.push("EUR".into());
+    let first = api.create("fan", "key-1", 1000).await;
+    let again = api.create("fan", "key-1", 1000).await;
+    assert_eq!(again.status, 201);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.body, first.body);
+    assert_eq!(again.header("location"), first.header("location"));
+    assert_eq!(api.stub.received().len(), 1, "no second call to Stripe");
+    for body in [
+        r#"{"amount": 1001, "currency": "USD"}"#,
+        r#"{"amount": 1000, "currency": "EUR"}"#,
+    ] {
+        let reused = api.call(&create_event("fan", "key-1", body)).await;
+        assert_eq!(
+            (reused.status, reused.code()),
+            (422, "idempotency_key_reused"),
+            "{body}"
+        );
+    }
+    // Another user's same key is another top-up.
+    let other = api.create("someone", "key-1", 1000).await;
+    assert_eq!(other.status, 201);
+    assert_ne!(other.top_up_id(), first.top_up_id());
+    assert_eq!(api.stub.sessions(), 2);
+}
+
+#[tokio::test]
+async fn bad_requests_are_refused_before_anything_is_written() {
+    let api = api(MemoryStore::default()).await;
+    let fan = token("fan", None);
+    let cases = [
+        (
+            ApiEvent::post(TOP_UPS).json(r#"{"amount":500,"currency":"USD"}"#),
+            401,
+            "missing_token",
+        ),
+        (
+            ApiEvent::post(TOP_UPS)
+                .bearer(&fan)
+                .json(r#"{"amount":500,"currency":"USD"}"#),
+            400,
+            "missing_idempotency_key",
+        ),
+        (
+            ApiEvent::post(TOP_UPS)
+                .bearer(&fan)
+                .header("idempotency-key", "k")
+                .body(r#"{"amount":500,"currency":"USD"}"#),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":99,"currency":"USD"}"#),
+            400,
+            "invalid_amount",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":50001,"currency":"USD"}"#),
+            400,
+            "invalid_amount",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":500.5,"currency":"USD"}"#),
+            400,
+            "invalid_amount",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":-500,"currency":"USD"}"#),
+            400,
+            "invalid_amount",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":500,"currency":"EUR"}"#),
+            400,
+            "unsupported_currency",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":500,"currency":"usd"}"#),
+            400,
+            "unsupported_currency",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":"500","currency":"USD"}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":500}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":500,"currency":"USD","x":1}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            create_event("fan", "k", r#"{"amount":500,"#),
+            400,
+            "invalid_json",
+        ),
+        (
+            ApiEvent::new("DELETE", TOP_UPS).bearer(&fan),
+            405,
+            "method_not_allowed",
+        ),
+    ];
+    for (event, status, code) in cases {
+        let answer = api.call(&event).await;
+        assert_eq!((answer.status, answer.code()), (status, code), "{event:?}");
+    }
+    assert!(api.stub.received().is_empty());
+}
+
+#[tokio::test]
+async fn stripe_busy_or_down_is_a_503_and_the_same_key_later_opens_one_session() {
+    let api = api(MemoryStore::default()).await;
+    for status in [429, 500, 503] {
+        api.stub.fail_next(&[status]);
+        let busy = api.create("fan", "key-1", 700).await;
+        assert_eq!(
+            (busy.status, busy.code()),
+            (503, "service_unavailable"),
+            "{status}"
+        );
+        assert_eq!(busy.header("retry-after"), Some("1"));
+    }
+    // Stripe answers again: the retry completes the top-up, once.
+    let done = api.create("fan", "key-1", 700).await;
+    assert_eq!(done.status, 201, "{}", done.body);
+    assert_eq!(done.header("idempotent-replayed"), Some("true"));
+    assert_eq!(
+        done.body["topUp"]["checkoutUrl"],
+        "https://checkout.stripe.com/c/pay/cs_test_1"
+    );
+    let keys: Vec<_> = api
+        .stub
+        .received()
+        .iter()
+        .map(|r| r.header("idempotency-key").unwrap().to_owned())
+        .collect();
+    assert_eq!(keys.len(), 4);
+    assert!(
+        keys.iter().all(|k| *k == keys[0]),
+        "one Idempotency-Key for every try: {keys:?}"
+    );
+    assert_eq!(api.stub.sessions(), 1);
+    assert_eq!(api.balance("fan").await, 0, "nothing credited");
+
+    // Unreachable: a closed port.
+    let mut unreachable = api.top_ups;
+    unreachable.stripe = StripeClient::new(&StripeApi {
+        base: format!("http://127.0.0.1:{}", testkit::free_port()),
+        secret_key: Secret::new(SECRET_KEY),
+    });
+    let down = Answer::of(
+        top_ups(
+            &unreachable,
+            create_event("fan", "key-2", r#"{"amount":700,"currency":"USD"}"#).request(),
+        )
+        .await,
+    );
+    assert_eq!((down.status, down.code()), (503, "service_unavailable"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn stripe_refusing_is_a_502_logged_without_the_secret() {
+    let (logs, _guard) = testkit::logs::capture();
+    let mut api = api(MemoryStore::default()).await;
+    api.top_ups.stripe = StripeClient::new(&StripeApi {
+        base: api.stub.base(),
+        secret_key: Secret::new("sk_test_wrong_key_999"),
+    });
+    let refused = api.create("fan", "key-1", 700).await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (502, "payment_provider_error")
+    );
+    let text = logs.text();
+    assert!(
+        text.contains("HTTP 401 invalid_request_error/api_key_invalid"),
+        "{text}"
+    );
+    logs.assert_free_of(&["sk_test_wrong_key_999", SECRET_KEY]);
+}
+
+/// A pending top-up of `amount` for `fan` and its id.
+async fn pending<S: TopUpStore + GetBalance>(api: &Api<S>, key: &str, amount: u64) -> TopUpId {
+    let created = api.create("fan", key, amount).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    created.top_up_id()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_paid_session_credits_once_and_shows_completed() {
+    let (logs, _guard) = testkit::logs::capture();
+    let api = api(MemoryStore::default()).await;
+    let id = pending(&api, "key-1", 1500).await;
+    let event = api.event("evt_1", COMPLETED, &id, "paid").await;
+    for _ in 0..3 {
+        let answer = api.deliver(&event).await;
+        assert_eq!(
+            (answer.status, &answer.body),
+            (200, &serde_json::json!({"received": true}))
+        );
+    }
+    assert_eq!(api.balance("fan").await, 1500);
+    let read = api.get("fan", &id).await;
+    assert_eq!(read.body["topUp"]["status"], "completed");
+    assert!(read.body["topUp"]["completedAt"].is_string());
+    // A replay of the key now answers it completed, and asks Stripe nothing.
+    let again = api.create("fan", "key-1", 1500).await;
+    assert_eq!(again.body["topUp"]["status"], "completed");
+    assert_eq!(api.stub.received().len(), 1);
+    assert_eq!(logs.text().matches("top-up credited").count(), 1);
+    logs.assert_free_of(&[WEBHOOK_SECRET, SECRET_KEY, "1500"]);
+}
+
+#[tokio::test]
+async fn a_body_api_gateway_hands_over_in_base64_is_verified_as_sent() {
+    let api = api(MemoryStore::default()).await;
+    let id = pending(&api, "key-1", 800).await;
+    // Not compact, with a non-ASCII byte: verified byte for byte.
+    let body = api
+        .event("evt_é", COMPLETED, &id, "paid")
+        .await
+        .replace(",", ", ");
+    let signature = python_signature(&body, WEBHOOK_SECRET, now());
+    let event = ApiEvent::post(WEBHOOK)
+        .header("stripe-signature", &signature)
+        .body(body.clone())
+        .base64();
+    let answer = Answer::of(stripe_webhook(&api.webhook, event.request()).await);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(api.balance("fan").await, 800);
+}
+
+#[tokio::test]
+async fn every_signature_attack_is_a_400_and_changes_nothing() {
+    let api = api(MemoryStore::default()).await;
+    let id = pending(&api, "key-1", 900).await;
+    let body = api.event("evt_1", COMPLETED, &id, "paid").await;
+    let t = now();
+    let good = python_signature(&body, WEBHOOK_SECRET, t);
+    let v1 = good.split_once(",v1=").unwrap().1.to_owned();
+    let tampered = body.replace("\"amount_total\":900", "\"amount_total\":901");
+    assert_ne!(tampered, body);
+    let attacks: Vec<(&str, String, Option<String>)> = vec![
+        (
+            "wrong secret",
+            body.clone(),
+            Some(python_signature(&body, "whsec_other", t)),
+        ),
+        ("tampered body", tampered.clone(), Some(good.clone())),
+        ("one byte more", format!("{body} "), Some(good.clone())),
+        (
+            "old t",
+            body.clone(),
+            Some(python_signature(&body, WEBHOOK_SECRET, t - 400)),
+        ),
+        (
+            "future t",
+            body.clone(),
+            Some(python_signature(&body, WEBHOOK_SECRET, t + 400)),
+        ),
+        (
+            "t changed",
+            body.clone(),
+            Some(format!("t={},v1={v1}", t - 1)),
+        ),
+        ("missing v1", body.clone(), Some(format!("t={t}"))),
+        ("only v0", body.clone(), Some(format!("t={t},v0={v1}"))),
+        ("no t", body.clone(), Some(format!("v1={v1}"))),
+        ("no header", body.clone(), None),
+        ("empty header", body.clone(), Some(String::new())),
+        (
+            "upper-case scheme",
+            body.clone(),
+            Some(format!("T={t},V1={v1}")),
+        ),
+    ];
+    for (attack, body, signature) in attacks {
+        let answer = api.deliver_signed(&body, signature.as_deref()).await;
+        assert_eq!(
+            (answer.status, answer.code()),
+            (400, "invalid_signature"),
+            "{attack}"
+        );
+    }
+    assert_eq!(api.status(&id).await, TopUpStatus::Pending);
+    assert_eq!(api.balance("fan").await, 0);
+    // Rotation: any matching v1 passes, beside another secret's and a v0.
+    let rotated = format!(
+        "t={t},v1={},v0=abc,{}",
+        python_signature(&body, "whsec_old", t)
+            .split_once(",v1=")
+            .unwrap()
+            .1,
+        good.split_once(',').unwrap().1
+    );
+    assert_eq!(api.deliver_signed(&body, Some(&rotated)).await.status, 200);
+    assert_eq!(api.balance("fan").await, 900);
+}
+
+#[tokio::test]
+async fn events_in_any_order_never_undo_a_completion_and_never_credit_twice() {
+    let api = api(MemoryStore::default()).await;
+    // expired, then the payment: the payment wins (the money was taken).
+    let a = pending(&api, "a", 100).await;
+    api.deliver(&api.event("e1", EXPIRED, &a, "unpaid").await)
+        .await;
+    assert_eq!(api.status(&a).await, TopUpStatus::Expired);
+    api.deliver(&api.event("e2", COMPLETED, &a, "paid").await)
+        .await;
+    assert_eq!(api.status(&a).await, TopUpStatus::Completed);
+    // completed, then expired and failed late: it stays completed.
+    let b = pending(&api, "b", 200).await;
+    api.deliver(&api.event("e3", COMPLETED, &b, "paid").await)
+        .await;
+    api.deliver(&api.event("e4", EXPIRED, &b, "unpaid").await)
+        .await;
+    api.deliver(&api.event("e5", FAILED, &b, "unpaid").await)
+        .await;
+    assert_eq!(api.status(&b).await, TopUpStatus::Completed);
+    // an async payment: completed unpaid waits; then it fails.
+    let c = pending(&api, "c", 400).await;
+    api.deliver(&api.event("e6", COMPLETED, &c, "unpaid").await)
+        .await;
+    assert_eq!(api.status(&c).await, TopUpStatus::Pending);
+    api.deliver(&api.event("e7", FAILED, &c, "unpaid").await)
+        .await;
+    assert_eq!(api.status(&c).await, TopUpStatus::Failed);
+    // an async payment that succeeds, delivered twice, and its `completed unpaid` after it.
+    let d = pending(&api, "d", 800).await;
+    for kind in [SUCCEEDED, SUCCEEDED] {
+        api.deliver(&api.event("e8", kind, &d, "paid").await).await;
+    }
+    api.deliver(&api.event("e9", COMPLETED, &d, "unpaid").await)
+        .await;
+    assert_eq!(api.status(&d).await, TopUpStatus::Completed);
+    // Never paid: expired.
+    let e = pending(&api, "e", 1600).await;
+    api.deliver(&api.event("e10", EXPIRED, &e, "unpaid").await)
+        .await;
+    assert_eq!(api.status(&e).await, TopUpStatus::Expired);
+    assert_eq!(api.balance("fan").await, 100 + 200 + 800);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged() {
+    let (logs, _guard) = testkit::logs::capture();
+    let api = api(MemoryStore::default()).await;
+    let id = pending(&api, "key-1", 500).await;
+    let session = api.session(&id).await;
+    for (event_id, session_id, amount, currency) in [
+        ("evt_amount", session.as_str(), 499, "usd"),
+        ("evt_currency", session.as_str(), 500, "eur"),
+        ("evt_session", "cs_test_other", 500, "usd"),
+    ] {
+        let body = session_event(
+            event_id, COMPLETED, session_id, &id, amount, currency, "paid",
+        );
+        let answer = api.deliver(&body).await;
+        assert_eq!(answer.status, 200);
+        assert!(
+            logs.text()
+                .lines()
+                .any(|l| l.contains("\"level\":\"ERROR\"") && l.contains(event_id)),
+            "{event_id}: {}",
+            logs.text()
+        );
+    }
+    assert_eq!(api.status(&id).await, TopUpStatus::Pending);
+    assert_eq!(api.balance("fan").await, 0);
+    // Unknown top-ups, other types and other objects: 200, ignored.
+    for body in [
+        session_event(
+            "evt_u",
+            COMPLETED,
+            "cs_x",
+            "unknown-top-up",
+            500,
+            "usd",
+            "paid",
+        ),
+        session_event("evt_v", COMPLETED, "cs_x", "not an id!", 500, "usd", "paid"),
+        r#"{"id":"evt_w","type":"payment_intent.succeeded","data":{"object":{"id":"pi_1"}}}"#
+            .to_owned(),
+        r#"{"id":"evt_x","type":"checkout.session.completed","data":{"object":{"no":"id"}}}"#
+            .to_owned(),
+    ] {
+        assert_eq!(api.deliver(&body).await.status, 200, "{body}");
+    }
+    assert_eq!(api.balance("fan").await, 0);
+}
+
+/// Eight deliveries of one paid event at once credit once.
+async fn eight_concurrent_deliveries_credit_once<S>(store: S)
+where
+    S: TopUpStore + GetBalance + Clone + 'static,
+{
+    let api = Arc::new(api(store).await);
+    let id = pending(&api, "key-1", 4321).await;
+    let body = api.event("evt_1", COMPLETED, &id, "paid").await;
+    let signature = python_signature(&body, WEBHOOK_SECRET, now());
+    let deliveries: Vec<_> = (0..8)
+        .map(|_| {
+            let (api, body, signature) = (api.clone(), body.clone(), signature.clone());
+            tokio::spawn(async move { api.deliver_signed(&body, Some(&signature)).await.status })
+        })
+        .collect();
+    for delivery in deliveries {
+        assert_eq!(delivery.await.unwrap(), 200);
+    }
+    assert_eq!(api.balance("fan").await, 4321);
+    assert_eq!(api.status(&id).await, TopUpStatus::Completed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_concurrent_deliveries_credit_once_in_memory() {
+    eight_concurrent_deliveries_credit_once(MemoryStore::default()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_concurrent_deliveries_credit_once_on_dynamodb() {
+    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
+    eight_concurrent_deliveries_credit_once(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dynamodb_failure_is_a_503_so_that_stripe_retries() {
+    let store = testkit::moto::shared_table().await;
+    let proxy = testkit::fault_proxy::FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let through = shared::store::DynamoStore::new(
+        testkit::moto::client_for(&proxy.endpoint()).await,
+        store.table(),
+    );
+    let api = api(through).await;
+    let id = pending(&api, "key-1", 600).await;
+    let body = api.event("evt_1", COMPLETED, &id, "paid").await;
+    proxy.set(testkit::fault_proxy::Fault::Error(
+        500,
+        "InternalServerError",
+    ));
+    let failed = api.deliver(&body).await;
+    assert_eq!((failed.status, failed.code()), (503, "service_unavailable"));
+    proxy.set(testkit::fault_proxy::Fault::None);
+    assert_eq!(api.balance("fan").await, 0);
+    // Stripe's retry credits it.
+    assert_eq!(api.deliver(&body).await.status, 200);
+    assert_eq!(api.balance("fan").await, 600);
+}
+
+/// After top-ups, purchases paid from them and every kind of event: the completed top-ups
+/// minus the debits are the balance.
+#[tokio::test]
+async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
+    use shared::store::cash::ListDebits;
+    let packs = [testkit::packs::active("p", 10)];
+    let store = MemoryStore::with_packs(&packs);
+    let api = api(store.clone()).await;
+    let mut credited = 0;
+    for (key, amount, kind, paid) in [
+        ("a", 1000, COMPLETED, "paid"),
+        ("b", 2000, EXPIRED, "unpaid"),
+        ("c", 300, SUCCEEDED, "paid"),
+        ("d", 400, FAILED, "unpaid"),
+    ] {
+        let id = pending(&api, key, amount).await;
+        let event = api.event(&format!("evt_{key}"), kind, &id, paid).await;
+        for _ in 0..2 {
+            api.deliver(&event).await;
+        }
+        if paid == "paid" {
+            credited += amount;
+        }
+    }
+    // Spend some of it on packs, through the purchase handlers.
+    let purchase_state = shared::handlers::purchase_json::PurchaseState {
+        store: store.clone(),
+        verifier: testkit::tokens::verifier(),
+        hold: std::time::Duration::from_secs(600),
+        max_body_bytes: 65536,
+        policy: shared::purchases::HoldPolicy::default(),
+    };
+    let fan = token("fan", None);
+    let mut purchases = 0;
+    for key in ["buy-1", "buy-2"] {
+        let start = testkit::purchases::start_event("p", Some(&fan), Some(key), None);
+        let started = Answer::of(
+            shared::handlers::start_purchase::start_purchase(&purchase_state, start.request())
+                .await,
+        );
+        let purchase = started.body["purchase"]["id"].as_str().unwrap().to_owned();
+        let pay = testkit::purchases::complete_event("p", &purchase, &fan);
+        let paid = Answer::of(
+            shared::handlers::complete_purchase::complete_purchase(&purchase_state, pay.request())
+                .await,
+        );
+        assert_eq!(paid.status, 200, "{}", paid.body);
+        purchases += 1;
+    }
+    let debits: u64 = store
+        .list_debits("fan")
+        .await
+        .unwrap()
+        .iter()
+        .map(|d| d.amount.amount)
+        .sum();
+    assert_eq!(purchases, 2);
+    assert!(debits > 0);
+    assert_eq!(api.balance("fan").await, credited - debits);
+}

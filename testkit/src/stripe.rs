@@ -1,0 +1,270 @@
+//! A Stripe API stub on a free loopback port, for the one call the API makes
+//! (`POST /v1/checkout/sessions`): it checks and records what it receives (headers and form
+//! fields) and answers as Stripe does: the session (the same one again for a repeated
+//! `Idempotency-Key` with the same fields, a 400 `idempotency_error` with others), 401 for
+//! another secret key, 400 `parameter_missing` for a missing field, and whatever failures a test
+//! scripts ([`StripeStub::fail_next`]: 429, 500, ...). Plus signed webhook events, made with
+//! Python's standard library (`hmac`, `hashlib`) so that the signatures do not come from the
+//! code under test.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Response, StatusCode};
+use serde_json::{Value, json};
+
+/// The secret key the stub accepts (and tests configure).
+pub const SECRET_KEY: &str = "sk_test_stub_0123456789abcdef";
+/// A webhook signing secret for tests.
+pub const WEBHOOK_SECRET: &str = "whsec_test_0123456789abcdefghijklmnop";
+
+/// The fields Stripe requires of a one-time payment session with one ad hoc line item.
+const REQUIRED: [&str; 10] = [
+    "mode",
+    "line_items[0][price_data][currency]",
+    "line_items[0][price_data][unit_amount]",
+    "line_items[0][price_data][product_data][name]",
+    "line_items[0][quantity]",
+    "client_reference_id",
+    "metadata[topUpId]",
+    "metadata[userId]",
+    "success_url",
+    "cancel_url",
+];
+
+/// One request as the stub received it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: HashMap<String, String>,
+    pub form: Vec<(String, String)>,
+}
+
+impl Received {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.form
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+}
+
+#[derive(Default)]
+struct State {
+    received: Vec<Received>,
+    /// Scripted answers (status codes), used before any real one.
+    failures: Vec<u16>,
+    /// Sessions by idempotency key: their form and their answer.
+    sessions: HashMap<String, (Vec<(String, String)>, Value)>,
+}
+
+pub struct StripeStub {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl StripeStub {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the Stripe stub");
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = state.clone();
+        let task = crate::spawn_server(listener, move |request| {
+            let state = shared.clone();
+            async move {
+                let (parts, body) = request.into_parts();
+                let body = body
+                    .collect()
+                    .await
+                    .map(|b| b.to_bytes())
+                    .unwrap_or_default();
+                let received = Received {
+                    method: parts.method.to_string(),
+                    path: parts.uri.path().to_owned(),
+                    headers: parts
+                        .headers
+                        .iter()
+                        .map(|(name, value)| {
+                            (
+                                name.as_str().to_owned(),
+                                value.to_str().unwrap_or_default().to_owned(),
+                            )
+                        })
+                        .collect(),
+                    form: url::form_urlencoded::parse(&body).into_owned().collect(),
+                };
+                let (status, body) = answer(&mut state.lock().unwrap(), received);
+                Response::builder()
+                    .status(status)
+                    .header("content-type", "application/json")
+                    .body(Full::new(Bytes::from(body.to_string())))
+                    .unwrap()
+            }
+        });
+        Self { addr, state, task }
+    }
+
+    /// `STRIPE_API_BASE` for this stub.
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The next `statuses.len()` requests are answered with these statuses (Stripe's error
+    /// body), in order, and change nothing.
+    pub fn fail_next(&self, statuses: &[u16]) {
+        self.state.lock().unwrap().failures.extend(statuses);
+    }
+
+    /// Every request received so far, in order.
+    pub fn received(&self) -> Vec<Received> {
+        self.state.lock().unwrap().received.clone()
+    }
+
+    /// How many distinct sessions were created.
+    pub fn sessions(&self) -> usize {
+        self.state.lock().unwrap().sessions.len()
+    }
+}
+
+impl Drop for StripeStub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn error(status: u16, kind: &str, code: &str) -> (StatusCode, Value) {
+    (
+        StatusCode::from_u16(status).unwrap(),
+        json!({"error": {"type": kind, "code": code, "message": format!("stub: {code}")}}),
+    )
+}
+
+fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
+    state.received.push(received.clone());
+    if !state.failures.is_empty() {
+        let status = state.failures.remove(0);
+        let kind = if status == 429 {
+            "rate_limit_error"
+        } else {
+            "api_error"
+        };
+        return error(status, kind, "scripted");
+    }
+    if received.method != "POST" || received.path != "/v1/checkout/sessions" {
+        return error(404, "invalid_request_error", "resource_missing");
+    }
+    if received.header("authorization") != Some(&format!("Bearer {SECRET_KEY}")) {
+        return error(401, "invalid_request_error", "api_key_invalid");
+    }
+    if received.header("content-type") != Some("application/x-www-form-urlencoded") {
+        return error(400, "invalid_request_error", "invalid_content_type");
+    }
+    if let Some(missing) = REQUIRED.iter().find(|name| received.field(name).is_none()) {
+        return error(
+            400,
+            "invalid_request_error",
+            &format!("parameter_missing:{missing}"),
+        );
+    }
+    let Some(key) = received.header("idempotency-key").map(str::to_owned) else {
+        return error(400, "invalid_request_error", "no_idempotency_key");
+    };
+    if let Some((form, session)) = state.sessions.get(&key) {
+        return if *form == received.form {
+            (StatusCode::OK, session.clone())
+        } else {
+            error(400, "idempotency_error", "idempotency_key_reused")
+        };
+    }
+    let id = format!("cs_test_{}", state.sessions.len() + 1);
+    let field = |name: &str| received.field(name).unwrap_or_default().to_owned();
+    let session = json!({
+        "id": id,
+        "object": "checkout.session",
+        "mode": "payment",
+        "status": "open",
+        "payment_status": "unpaid",
+        "amount_total": field("line_items[0][price_data][unit_amount]").parse::<u64>().ok(),
+        "currency": field("line_items[0][price_data][currency]"),
+        "client_reference_id": field("client_reference_id"),
+        "metadata": {"topUpId": field("metadata[topUpId]"), "userId": field("metadata[userId]")},
+        "url": format!("https://checkout.stripe.com/c/pay/{id}"),
+    });
+    state
+        .sessions
+        .insert(key, (received.form.clone(), session.clone()));
+    (StatusCode::OK, session)
+}
+
+/// A `checkout.session.*` event about session `session_id` paying `amount` of `currency`
+/// (lower case, as Stripe writes it) for `top_up_id`.
+pub fn session_event(
+    event_id: &str,
+    kind: &str,
+    session_id: &str,
+    top_up_id: &str,
+    amount: u64,
+    currency: &str,
+    payment_status: &str,
+) -> String {
+    json!({
+        "id": event_id,
+        "object": "event",
+        "api_version": "2024-06-20",
+        "created": 1_700_000_000,
+        "type": kind,
+        "livemode": false,
+        "data": {"object": {
+            "id": session_id,
+            "object": "checkout.session",
+            "client_reference_id": top_up_id,
+            "amount_total": amount,
+            "currency": currency,
+            "payment_status": payment_status,
+            "metadata": {"topUpId": top_up_id},
+        }},
+    })
+    .to_string()
+}
+
+/// The `Stripe-Signature` header for `body`, signed with `secret` at `timestamp` by Python's
+/// standard library (independent of the code under test).
+pub fn python_signature(body: &str, secret: &str, timestamp: u64) -> String {
+    let script = "import hmac,hashlib,sys\n\
+                  t,secret=sys.argv[1],sys.argv[2]\n\
+                  body=sys.stdin.buffer.read()\n\
+                  print('t=%s,v1=%s' % (t, hmac.new(secret.encode(), t.encode()+b'.'+body, hashlib.sha256).hexdigest()), end='')";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script, &timestamp.to_string(), secret])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(body.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "python3 failed");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Now, in Unix seconds.
+pub fn now() -> u64 {
+    shared::timestamp::Timestamp::now().unix_seconds()
+}
