@@ -221,7 +221,13 @@ pub async fn reserve(
 }
 
 /// Credits `user` `amount` minor units of `currency` (reference `reference`: once).
-pub async fn credit(store: &DynamoStore, user: &str, amount: u64, currency: &str, reference: &str) {
+pub async fn credit(
+    store: &impl CreditCash,
+    user: &str,
+    amount: u64,
+    currency: &str,
+    reference: &str,
+) {
     let credit = parse_credit(user, &amount.to_string(), currency, reference)
         .unwrap_or_else(|e| panic!("credit {amount} {currency} to {user}: {e}"));
     store

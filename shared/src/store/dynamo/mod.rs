@@ -15,6 +15,7 @@ use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
+use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 
 pub use packs::{document_from_item, pack_item};
@@ -36,6 +37,7 @@ pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
 
 /// Sorts an SDK failure into "unavailable" (throttling, a transaction on the item, timeouts,
 /// unreachable, 5xx: a 503) and anything else (a 500), keeping the full detail for the logs.
+/// Throttling (after the SDK's retries) counts `DynamoDbThrottled`.
 pub(crate) fn classify<E>(operation: &str, error: SdkError<E, HttpResponse>) -> StoreError
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
@@ -45,17 +47,27 @@ where
             true
         }
         SdkError::ServiceError(service) => {
-            matches!(
-                service.err().code(),
+            let code = service.err().code();
+            if matches!(
+                code,
                 Some(
                     "ThrottlingException"
-                        | "TransactionConflictException"
                         | "ProvisionedThroughputExceededException"
                         | "RequestLimitExceeded"
-                        | "InternalServerError"
-                        | "ServiceUnavailable"
                 )
-            ) || service.raw().status().is_server_error()
+            ) {
+                metrics::count(Metric::DynamoDbThrottled);
+                true
+            } else {
+                matches!(
+                    code,
+                    Some(
+                        "TransactionConflictException"
+                            | "InternalServerError"
+                            | "ServiceUnavailable"
+                    )
+                ) || service.raw().status().is_server_error()
+            }
         }
         _ => false,
     };
@@ -142,6 +154,7 @@ impl DynamoStore {
             .as_ref()
             .is_some_and(|keys| !keys.is_empty())
         {
+            metrics::count(Metric::DynamoDbThrottled);
             return Err(StoreError::unavailable(
                 "BatchGetItem: keys left unprocessed (throttled)",
             ));
@@ -291,11 +304,16 @@ impl DynamoStore {
         // Throttled: trying again at once would only add to the load that throttled it; the
         // client is told to retry (503, `Retry-After`), which its Idempotency-Key makes safe.
         if reasons.iter().any(Cancellation::throttled) {
+            metrics::count(Metric::DynamoDbThrottled);
             return Err(StoreError::unavailable(codes()));
         }
         // Anything else (a validation error, an item collection full) would fail again.
         if !reasons.iter().all(Cancellation::decidable) {
             return Err(StoreError::internal(codes()));
+        }
+        // Every caller decides a conflict again (after a pause), up to its attempts.
+        if reasons.iter().any(Cancellation::conflicted) {
+            metrics::count(Metric::TransactionConflicts);
         }
         Ok(Some(reasons))
     }
