@@ -98,7 +98,8 @@ impl Metric {
 // task-local, see `record`): `count` adds to the scope of the invocation it runs in, wherever it
 // is called from (a handler, the DynamoDB store's retry loops), with no recorder to pass along
 // and no signature to change; outside a scope (local-api, tests, the operator's tools) it does
-// nothing, so those neither print metric lines nor mix concurrent requests. At the end of the
+// nothing, so those neither print metric lines nor mix concurrent requests. (A task spawned
+// from an invocation would have no scope: count in the invocation's own task.) At the end of the
 // invocation `crate::runtime` writes the scope's values as one EMF line on standard output.
 
 /// What one invocation recorded: a value per metric it touched, and its properties.
