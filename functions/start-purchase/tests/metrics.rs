@@ -14,10 +14,12 @@ use testkit::packs::active;
 use testkit::purchases::{
     Answer, Function, PurchaseEnv, complete_event, credit, reserve, sibling_binary, start_event,
 };
-use testkit::tokens::token;
+use testkit::tokens::token as token_of;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_start-purchase");
 const EMAIL: &str = "metrics-fan@example.com";
+const COMPLETE: &str = "complete-purchase";
+const OPEN: &str = "open-pack";
 
 /// What one invocation's line must say.
 struct Expected {
@@ -34,6 +36,8 @@ struct Flow {
     proxy: FaultProxy,
     functions: BTreeMap<&'static str, Function>,
     expected: BTreeMap<&'static str, Vec<Expected>>,
+    /// Each buyer's session token (with an e-mail that no line may hold).
+    tokens: BTreeMap<&'static str, String>,
 }
 
 impl Flow {
@@ -71,6 +75,25 @@ impl Flow {
         answer
     }
 
+    /// A start of `pack` by `user` with `key`, through start-purchase.
+    async fn start(
+        &mut self,
+        pack: &'static str,
+        user: &'static str,
+        key: &str,
+        status: u16,
+        counts: &[(Metric, u64)],
+    ) -> Answer {
+        let event = start_event(pack, Some(&self.token(user)), Some(key), None);
+        self.call("start-purchase", pack, event, status, counts)
+            .await
+    }
+
+    fn token(&mut self, user: &'static str) -> String {
+        let token = self.tokens.entry(user);
+        token.or_insert_with(|| token_of(user, Some(EMAIL))).clone()
+    }
+
     /// Invokes plain-event function `name`: its line must count `counts`.
     async fn invoke(&mut self, name: &'static str, counts: &[(Metric, u64)]) -> serde_json::Value {
         let outcome = self.function(name).await.invoke(json!({})).await;
@@ -94,8 +117,14 @@ impl Flow {
     }
 
     /// Stops every function and checks each line of its log against what it was asked.
-    async fn check(self, secrets: &[&str]) {
+    async fn check(self) {
         let mut expected = self.expected;
+        // The lines hold only the names, counts and properties checked, so no balance; and
+        // neither a token (nor its signature) nor an e-mail anywhere.
+        let mut secrets = vec![EMAIL];
+        for token in self.tokens.values() {
+            secrets.extend([token.as_str(), token.rsplit('.').next().unwrap()]);
+        }
         for (name, function) in self.functions {
             let log = function.stop().await;
             let lines = testkit::emf::lines(&log);
@@ -140,7 +169,7 @@ impl Flow {
                 assert!(line.property("requestId").is_some(), "{at}");
             }
             for line in log.lines().filter(|line| line.contains("\"_aws\"")) {
-                for secret in secrets {
+                for secret in &secrets {
                     assert!(!line.contains(secret), "{name} wrote {secret}: {line}");
                 }
             }
@@ -164,91 +193,42 @@ async fn a_flows_metrics_lines_count_what_each_invocation_did() {
         proxy,
         functions: BTreeMap::new(),
         expected: BTreeMap::new(),
+        tokens: BTreeMap::new(),
     };
-    let tokens: BTreeMap<&str, String> = ["a", "b", "c", "e", "h", "i"]
-        .into_iter()
-        .map(|user| (user, token(user, Some(EMAIL))))
-        .collect();
-    let start =
-        |pack: &str, user: &str, key: &str| start_event(pack, Some(&tokens[user]), Some(key), None);
-    const START: &str = "start-purchase";
 
     let first = flow
-        .call(
-            START,
-            "drop",
-            start("drop", "a", "k1"),
-            201,
-            &[(PurchasesStarted, 1)],
-        )
+        .start("drop", "a", "k1", 201, &[(PurchasesStarted, 1)])
         .await;
     let id = first.body["purchase"]["id"].as_str().unwrap().to_owned();
-    flow.call(START, "drop", start("drop", "a", "k1"), 201, &[])
+    flow.start("drop", "a", "k1", 201, &[]).await;
+    flow.start("drop", "a", "k2", 409, &[(PurchaseLimitReached, 1)])
         .await;
-    flow.call(
-        START,
-        "drop",
-        start("drop", "a", "k2"),
-        409,
-        &[(PurchaseLimitReached, 1)],
-    )
-    .await;
-    flow.call(
-        START,
-        "drop",
-        start("drop", "b", "k1"),
-        201,
-        &[(PurchasesStarted, 1)],
-    )
-    .await;
-    flow.call(
-        START,
-        "drop",
-        start("drop", "c", "k1"),
-        409,
-        &[(PurchasesSoldOut, 1)],
-    )
-    .await;
-    flow.call(
-        START,
-        "drop",
-        start_event("drop", None, Some("k"), None),
-        401,
-        &[],
-    )
-    .await;
+    flow.start("drop", "b", "k1", 201, &[(PurchasesStarted, 1)])
+        .await;
+    flow.start("drop", "c", "k1", 409, &[(PurchasesSoldOut, 1)])
+        .await;
+    let anonymous = start_event("drop", None, Some("k"), None);
+    flow.call("start-purchase", "drop", anonymous, 401, &[])
+        .await;
 
     // 1,000 cents credited, 499 paid: a balance of 501 that no line may show.
     credit(&flow.env.store, "a", 1000, "USD", "metrics-grant").await;
-    let pay = || complete_event("drop", &id, &tokens["a"]);
+    let buyer = flow.token("a");
+    let pay = || complete_event("drop", &id, &buyer);
     let paid = flow
-        .call(
-            "complete-purchase",
-            "drop",
-            pay(),
-            200,
-            &[(PurchasesCompleted, 1)],
-        )
+        .call(COMPLETE, "drop", pay(), 200, &[(PurchasesCompleted, 1)])
         .await;
     assert_eq!(paid.body["cash"]["balance"]["amount"], 501);
-    flow.call("complete-purchase", "drop", pay(), 200, &[])
+    flow.call(COMPLETE, "drop", pay(), 200, &[]).await;
+    let open = || ApiEvent::post(&format!("/api/packs/drop/purchases/{id}/open")).bearer(&buyer);
+    flow.call(OPEN, "drop", open(), 200, &[(PacksOpened, 1)])
         .await;
-    let open =
-        || ApiEvent::post(&format!("/api/packs/drop/purchases/{id}/open")).bearer(&tokens["a"]);
-    flow.call("open-pack", "drop", open(), 200, &[(PacksOpened, 1)])
-        .await;
-    flow.call("open-pack", "drop", open(), 200, &[]).await;
+    flow.call(OPEN, "drop", open(), 200, &[]).await;
 
     // The last unit of `late` held by a hold that ran out: a start releases it, then takes it.
     reserve(&flow.env.store, "d", "late", "k1", -60).await;
-    flow.call(
-        START,
-        "late",
-        start("late", "e", "k1"),
-        201,
-        &[(PurchasesStarted, 1), (HoldsReleased, 1)],
-    )
-    .await;
+    let released = [(PurchasesStarted, 1), (HoldsReleased, 1)];
+    flow.start("late", "e", "k1", 201, &released).await;
     // The sweep releases the others that ran out.
     for user in ["f", "g"] {
         reserve(&flow.env.store, user, "gone", "k1", -60).await;
@@ -257,36 +237,16 @@ async fn a_flows_metrics_lines_count_what_each_invocation_did() {
     assert_eq!(swept["released"], 2, "{swept}");
 
     // A transaction cancelled by a conflict, decided again: one conflict, one start.
-    flow.proxy.set_for_operation(
-        Fault::Cancelled("TransactionConflict"),
-        "TransactWriteItems",
-        1,
-    );
-    flow.call(
-        START,
-        "p",
-        start("p", "h", "k1"),
-        201,
-        &[(PurchasesStarted, 1), (TransactionConflicts, 1)],
-    )
-    .await;
+    let conflict = Fault::Cancelled("TransactionConflict");
+    flow.proxy
+        .set_for_operation(conflict, "TransactWriteItems", 1);
+    let conflicted = [(PurchasesStarted, 1), (TransactionConflicts, 1)];
+    flow.start("p", "h", "k1", 201, &conflicted).await;
     // DynamoDB throttling past the SDK's retries: a 503.
     flow.proxy.set(THROTTLING);
-    flow.call(
-        START,
-        "p",
-        start("p", "i", "k1"),
-        503,
-        &[(DynamoDbThrottled, 1)],
-    )
-    .await;
+    flow.start("p", "i", "k1", 503, &[(DynamoDbThrottled, 1)])
+        .await;
     flow.proxy.set(Fault::None);
 
-    // The lines hold only the names, counts and properties checked, so no balance; and neither
-    // a token (nor its signature) nor an e-mail anywhere.
-    let mut secrets: Vec<&str> = vec![EMAIL];
-    for token in tokens.values() {
-        secrets.extend([token.as_str(), token.rsplit('.').next().unwrap()]);
-    }
-    flow.check(&secrets).await;
+    flow.check().await;
 }
