@@ -143,7 +143,7 @@ async fn counts_land_in_their_own_invocation_and_nowhere_outside_one() {
     let ((), recorded) = metrics::record(async {}).await;
     assert!(recorded.is_empty());
 
-    // Two invocations at once on one thread: each keeps its own counts, across awaits.
+    // Two invocations at once on one task: each keeps its own counts, across awaits.
     let invocation = |metric: Metric, times: u64| {
         metrics::record(async move {
             for _ in 0..times {
@@ -153,12 +153,17 @@ async fn counts_land_in_their_own_invocation_and_nowhere_outside_one() {
             metrics::property("packId", "p");
         })
     };
-    let ((((), one), ((), two)), ()) = (
-        tokio::join!(
-            invocation(Metric::PacksOpened, 3),
-            invocation(Metric::HoldsReleased, 2)
-        ),
-        metrics::count(Metric::PacksOpened),
+    // Counted between their steps, outside both: lands in neither.
+    let outside = async {
+        for _ in 0..3 {
+            metrics::count(Metric::PacksOpened);
+            tokio::task::yield_now().await;
+        }
+    };
+    let (((), one), ((), two), ()) = tokio::join!(
+        invocation(Metric::PacksOpened, 3),
+        invocation(Metric::HoldsReleased, 2),
+        outside
     );
     assert_eq!(one.value(Metric::PacksOpened), Some(3.0));
     assert_eq!(one.value(Metric::HoldsReleased), None);
