@@ -245,13 +245,17 @@ impl Attempts {
         Ok(())
     }
 
-    /// Another attempt after a short, growing, jittered pause (a transaction conflict).
+    /// Another attempt after a short, growing, jittered pause (a transaction conflict). Every
+    /// conflict-retry loop comes here, so each retried conflict counts `TransactionConflicts`
+    /// here (one given up on is a 503 instead).
     pub(crate) async fn after_conflict(&mut self) -> Result<(), StoreError> {
         let mut jitter = [0u8; 1];
         getrandom::fill(&mut jitter).expect("the system random source works");
         let millis = 5 * u64::from(self.made + 1) + u64::from(jitter[0] % 16);
         tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
-        self.again()
+        self.again()?;
+        metrics::count(Metric::TransactionConflicts);
+        Ok(())
     }
 
     /// Another attempt after a cancelled transaction: after a pause when it conflicted, at once
@@ -310,10 +314,6 @@ impl DynamoStore {
         // Anything else (a validation error, an item collection full) would fail again.
         if !reasons.iter().all(Cancellation::decidable) {
             return Err(StoreError::internal(codes()));
-        }
-        // Every caller decides a conflict again (after a pause), up to its attempts.
-        if reasons.iter().any(Cancellation::conflicted) {
-            metrics::count(Metric::TransactionConflicts);
         }
         Ok(Some(reasons))
     }
