@@ -7,7 +7,8 @@
 //!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`topups`] (Cash bought through
 //!   Stripe Checkout: top-ups, Stripe's signed events and its API).
 //! - [`http`]: the route table, request parsing, JSON responses and the one error type.
-//! - [`metrics`]: the names of the CloudWatch metrics the functions emit.
+//! - [`metrics`]: the CloudWatch metrics the functions emit, counted per invocation and written
+//!   as one Embedded Metric Format line.
 //! - [`handlers`]: one plain async function per endpoint, over a state struct.
 //! - [`auth`]: session-token (JWT) verification against the identity provider's JWKS.
 //! - [`store`]: storage traits per aggregate, on DynamoDB and in memory; [`store::schema`] is the

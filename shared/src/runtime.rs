@@ -1,11 +1,13 @@
 //! What every Lambda function's `main` does: logging, configuration that fails fast, and the
 //! Lambda runtime loop around a handler: [`serve`] for HTTP requests (API Gateway), and
 //! [`serve_events`] for plain events (a schedule), both logging in the Lambda JSON format with
-//! the invocation's request id.
+//! the invocation's request id, and each writing its invocation's metrics line
+//! ([`crate::metrics`]).
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Body, Request, Response, service_fn};
@@ -18,6 +20,7 @@ use crate::auth::TokenVerifier;
 use crate::aws::{LambdaDynamoDb, lambda_dynamodb_client};
 use crate::config::{self, AuthConfig, ConfigError, Env};
 use crate::handlers::purchase_json::PurchaseState;
+use crate::metrics::{self, Metric};
 use crate::store::DynamoStore;
 
 /// The configured value, or a clear message and exit code 1: Lambda reports the failed init.
@@ -89,7 +92,9 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
 }
 
 /// Serves `handler` over `state` (built once, kept for the life of the process) until Lambda
-/// stops the process.
+/// stops the process. Each invocation writes its metrics line ([`crate::metrics`]): `Requests`
+/// with its `statusClass`, `Latency` (the handler's time), whatever the handler and the store
+/// counted, and the request id.
 pub async fn serve<S, F, Fut>(state: S, handler: F) -> Result<(), lambda_http::Error>
 where
     S: Send + Sync + 'static,
@@ -98,10 +103,23 @@ where
 {
     let state: &'static S = Box::leak(Box::new(state));
     let handler = &handler;
-    let service =
-        service_fn(
-            move |request| async move { Ok::<_, Infallible>(handler(state, request).await) },
+    let emitter = &metrics::Emitter::from_env();
+    let service = service_fn(move |request: Request| async move {
+        let request_id = crate::http::request_id(&request);
+        let started = Instant::now();
+        let (response, mut recorded) = metrics::record(handler(state, request)).await;
+        recorded.set(Metric::Latency, started.elapsed().as_secs_f64() * 1000.0);
+        recorded.add(Metric::Requests, 1);
+        recorded.property(
+            "statusClass",
+            metrics::status_class(response.status().as_u16()),
         );
+        recorded.property("requestId", &request_id);
+        if let Some(emitter) = emitter {
+            emitter.emit(&recorded);
+        }
+        Ok::<_, Infallible>(response)
+    });
     lambda_runtime::run(UriSafe(lambda_http::Adapter::from(service))).await
 }
 
@@ -193,7 +211,8 @@ fn encode_outside_uri(query: &mut String) {
 
 /// Serves plain events of type `E` (a schedule's, for example) with `handler` over `state`,
 /// each in a span carrying Lambda's request id. A handler's error is reported to Lambda as the
-/// invocation's failure (and logged).
+/// invocation's failure (and logged). An invocation that counted a metric writes its line (no
+/// `Requests` or `Latency`: these are not requests).
 pub async fn serve_events<S, E, R, F, Fut>(
     state: S,
     handler: F,
@@ -207,12 +226,18 @@ where
 {
     let state: &'static S = Box::leak(Box::new(state));
     let handler = &handler;
+    let emitter = &metrics::Emitter::from_env();
     lambda_runtime::run(lambda_runtime::service_fn(
         move |event: LambdaEvent<E>| async move {
             let span = tracing::info_span!("event", request_id = %event.context.request_id);
-            let result = handler(state, event.payload).instrument(span.clone()).await;
+            let (result, mut recorded) =
+                metrics::record(handler(state, event.payload).instrument(span.clone())).await;
             if let Err(error) = &result {
                 span.in_scope(|| tracing::error!(error = %error, "event failed"));
+            }
+            if let Some(emitter) = emitter {
+                recorded.property("requestId", &event.context.request_id);
+                emitter.emit(&recorded);
             }
             result
         },

@@ -9,9 +9,11 @@
 //! - [`logs`]: captures logs in the production format, to check they hold no secret.
 //! - [`events`]: API Gateway HTTP API (v2) events and the requests lambda_http makes of them.
 //! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
+//! - [`emf`]: CloudWatch Embedded Metric Format lines read and checked against the specification.
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
 
 pub mod attacks;
+pub mod emf;
 pub mod events;
 pub mod fault_proxy;
 pub mod http_stub;

@@ -81,12 +81,20 @@ impl PurchaseEnv {
     pub async fn spawn(&self, binary: &str, extra: &[(&str, &str)]) -> Function {
         Function::spawn(binary, &self.vars(extra)).await
     }
+
+    /// Like [`PurchaseEnv::spawn`], keeping what the function writes on standard output (its
+    /// log): [`Function::stop`] hands it over.
+    pub async fn spawn_logged(&self, binary: &str, extra: &[(&str, &str)]) -> Function {
+        Function::spawn_logged(binary, &self.vars(extra)).await
+    }
 }
 
 /// A function binary served by its own Runtime API emulator; killed when dropped.
 pub struct Function {
     pub runtime: RuntimeApi,
     pub process: tokio::process::Child,
+    /// Reads the process's standard output until it closes (when spawned logged).
+    log: Option<tokio::task::JoinHandle<String>>,
 }
 
 /// Status, JSON body (`null` when none) and headers of an answer.
@@ -121,12 +129,47 @@ impl Answer {
 impl Function {
     pub async fn spawn(binary: &str, vars: &[(String, String)]) -> Self {
         let runtime = RuntimeApi::start().await;
-        let vars: Vec<(&str, &str)> = vars
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.as_str()))
-            .collect();
-        let process = runtime.spawn_quiet(binary, &vars);
-        Self { runtime, process }
+        let process = runtime.spawn_quiet(binary, &borrowed(vars));
+        Self {
+            runtime,
+            process,
+            log: None,
+        }
+    }
+
+    /// Like [`Function::spawn`], reading its standard output as it comes (a pipe left unread
+    /// would stop the function once full).
+    pub async fn spawn_logged(binary: &str, vars: &[(String, String)]) -> Self {
+        use tokio::io::AsyncReadExt;
+        let runtime = RuntimeApi::start().await;
+        let mut process = runtime.spawn_logged(binary, &borrowed(vars));
+        let mut stdout = process.stdout.take().expect("standard output is piped");
+        let log = tokio::spawn(async move {
+            let mut log = String::new();
+            stdout
+                .read_to_string(&mut log)
+                .await
+                .expect("the function's log is UTF-8");
+            log
+        });
+        Self {
+            runtime,
+            process,
+            log: Some(log),
+        }
+    }
+
+    /// Stops the process; everything it wrote on standard output (empty when spawned quiet).
+    /// Each invocation's output is written before its answer, so the log holds all of it.
+    pub async fn stop(mut self) -> String {
+        self.process
+            .start_kill()
+            .expect("the function can be stopped");
+        self.process.wait().await.expect("the function stops");
+        match self.log.take() {
+            Some(log) => log.await.expect("the log reader"),
+            None => String::new(),
+        }
     }
 
     /// What the function answered to `event` (a plain event's answer, or an error, as is).
@@ -160,6 +203,12 @@ impl Function {
     pub fn is_running(&mut self) -> bool {
         self.process.try_wait().expect("process status").is_none()
     }
+}
+
+fn borrowed(vars: &[(String, String)]) -> Vec<(&str, &str)> {
+    vars.iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect()
 }
 
 /// `POST /api/packs/{pack}/purchases` with `token`, `key` (`Idempotency-Key`) and a JSON body.
@@ -221,7 +270,13 @@ pub async fn reserve(
 }
 
 /// Credits `user` `amount` minor units of `currency` (reference `reference`: once).
-pub async fn credit(store: &DynamoStore, user: &str, amount: u64, currency: &str, reference: &str) {
+pub async fn credit(
+    store: &impl CreditCash,
+    user: &str,
+    amount: u64,
+    currency: &str,
+    reference: &str,
+) {
     let credit = parse_credit(user, &amount.to_string(), currency, reference)
         .unwrap_or_else(|e| panic!("credit {amount} {currency} to {user}: {e}"));
     store

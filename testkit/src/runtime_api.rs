@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -87,18 +88,30 @@ impl RuntimeApi {
     /// Its standard output and error are piped: read them, or use [`RuntimeApi::spawn_quiet`]
     /// for long runs.
     pub fn spawn(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Child {
-        self.command(binary, env)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"))
+        self.start_process(binary, env, Stdio::piped(), Stdio::piped())
+    }
+
+    /// Like [`RuntimeApi::spawn`], with only standard output piped (the function's log; its
+    /// standard error, discarded, holds only a failed init's message).
+    pub fn spawn_logged(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Child {
+        self.start_process(binary, env, Stdio::piped(), Stdio::null())
     }
 
     /// Like [`RuntimeApi::spawn`], with standard output and error discarded.
     pub fn spawn_quiet(&self, binary: &str, env: &[(&str, &str)]) -> tokio::process::Child {
+        self.start_process(binary, env, Stdio::null(), Stdio::null())
+    }
+
+    fn start_process(
+        &self,
+        binary: &str,
+        env: &[(&str, &str)],
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> tokio::process::Child {
         self.command(binary, env)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"))
     }
@@ -114,7 +127,7 @@ impl RuntimeApi {
             .env_clear()
             .envs(self.lambda_env(&name))
             .envs(env.iter().copied())
-            .stdin(std::process::Stdio::null())
+            .stdin(Stdio::null())
             .kill_on_drop(true);
         command
     }

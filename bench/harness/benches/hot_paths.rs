@@ -1,7 +1,7 @@
 //! Micro-benchmarks of the hot paths: token verification per algorithm with cached keys, body
 //! parsing with the truthiness check, writing a page of 100 packs, DynamoDB item to pack document
 //! (the list) and to Pack (by id), the fair draw (one slot, one pack), and what a purchase request
-//! is parsed for (client seed, payment, idempotency key).
+//! is parsed for (client seed, payment, idempotency key), and an invocation's metrics line.
 
 use std::hint::black_box;
 
@@ -11,6 +11,7 @@ use shared::handlers::list_packs::page_json;
 use shared::handlers::start_purchase::requested_client_seed;
 use shared::handlers::web3_link::parse_link_body;
 use shared::http::request::{DEFAULT_MAX_BODY_BYTES, idempotency_key};
+use shared::metrics::{self, Metric};
 use shared::packs::Pack;
 use shared::packs::document::PackDocument;
 use shared::packs::draw::{DrawInput, ServerSeed, draw, uniform};
@@ -135,6 +136,37 @@ fn purchase_request_parsing(c: &mut Criterion) {
     });
 }
 
+/// What each invocation adds for its metrics: the scope around the handler, a business count
+/// and a property, then `Requests`, `Latency` and the properties, and the EMF line of a start
+/// (six values) written into a string; then that line's `write` (to /dev/null: the system call
+/// without Lambda's pipe behind it).
+fn metrics_line(c: &mut Criterion) {
+    use std::io::Write;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let line = || {
+        let ((), mut recorded) = runtime.block_on(metrics::record(async {
+            metrics::property("packId", black_box("nba-rookie-2026"));
+            metrics::count(Metric::PurchasesStarted);
+        }));
+        recorded.set(Metric::Latency, black_box(12.345));
+        recorded.add(Metric::Requests, 1);
+        recorded.property("statusClass", metrics::status_class(black_box(201)));
+        recorded.property("requestId", black_box("JkVZbhbyoAMEbNw="));
+        recorded.emf_line(
+            black_box("fan-api-StartPurchaseFunction-AbCdEfGh"),
+            black_box(1_764_000_000_123),
+        )
+    };
+    c.bench_function("metrics_record_and_emf_line", |b| b.iter(|| line().len()));
+    let mut null = std::fs::File::create("/dev/null").unwrap();
+    let written = format!("{}\n", line());
+    c.bench_function("metrics_write_line", |b| {
+        b.iter(|| null.write_all(black_box(written.as_bytes())).unwrap())
+    });
+}
+
 criterion_group!(
     benches,
     token_verification,
@@ -142,6 +174,7 @@ criterion_group!(
     page_serialisation,
     item_conversion,
     fair_draw,
-    purchase_request_parsing
+    purchase_request_parsing,
+    metrics_line
 );
 criterion_main!(benches);

@@ -14,6 +14,7 @@ use crate::http::request::{bearer_token, body_bytes, json_object, require_json_c
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{COMPLETE_PURCHASE, PurchasePath};
+use crate::metrics::{self, Metric};
 use crate::purchases::CompleteRefusal;
 use crate::store::purchases::{CompleteError, CompletePurchase, Completed};
 use crate::timestamp::Timestamp;
@@ -90,6 +91,7 @@ pub async fn complete_purchase<S: CompletePurchase>(
             pack_id,
             purchase_id,
         } = COMPLETE_PURCHASE.params(&request)?;
+        metrics::property("packId", &pack_id);
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         require_json_content_type(&request)?;
         parse_payment(body_bytes(&request, state.max_body_bytes)?)?;
@@ -104,6 +106,7 @@ pub async fn complete_purchase<S: CompletePurchase>(
             Completed::Repeated { purchase, balance } => (purchase, balance, true),
         };
         if !replayed {
+            metrics::count(Metric::PurchasesCompleted);
             tracing::info!(purchase_id = %purchase.id, "purchase paid");
         }
         let mut response = json_response(

@@ -15,6 +15,7 @@ use crate::http::request::{
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{OPEN_PACK, PurchasePath};
+use crate::metrics::{self, Metric};
 use crate::purchases::OpenRefusal;
 use crate::store::purchases::{OpenError, OpenPurchase};
 use crate::timestamp::Timestamp;
@@ -54,6 +55,7 @@ pub async fn open_pack<S: OpenPurchase>(
             pack_id,
             purchase_id,
         } = OPEN_PACK.params(&request)?;
+        metrics::property("packId", &pack_id);
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         if has_body(&request) {
             require_json_content_type(&request)?;
@@ -69,6 +71,7 @@ pub async fn open_pack<S: OpenPurchase>(
             .await
             .map_err(refused)?;
         if !opened.repeated {
+            metrics::count(Metric::PacksOpened);
             tracing::info!(purchase_id = %opened.purchase.id, "pack opened");
         }
         let mut response = json_response(

@@ -13,6 +13,7 @@ use crate::http::request::{
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{GET_PURCHASE, PackPath, START_PURCHASE};
+use crate::metrics::{self, Metric};
 use crate::purchases::{
     MAX_CLIENT_SEED_CHARS, PurchaseStatus, StartRefusal, StartRequest, is_valid_client_seed,
     purchase_id, random_client_seed,
@@ -97,6 +98,7 @@ pub async fn start_purchase<S: StartPurchase>(
 ) -> Response<Body> {
     respond(&request, async {
         let PackPath { pack_id } = START_PURCHASE.params(&request)?;
+        metrics::property("packId", &pack_id);
         let identity = state.verifier.verify(bearer_token(&request)?).await?;
         let key = idempotency_key(&request)?;
         let requested_seed = requested_client_seed(&request, state.max_body_bytes)?;
@@ -117,9 +119,23 @@ pub async fn start_purchase<S: StartPurchase>(
             policy: state.policy,
         };
         let (purchase, replayed) = match state.store.start_purchase(&start).await {
-            Ok(Started::Created(purchase)) => (purchase, false),
+            Ok(Started::Created(purchase)) => {
+                metrics::count(Metric::PurchasesStarted);
+                (purchase, false)
+            }
             Ok(Started::Repeated(purchase)) => (purchase, true),
-            Err(error) => return Err(refused(error)),
+            Err(error) => {
+                match error {
+                    StartError::Refused(StartRefusal::SoldOut) => {
+                        metrics::count(Metric::PurchasesSoldOut);
+                    }
+                    StartError::Refused(StartRefusal::LimitReached) => {
+                        metrics::count(Metric::PurchaseLimitReached);
+                    }
+                    _ => {}
+                }
+                return Err(refused(error));
+            }
         };
         let json = if replayed {
             // The purchase as it is now, as GET answers it: a hold that ran out is `expired`,

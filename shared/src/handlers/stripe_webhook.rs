@@ -6,6 +6,7 @@
 //! 2xx for three days: an event this API does not act on, or one about a top-up it does not
 //! know, is answered 200 at once; a store failure is a 503, so that Stripe tries again.
 
+use crate::metrics::{self, Metric};
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde_json::json;
@@ -160,6 +161,7 @@ async fn complete<S: SettleTopUp>(
         Ok(CompletedTopUp::Credited { .. }) => {
             // The one place a top-up is credited.
             tracing::info!(event_id, top_up_id = %top_up.id, "top-up credited");
+            metrics::count(Metric::TopUpsCredited);
             Ok(())
         }
         Ok(CompletedTopUp::AlreadyCompleted) => {

@@ -14,6 +14,7 @@ use crate::http::request::{
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{CREATE_TOP_UP, GET_TOP_UP, TopUpPath, resolve};
+use crate::metrics::{self, Metric};
 use crate::store::DynamoStore;
 use crate::store::topups::{CreateTopUp, CreatedTopUp, GetTopUp, SetCheckout};
 use crate::timestamp::Timestamp;
@@ -142,6 +143,7 @@ where
             CreatedTopUp::New(top_up) => {
                 // The one place a top-up is created.
                 tracing::info!(top_up_id = %top_up.id, "top-up created");
+                metrics::count(Metric::TopUpsCreated);
                 (top_up, false)
             }
             CreatedTopUp::Existing(existing) if !existing.is_repeated_by(&asked.amount) => {

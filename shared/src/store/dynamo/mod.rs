@@ -17,6 +17,7 @@ use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
+use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 
 pub use packs::{document_from_item, pack_item};
@@ -38,6 +39,7 @@ pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
 
 /// Sorts an SDK failure into "unavailable" (throttling, a transaction on the item, timeouts,
 /// unreachable, 5xx: a 503) and anything else (a 500), keeping the full detail for the logs.
+/// Throttling (after the SDK's retries) counts `DynamoDbThrottled`.
 pub(crate) fn classify<E>(operation: &str, error: SdkError<E, HttpResponse>) -> StoreError
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
@@ -47,17 +49,27 @@ where
             true
         }
         SdkError::ServiceError(service) => {
-            matches!(
-                service.err().code(),
+            let code = service.err().code();
+            if matches!(
+                code,
                 Some(
                     "ThrottlingException"
-                        | "TransactionConflictException"
                         | "ProvisionedThroughputExceededException"
                         | "RequestLimitExceeded"
-                        | "InternalServerError"
-                        | "ServiceUnavailable"
                 )
-            ) || service.raw().status().is_server_error()
+            ) {
+                metrics::count(Metric::DynamoDbThrottled);
+                true
+            } else {
+                matches!(
+                    code,
+                    Some(
+                        "TransactionConflictException"
+                            | "InternalServerError"
+                            | "ServiceUnavailable"
+                    )
+                ) || service.raw().status().is_server_error()
+            }
         }
         _ => false,
     };
@@ -144,6 +156,7 @@ impl DynamoStore {
             .as_ref()
             .is_some_and(|keys| !keys.is_empty())
         {
+            metrics::count(Metric::DynamoDbThrottled);
             return Err(StoreError::unavailable(
                 "BatchGetItem: keys left unprocessed (throttled)",
             ));
@@ -234,13 +247,17 @@ impl Attempts {
         Ok(())
     }
 
-    /// Another attempt after a short, growing, jittered pause (a transaction conflict).
+    /// Another attempt after a short, growing, jittered pause (a transaction conflict). Every
+    /// conflict-retry loop comes here, so each retried conflict counts `TransactionConflicts`
+    /// here (one given up on is a 503 instead).
     pub(crate) async fn after_conflict(&mut self) -> Result<(), StoreError> {
         let mut jitter = [0u8; 1];
         getrandom::fill(&mut jitter).expect("the system random source works");
         let millis = 5 * u64::from(self.made + 1) + u64::from(jitter[0] % 16);
         tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
-        self.again()
+        self.again()?;
+        metrics::count(Metric::TransactionConflicts);
+        Ok(())
     }
 
     /// Another attempt after a cancelled transaction: after a pause when it conflicted, at once
@@ -293,6 +310,7 @@ impl DynamoStore {
         // Throttled: trying again at once would only add to the load that throttled it; the
         // client is told to retry (503, `Retry-After`), which its Idempotency-Key makes safe.
         if reasons.iter().any(Cancellation::throttled) {
+            metrics::count(Metric::DynamoDbThrottled);
             return Err(StoreError::unavailable(codes()));
         }
         // Anything else (a validation error, an item collection full) would fail again.

@@ -306,6 +306,9 @@ impl DynamoStore {
                 None => {
                     self.cache
                         .unit_returned(&purchase.pack_id, purchase.supply_shard);
+                    // Counted here, where every release goes through (the sweep, a start before
+                    // sold out or at the limit, a payment too late): no handler sees them all.
+                    crate::metrics::count(crate::metrics::Metric::HoldsReleased);
                     return Ok(true);
                 }
                 Some(reasons) if reason(&reasons, 0).condition_failed() => return Ok(false),

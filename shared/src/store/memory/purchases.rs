@@ -46,6 +46,8 @@ impl Tables {
         if let Some(buys) = self.buys.get_mut(&key(&user_id, &pack_id)) {
             buys.held = buys.held.saturating_sub(1);
         }
+        // As on DynamoDB: counted where every release goes through.
+        crate::metrics::count(crate::metrics::Metric::HoldsReleased);
         true
     }
 
