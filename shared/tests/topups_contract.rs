@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
+use shared::cash::ledger::{EntryKind, LedgerQuery};
 use shared::cash::{Money, parse_credit};
 use shared::ids::TopUpId;
-use shared::store::cash::{CreditCash, CreditCashError, GetBalance};
+use shared::store::cash::{CreditCash, CreditCashError, GetBalance, ListLedger};
 use shared::store::topups::{CompletedTopUp, CreatedTopUp, TopUpStore};
 use shared::timestamp::Timestamp;
 use shared::topups::{Checkout, TopUp, TopUpStatus, credit_reference, top_up_id};
@@ -214,7 +215,7 @@ async fn a_credit_reference_taken_by_an_operator_is_not_credited_again(
 
 async fn eight_concurrent_completions_credit_once<S>(store: Arc<S>)
 where
-    S: TopUpStore + GetBalance + 'static,
+    S: TopUpStore + GetBalance + ListLedger + 'static,
 {
     let top_up = with_session(&*store, "k1", 1234, "cs_1").await;
     let tasks: Vec<_> = (0..8)
@@ -237,4 +238,20 @@ where
     assert_eq!(credited, 1);
     assert_eq!(balance(&*store).await, 1234);
     assert_eq!(status(&*store, &top_up.id).await, TopUpStatus::Completed);
+    // The fan's ledger shows the one credit, and credits less debits are the balance.
+    let ledger = store
+        .list_ledger(&LedgerQuery {
+            user_id: testkit::ids::user("fan"),
+            currency: None,
+            limit: 100,
+            after: None,
+        })
+        .await
+        .unwrap();
+    let entries: Vec<_> = ledger
+        .entries
+        .iter()
+        .map(|e| (e.kind, e.amount.amount, e.purchase_id.clone()))
+        .collect();
+    assert_eq!(entries, [(EntryKind::Credit, 1234, None)]);
 }
