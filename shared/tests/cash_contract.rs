@@ -285,6 +285,15 @@ async fn a_credit_writes_its_ledger_entry_and_one_balance_per_currency() {
             (LEDGER_AMOUNT.to_owned(), number(1500)),
             (LEDGER_CURRENCY.to_owned(), text("USD")),
             (LEDGER_AT.to_owned(), text("2026-11-20T10:00:00.5Z")),
+            // The fan's ledger entry, in the credit's own put.
+            ("GSI3PK".to_owned(), text("CASH#u1")),
+            (
+                "GSI3SK".to_owned(),
+                text(&shared::store::schema::time_key(
+                    at,
+                    &shared::cash::ledger::credit_entry_id("grant/2026-11")
+                )),
+            ),
         ]))
     );
     assert_eq!(
