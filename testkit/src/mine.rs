@@ -174,3 +174,15 @@ where
         }
     }
 }
+
+/// `binary` (a fan's-view function) stops at init with a message naming `CURSOR_SECRET` when
+/// everything else is set but that.
+pub async fn assert_init_needs_cursor_secret(binary: &str) {
+    let env = crate::purchases::PurchaseEnv::new().await;
+    let vars = env.vars(&[]);
+    let vars: Vec<(&str, &str)> = vars
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    crate::runtime_api::assert_init_fails_naming(binary, &vars, "CURSOR_SECRET").await;
+}

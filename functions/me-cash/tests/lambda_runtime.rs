@@ -100,3 +100,8 @@ async fn a_dynamodb_outage_is_a_503_with_retry_after() {
     proxy.set(testkit::fault_proxy::Fault::None);
     assert_eq!(function.call(&event).await.status, 200);
 }
+
+#[tokio::test]
+async fn a_missing_cursor_secret_stops_the_function_with_a_clear_message() {
+    testkit::mine::assert_init_needs_cursor_secret(BINARY).await;
+}
