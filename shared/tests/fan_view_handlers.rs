@@ -18,6 +18,7 @@ fn me_state<S>(store: S) -> MeState<S> {
         store,
         verifier: testkit::tokens::verifier(),
         cursors: testkit::cursor_signer(),
+        revealed: Default::default(),
     }
 }
 

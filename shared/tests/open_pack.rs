@@ -467,15 +467,33 @@ async fn opened_before_its_packs_reveal(store: &impl Store) -> Purchase {
     purchase
 }
 
-/// The `serverSeed` get-purchase shows its buyer on `purchase` (of pack "p", fan "fan").
-async fn seed_shown(state: &PurchaseState<impl Store>, purchase: &Purchase) -> Value {
+/// The `serverSeed` get-purchase shows its buyer on `purchase` (of pack "p", fan "fan"), which
+/// the fan's list of purchases shows alike (each purchase as GET of it answers).
+async fn seed_shown<S: Store + Clone>(state: &PurchaseState<S>, purchase: &Purchase) -> Value {
     use shared::handlers::get_purchase::get_purchase;
+    use shared::handlers::me::MeState;
+    use shared::handlers::my_purchases::my_purchases;
+    let token = testkit::tokens::token("fan", None);
     let event = ApiEvent::get(&format!("/api/packs/p/purchases/{}", purchase.id))
-        .bearer(&testkit::tokens::token("fan", None))
+        .bearer(&token)
         .request();
     let (status, body) = parts(&get_purchase(state, event).await);
     assert_eq!(status, 200, "{body}");
-    body["purchase"]["fairness"]["serverSeed"].clone()
+    let seed = body["purchase"]["fairness"]["serverSeed"].clone();
+    let me = MeState {
+        store: state.store.clone(),
+        verifier: testkit::tokens::verifier(),
+        cursors: testkit::cursor_signer(),
+        revealed: Default::default(),
+    };
+    let list = ApiEvent::get("/api/me/purchases").bearer(&token).request();
+    let (status, page) = parts(&my_purchases(&me, list).await);
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        page["purchases"][0], body["purchase"],
+        "listed as GET answers it"
+    );
+    seed
 }
 
 /// The sweep is what publishes a revealed seed (issue 21 3d): one run of the release-holds

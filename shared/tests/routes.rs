@@ -716,7 +716,7 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
 ///   then one `UpdateItem` of the purchase;
 /// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
-///   (opened purchases), nothing else;
+///   (opened purchases), and `BatchGetItem` of packs' public items (`PACK#`: a published seed);
 /// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
 ///   (the ledger): reads only, no write to `CASH#`;
 /// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
@@ -885,6 +885,13 @@ me-purchases:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
 me-cash:
   - Statement:
       - Effect: Allow

@@ -319,6 +319,7 @@ where
             store: store.clone(),
             verifier: verifier(),
             cursors: CursorSigner::random(),
+            revealed: Default::default(),
         },
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,

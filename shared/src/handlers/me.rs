@@ -8,7 +8,11 @@ use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request::single_query_param;
 use crate::ids::PackId;
+use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{CursorSigner, cursor_scope};
+use crate::purchases::Purchase;
+use crate::store::StoreError;
+use crate::store::packs::GetRevealedSeed;
 use lambda_http::Request;
 
 /// What the fan's views need: the store, the token verifier, and the cursors' signer (the
@@ -17,6 +21,64 @@ pub struct MeState<S> {
     pub store: S,
     pub verifier: TokenVerifier,
     pub cursors: CursorSigner,
+    /// The packs' published seeds this instance has read.
+    pub revealed: RevealedSeeds,
+}
+
+/// The server seeds this instance has read from packs' public items. A published seed never
+/// changes, so it is kept for the life of the instance; a pack without one is asked again.
+#[derive(Debug, Default)]
+pub struct RevealedSeeds(std::sync::Mutex<std::collections::HashMap<String, ServerSeed>>);
+
+impl RevealedSeeds {
+    fn known(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, ServerSeed>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Shows each opened purchase of `purchases` that was opened before its pack's seed was
+    /// revealed with that seed once published (and the one committed to), as GET of the purchase
+    /// does: from what this instance knows, else one read of every such pack at once.
+    pub async fn show_in(
+        &self,
+        store: &impl GetRevealedSeed,
+        purchases: &mut [Purchase],
+    ) -> Result<(), StoreError> {
+        let unseen = |purchase: &Purchase| {
+            purchase
+                .fairness
+                .as_ref()
+                .is_some_and(|fairness| fairness.server_seed.is_none())
+        };
+        let mut asked: Vec<&str> = purchases
+            .iter()
+            .filter(|p| unseen(p) && !self.known().contains_key(p.pack_id.as_str()))
+            .map(|p| p.pack_id.as_str())
+            .collect();
+        asked.sort_unstable();
+        asked.dedup();
+        if !asked.is_empty() {
+            let seeds = store.revealed_seeds(&asked).await?;
+            let mut known = self.known();
+            for (pack_id, seed) in asked.iter().zip(seeds) {
+                if let Some(seed) = seed {
+                    known.insert((*pack_id).to_owned(), seed);
+                }
+            }
+        }
+        let known = self.known();
+        for purchase in purchases.iter_mut() {
+            if let Some(fairness) = purchase.fairness.as_mut()
+                && fairness.server_seed.is_none()
+                && let Some(seed) = known.get(purchase.pack_id.as_str())
+                && seed.commitment() == fairness.server_seed_hash
+            {
+                fairness.server_seed = Some(seed.to_hex());
+            }
+        }
+        Ok(())
+    }
 }
 
 pub fn invalid_query(message: &'static str) -> ApiError {
@@ -92,6 +154,7 @@ impl MeState<crate::store::DynamoStore> {
             store,
             verifier,
             cursors,
+            revealed: RevealedSeeds::default(),
         }
     }
 }

@@ -17,12 +17,13 @@ use crate::purchases::mine::{
     DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItemsQuery, MyPurchasesQuery,
     StatusFilter, is_list_key,
 };
+use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::timestamp::Timestamp;
 
 /// The `me-purchases` function: each of its routes to its handler (the handlers check the
 /// route themselves, so anything else is their 404/405).
-pub async fn me_purchases<S: ListMyPurchases + ListMyItems>(
+pub async fn me_purchases<S: ListMyPurchases + ListMyItems + GetRevealedSeed>(
     state: &MeState<S>,
     request: Request,
 ) -> Response<Body> {
@@ -39,7 +40,7 @@ struct Purchases<'a> {
 }
 
 /// `GET /api/me/purchases?status=&packId=&limit=&cursor=`.
-pub async fn my_purchases<S: ListMyPurchases>(
+pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
     state: &MeState<S>,
     request: Request,
 ) -> Response<Body> {
@@ -67,7 +68,7 @@ pub async fn my_purchases<S: ListMyPurchases>(
             is_list_key(position).then(|| position.to_owned())
         })?;
         let now = Timestamp::now();
-        let page = state
+        let mut page = state
             .store
             .list_my_purchases(&MyPurchasesQuery {
                 user_id: identity.user_id.clone(),
@@ -78,6 +79,8 @@ pub async fn my_purchases<S: ListMyPurchases>(
                 now,
             })
             .await?;
+        // Each purchase as GET of it answers: a seed published since its opening shown too.
+        state.revealed.show_in(&state.store, &mut page.entries).await?;
         Ok(json_response(
             StatusCode::OK,
             &PageJson {

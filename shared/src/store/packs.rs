@@ -113,6 +113,12 @@ pub trait GetRevealedSeed: Send + Sync {
         &self,
         pack_id: &str,
     ) -> impl Future<Output = Result<Option<ServerSeed>, StoreError>> + Send;
+
+    /// The published seeds of several packs (at most 100), in their order, in one read.
+    fn revealed_seeds(
+        &self,
+        pack_ids: &[&str],
+    ) -> impl Future<Output = Result<Vec<Option<ServerSeed>>, StoreError>> + Send;
 }
 
 /// Every pack operation.

@@ -112,6 +112,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             store: store.clone(),
             verifier: verifier(),
             cursors: CursorSigner::random(),
+            revealed: Default::default(),
         },
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,

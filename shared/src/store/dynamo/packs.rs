@@ -811,4 +811,24 @@ impl GetRevealedSeed for DynamoStore {
             .and_then(|item| text(item, PACK_REVEALED_SEED))
             .and_then(ServerSeed::from_hex))
     }
+
+    async fn revealed_seeds(
+        &self,
+        pack_ids: &[&str],
+    ) -> Result<Vec<Option<ServerSeed>>, StoreError> {
+        let keys: Vec<Item> = pack_ids
+            .iter()
+            .map(|id| key(pack_pk(id), PACK_SK))
+            .collect();
+        Ok(self
+            .batch_get_slice(&keys, false)
+            .await?
+            .iter()
+            .map(|item| {
+                item.as_ref()
+                    .and_then(|item| text(item, PACK_REVEALED_SEED))
+                    .and_then(ServerSeed::from_hex)
+            })
+            .collect())
+    }
 }

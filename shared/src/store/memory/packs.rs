@@ -212,4 +212,15 @@ impl GetRevealedSeed for MemoryStore {
             .then(|| tables.packs.get(pack_id).map(|stored| stored.seed.clone()))
             .flatten())
     }
+
+    async fn revealed_seeds(
+        &self,
+        pack_ids: &[&str],
+    ) -> Result<Vec<Option<ServerSeed>>, StoreError> {
+        let mut seeds = Vec::with_capacity(pack_ids.len());
+        for pack_id in pack_ids {
+            seeds.push(self.revealed_seed(pack_id).await?);
+        }
+        Ok(seeds)
+    }
 }
