@@ -46,7 +46,15 @@ pub enum CreditError {
     Currency,
     #[error("--reference must be 1-{MAX_REFERENCE_LEN} visible characters")]
     Reference,
+    #[error(
+        "--reference must not begin with {TOPUP_REFERENCE_PREFIX} (card top-ups credit under those)"
+    )]
+    ReservedReference,
 }
+
+/// The references of card top-ups' credits (`topup:<topUpId>`): an operator's credit under one
+/// would take a top-up's one credit, and the top-up could then never complete.
+pub const TOPUP_REFERENCE_PREFIX: &str = "topup:";
 
 /// Checks a credit as an operator typed it.
 pub fn parse_credit(
@@ -70,6 +78,9 @@ pub fn parse_credit(
         && reference.bytes().all(|b| (0x21..=0x7e).contains(&b));
     if !reference_ok {
         return Err(CreditError::Reference);
+    }
+    if reference.starts_with(TOPUP_REFERENCE_PREFIX) {
+        return Err(CreditError::ReservedReference);
     }
     Ok(Credit {
         user_id: user_id.to_owned(),
@@ -118,6 +129,7 @@ mod tests {
             ("u", "1", "USDX", "r", CreditError::Currency),
             ("u", "1", "USD", "", CreditError::Reference),
             ("u", "1", "USD", "a b", CreditError::Reference),
+            ("u", "1", "USD", "topup:abc", CreditError::ReservedReference),
         ] {
             assert_eq!(
                 parse_credit(user, amount, currency, reference),

@@ -105,7 +105,7 @@ pub fn top_up_id(user_id: &UserId, idempotency_key: &str) -> TopUpId {
 /// The ledger reference of a top-up's credit: one per top-up, so its credit entry
 /// (`CREDIT#topup:<id>`) exists at most once.
 pub fn credit_reference(id: &TopUpId) -> String {
-    format!("topup:{id}")
+    format!("{}{id}", crate::cash::TOPUP_REFERENCE_PREFIX)
 }
 
 /// What a top-up may be: its amount's bounds and the currencies offered.
