@@ -463,6 +463,27 @@ async fn every_json_value_round_trips_exactly(store: &impl Store) {
 
 // --- DynamoDB only ---
 
+/// A seeding transaction applied whose answer is lost: the SDK's retry of it is refused by moto
+/// (it keeps no request token), and `seed` decides again on the pack as it now stands instead of
+/// failing the operator's run (seen once in the cargo lambda watch smoke test).
+#[tokio::test]
+async fn a_seeding_write_whose_answer_was_lost_is_decided_again() {
+    use testkit::fault_proxy::{Fault, FaultProxy};
+    let direct = testkit::moto::shared_table().await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let store = DynamoStore::new(client_for(&proxy.endpoint()).await, direct.table());
+    proxy.set_for_operation(
+        Fault::ErrorAfterForwarding(500, "InternalServerError"),
+        "TransactWriteItems",
+        1,
+    );
+    let pack = pack_with_items("lost");
+    seed(&store, &pack, Timestamp::now()).await.unwrap();
+    assert_eq!(proxy.operation_count("TransactWriteItems"), 3);
+    let stored = direct.get_pack("lost").await.unwrap().unwrap();
+    assert_eq!(stored.pack.name, pack.name);
+}
+
 #[tokio::test]
 async fn an_unreachable_table_is_unavailable_within_seconds() {
     let client = client_for(&format!("http://127.0.0.1:{}", testkit::free_port())).await;

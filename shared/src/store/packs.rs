@@ -157,14 +157,25 @@ pub enum SeedFailure {
 
 /// Writes `pack` as a seed file says, if [`plan_reseed`] allows it over the stored pack: reads
 /// it, decides, and writes on condition that nothing changed in between. Returns how it wrote.
+///
+/// A write refused because the pack changed is decided again on the pack as it is now, a few
+/// times: another writer came between, or the write itself was applied and its answer lost (a
+/// retry of it is then refused; DynamoDB's request token makes the SDK's retry of a transaction
+/// idempotent, moto does not keep it).
 pub async fn seed<S: GetPack + SeedPack>(
     store: &S,
     pack: &Pack,
     now: Timestamp,
 ) -> Result<SeedWrite, SeedFailure> {
-    let stored = store.get_pack(&pack.id).await?;
-    let write = plan_reseed(stored.as_ref().map(|stored| &stored.pack), pack, now)?;
-    let revision = stored.map_or(0, |stored| stored.revision);
-    store.seed_pack(pack, write, revision, now).await?;
-    Ok(write)
+    const TRIES: u32 = 3;
+    let mut tries = 1;
+    loop {
+        let stored = store.get_pack(&pack.id).await?;
+        let write = plan_reseed(stored.as_ref().map(|stored| &stored.pack), pack, now)?;
+        let revision = stored.map_or(0, |stored| stored.revision);
+        match store.seed_pack(pack, write, revision, now).await {
+            Err(SeedPackError::Changed) if tries < TRIES => tries += 1,
+            written => return written.map(|()| write).map_err(Into::into),
+        }
+    }
 }
