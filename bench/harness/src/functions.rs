@@ -15,7 +15,7 @@ use shared::packs::seed::parse_seed;
 use shared::purchases::{StartRequest, purchase_id, random_client_seed};
 use shared::store::DynamoStore;
 use shared::store::purchases::{CompletePurchase, StartPurchase, Started};
-use shared::store::schema::{cash_pk, debit_sk, purchase_sk, user_pk};
+use shared::store::schema::{UNPAID_SK, cash_pk, debit_sk, purchase_sk, user_pk};
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::FaultProxy;
@@ -351,7 +351,11 @@ impl Bench {
                 .as_str()
                 .expect("the purchase's id");
             self.written.push((user_pk(BUYER), purchase_sk(id)));
-            if kind != Kind::StartPurchase {
+            if kind == Kind::StartPurchase {
+                // The buyer's unpaid holds, so that the next start is not past
+                // MAX_UNPAID_HOLDS (every start of the run is the same buyer's).
+                self.written.push((user_pk(BUYER), UNPAID_SK.to_owned()));
+            } else {
                 self.written.push((cash_pk(BUYER), debit_sk(id)));
             }
         }
