@@ -299,6 +299,8 @@ async fn a_flows_metrics_lines_count_what_each_invocation_did() {
     flow.start("p", "i", "k1", 503, &[(DynamoDbThrottled, 1)])
         .await;
     flow.proxy.set(Fault::None);
+    // Issue 19's top-ups join here, a line a step: `flow.call("<function>", event, 201,
+    // &[(TopUpsCreated, 1)])`, the webhook's with `(TopUpsCredited, 1)`.
 
     flow.check().await;
 }
