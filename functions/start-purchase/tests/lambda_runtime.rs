@@ -198,8 +198,14 @@ async fn eight_instances_sell_exactly_the_units_there_are_over_ten_shares() {
     testkit::packs::save(&store, &pack).await;
     let env = PurchaseEnv::with(store, &serial.endpoint()).await;
     let mut instances = Vec::new();
+    // Holds of the longest allowed length: on a machine slow enough that the drop outlasts the
+    // default 600 s, the first holds would run out and their units, released by later starts, sell
+    // again (a run under heavy load answered 1,100 reservations for 1,000 units that way).
     for _ in 0..INSTANCES {
-        instances.push(env.spawn(BINARY, &[]).await);
+        instances.push(
+            env.spawn(BINARY, &[("PURCHASE_HOLD_SECONDS", "3600")])
+                .await,
+        );
     }
     // Each instance takes one invocation at a time, as on Lambda: its buyers in turn.
     let mut calls = tokio::task::JoinSet::new();
