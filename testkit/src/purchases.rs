@@ -89,6 +89,21 @@ impl PurchaseEnv {
     }
 }
 
+/// `event` answered 503 with `Retry-After` by `function` while DynamoDB (behind `proxy`)
+/// throttles, then 200 by the same process once it recovers.
+pub async fn assert_outage_then_recovery(
+    function: &Function,
+    proxy: &crate::fault_proxy::FaultProxy,
+    event: &ApiEvent,
+) {
+    use crate::fault_proxy::{Fault, THROTTLING};
+    proxy.set(THROTTLING);
+    function.call(event).await.assert_unavailable();
+    proxy.set(Fault::None);
+    let answer = function.call(event).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+}
+
 /// A function binary served by its own Runtime API emulator; killed when dropped.
 pub struct Function {
     pub runtime: RuntimeApi,

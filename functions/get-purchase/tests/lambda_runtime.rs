@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use testkit::fault_proxy::THROTTLING;
 use testkit::packs::active;
 use testkit::purchases::{PurchaseEnv, fixture, get_event, reserve, reserve_fixture_purchase};
 use testkit::tokens::token;
@@ -97,13 +96,8 @@ async fn a_dynamodb_outage_is_a_503_with_retry_after() {
     let purchase = reserve(&env.store, "buyer", "p", "key-1", 600).await;
     let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
-    proxy.set(THROTTLING);
-    let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
-    answer.assert_unavailable();
-    assert!(answer.header("retry-after").is_some(), "{answer:?}");
-    proxy.set(testkit::fault_proxy::Fault::None);
-    let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
-    assert_eq!(answer.status, 200, "{answer:?}");
+    let event = get_event("p", &purchase.id, &buyer);
+    testkit::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
 }
 
 /// A DynamoDB too slow for the invocation's time (every attempt hangs; the SDK gives up after

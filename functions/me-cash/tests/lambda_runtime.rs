@@ -3,7 +3,6 @@
 
 use serde_json::json;
 use testkit::events::ApiEvent;
-use testkit::fault_proxy::THROTTLING;
 use testkit::purchases::{Function, PurchaseEnv, credit, fixture};
 use testkit::tokens::token;
 
@@ -95,10 +94,7 @@ async fn a_dynamodb_outage_is_a_503_with_retry_after() {
     let (env, proxy) = PurchaseEnv::behind_proxy().await;
     let function = spawn(&env).await;
     let event = ApiEvent::get("/api/me/cash").bearer(&token("fan-1", None));
-    proxy.set(THROTTLING);
-    function.call(&event).await.assert_unavailable();
-    proxy.set(testkit::fault_proxy::Fault::None);
-    assert_eq!(function.call(&event).await.status, 200);
+    testkit::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
 }
 
 #[tokio::test]
