@@ -196,6 +196,23 @@ pub async fn client_for(endpoint: &str) -> aws_sdk_dynamodb::Client {
     aws_sdk_dynamodb::Client::new(&sdk)
 }
 
+/// A client for `endpoint` that waits as long as a queue of concurrent requests (or a Scan of a
+/// large table) takes on moto, instead of production's seconds.
+pub async fn patient_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
+    let patient = client_for(endpoint)
+        .await
+        .config()
+        .to_builder()
+        .timeout_config(
+            aws_config::timeout::TimeoutConfig::builder()
+                .operation_attempt_timeout(Duration::from_secs(60))
+                .operation_timeout(Duration::from_secs(120))
+                .build(),
+        )
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(patient)
+}
+
 /// A table on this test binary's moto_server, reached through a proxy that forwards one request
 /// at a time: each request is applied whole before the next, as DynamoDB applies each request
 /// atomically (moto alone does not; see [`FaultProxy::one_at_a_time`]). The client waits as long
@@ -209,17 +226,6 @@ pub async fn atomic_table_at(endpoint: &str) -> (FaultProxy, DynamoStore) {
     let proxy = FaultProxy::start(endpoint).await;
     proxy.one_at_a_time();
     let table = new_table_at(endpoint).await;
-    let patient = client_for(&proxy.endpoint())
-        .await
-        .config()
-        .to_builder()
-        .timeout_config(
-            aws_config::timeout::TimeoutConfig::builder()
-                .operation_attempt_timeout(Duration::from_secs(60))
-                .operation_timeout(Duration::from_secs(120))
-                .build(),
-        )
-        .build();
-    let store = DynamoStore::new(aws_sdk_dynamodb::Client::from_conf(patient), table.table());
+    let store = DynamoStore::new(patient_client(&proxy.endpoint()).await, table.table());
     (proxy, store)
 }
