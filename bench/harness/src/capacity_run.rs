@@ -304,6 +304,10 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
         ("AUTH_JWKS_URL", idp.url("/.well-known/jwks.json")),
         // Each fan presses once: the default cap of unpaid holds never binds.
         ("RUST_LOG", "warn".to_owned()),
+        // Holds that outlast the run: a run slower than the default 600 s (1,000 units a pack in
+        // a debug build took 16 minutes) saw its first holds run out, released by later presses
+        // and sold again, and the sold-out phase was no longer one.
+        ("PURCHASE_HOLD_SECONDS", "3600".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
