@@ -51,11 +51,14 @@ impl RevealedSeeds {
                 .as_ref()
                 .is_some_and(|fairness| fairness.server_seed.is_none())
         };
-        let mut asked: Vec<&str> = purchases
-            .iter()
-            .filter(|p| unseen(p) && !self.known().contains_key(p.pack_id.as_str()))
-            .map(|p| p.pack_id.as_str())
-            .collect();
+        let mut asked: Vec<&str> = {
+            let known = self.known();
+            purchases
+                .iter()
+                .filter(|p| unseen(p) && !known.contains_key(p.pack_id.as_str()))
+                .map(|p| p.pack_id.as_str())
+                .collect()
+        };
         asked.sort_unstable();
         asked.dedup();
         if !asked.is_empty() {
