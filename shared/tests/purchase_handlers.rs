@@ -584,6 +584,61 @@ async fn each_request_makes_the_dynamodb_calls_its_budget_allows() {
     assert_eq!(counted(before), 1, "a repeated start only reads");
 }
 
+/// After a sell-out an instance reads a pack's shares at most once per `SOLD_OUT_MEMORY`: a press
+/// within it is the fan's own read and nothing of the pack's (the capacity run bills sold-out
+/// presses per instance on this). Once the memory has passed, the next press reads every share
+/// without first trying one it last saw empty.
+#[tokio::test]
+async fn a_sold_out_pack_is_read_once_per_instance_and_second() {
+    let (serial, direct) = testkit::moto::atomic_table().await;
+    let mut pack = testkit::packs::active("p", 60);
+    pack.remaining = 1;
+    testkit::packs::save(&direct, &pack).await;
+    let state = state(DynamoStore::new(
+        testkit::moto::client_for(&serial.endpoint()).await,
+        direct.table(),
+    ));
+    assert_eq!(start(&state, start_event("first", "k")).await.0, 201);
+    let press = |fan: &'static str| {
+        let state = &state;
+        let serial = &serial;
+        async move {
+            let (requests, operations) = (serial.requests(), serial.operation_counts());
+            let answer = start(state, start_event(fan, "k")).await;
+            assert_eq!(code(&answer), (409, "sold_out"), "{fan}");
+            let mut sent = serial.operation_counts();
+            for (operation, before) in operations {
+                *sent.entry(operation).or_default() -= before;
+            }
+            sent.retain(|_, n| *n > 0);
+            (serial.requests() - requests, sent)
+        }
+    };
+    // The first press reads every share and looks for dead holds in each share's partition.
+    let (requests, sent) = press("second").await;
+    assert!(requests > 3 && sent.get("Query") > Some(&1), "{sent:?}");
+    // Within the memory: the fan's own read only.
+    let (requests, sent) = press("third").await;
+    assert_eq!(
+        (
+            requests,
+            sent.keys().map(String::as_str).collect::<Vec<_>>()
+        ),
+        (1, vec!["BatchGetItem"])
+    );
+    tokio::time::sleep(
+        shared::store::dynamo::SOLD_OUT_MEMORY + std::time::Duration::from_millis(100),
+    )
+    .await;
+    // After it: every share read again, and no write tried on a share last seen empty.
+    let (requests, sent) = press("fourth").await;
+    assert!(
+        requests > 3 && sent.get("BatchGetItem") == Some(&2),
+        "{sent:?}"
+    );
+    assert_eq!(sent.get("TransactWriteItems"), None, "{sent:?}");
+}
+
 /// DynamoDB cancels transactions for more than their conditions. A conflict with another
 /// transaction wrote nothing: the store pauses and tries again, at most 8 times, then answers
 /// 503. A throttled transaction answers 503 at once, as trying again at once would only

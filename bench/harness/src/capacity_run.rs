@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use testkit::fault_proxy::FaultProxy;
+use testkit::fault_proxy::{Exchange, FaultProxy};
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::{MotoServer, Rollback};
 use testkit::purchases::{Function, start_event};
@@ -31,6 +31,14 @@ const WRITE_PRICE: f64 = 0.625;
 const READ_PRICE: f64 = 0.125;
 
 const INSTANCES: usize = 8;
+/// The most start-purchase instances that can press on one pack at once: AWS Lambda's default
+/// quota of concurrent executions per account and Region. After a sell-out an instance reads a
+/// pack's shares at most once per `SOLD_OUT_MEMORY`, so these bound the sold-out reads per
+/// second whatever the press rate (BENCHMARKS.md, "Drops at scale").
+const LAMBDA_CONCURRENCY: f64 = 1000.0;
+
+/// The phase after the sell-out.
+const SOLD_OUT: &str = "sold out";
 
 fn pack_id(n: usize) -> String {
     format!("cap-{n}")
@@ -66,6 +74,29 @@ struct Phase {
     answers: BTreeMap<String, usize>,
     keys: BTreeMap<String, Units>,
     requests: BTreeMap<String, usize>,
+    /// Reads of every share of a pack (`BatchGetItem` of `SUPPLY` items).
+    share_reads: usize,
+    /// After the sell-out: a pack's keys are billed per read of its shares, which an instance
+    /// makes at most once per `SOLD_OUT_MEMORY`, not per press.
+    sold_out: bool,
+}
+
+/// Whether `exchange` reads a pack's shares.
+fn reads_shares(exchange: &Exchange) -> bool {
+    exchange.operation == "BatchGetItem"
+        && serde_json::from_slice::<Value>(&exchange.request).is_ok_and(|request| {
+            request["RequestItems"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .any(|(_, table)| {
+                    table["Keys"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|key| key["SK"]["S"] == "SUPPLY")
+                })
+        })
 }
 
 /// What a key is shared by: one fan, one pack, or every pack.
@@ -110,7 +141,7 @@ impl Phase {
     /// starts spread unevenly over 16 shares, where 5,000 a second do not), a fan's per start
     /// of that fan (one each), the others per start of any pack.
     fn per_start(&self, packs: usize) -> Vec<(String, Scope, Units)> {
-        let per_pack = self.starts as f64 / packs as f64;
+        let per_pack = self.pack_events() / packs as f64;
         let mut kinds: BTreeMap<String, (Units, f64)> = BTreeMap::new();
         for (key, units) in &self.keys {
             let (label, divisor) = match scope(key) {
@@ -134,6 +165,26 @@ impl Phase {
                 (label, scope, mean)
             })
             .collect()
+    }
+
+    /// What a pack's keys are billed per: its starts, or after the sell-out its share reads.
+    fn pack_events(&self) -> f64 {
+        if self.sold_out {
+            self.share_reads.max(1) as f64
+        } else {
+            self.starts as f64
+        }
+    }
+
+    /// How many of those a second, per pack, when `presses` a second fall on it: every press
+    /// while units remain; after the sell-out at most one share read per instance and
+    /// `SOLD_OUT_MEMORY`, so never more than `LAMBDA_CONCURRENCY` of them.
+    fn pack_rate(&self, presses: f64) -> f64 {
+        if self.sold_out {
+            presses.min(LAMBDA_CONCURRENCY / shared::store::dynamo::SOLD_OUT_MEMORY.as_secs_f64())
+        } else {
+            presses
+        }
     }
 
     fn totals(&self) -> Units {
@@ -165,20 +216,25 @@ impl Phase {
         let shared_w = busiest(|s| matches!(s, Scope::Shared), |u| u.write);
         let shared_r = busiest(|s| matches!(s, Scope::Shared), |u| u.read);
         let fan_w = busiest(|s| matches!(s, Scope::Fan), |u| u.write);
-        // One pack at ONE_PACK_RATE: its own keys and the shared ones see every start.
-        let one_pack_w = pack_w.1.max(shared_w.1) * ONE_PACK_RATE;
-        let one_pack_r = pack_r.1.max(shared_r.1) * ONE_PACK_RATE;
+        // One pack at ONE_PACK_RATE: its own keys at their rate, the shared ones at every start.
+        let one_pack = self.pack_rate(ONE_PACK_RATE);
+        let one_pack_w = (pack_w.1 * one_pack).max(shared_w.1 * ONE_PACK_RATE);
+        let one_pack_r = (pack_r.1 * one_pack).max(shared_r.1 * ONE_PACK_RATE);
         // Many drops: each pack's keys at its share of the rate, shared keys at all of it.
-        let per_pack_rate = PLATFORM_RATE / PLATFORM_PACKS;
-        let many_w = (pack_w.1 * per_pack_rate).max(shared_w.1 * PLATFORM_RATE);
-        let many_r = (pack_r.1 * per_pack_rate).max(shared_r.1 * PLATFORM_RATE);
+        let per_pack = self.pack_rate(PLATFORM_RATE / PLATFORM_PACKS);
+        let many_w = (pack_w.1 * per_pack).max(shared_w.1 * PLATFORM_RATE);
+        let many_r = (pack_r.1 * per_pack).max(shared_r.1 * PLATFORM_RATE);
         let ceiling = |w: f64, r: f64| {
             let by_w = if w > 0.0 { KEY_WCU / w } else { f64::INFINITY };
             let by_r = if r > 0.0 { KEY_RCU / r } else { f64::INFINITY };
             by_w.min(by_r)
         };
-        let pack_ceiling = ceiling(pack_w.1.max(shared_w.1), pack_r.1.max(shared_r.1));
-        let platform_ceiling = ceiling(shared_w.1, shared_r.1);
+        // A pack's keys bound its rate of starts, or after the sell-out its share reads: as many
+        // instances pressing (each at least once per `SOLD_OUT_MEMORY`); the shared keys bound
+        // the rate of presses.
+        let (own_ceiling, platform_ceiling) =
+            (ceiling(pack_w.1, pack_r.1), ceiling(shared_w.1, shared_r.1));
+        let pack_ceiling = own_ceiling.min(platform_ceiling);
         // Units per start times dollars per million units: dollars per million starts.
         let dollars = totals.write / starts * WRITE_PRICE + totals.read / starts * READ_PRICE;
         let show = |v: f64| {
@@ -188,10 +244,21 @@ impl Phase {
                 "no shared key".to_owned()
             }
         };
+        let pack_ceiling_text = if self.sold_out {
+            let presses = if platform_ceiling.is_finite() {
+                format!("{platform_ceiling:.0}/s")
+            } else {
+                "any rate".to_owned()
+            };
+            format!("{presses} on up to {own_ceiling:.0} instances")
+        } else {
+            show(pack_ceiling)
+        };
         println!(
-            "| {design} | {phase} | {} | {} | {round_trips:.2} | {:.2} | {:.2} | {} ({:.3}) | {} ({:.3}) | {} ({:.4}) | {:.0} W / {:.0} R | {:.0} W / {:.0} R | {} | {} | {dollars:.2} |",
+            "| {design} | {phase} | {} | {} | {} | {round_trips:.2} | {:.2} | {:.2} | {} ({:.3}) | {} ({:.3}) | {} ({:.4}) | {:.0} W / {:.0} R | {:.0} W / {:.0} R | {} | {} | {dollars:.2} |",
             self.starts,
             answers_text(&self.answers),
+            self.share_reads,
             totals.read / starts,
             totals.write / starts,
             pack_w.0,
@@ -208,11 +275,13 @@ impl Phase {
             one_pack_r,
             many_w,
             many_r,
-            show(pack_ceiling),
+            pack_ceiling_text,
             show(platform_ceiling),
         );
         json!({
             "design": design, "phase": phase, "starts": self.starts, "answers": self.answers,
+            "share_reads": self.share_reads, "pack_keys_billed_per_share_read": self.sold_out,
+            "pack_key_events_per_second_one_pack": one_pack,
             "round_trips_per_start": round_trips,
             "read_units_per_start": totals.read / starts,
             "write_units_per_start": totals.write / starts,
@@ -221,7 +290,8 @@ impl Phase {
             "busiest_fan_key_write": fan_w,
             "one_pack_5000_per_s": {"write": one_pack_w, "read": one_pack_r},
             "fifty_packs_20000_per_s": {"write": many_w, "read": many_r},
-            "ceiling_per_pack": if pack_ceiling.is_finite() { json!(pack_ceiling) } else { Value::Null },
+            "ceiling_per_pack": if self.sold_out { json!(own_ceiling) } else if pack_ceiling.is_finite() { json!(pack_ceiling) } else { Value::Null },
+            "ceiling_per_pack_counts": if self.sold_out { "instances pressing" } else { "starts per second" },
             "ceiling_platform": if platform_ceiling.is_finite() { json!(platform_ceiling) } else { Value::Null },
             "dollars_per_million_starts": dollars,
             "requests": self.requests,
@@ -339,7 +409,9 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
             .collect()
     };
     let mut phase = |name: &'static str, starts: usize, answers| {
+        let mut share_reads = 0;
         for exchange in proxy.take_recorded() {
+            share_reads += usize::from(reads_shares(&exchange));
             ledger.count(&exchange);
         }
         Phase {
@@ -348,6 +420,8 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
             answers,
             keys: std::mem::take(&mut ledger.keys),
             requests: std::mem::take(&mut ledger.requests),
+            share_reads,
+            sold_out: name == SOLD_OUT,
         }
     };
     // The first half of the units is the steady state of a drop (shares with units left); the
@@ -366,7 +440,7 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
             press(&functions, events(half, total - half)).await,
         ),
         phase(
-            "sold out",
+            SOLD_OUT,
             total,
             press(&functions, events(total, total)).await,
         ),
@@ -426,9 +500,13 @@ pub async fn run(designs: &[(String, std::path::PathBuf)], packs: usize, units: 
         "{packs} packs of {units} units; {INSTANCES} start-purchase processes; every unit started for, then as many presses after the sell-out.\n"
     );
     println!(
-        "| design | phase | starts | answers | round trips per start | read units per start | write units per start | busiest kind of pack key, write units per key per start of its pack | busiest kind of pack key, read units | busiest key shared by packs, write units per start | one pack at 5,000 starts/s, busiest key | 50 packs at 20,000 starts/s, busiest key | ceiling per pack (starts/s) | ceiling, all packs (starts/s) | $ per million starts |"
+        "Sold out: a pack's keys per read of its shares (an instance makes at most one per {} s, so at most {LAMBDA_CONCURRENCY} a second; Lambda's default concurrency quota), the shared keys per press; its ceiling is in instances pressing.\n",
+        shared::store::dynamo::SOLD_OUT_MEMORY.as_secs_f64()
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!(
+        "| design | phase | starts | answers | share reads | round trips per start | read units per start | write units per start | busiest kind of pack key, write units per key per start of its pack | busiest kind of pack key, read units | busiest key shared by packs, write units per start | one pack at 5,000 starts/s, busiest key | 50 packs at 20,000 starts/s, busiest key | ceiling per pack (starts/s) | ceiling, all packs (starts/s) | $ per million starts |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut figures = Vec::new();
     let mut books = Vec::new();
     for (design, bin_dir) in designs {

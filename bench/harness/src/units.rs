@@ -22,9 +22,13 @@ use serde_json::{Map, Value};
 
 use testkit::fault_proxy::Exchange;
 
-/// A partition key of the table (`PK`) or of an index (`GSI1PK`, `GSI2PK`).
-const PARTITION_ATTRIBUTES: [(&str, &str); 3] =
-    [("table", "PK"), ("GSI1", "GSI1PK"), ("GSI2", "GSI2PK")];
+/// A partition key of the table (`PK`) or of an index (`GSI1PK`, `GSI2PK`, `GSI3PK`).
+const PARTITION_ATTRIBUTES: [(&str, &str); 4] = [
+    ("table", "PK"),
+    ("GSI1", "GSI1PK"),
+    ("GSI2", "GSI2PK"),
+    ("GSI3", "GSI3PK"),
+];
 
 type Item = Map<String, Value>;
 
@@ -378,7 +382,8 @@ mod tests {
             "TransactWriteItems",
             json!({"TransactItems": [
                 {"Put": {"Item": {"PK": {"S": "USER#u"}, "SK": {"S": "PURCHASE#1"},
-                                  "GSI2PK": {"S": "HOLDS#p#3"}, "GSI2SK": {"S": "t#1"}}}},
+                                  "GSI2PK": {"S": "HOLDS#p#3"}, "GSI2SK": {"S": "t#1"},
+                                  "GSI3PK": {"S": "USER#u"}, "GSI3SK": {"S": "t#1"}}}},
                 {"Update": {"Key": {"PK": {"S": "PACK#p#3"}, "SK": {"S": "SUPPLY"}},
                             "UpdateExpression": "SET #r = #r - :one",
                             "ExpressionAttributeNames": {"#r": "remaining"},
@@ -390,6 +395,7 @@ mod tests {
         assert_eq!(ledger.keys["table USER#u"].write, 2.0);
         assert_eq!(ledger.keys["table PACK#p#3"].write, 2.0);
         assert_eq!(ledger.keys["GSI2 HOLDS#p#3"].write, 1.0);
+        assert_eq!(ledger.keys["GSI3 USER#u"].write, 1.0);
         // Written again as it is: the table bills the write, the index takes none.
         let same = json!({"Key": {"PK": {"S": "USER#u"}, "SK": {"S": "PURCHASE#1"}},
                "UpdateExpression": "SET #g = :same",

@@ -16,7 +16,7 @@ use crate::timestamp::Timestamp;
 /// them all empty and found no dead hold to release: a drop's sold-out presses then read each
 /// share at most once a second per instance (BENCHMARKS.md, capacity), and a unit that comes back
 /// meanwhile is offered at most this much later by that instance.
-pub(crate) const SOLD_OUT_MEMORY: Duration = Duration::from_secs(1);
+pub const SOLD_OUT_MEMORY: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Default)]
 pub(crate) struct PackCache {
@@ -56,16 +56,16 @@ impl PackCache {
         self.with(pack_id, |entry| entry.terms = None);
     }
 
-    /// A share to try first: a random one of those not last seen empty (any, if all were).
-    pub(crate) fn pick_shard(&self, pack_id: &str, shards: u32) -> u32 {
+    /// A share to try first: a random one of those not last seen empty; none when every share
+    /// was, as a try would then most likely be a write refused (2 write units, a round trip)
+    /// before the read of every share that decides.
+    pub(crate) fn pick_shard(&self, pack_id: &str, shards: u32) -> Option<u32> {
         self.with(pack_id, |entry| {
             let open: Vec<u32> = (0..shards)
                 .filter(|&k| !entry.empty.get(k as usize).copied().unwrap_or(false))
                 .collect();
-            match open.len() {
-                0 => random_shard(shards),
-                n => open[random_shard(u32::try_from(n).unwrap_or(u32::MAX)) as usize],
-            }
+            let n = u32::try_from(open.len()).unwrap_or(u32::MAX);
+            (n > 0).then(|| open[random_shard(n) as usize])
         })
     }
 

@@ -20,6 +20,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 
+pub use cache::SOLD_OUT_MEMORY;
 pub use packs::{document_from_item, pack_item};
 
 type Item = HashMap<String, AttributeValue>;

@@ -654,13 +654,14 @@ impl StartPurchase for DynamoStore {
             if self.cache.sold_out(pack_id) {
                 return Err(StartRefusal::SoldOut.into());
             }
-            let shard = match next_shard.take().or_else(|| candidates.pop()) {
-                Some(shard) => shard,
+            let mut next = next_shard.take().or_else(|| candidates.pop());
+            if next.is_none() && !guessed {
                 // The first try needs no read: a share at random, of those not seen empty.
-                None if !guessed => {
-                    guessed = true;
-                    self.cache.pick_shard(pack_id, shards)
-                }
+                guessed = true;
+                next = self.cache.pick_shard(pack_id, shards);
+            }
+            let shard = match next {
+                Some(shard) => shard,
                 None => {
                     // Every share tried has run out: read them all, go on to those with units.
                     if share_reads == MAX_SHARE_READS {
