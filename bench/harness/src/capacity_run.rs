@@ -8,8 +8,13 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
+use shared::handlers::get_pack::KEEP_PACKS_FOR;
+use shared::store::dynamo::SOLD_OUT_MEMORY;
+use shared::store::schema::{DRAW_SK, SUPPLY_SK};
+use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Exchange, FaultProxy};
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::{MotoServer, Rollback};
@@ -37,8 +42,8 @@ const INSTANCES: usize = 8;
 /// second whatever the press rate (BENCHMARKS.md, "Drops at scale").
 const LAMBDA_CONCURRENCY: f64 = 1000.0;
 
-/// The phase after the sell-out.
-const SOLD_OUT: &str = "sold out";
+/// get-pack requests per start: a crowd refreshing a pack's page reads more than it buys.
+const GETS_PER_START: usize = 10;
 
 fn pack_id(n: usize) -> String {
     format!("cap-{n}")
@@ -70,19 +75,28 @@ fn seed_file(packs: usize, units: u64) -> String {
 /// One phase's figures.
 struct Phase {
     name: &'static str,
+    /// The requests the phase made: starts, presses or get-packs.
     starts: usize,
+    /// Its requests per start at the rates (get-pack: ten times the start rate).
+    per_start: f64,
     answers: BTreeMap<String, usize>,
     keys: BTreeMap<String, Units>,
     requests: BTreeMap<String, usize>,
-    /// Reads of every share of a pack (`BatchGetItem` of `SUPPLY` items).
-    share_reads: usize,
-    /// After the sell-out: a pack's keys are billed per read of its shares, which an instance
-    /// makes at most once per `SOLD_OUT_MEMORY`, not per press.
-    sold_out: bool,
+    billing: Billing,
 }
 
-/// Whether `exchange` reads a pack's shares.
-fn reads_shares(exchange: &Exchange) -> bool {
+/// What a phase's pack keys are billed per.
+enum Billing {
+    /// Each request: a start while units remain.
+    PerRequest,
+    /// Each of the `reads` an instance makes at most once per `keep`, however many requests it
+    /// serves: a sold-out press reads every share once per `SOLD_OUT_MEMORY`, a get-pack its
+    /// pack and draw items once per `KEEP_PACKS_FOR`.
+    PerInstanceRead { reads: usize, keep: Duration },
+}
+
+/// Whether `exchange` reads an item whose sort key is `sort_key` (`SUPPLY`: a pack's shares).
+fn reads_item(exchange: &Exchange, sort_key: &str) -> bool {
     exchange.operation == "BatchGetItem"
         && serde_json::from_slice::<Value>(&exchange.request).is_ok_and(|request| {
             request["RequestItems"]
@@ -94,7 +108,7 @@ fn reads_shares(exchange: &Exchange) -> bool {
                         .as_array()
                         .into_iter()
                         .flatten()
-                        .any(|key| key["SK"]["S"] == "SUPPLY")
+                        .any(|key| key["SK"]["S"] == sort_key)
                 })
         })
 }
@@ -136,6 +150,37 @@ fn scope(key: &str) -> Scope {
 }
 
 impl Phase {
+    /// The phase of `requests` answered `answers`: what `proxy` recorded since the last phase,
+    /// billed on `ledger`. `per_read`: its pack keys are billed per read of an item of that sort
+    /// key, which an instance makes at most once per that long; otherwise per request.
+    fn billed(
+        name: &'static str,
+        requests: usize,
+        answers: BTreeMap<String, usize>,
+        proxy: &FaultProxy,
+        ledger: &mut Ledger,
+        per_read: Option<(&str, Duration)>,
+    ) -> Phase {
+        let mut reads = 0;
+        for exchange in proxy.take_recorded() {
+            reads +=
+                usize::from(per_read.is_some_and(|(sort_key, _)| reads_item(&exchange, sort_key)));
+            ledger.count(&exchange);
+        }
+        Phase {
+            name,
+            starts: requests,
+            per_start: 1.0,
+            answers,
+            keys: std::mem::take(&mut ledger.keys),
+            requests: std::mem::take(&mut ledger.requests),
+            billing: match per_read {
+                Some((_, keep)) => Billing::PerInstanceRead { reads, keep },
+                None => Billing::PerRequest,
+            },
+        }
+    }
+
     /// Units per start on each kind of key: a pack's keys per start of that pack, averaged over
     /// the keys of their kind (`table PACK#<pack>#<k>`: every share of every pack; a few hundred
     /// starts spread unevenly over 16 shares, where 5,000 a second do not), a fan's per start
@@ -167,23 +212,23 @@ impl Phase {
             .collect()
     }
 
-    /// What a pack's keys are billed per: its starts, or after the sell-out its share reads.
+    /// What a pack's keys are billed per, in the phase: its requests or its instances' reads.
     fn pack_events(&self) -> f64 {
-        if self.sold_out {
-            self.share_reads.max(1) as f64
-        } else {
-            self.starts as f64
+        match self.billing {
+            Billing::PerRequest => self.starts as f64,
+            Billing::PerInstanceRead { reads, .. } => reads.max(1) as f64,
         }
     }
 
-    /// How many of those a second, per pack, when `presses` a second fall on it: every press
-    /// while units remain; after the sell-out at most one share read per instance and
-    /// `SOLD_OUT_MEMORY`, so never more than `LAMBDA_CONCURRENCY` of them.
-    fn pack_rate(&self, presses: f64) -> f64 {
-        if self.sold_out {
-            presses.min(LAMBDA_CONCURRENCY / shared::store::dynamo::SOLD_OUT_MEMORY.as_secs_f64())
-        } else {
-            presses
+    /// How many of those a second, per pack, at `starts` a second on it: every request, or at
+    /// most one read per instance and `keep`, so never more than `LAMBDA_CONCURRENCY` of them.
+    fn pack_rate(&self, starts: f64) -> f64 {
+        let requests = starts * self.per_start;
+        match self.billing {
+            Billing::PerRequest => requests,
+            Billing::PerInstanceRead { keep, .. } => {
+                requests.min(LAMBDA_CONCURRENCY / keep.as_secs_f64())
+            }
         }
     }
 
@@ -216,27 +261,21 @@ impl Phase {
         let shared_w = busiest(|s| matches!(s, Scope::Shared), |u| u.write);
         let shared_r = busiest(|s| matches!(s, Scope::Shared), |u| u.read);
         let fan_w = busiest(|s| matches!(s, Scope::Fan), |u| u.write);
-        // One pack at ONE_PACK_RATE: its own keys at their rate, the shared ones at every start.
+        // One pack at ONE_PACK_RATE: its own keys at their rate, the shared ones at every request.
         let one_pack = self.pack_rate(ONE_PACK_RATE);
-        let one_pack_w = (pack_w.1 * one_pack).max(shared_w.1 * ONE_PACK_RATE);
-        let one_pack_r = (pack_r.1 * one_pack).max(shared_r.1 * ONE_PACK_RATE);
+        let requests = ONE_PACK_RATE * self.per_start;
+        let one_pack_w = (pack_w.1 * one_pack).max(shared_w.1 * requests);
+        let one_pack_r = (pack_r.1 * one_pack).max(shared_r.1 * requests);
         // Many drops: each pack's keys at its share of the rate, shared keys at all of it.
         let per_pack = self.pack_rate(PLATFORM_RATE / PLATFORM_PACKS);
-        let many_w = (pack_w.1 * per_pack).max(shared_w.1 * PLATFORM_RATE);
-        let many_r = (pack_r.1 * per_pack).max(shared_r.1 * PLATFORM_RATE);
+        let requests = PLATFORM_RATE * self.per_start;
+        let many_w = (pack_w.1 * per_pack).max(shared_w.1 * requests);
+        let many_r = (pack_r.1 * per_pack).max(shared_r.1 * requests);
         let ceiling = |w: f64, r: f64| {
             let by_w = if w > 0.0 { KEY_WCU / w } else { f64::INFINITY };
             let by_r = if r > 0.0 { KEY_RCU / r } else { f64::INFINITY };
             by_w.min(by_r)
         };
-        // A pack's keys bound its rate of starts, or after the sell-out its share reads: as many
-        // instances pressing (each at least once per `SOLD_OUT_MEMORY`); the shared keys bound
-        // the rate of presses.
-        let (own_ceiling, platform_ceiling) =
-            (ceiling(pack_w.1, pack_r.1), ceiling(shared_w.1, shared_r.1));
-        let pack_ceiling = own_ceiling.min(platform_ceiling);
-        // Units per start times dollars per million units: dollars per million starts.
-        let dollars = totals.write / starts * WRITE_PRICE + totals.read / starts * READ_PRICE;
         let show = |v: f64| {
             if v.is_finite() {
                 format!("{v:.0}")
@@ -244,21 +283,35 @@ impl Phase {
                 "no shared key".to_owned()
             }
         };
-        let pack_ceiling_text = if self.sold_out {
-            let presses = if platform_ceiling.is_finite() {
-                format!("{platform_ceiling:.0}/s")
-            } else {
-                "any rate".to_owned()
-            };
-            format!("{presses} on up to {own_ceiling:.0} instances")
-        } else {
-            show(pack_ceiling)
+        // In starts a second: the shared keys bound the requests; a pack's keys its requests, or
+        // its instances' reads: as many instances as each read once per `keep`.
+        let platform_ceiling = ceiling(shared_w.1, shared_r.1) / self.per_start;
+        let own_ceiling = ceiling(pack_w.1, pack_r.1);
+        let (pack_ceiling, reads) = match self.billing {
+            Billing::PerRequest => (
+                show((own_ceiling / self.per_start).min(platform_ceiling)),
+                "-".to_owned(),
+            ),
+            Billing::PerInstanceRead { reads, keep } => (
+                format!(
+                    "{} on up to {:.0} instances",
+                    if platform_ceiling.is_finite() {
+                        format!("{platform_ceiling:.0}/s")
+                    } else {
+                        "any rate".to_owned()
+                    },
+                    own_ceiling * keep.as_secs_f64()
+                ),
+                reads.to_string(),
+            ),
         };
+        // Units per request times dollars per million units: dollars per million requests.
+        let dollars = totals.write / starts * WRITE_PRICE + totals.read / starts * READ_PRICE;
         println!(
             "| {design} | {phase} | {} | {} | {} | {round_trips:.2} | {:.2} | {:.2} | {} ({:.3}) | {} ({:.3}) | {} ({:.4}) | {:.0} W / {:.0} R | {:.0} W / {:.0} R | {} | {} | {dollars:.2} |",
             self.starts,
             answers_text(&self.answers),
-            self.share_reads,
+            reads,
             totals.read / starts,
             totals.write / starts,
             pack_w.0,
@@ -275,12 +328,12 @@ impl Phase {
             one_pack_r,
             many_w,
             many_r,
-            pack_ceiling_text,
+            pack_ceiling,
             show(platform_ceiling),
         );
         json!({
             "design": design, "phase": phase, "starts": self.starts, "answers": self.answers,
-            "share_reads": self.share_reads, "pack_keys_billed_per_share_read": self.sold_out,
+            "instance_reads": reads, "requests_per_start": self.per_start,
             "pack_key_events_per_second_one_pack": one_pack,
             "round_trips_per_start": round_trips,
             "read_units_per_start": totals.read / starts,
@@ -290,8 +343,7 @@ impl Phase {
             "busiest_fan_key_write": fan_w,
             "one_pack_5000_per_s": {"write": one_pack_w, "read": one_pack_r},
             "fifty_packs_20000_per_s": {"write": many_w, "read": many_r},
-            "ceiling_per_pack": if self.sold_out { json!(own_ceiling) } else if pack_ceiling.is_finite() { json!(pack_ceiling) } else { Value::Null },
-            "ceiling_per_pack_counts": if self.sold_out { "instances pressing" } else { "starts per second" },
+            "ceiling_per_pack": pack_ceiling,
             "ceiling_platform": if platform_ceiling.is_finite() { json!(platform_ceiling) } else { Value::Null },
             "dollars_per_million_starts": dollars,
             "requests": self.requests,
@@ -323,7 +375,7 @@ async fn press(functions: &[Arc<Function>], events: Vec<Value>) -> BTreeMap<Stri
                 };
                 let (status, body) =
                     testkit::runtime_api::http_parts(&function.invoke(event).await);
-                let code = body["error"]["code"].as_str().unwrap_or("created");
+                let code = body["error"]["code"].as_str().unwrap_or("ok");
                 *tally.entry(format!("{status} {code}")).or_default() += 1;
             }
         });
@@ -388,16 +440,36 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
     for _ in 0..INSTANCES {
         functions.push(Arc::new(Function::spawn(binary, &env).await));
     }
-    // The shadow starts from the table as seeded (a Scan through the proxy, not billed).
-    proxy.record();
-    let client = testkit::moto::client_for(&proxy.endpoint()).await;
-    client
-        .scan()
-        .table_name(table)
-        .send()
-        .await
-        .expect("the table scans");
-    let mut ledger = Ledger::default();
+    // get-pack beside the starts when the design has it, through a proxy of its own: it only
+    // reads, so it need not wait in the starts' queue, and its reads are billed apart.
+    let gets_proxy = FaultProxy::start(&moto.endpoint).await;
+    let get_pack = bin_dir.join("get-pack");
+    let mut getters = Vec::new();
+    if get_pack.exists() {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(name, value)| match name.as_str() {
+                "AWS_ENDPOINT_URL_DYNAMODB" => (name.clone(), gets_proxy.endpoint()),
+                _ => (name.clone(), value.clone()),
+            })
+            .collect();
+        for _ in 0..INSTANCES {
+            let binary = get_pack.to_str().expect("UTF-8");
+            getters.push(Arc::new(Function::spawn(binary, &env).await));
+        }
+    }
+    // The shadows start from the table as seeded (a Scan through each proxy, not billed).
+    for proxy in [&proxy, &gets_proxy] {
+        proxy.record();
+        testkit::moto::client_for(&proxy.endpoint())
+            .await
+            .scan()
+            .table_name(table)
+            .send()
+            .await
+            .expect("the table scans");
+    }
+    let (mut ledger, mut gets_ledger) = (Ledger::default(), Ledger::default());
     let total = packs * units as usize;
     let events = |from: usize, count: usize| -> Vec<Value> {
         (from..from + count)
@@ -408,43 +480,65 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
             })
             .collect()
     };
-    let mut phase = |name: &'static str, starts: usize, answers| {
-        let mut share_reads = 0;
-        for exchange in proxy.take_recorded() {
-            share_reads += usize::from(reads_shares(&exchange));
-            ledger.count(&exchange);
-        }
-        Phase {
-            name,
-            starts,
-            answers,
-            keys: std::mem::take(&mut ledger.keys),
-            requests: std::mem::take(&mut ledger.requests),
-            share_reads,
-            sold_out: name == SOLD_OUT,
-        }
+    let get_events = |count: usize| -> Vec<Value> {
+        (0..count)
+            .map(|i| ApiEvent::get(&format!("/api/packs/{}", pack_id(i % packs))).to_json())
+            .collect()
     };
-    // The first half of the units is the steady state of a drop (shares with units left); the
-    // second half meets emptied shares, which a real drop of thousands of units per share
-    // meets only at its very end; then the presses after the sell-out.
+    // The first half of the units is the steady state of a drop (shares with units left), with
+    // the crowd reading the packs beside it; the second half meets emptied shares, which a real
+    // drop of thousands of units per share meets only at its very end; then the presses after
+    // the sell-out.
     let half = total / 2;
-    let phases = vec![
-        phase(
-            "selling, first half",
-            half,
-            press(&functions, events(0, half)).await,
-        ),
-        phase(
-            "selling, second half",
-            total - half,
-            press(&functions, events(half, total - half)).await,
-        ),
-        phase(
-            SOLD_OUT,
-            total,
-            press(&functions, events(total, total)).await,
-        ),
-    ];
+    let gets = if getters.is_empty() {
+        0
+    } else {
+        half * GETS_PER_START
+    };
+    let (answers, get_answers) = tokio::join!(
+        press(&functions, events(0, half)),
+        press(&getters, get_events(gets))
+    );
+    let mut phases = vec![Phase::billed(
+        "selling, first half",
+        half,
+        answers,
+        &proxy,
+        &mut ledger,
+        None,
+    )];
+    if gets > 0 {
+        let keep = (DRAW_SK, KEEP_PACKS_FOR);
+        let mut gets = Phase::billed(
+            "get-pack, beside the first half",
+            gets,
+            get_answers,
+            &gets_proxy,
+            &mut gets_ledger,
+            Some(keep),
+        );
+        gets.per_start = GETS_PER_START as f64;
+        phases.push(gets);
+    }
+    let answers = press(&functions, events(half, total - half)).await;
+    phases.push(Phase::billed(
+        "selling, second half",
+        total - half,
+        answers,
+        &proxy,
+        &mut ledger,
+        None,
+    ));
+    let answers = press(&functions, events(total, total)).await;
+    phases.push(Phase::billed(
+        "sold out",
+        total,
+        answers,
+        &proxy,
+        &mut ledger,
+        Some((SUPPLY_SK, SOLD_OUT_MEMORY)),
+    ));
+    drop(getters);
     drop(functions);
     // The books, read from moto directly (not billed): never more purchases than units. Every
     // page of the Scan, with a client that waits for moto (a drop of thousands is megabytes).
@@ -470,7 +564,7 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
     }
     let reserved: usize = phases
         .iter()
-        .map(|phase| phase.answers.get("201 created").copied().unwrap_or(0))
+        .map(|phase| phase.answers.get("201 ok").copied().unwrap_or(0))
         .sum();
     // Exact: every pack sold all its units and not one more. A start answered 503 (the
     // function's deadline passed while moto's queue was long) may have taken its unit: its fan
@@ -497,14 +591,15 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
 /// The capacity run of each design (`(name, directory of its binaries)`), in order.
 pub async fn run(designs: &[(String, std::path::PathBuf)], packs: usize, units: u64) -> Value {
     println!(
-        "{packs} packs of {units} units; {INSTANCES} start-purchase processes; every unit started for, then as many presses after the sell-out.\n"
+        "{packs} packs of {units} units; {INSTANCES} start-purchase processes; every unit started for (beside the first half, {GETS_PER_START} get-packs a start through {INSTANCES} get-pack processes), then as many presses after the sell-out.\n"
     );
     println!(
-        "Sold out: a pack's keys per read of its shares (an instance makes at most one per {} s, so at most {LAMBDA_CONCURRENCY} a second; Lambda's default concurrency quota), the shared keys per press; its ceiling is in instances pressing.\n",
-        shared::store::dynamo::SOLD_OUT_MEMORY.as_secs_f64()
+        "Sold out and get-pack: a pack's keys are billed per read that an instance makes at most once per {} s (the sold-out memory: every share) or {} s (get-pack's: the pack and draw items), so at most {LAMBDA_CONCURRENCY} instances (Lambda's default concurrency quota) make that many a second per pack; the shared keys per request. Their ceiling: the instances reading.\n",
+        SOLD_OUT_MEMORY.as_secs_f64(),
+        KEEP_PACKS_FOR.as_secs_f64()
     );
     println!(
-        "| design | phase | starts | answers | share reads | round trips per start | read units per start | write units per start | busiest kind of pack key, write units per key per start of its pack | busiest kind of pack key, read units | busiest key shared by packs, write units per start | one pack at 5,000 starts/s, busiest key | 50 packs at 20,000 starts/s, busiest key | ceiling per pack (starts/s) | ceiling, all packs (starts/s) | $ per million starts |"
+        "| design | phase | requests | answers | reads per instance memory | round trips per request | read units per request | write units per request | busiest kind of pack key, write units per key per start (or read) of its pack | busiest kind of pack key, read units | busiest key shared by packs, write units per request | one pack at 5,000 starts/s, busiest key | 50 packs at 20,000 starts/s, busiest key | ceiling per pack (starts/s) | ceiling, all packs (starts/s) | $ per million requests |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut figures = Vec::new();

@@ -34,6 +34,10 @@ pub struct RecentPacks {
     packs: Mutex<HashMap<String, (Instant, Option<StoredPack>)>>,
 }
 
+/// How long a get-pack instance answers a pack from memory: as long as a cache in front may keep
+/// the answer (`Cache-Control: max-age=5`), so a fan's figure lags by at most twice that more.
+pub const KEEP_PACKS_FOR: Duration = Duration::from_secs(5);
+
 /// The most packs kept at once: ids are the client's to choose, so memory stays bounded.
 const MAX_RECENT_PACKS: usize = 1000;
 
