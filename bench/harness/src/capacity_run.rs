@@ -44,6 +44,8 @@ const LAMBDA_CONCURRENCY: f64 = 1000.0;
 
 /// get-pack requests per start: a crowd refreshing a pack's page reads more than it buys.
 const GETS_PER_START: usize = 10;
+/// The functions' hold, the longest they take (`PURCHASE_HOLD_SECONDS`).
+const HOLD_SECONDS: u64 = 3600;
 
 fn pack_id(n: usize) -> String {
     format!("cap-{n}")
@@ -426,10 +428,10 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
         ("AUTH_JWKS_URL", idp.url("/.well-known/jwks.json")),
         // Each fan presses once: the default cap of unpaid holds never binds.
         ("RUST_LOG", "warn".to_owned()),
-        // Holds that outlast the run: a run slower than the default 600 s (1,000 units a pack in
-        // a debug build took 16 minutes) saw its first holds run out, released by later presses
-        // and sold again, and the sold-out phase was no longer one.
-        ("PURCHASE_HOLD_SECONDS", "3600".to_owned()),
+        // Holds that outlast the run: a run slower than them (1,000 units a pack in a debug
+        // build took 66 minutes) sees its first holds run out, released by later presses and
+        // sold again, and the sold-out phase is no longer one.
+        ("PURCHASE_HOLD_SECONDS", HOLD_SECONDS.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
@@ -490,6 +492,7 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
     // drop of thousands of units per share meets only at its very end; then the presses after
     // the sell-out.
     let half = total / 2;
+    let started = std::time::Instant::now();
     let gets = if getters.is_empty() {
         0
     } else {
@@ -552,21 +555,26 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
         .collect::<Result<_, _>>()
         .await
         .expect("the table scans");
-    let mut per_pack: BTreeMap<String, u64> = BTreeMap::new();
+    // Per pack, the purchases holding or having bought a unit, and those whose hold ran out
+    // and was released (its unit back on sale: it may have sold again).
+    let mut per_pack: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for item in &items {
-        let is_purchase = item
-            .get("SK")
-            .and_then(|sk| sk.as_s().ok())
-            .is_some_and(|sk| sk.starts_with("PURCHASE#"));
-        if let (true, Some(pack)) = (is_purchase, item.get("packId").and_then(|p| p.as_s().ok())) {
-            *per_pack.entry(pack.clone()).or_default() += 1;
+        let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok());
+        if let (Some(sk), Some(pack)) = (text("SK"), text("packId"))
+            && sk.starts_with("PURCHASE#")
+        {
+            let (live, expired) = per_pack.entry(pack.clone()).or_default();
+            match text("status").map(String::as_str) {
+                Some("expired") => *expired += 1,
+                _ => *live += 1,
+            }
         }
     }
     let reserved: usize = phases
         .iter()
         .map(|phase| phase.answers.get("201 ok").copied().unwrap_or(0))
         .sum();
-    // Exact: every pack sold all its units and not one more. A start answered 503 (the
+    // Exact: every pack's units all held or sold, and not one more. A start answered 503 (the
     // function's deadline passed while moto's queue was long) may have taken its unit: its fan
     // retries with the same key and is answered that purchase.
     let unavailable: usize = phases
@@ -579,10 +587,16 @@ async fn drop_of(bin_dir: &Path, packs: usize, units: u64) -> (Vec<Phase>, Strin
                 .unwrap_or(0)
         })
         .sum();
-    let exact = per_pack.len() == packs && per_pack.values().all(|&n| n == units);
+    let exact = per_pack.len() == packs && per_pack.values().all(|&(live, _)| live == units);
+    let took = started.elapsed().as_secs();
     let books = format!(
-        "{} ({reserved} answered 201 and {unavailable} answered 503 for {total} units; purchases per pack: {per_pack:?})",
-        if exact { "exact" } else { "NOT EXACT" }
+        "{} ({reserved} answered 201 and {unavailable} answered 503 for {total} units; per pack, purchases holding or having bought a unit and purchases whose hold ran out: {per_pack:?}; the run took {took} s{})",
+        if exact { "exact" } else { "NOT EXACT" },
+        if took >= HOLD_SECONDS {
+            ", past the holds' length: the first holds ran out, were released and their units sold again, so the sold-out phase was not one"
+        } else {
+            ""
+        }
     );
     std::fs::remove_dir_all(&dir).ok();
     (phases, books)
