@@ -12,40 +12,41 @@ import type { paths } from "./schema.js";
 export type { components, operations, paths } from "./schema.js";
 
 type Method = "get" | "put" | "post" | "delete" | "patch";
+/** The methods `path` has an operation for (the others are `?: never` in the schema). */
+type MethodOf<P extends keyof paths> = {
+  [M in Method]: paths[P][M] extends undefined ? never : M;
+}[Method];
+type Operation<P extends keyof paths, M extends MethodOf<P>> = NonNullable<paths[P][M]>;
+type Responses<P extends keyof paths, M extends MethodOf<P>> =
+  Operation<P, M> extends { responses: infer R } ? R : never;
 
+// The constraints make a path, method or status that the document no longer has a compile error
+// here rather than a `never` alias.
 /** The JSON body that `method` on `path` answers with `status`. */
-export type JsonAnswer<P extends keyof paths, M extends Method, S extends number = 200> =
-  paths[P][M] extends { responses: infer R }
-    ? S extends keyof R
-      ? R[S] extends { content: { "application/json": infer Body } }
-        ? Body
-        : never
-      : never
-    : never;
+export type JsonAnswer<P extends keyof paths, M extends MethodOf<P>, S extends keyof Responses<P, M>> =
+  Responses<P, M>[S] extends { content: { "application/json": infer Body } } ? Body : never;
 
 /** The JSON body that `method` on `path` takes. */
-export type JsonRequest<P extends keyof paths, M extends Method> =
-  paths[P][M] extends { requestBody?: { content: { "application/json": infer Body } } }
-    ? Body
-    : never;
+export type JsonRequest<P extends keyof paths, M extends MethodOf<P>> =
+  Operation<P, M> extends { requestBody?: { content: { "application/json": infer Body } } } ? Body : never;
 
 /** A pack as listed (`GET /api/packs`). */
-export type Pack = JsonAnswer<"/api/packs", "get">["packs"][number];
+export type Pack = JsonAnswer<"/api/packs", "get", 200>["packs"][number];
 /** One pack with its items and fairness commitment (`GET /api/packs/{packId}`). */
-export type PackDetail = JsonAnswer<"/api/packs/{packId}", "get">["pack"];
+export type PackDetail = JsonAnswer<"/api/packs/{packId}", "get", 200>["pack"];
 /** An amount in minor units (cents) and its ISO 4217 currency. */
 export type Price = Pack["price"];
-export type Purchase = JsonAnswer<"/api/packs/{packId}/purchases/{purchaseId}", "get">["purchase"];
+export type Purchase = JsonAnswer<"/api/packs/{packId}/purchases/{purchaseId}", "get", 200>["purchase"];
 export type PurchaseStatus = Purchase["status"];
 /** One slot of an opened purchase. */
 export type OpenedItem = NonNullable<Purchase["items"]>[number];
 /** The paid purchase and the Cash balance left (`PUT` of a purchase). */
-export type CompletedPurchase = JsonAnswer<"/api/packs/{packId}/purchases/{purchaseId}", "put">;
+export type CompletedPurchase = JsonAnswer<"/api/packs/{packId}/purchases/{purchaseId}", "put", 200>;
 export type PaymentRequest = JsonRequest<"/api/packs/{packId}/purchases/{purchaseId}", "put">;
 /** An item the fan pulled (`GET /api/me/items`). */
-export type MyItem = JsonAnswer<"/api/me/items", "get">["items"][number];
+export type MyItem = JsonAnswer<"/api/me/items", "get", 200>["items"][number];
 /** One line of the fan's Cash ledger (`GET /api/me/cash/transactions`). */
-export type LedgerEntry = JsonAnswer<"/api/me/cash/transactions", "get">["transactions"][number];
+export type LedgerEntry = JsonAnswer<"/api/me/cash/transactions", "get", 200>["transactions"][number];
 export type TopUp = JsonAnswer<"/api/me/cash/top-ups", "post", 201>["topUp"];
 /** Every refusal's body: `{"success": false, "error": {"code", "message"}}`. */
 export type ApiError = JsonAnswer<"/api/packs/{packId}", "get", 404>;
