@@ -144,7 +144,6 @@ currency. A replay (the purchase was paid before) has `Idempotent-Replayed: true
                     "The payment method must be \"cash\".",
                 )))),
             )),
-        (status = 401, response = doc::Unauthorized),
         (status = 402, description = "The Cash balance in the pack's currency is below the price \
 (`insufficient_funds`); the reservation holds until it expires.",
             body = ErrorBody,
@@ -153,7 +152,6 @@ currency. A replay (the purchase was paid before) has `Idempotent-Replayed: true
                 "Your Cash balance is too low for this purchase; the reservation holds until it expires.",
             ))),
         (status = 404, response = doc::PurchaseNotFound),
-        (status = 405, response = doc::MethodNotAllowed),
         (status = 410, description = "The hold ran out before the purchase was paid \
 (`reservation_expired`); its unit is back on sale. Start a new purchase. Also answered from 5 s \
 before the pack's seed is revealed (`saleEndsAt` + 1 hour) to a hold that would outlive it: a \
@@ -165,8 +163,7 @@ sale ended early while the purchase was starting.",
             ))),
         (status = 413, response = doc::PayloadTooLarge),
         (status = 415, response = doc::UnsupportedMediaType),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn complete_purchase<S: CompletePurchase>(

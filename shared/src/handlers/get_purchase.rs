@@ -32,11 +32,8 @@ pack's, or none at all are the same 404 `purchase_not_found`.",
     responses(
         (status = 200, description = "The purchase.", body = PurchaseAnswer,
             examples(("reserved" = (value = json!(examples::reserved_purchase()))))),
-        (status = 401, response = doc::Unauthorized),
         (status = 404, response = doc::PurchaseNotFound),
-        (status = 405, response = doc::MethodNotAllowed),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn get_purchase<S: GetPurchase + GetRevealedSeed>(

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
-use utoipa::{PartialSchema, ToSchema};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use crate::auth::TokenVerifier;
 use crate::handlers::list_packs::parse_limit_or;
@@ -108,6 +108,16 @@ pub fn pack_id(request: &Request) -> Result<Option<PackId>, ApiError> {
             })
         })
         .transpose()
+}
+
+/// The `cursor` of the fan's lists (read by [`cursor`]), after their filters and `limit`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MeCursor {
+    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
+    /// other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
 }
 
 /// The position a `cursor` holds, when one is given: it must be this API's, issued for this

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::cash::Money;
 use crate::cash::is_currency;
 use crate::cash::ledger::{DEFAULT_LEDGER_LIMIT, EntryKind, LedgerQuery};
-use crate::handlers::me::{MeState, PageJson, cursor, invalid_query, limit, next_cursor};
+use crate::handlers::me::{MeCursor, MeState, PageJson, cursor, invalid_query, limit, next_cursor};
 use crate::http::request::{bearer_token, single_query_param};
 use crate::http::respond;
 use crate::http::response::json_response;
@@ -54,10 +54,7 @@ currency; none for a fan who never had Cash.",
     responses(
         (status = 200, description = "The caller's balances.", body = Balances,
             example = json!({"balances": [{"amount": 9002, "currency": "USD"}]})),
-        (status = 401, response = doc::Unauthorized),
-        (status = 405, response = doc::MethodNotAllowed),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn my_cash<S: GetBalances>(state: &MeState<S>, request: Request) -> Response<Body> {
@@ -107,10 +104,6 @@ pub struct LedgerFilters {
     /// Entries per page.
     #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LEDGER_LIMIT))]
     pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
-    /// other value is a 400 `invalid_cursor`).
-    #[param(min_length = 1, max_length = 256)]
-    pub cursor: Option<String>,
 }
 
 /// `{"transactions": [...], "nextCursor": ...}`.
@@ -127,14 +120,11 @@ type MyLedgerPage<'a> = PageJson<Transactions<'a>>;
 caller's balances, newest first (then id, descending). For each currency, the credits less the \
 debits are the balance. Pages work as for `/api/me/purchases`.",
     security(("sessionToken" = [])),
-    params(LedgerFilters),
+    params(LedgerFilters, MeCursor),
     responses(
         (status = 200, description = "A page of the caller's ledger.", body = MyLedgerPage),
         (status = 400, response = doc::BadRequest),
-        (status = 401, response = doc::Unauthorized),
-        (status = 405, response = doc::MethodNotAllowed),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn my_ledger<S: ListLedger>(state: &MeState<S>, request: Request) -> Response<Body> {

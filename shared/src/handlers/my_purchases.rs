@@ -7,7 +7,9 @@ use lambda_http::{Body, Request, Response};
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::handlers::me::{MeState, PageJson, cursor, invalid_query, limit, next_cursor, pack_id};
+use crate::handlers::me::{
+    MeCursor, MeState, PageJson, cursor, invalid_query, limit, next_cursor, pack_id,
+};
 use crate::handlers::purchase_json::PurchaseJson;
 use crate::http::request::{bearer_token, single_query_param};
 use crate::http::respond;
@@ -57,10 +59,6 @@ pub struct MyPurchasesFilters {
     /// Purchases per page.
     #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_PURCHASES_LIMIT))]
     pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
-    /// other value is a 400 `invalid_cursor`).
-    #[param(min_length = 1, max_length = 256)]
-    pub cursor: Option<String>,
 }
 
 /// `{"purchases": [...], "nextCursor": ...}`.
@@ -83,14 +81,11 @@ Pages: pass `nextCursor` back as `cursor`, with the same filters and token (a cu
 user or other filters is a 400 `invalid_cursor`). A page may hold fewer than `limit` purchases \
 while more follow (entries the filters skip); `nextCursor` is null only on the last page.",
     security(("sessionToken" = [])),
-    params(MyPurchasesFilters),
+    params(MyPurchasesFilters, MeCursor),
     responses(
         (status = 200, description = "A page of the caller's purchases.", body = MyPurchasesPage),
         (status = 400, response = doc::BadRequest),
-        (status = 401, response = doc::Unauthorized),
-        (status = 405, response = doc::MethodNotAllowed),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
@@ -192,10 +187,6 @@ pub struct MyItemsFilters {
     /// Items per page.
     #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_ITEMS_LIMIT))]
     pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
-    /// other value is a 400 `invalid_cursor`).
-    #[param(min_length = 1, max_length = 256)]
-    pub cursor: Option<String>,
 }
 
 /// `{"items": [...], "nextCursor": ...}`.
@@ -212,14 +203,11 @@ type MyItemsPage<'a> = PageJson<Items<'a>>;
 purchase id (descending), then slot. A page may end inside a purchase; pages work as for \
 `/api/me/purchases`.",
     security(("sessionToken" = [])),
-    params(MyItemsFilters),
+    params(MyItemsFilters, MeCursor),
     responses(
         (status = 200, description = "A page of the caller's items.", body = MyItemsPage),
         (status = 400, response = doc::BadRequest),
-        (status = 401, response = doc::Unauthorized),
-        (status = 405, response = doc::MethodNotAllowed),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn my_items<S: ListMyItems>(state: &MeState<S>, request: Request) -> Response<Body> {

@@ -86,9 +86,7 @@ paid yet (409 `purchase_not_completed`), its hold ran out unpaid (410 `reservati
                     "The body must be empty or {}.",
                 )))),
             )),
-        (status = 401, response = doc::Unauthorized),
         (status = 404, response = doc::PurchaseNotFound),
-        (status = 405, response = doc::MethodNotAllowed),
         (status = 409, description = "The purchase is not paid yet (`purchase_not_completed`).",
             body = ErrorBody,
             example = json!(doc::error_example(
@@ -104,8 +102,7 @@ paid yet (409 `purchase_not_completed`), its hold ran out unpaid (410 `reservati
             ))),
         (status = 413, response = doc::PayloadTooLarge),
         (status = 415, response = doc::UnsupportedMediaType),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn open_pack<S: OpenPurchase>(

@@ -163,7 +163,6 @@ that is not 1-255 visible ASCII characters sent once (`invalid_idempotency_key`)
                 ("invalidBody" = (value = json!(doc::error_example(ErrorCode::InvalidBody, "The body must be empty or a JSON object with at most a 'clientSeed' string.")))),
                 ("invalidClientSeed" = (value = json!(doc::error_example(ErrorCode::InvalidClientSeed, "'clientSeed' must be 1-64 characters of printable ASCII (space to ~).")))),
             )),
-        (status = 401, response = doc::Unauthorized),
         (status = 402, description = "The deployment asks a start for funds \
 (`START_REQUIRES_FUNDS`) and the Cash balance in the pack's currency does not cover this price \
 plus the user's other live unpaid holds in it (`insufficient_funds`); nothing is held.",
@@ -176,7 +175,6 @@ plus the user's other live unpaid holds in it (`insufficient_funds`); nothing is
                 ("unknown" = (value = json!(doc::error_example(ErrorCode::PackNotFound, "No pack has this id.")))),
                 ("notAnId" = (value = json!(doc::not_an_id()))),
             )),
-        (status = 405, response = doc::MethodNotAllowed),
         (status = 409, description = "The pack is not on sale now (`not_on_sale`: archived, \
 before `saleStartsAt`, after `saleEndsAt`), has no unit left in any share of its supply \
 (`sold_out`; expired holds are released first), the user holds `maxPerUser` purchases of it \
@@ -196,8 +194,7 @@ the user holds as many live unpaid purchases, across all packs, as the deploymen
 pack, or another `clientSeed`) (`idempotency_key_reused`): use a new key for a new purchase.",
             body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::IdempotencyKeyReused, "This Idempotency-Key was used for another purchase start (another pack or client seed)."))),
-        (status = 500, response = doc::InternalError),
-        (status = 503, response = doc::Unavailable),
+        doc::SignedIn,
     ),
 )]
 pub async fn start_purchase<S: StartPurchase>(

@@ -2,7 +2,8 @@
 
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
-use utoipa::{PartialSchema, ToSchema};
+
+use crate::openapi::schemas::schema_type;
 
 /// A header's value: a string matching `pattern`, described (on the schema, as utoipa takes a
 /// header's own description only as a literal).
@@ -14,23 +15,7 @@ fn matching(pattern: &str, description: &str) -> RefOr<Schema> {
         .into()
 }
 
-/// A header schema, inlined where it is used.
-macro_rules! header_schema {
-    ($(#[$doc:meta])* $name:ident = $schema:expr) => {
-        $(#[$doc])*
-        pub struct $name;
-
-        impl PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                $schema
-            }
-        }
-
-        impl ToSchema for $name {}
-    };
-}
-
-header_schema!(
+schema_type!(
     /// `Location` of a started purchase.
     PurchaseLocation = matching(
         "^/api/packs/[A-Za-z0-9_-]{1,64}/purchases/[A-Za-z0-9_-]{1,64}$",
@@ -38,14 +23,14 @@ header_schema!(
          pay).",
     )
 );
-header_schema!(
+schema_type!(
     /// `Location` of a top-up asked for.
     TopUpLocation = matching(
         "^/api/me/cash/top-ups/[A-Za-z0-9_-]{1,64}$",
         "The top-up's address, `/api/me/cash/top-ups/{topUpId}`.",
     )
 );
-header_schema!(
+schema_type!(
     /// `Idempotent-Replayed`: only ever `true`.
     Replayed = ObjectBuilder::new()
         .schema_type(Type::String)
@@ -53,5 +38,4 @@ header_schema!(
         .description(Some(
             "`true` when the answer repeats an earlier one (nothing changed); absent otherwise.",
         ))
-        .into()
 );

@@ -2,8 +2,12 @@
 //! referenced from the operations' `#[utoipa::path]` as `response = ...`), and the examples of
 //! an operation's own refusals.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
-use utoipa::ToResponse;
+use utoipa::openapi::response::Response;
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{IntoResponses, ToResponse};
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 
@@ -85,4 +89,22 @@ pub fn not_an_id() -> Value {
 /// A body that is not JSON (`invalid_json`).
 pub fn invalid_json() -> Value {
     example(crate::http::request::invalid_json())
+}
+
+/// What every operation of the signed-in fan may answer besides its own answers: 401, 405, 500
+/// and 503, each the shared response (`responses(..., doc::SignedIn)`).
+pub struct SignedIn;
+
+impl IntoResponses for SignedIn {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        [
+            ("401", Unauthorized::response().0),
+            ("405", MethodNotAllowed::response().0),
+            ("500", InternalError::response().0),
+            ("503", Unavailable::response().0),
+        ]
+        .into_iter()
+        .map(|(status, name)| (status.to_owned(), RefOr::Ref(Ref::from_response_name(name))))
+        .collect()
+    }
 }

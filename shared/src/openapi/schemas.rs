@@ -20,35 +20,37 @@ fn keyword(name: &str, value: serde_json::Value) -> ObjectBuilder {
         .extensions(Some(Extensions::from_iter([(name, value)])))
 }
 
-/// A string schema with a rule, as a named component.
-macro_rules! string_schema {
+/// A type that stands for a schema built by hand (a named component where it is referenced, or
+/// inlined with `inline(...)`).
+macro_rules! schema_type {
     ($(#[$doc:meta])* $name:ident = $schema:expr) => {
         $(#[$doc])*
         pub struct $name;
 
-        impl PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
                 $schema.into()
             }
         }
 
-        impl ToSchema for $name {}
+        impl utoipa::ToSchema for $name {}
     };
 }
+pub(crate) use schema_type;
 
-string_schema!(
+schema_type!(
     /// The grammar of every id (packs, purchases, items, top-ups, teams, leagues, entries).
     Id = string()
         .pattern(Some("^[A-Za-z0-9_-]{1,64}$"))
         .description(Some("1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`."))
 );
-string_schema!(
+schema_type!(
     /// An ISO 4217 currency code.
     Currency = string()
         .pattern(Some("^[A-Z]{3}$"))
         .description(Some("ISO 4217 code."))
 );
-string_schema!(
+schema_type!(
     /// 32 bytes (a seed, or the SHA-256 of one) as lowercase hex.
     Hex32 = string().pattern(Some("^[0-9a-f]{64}$"))
 );
