@@ -4,17 +4,20 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use utoipa::openapi::response::Response;
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoResponses, ToResponse};
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 
-/// The body the API answers for `error`, rendered by the API's own error path: what an example
-/// of it shows.
+/// The body the API answers for `error` (its code and its public message): what an example of
+/// it shows.
 pub fn example(error: ApiError) -> Value {
-    serde_json::from_slice(error.into_response().body()).expect("an error body is JSON")
+    json!({
+        "success": false,
+        "error": {"code": error.code().as_str(), "message": error.public_message()},
+    })
 }
 
 /// The body of a refusal with `code` and `message`.
