@@ -1,13 +1,19 @@
 //! What the fan's own views share (`GET /api/me/...`): their state, and the query parameters
 //! of a page: `limit`, a `cursor` bound to the caller and the filters, ids.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use crate::auth::TokenVerifier;
 use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request::single_query_param;
 use crate::ids::PackId;
+use crate::openapi::schemas::with_properties;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{CursorSigner, cursor_scope};
 use crate::purchases::Purchase;
@@ -104,6 +110,16 @@ pub fn pack_id(request: &Request) -> Result<Option<PackId>, ApiError> {
         .transpose()
 }
 
+/// The `cursor` of the fan's lists (read by [`cursor`]), after their filters and `limit`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MeCursor {
+    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
+    /// other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
+}
+
 /// The position a `cursor` holds, when one is given: it must be this API's, issued for this
 /// list, this caller and these filters (`scope`), and hold a position `valid` accepts.
 pub fn cursor<T>(
@@ -141,6 +157,33 @@ pub struct PageJson<T> {
     #[serde(flatten)]
     pub entries: T,
     pub next_cursor: Option<String>,
+}
+
+/// The page's schema is its entries' object (named as it is) with `nextCursor`.
+impl<T: ToSchema> PartialSchema for PageJson<T> {
+    fn schema() -> RefOr<Schema> {
+        with_properties(T::schema(), [("nextCursor", next_cursor_schema())])
+    }
+}
+
+impl<T: ToSchema> ToSchema for PageJson<T> {
+    fn name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        T::schemas(schemas);
+    }
+}
+
+/// `nextCursor`: what a page passes on to the next.
+pub fn next_cursor_schema() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .description(Some(
+            "Pass as `cursor` for the next page; null on the last page.",
+        ))
+        .into()
 }
 
 impl MeState<crate::store::DynamoStore> {

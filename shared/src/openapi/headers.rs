@@ -1,0 +1,41 @@
+//! The schemas of the response headers several operations send.
+
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+
+use crate::openapi::schemas::schema_type;
+
+/// A header's value: a string matching `pattern`, described (on the schema, as utoipa takes a
+/// header's own description only as a literal).
+fn matching(pattern: &str, description: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(pattern))
+        .description(Some(description))
+        .into()
+}
+
+schema_type!(
+    /// `Location` of a started purchase.
+    PurchaseLocation = matching(
+        "^/api/packs/[A-Za-z0-9_-]{1,64}/purchases/[A-Za-z0-9_-]{1,64}$",
+        "The purchase's address, `/api/packs/{packId}/purchases/{purchaseId}` (GET it, PUT to \
+         pay).",
+    )
+);
+schema_type!(
+    /// `Location` of a top-up asked for.
+    TopUpLocation = matching(
+        "^/api/me/cash/top-ups/[A-Za-z0-9_-]{1,64}$",
+        "The top-up's address, `/api/me/cash/top-ups/{topUpId}`.",
+    )
+);
+schema_type!(
+    /// `Idempotent-Replayed`: only ever `true`.
+    Replayed = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(["true"]))
+        .description(Some(
+            "`true` when the answer repeats an earlier one (nothing changed); absent otherwise.",
+        ))
+);
