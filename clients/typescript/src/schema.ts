@@ -13,12 +13,9 @@ export interface paths {
         };
         /**
          * List the active packs
-         * @description A pack is active when its `status` is `active`, its sale has started (`saleStartsAt <= now`)
-         *     and has not ended (`saleEndsAt` is null or later than now). Sold-out active packs are
-         *     listed with `remaining: 0`. Order: `saleStartsAt` newest first, then `id` ascending.
+         * @description A pack is active when its `status` is `active`, its sale has started (`saleStartsAt <= now`) and has not ended (`saleEndsAt` is null or later than now). Sold-out active packs are listed with `remaining: 0`. Order: `saleStartsAt` newest first, then `id` ascending.
          *
-         *     Pages: pass the previous page's `nextCursor` as `cursor`. A page may hold fewer than
-         *     `limit` packs while more follow; `nextCursor` is null only on the last page.
+         *     Pages: pass the previous page's `nextCursor` as `cursor`. A page may hold fewer than `limit` packs while more follow; `nextCursor` is null only on the last page.
          */
         get: operations["listPacks"];
         put?: never;
@@ -38,13 +35,9 @@ export interface paths {
         };
         /**
          * Get one pack, with its items and its fairness commitment
-         * @description The pack as listed, plus `items` (its content pool: what a slot of an opened pack can
-         *     hold, in the order the draw uses) and `fairness`: the SHA-256 commitment to the pack's
-         *     server seed, and the seed itself once it is revealed (`saleEndsAt` + 1 hour; `null` until
-         *     then, and always for a pack without `saleEndsAt`). See docs/fairness.md.
+         * @description The pack as listed, plus `items` (its content pool: what a slot of an opened pack can hold, in the order the draw uses) and `fairness`: the SHA-256 commitment to the pack's server seed, and the seed itself once it is revealed (`saleEndsAt` + 1 hour; `null` until then, and always for a pack without `saleEndsAt`). See docs/fairness.md.
          *
-         *     Any pack whose status is `active` or `archived` is answered, whatever its sale window; a
-         *     `draft` pack is answered as an unknown one (404 `pack_not_found`).
+         *     Any pack whose status is `active` or `archived` is answered, whatever its sale window; a `draft` pack is answered as an unknown one (404 `pack_not_found`).
          */
         get: operations["getPack"];
         put?: never;
@@ -66,10 +59,7 @@ export interface paths {
         put?: never;
         /**
          * Link a web3 identity to the signed-in user
-         * @description Saves the body's `payload` (any JSON value that is truthy by JavaScript's rule: not
-         *     `false`, `0`, `""` or `null`) as the user's web3 link, exactly as sent. Linking again
-         *     replaces the payload and keeps the first link time. The user is the session token's
-         *     `sub`; `email` comes from the token's e-mail claim, or is null.
+         * @description Saves the body's `payload` (any JSON value that is truthy by JavaScript's rule: not `false`, `0`, `""` or `null`) as the user's web3 link, exactly as sent. Linking again replaces the payload and keeps the first link time. The user is the session token's `sub`; `email` comes from the token's e-mail claim, or is null.
          */
         post: operations["createWeb3Link"];
         delete?: never;
@@ -89,23 +79,13 @@ export interface paths {
         put?: never;
         /**
          * Start a purchase of a pack (hold one unit)
-         * @description Reserves one unit of the pack for the signed-in user: the pack's `remaining` goes down by
-         *     one and the purchase is `reserved` until `expiresAt` (`PURCHASE_HOLD_SECONDS` after
-         *     `reservedAt`, 600 s by default). Pay for it with `PUT` on its `Location` before then; a
-         *     hold that runs out is released (status `expired`, the unit back on sale).
+         * @description Reserves one unit of the pack for the signed-in user: the pack's `remaining` goes down by one and the purchase is `reserved` until `expiresAt` (`PURCHASE_HOLD_SECONDS` after `reservedAt`, 600 s by default). Pay for it with `PUT` on its `Location` before then; a hold that runs out is released (status `expired`, the unit back on sale).
          *
-         *     `Idempotency-Key` names the purchase: sending the same key again (same pack, same
-         *     `clientSeed`, or again none) answers the same purchase, as it was started, with
-         *     `Idempotent-Replayed: true`, and changes nothing; the same key with another pack or
-         *     another `clientSeed` is a 422 `idempotency_key_reused`.
+         *     `Idempotency-Key` names the purchase: sending the same key again (same pack, same `clientSeed`, or again none) answers the same purchase, as it was started, with `Idempotent-Replayed: true`, and changes nothing; the same key with another pack or another `clientSeed` is a 422 `idempotency_key_reused`.
          *
-         *     `clientSeed` is the buyer's part of the draw (see docs/fairness.md); without one, the
-         *     server picks a random one. `nonce` counts the user's purchases of the pack (1, 2, ...).
+         *     `clientSeed` is the buyer's part of the draw (see docs/fairness.md); without one, the server picks a random one. `nonce` counts the user's purchases of the pack (1, 2, ...).
          *
-         *     Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key`
-         *     (400), the body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`),
-         *     not on sale (409 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser`
-         *     reached (409 `purchase_limit_reached`).
+         *     Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400), the body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 `purchase_limit_reached`).
          */
         post: operations["startPurchase"];
         delete?: never;
@@ -123,23 +103,14 @@ export interface paths {
         };
         /**
          * Get one of the signed-in user's purchases
-         * @description The purchase as it is now. A `reserved` purchase whose `expiresAt` has passed reads
-         *     `expired`, whether or not its hold was released yet. Another user's purchase, another
-         *     pack's, or none at all are the same 404 `purchase_not_found`.
+         * @description The purchase as it is now. A `reserved` purchase whose `expiresAt` has passed reads `expired`, whether or not its hold was released yet. Another user's purchase, another pack's, or none at all are the same 404 `purchase_not_found`.
          */
         get: operations["getPurchase"];
         /**
          * Pay for a reserved purchase from the Cash balance
-         * @description Pays for the signed-in user's reserved purchase, while its hold runs, from their Cash
-         *     balance in the pack's currency, in one transaction: the purchase `completed`
-         *     (`completedAt` set), the balance down by the price (never below zero), a debit in the
-         *     ledger. Repeating it on a paid (`completed` or `opened`) purchase answers it again with
-         *     the balance now and `Idempotent-Replayed: true`, and debits nothing.
+         * @description Pays for the signed-in user's reserved purchase, while its hold runs, from their Cash balance in the pack's currency, in one transaction: the purchase `completed` (`completedAt` set), the balance down by the price (never below zero), a debit in the ledger. Repeating it on a paid (`completed` or `opened`) purchase answers it again with the balance now and `Idempotent-Replayed: true`, and debits nothing.
          *
-         *     Checked in this order: the path (404 `not_found`), the token (401), the body (415, 413,
-         *     400); then the purchase: not the user's, or not of this pack (404 `purchase_not_found`),
-         *     its hold ran out (410 `reservation_expired`; the unit goes back on sale), the balance is
-         *     below the price (402 `insufficient_funds`; the hold stays until it runs out).
+         *     Checked in this order: the path (404 `not_found`), the token (401), the body (415, 413, 400); then the purchase: not the user's, or not of this pack (404 `purchase_not_found`), its hold ran out (410 `reservation_expired`; the unit goes back on sale), the balance is below the price (402 `insufficient_funds`; the hold stays until it runs out).
          */
         put: operations["completePurchase"];
         post?: never;
@@ -160,18 +131,9 @@ export interface paths {
         put?: never;
         /**
          * Open a paid pack
-         * @description Draws the items of the signed-in user's paid (`completed`) purchase, one per slot
-         *     0 .. `itemsPerPack` - 1, by the published algorithm (docs/fairness.md: HMAC-SHA256 of the
-         *     pack's server seed over the pack, the buyer, the purchase's `nonce` and `clientSeed`),
-         *     and writes them with `completed -> opened` in one conditional write: exactly once. A
-         *     repeat, or a concurrent open, answers the very same items with
-         *     `Idempotent-Replayed: true`. The answer's `fairness` carries what anyone needs to check
-         *     the draw; `serverSeed` is null until the pack's `saleEndsAt` + 1 hour.
+         * @description Draws the items of the signed-in user's paid (`completed`) purchase, one per slot 0 .. `itemsPerPack` - 1, by the published algorithm (docs/fairness.md: HMAC-SHA256 of the pack's server seed over the pack, the buyer, the purchase's `nonce` and `clientSeed`), and writes them with `completed -> opened` in one conditional write: exactly once. A repeat, or a concurrent open, answers the very same items with `Idempotent-Replayed: true`. The answer's `fairness` carries what anyone needs to check the draw; `serverSeed` is null until the pack's `saleEndsAt` + 1 hour.
          *
-         *     Checked in this order: the path (404 `not_found`), the token (401), the body (none or
-         *     `{}`: 415, 413, 400); then the purchase: not the user's, or not of this pack (404
-         *     `purchase_not_found`), not paid yet (409 `purchase_not_completed`), its hold ran out
-         *     unpaid (410 `reservation_expired`).
+         *     Checked in this order: the path (404 `not_found`), the token (401), the body (none or `{}`: 415, 413, 400); then the purchase: not the user's, or not of this pack (404 `purchase_not_found`), not paid yet (409 `purchase_not_completed`), its hold ran out unpaid (410 `reservation_expired`).
          */
         post: operations["openPack"];
         delete?: never;
@@ -189,16 +151,9 @@ export interface paths {
         };
         /**
          * List the signed-in user's purchases
-         * @description The caller's purchases, newest `reservedAt` first (then id, descending), each exactly as
-         *     `GET` of one purchase answers it (but for the pack's seed: an opened purchase shows
-         *     `fairness.serverSeed` as stored at its opening; `GET` of the purchase shows it once the
-         *     pack's seed is published). `status=completed` is "paid, not yet opened"; a `reserved`
-         *     purchase whose `expiresAt` has passed is `expired` whether or not its hold was released.
+         * @description The caller's purchases, newest `reservedAt` first (then id, descending), each exactly as `GET` of one purchase answers it (but for the pack's seed: an opened purchase shows `fairness.serverSeed` as stored at its opening; `GET` of the purchase shows it once the pack's seed is published). `status=completed` is "paid, not yet opened"; a `reserved` purchase whose `expiresAt` has passed is `expired` whether or not its hold was released.
          *
-         *     Pages: pass `nextCursor` back as `cursor`, with the same filters and token (a cursor of
-         *     another user or other filters is a 400 `invalid_cursor`). A page may hold fewer than
-         *     `limit` purchases while more follow (entries the filters skip); `nextCursor` is null only
-         *     on the last page.
+         *     Pages: pass `nextCursor` back as `cursor`, with the same filters and token (a cursor of another user or other filters is a 400 `invalid_cursor`). A page may hold fewer than `limit` purchases while more follow (entries the filters skip); `nextCursor` is null only on the last page.
          */
         get: operations["listMyPurchases"];
         put?: never;
@@ -218,9 +173,7 @@ export interface paths {
         };
         /**
          * List the items the signed-in user pulled from opened packs
-         * @description Every item of the caller's opened purchases, newest opening first, then purchase id
-         *     (descending), then slot. A page may end inside a purchase; pages work as for
-         *     `/api/me/purchases`.
+         * @description Every item of the caller's opened purchases, newest opening first, then purchase id (descending), then slot. A page may end inside a purchase; pages work as for `/api/me/purchases`.
          */
         get: operations["listMyItems"];
         put?: never;
@@ -260,9 +213,7 @@ export interface paths {
         };
         /**
          * The signed-in user's Cash ledger
-         * @description Every credit (operator credits, card top-ups) and debit (payments) of the caller's
-         *     balances, newest first (then id, descending). For each currency, the credits less the
-         *     debits are the balance. Pages work as for `/api/me/purchases`.
+         * @description Every credit (operator credits, card top-ups) and debit (payments) of the caller's balances, newest first (then id, descending). For each currency, the credits less the debits are the balance. Pages work as for `/api/me/purchases`.
          */
         get: operations["listMyCashTransactions"];
         put?: never;
@@ -284,21 +235,11 @@ export interface paths {
         put?: never;
         /**
          * Top up the signed-in user's Cash through Stripe Checkout
-         * @description Asks for a top-up of `amount` minor units of `currency` and opens a Stripe Checkout
-         *     Session for it: send the fan to `checkoutUrl`. Once Stripe's signed webhook says the
-         *     session is paid, the top-up is `completed` and its amount credited to the fan's Cash,
-         *     exactly once (`GET` its `Location` to follow it).
+         * @description Asks for a top-up of `amount` minor units of `currency` and opens a Stripe Checkout Session for it: send the fan to `checkoutUrl`. Once Stripe's signed webhook says the session is paid, the top-up is `completed` and its amount credited to the fan's Cash, exactly once (`GET` its `Location` to follow it).
          *
-         *     `Idempotency-Key` names the top-up, as for a purchase start: the same key answers the same
-         *     top-up, as it is now, with `Idempotent-Replayed: true`, and opens no second session; the
-         *     same key with another amount or currency is 422 `idempotency_key_reused`.
+         *     `Idempotency-Key` names the top-up, as for a purchase start: the same key answers the same top-up, as it is now, with `Idempotent-Replayed: true`, and opens no second session; the same key with another amount or currency is 422 `idempotency_key_reused`.
          *
-         *     Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413,
-         *     400), the amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to
-         *     `TOPUP_MAX_AMOUNT`, 100 to 50000 by default) and the currency (`unsupported_currency`: one
-         *     of `TOPUP_CURRENCIES`, `USD` by default). Stripe unreachable, busy or failing is a 503
-         *     with `Retry-After` (retry with the same key); Stripe refusing the session is a 502
-         *     `payment_provider_error`.
+         *     Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to 50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by default). Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same key); Stripe refusing the session is a 502 `payment_provider_error`.
          */
         post: operations["createTopUp"];
         delete?: never;
@@ -316,9 +257,7 @@ export interface paths {
         };
         /**
          * Get one of the signed-in user's top-ups
-         * @description The top-up as it is now: `pending` (not paid yet), `completed` (paid and credited),
-         *     `failed` (the payment failed) or `expired` (the Checkout Session expired unpaid). Another
-         *     user's top-up, or none, is the same 404 `top_up_not_found`.
+         * @description The top-up as it is now: `pending` (not paid yet), `completed` (paid and credited), `failed` (the payment failed) or `expired` (the Checkout Session expired unpaid). Another user's top-up, or none, is the same 404 `top_up_not_found`.
          */
         get: operations["getTopUp"];
         put?: never;
@@ -340,17 +279,9 @@ export interface paths {
         put?: never;
         /**
          * Stripe's signed events (Checkout Sessions of top-ups)
-         * @description For Stripe only: no session token, the `Stripe-Signature` header is the proof. It must
-         *     carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256,
-         *     keyed with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400
-         *     `invalid_signature` and changes nothing.
+         * @description For Stripe only: no session token, the `Stripe-Signature` header is the proof. It must carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256, keyed with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400 `invalid_signature` and changes nothing.
          *
-         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded`
-         *     complete the top-up named by `client_reference_id` and credit its amount once, when the
-         *     session, `amount_total` and `currency` are the top-up's;
-         *     `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed`
-         *     or `expired` (never a completed one). Any other event, or a top-up this deployment does
-         *     not know, is answered 200 and ignored. A store failure is a 503, so that Stripe retries.
+         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, or a top-up this deployment does not know, is answered 200 and ignored. A store failure is a 503, so that Stripe retries.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -363,157 +294,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Pack: {
-            id: string;
-            name: string;
-            description: string;
-            /** Format: uri */
-            imageUrl: string | null;
-            price: components["schemas"]["Price"];
-            /** @enum {string} */
-            status: "draft" | "active" | "archived";
-            /**
-             * Format: date-time
-             * @description RFC 3339, UTC.
-             */
-            saleStartsAt: string | null;
-            /**
-             * Format: date-time
-             * @description RFC 3339, UTC; null when the sale never ends.
-             */
-            saleEndsAt: string | null;
-            totalSupply: number;
-            remaining: number;
-            itemsPerPack: number;
-            maxPerUser: number | null;
-            /** @description The chance of each rarity; `chanceBps` add up to 10000. */
-            odds: components["schemas"]["Odds"][];
-            teamId: string | null;
-            leagueId: string | null;
-        };
-        Price: {
-            /** @description In minor units of the currency (cents). */
-            amount: number;
-            /** @description ISO 4217 code. */
-            currency: string;
-        };
-        Odds: {
-            rarity: string;
-            chanceBps: number;
-        };
-        PackAnswer: {
-            pack: components["schemas"]["PackDetail"];
-        };
-        /** @description Every field of `Pack` (the same definitions), plus `items` and `fairness`. */
-        PackDetail: {
-            id: components["schemas"]["Pack"]["id"];
-            name: components["schemas"]["Pack"]["name"];
-            description: components["schemas"]["Pack"]["description"];
-            imageUrl: components["schemas"]["Pack"]["imageUrl"];
-            price: components["schemas"]["Price"];
-            status: components["schemas"]["Pack"]["status"];
-            saleStartsAt: components["schemas"]["Pack"]["saleStartsAt"];
-            saleEndsAt: components["schemas"]["Pack"]["saleEndsAt"];
-            totalSupply: components["schemas"]["Pack"]["totalSupply"];
-            remaining: components["schemas"]["Pack"]["remaining"];
-            itemsPerPack: components["schemas"]["Pack"]["itemsPerPack"];
-            maxPerUser: components["schemas"]["Pack"]["maxPerUser"];
-            odds: components["schemas"]["Pack"]["odds"];
-            teamId: components["schemas"]["Pack"]["teamId"];
-            leagueId: components["schemas"]["Pack"]["leagueId"];
-            /** @description The content pool, in the order the draw uses; every rarity of `odds` has at least one item. */
-            items: components["schemas"]["PackItem"][];
-            fairness: components["schemas"]["PackFairness"];
-        };
-        PackItem: {
-            /** @description Unique within the pack. */
-            id: string;
-            name: string;
-            /** @description One of the pack's `odds` rarities. */
-            rarity: string;
-            /** Format: uri */
-            imageUrl: string | null;
-        };
-        PackFairness: {
-            /** @description Lowercase hex SHA-256 of the server seed's 32 bytes, published before the sale. */
-            serverSeedHash: string;
-            /** @description The server seed (32 bytes, lowercase hex) once revealed (`saleEndsAt` + 1 hour); null until then. */
-            serverSeed: string | null;
-        };
-        PackList: {
-            packs: components["schemas"]["Pack"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
-            nextCursor: string | null;
-        };
-        StartPurchaseRequest: {
-            /** @description Your part of the draw's randomness, 1-64 printable ASCII characters (space to `~`). Absent, the server picks one. */
-            clientSeed?: string;
-        };
-        CompletePurchaseRequest: {
-            payment: {
-                /** @enum {string} */
-                method: "cash";
-            };
-        };
-        Purchase: {
-            /** @description Derived from the user and the `Idempotency-Key` that started it. */
-            id: string;
-            packId: components["schemas"]["Pack"]["id"];
-            /**
-             * @description `reserved` (a unit held until `expiresAt`), `completed` (paid), `opened` (its items
-             *     drawn), `expired` (the hold ran out unpaid; its unit went back on sale).
-             * @enum {string}
-             */
-            status: "reserved" | "completed" | "opened" | "expired";
-            price: components["schemas"]["Price"];
-            /** @description The buyer's seed of the draw (the one sent, or one the server picked). */
-            clientSeed: string;
-            /** @description This purchase's number among the user's purchases of the pack (1, 2, ...). */
-            nonce: number;
-            /** Format: date-time */
-            reservedAt: string;
-            /**
-             * Format: date-time
-             * @description When the hold runs out unless the purchase is paid.
-             */
-            expiresAt: string;
-            /** Format: date-time */
-            completedAt: string | null;
-            /** Format: date-time */
-            openedAt: string | null;
-            /** @description The drawn items, once opened; null before. */
-            items: components["schemas"]["OpenedItem"][] | null;
-            fairness?: components["schemas"]["PurchaseFairness"];
-        };
-        /**
-         * @description On opened purchases: what anyone needs to check the draw with `scripts/verify-draw`
-         *     (docs/fairness.md), with the pack's `odds`, `items` and `itemsPerPack` and the buyer's
-         *     own account id.
-         */
-        PurchaseFairness: {
-            /** @enum {string} */
-            algorithm: "hmac-sha256-v1";
-            /** @description Lowercase hex SHA-256 of the pack's server seed, published with the pack. */
-            serverSeedHash: string;
-            /**
-             * @description The pack's server seed (lowercase hex), once revealed (`saleEndsAt` + 1 hour); null
-             *     before. `GET` of a purchase shows it only when the purchase was opened after the
-             *     reveal; the pack and a repeated open show it always once revealed.
-             */
-            serverSeed: string | null;
-            clientSeed: components["schemas"]["Purchase"]["clientSeed"];
-            nonce: components["schemas"]["Purchase"]["nonce"];
-        };
-        OpenedItem: {
-            slot: number;
-            itemId: components["schemas"]["PackItem"]["id"];
-            name: components["schemas"]["PackItem"]["name"];
-            rarity: components["schemas"]["PackItem"]["rarity"];
-            imageUrl: components["schemas"]["PackItem"]["imageUrl"];
-        };
-        PurchaseAnswer: {
-            purchase: components["schemas"]["Purchase"];
-        };
         CompletePurchaseAnswer: {
             purchase: components["schemas"]["Purchase"];
             cash: {
@@ -521,10 +301,64 @@ export interface components {
                 balance: components["schemas"]["Price"];
             };
         };
+        /** @description How to pay; `cash` (the in-app Cash balance) is the only method. */
+        CompletePurchaseRequest: {
+            payment: {
+                /** @enum {string} */
+                method: "cash";
+            };
+        };
+        /** @description ISO 4217 code. */
+        Currency: string;
+        /**
+         * @description The only body an open takes, besides none.
+         *     None, or an empty object.
+         */
+        EmptyObject: Record<string, never>;
+        /**
+         * @description Which way an entry moved the balance.
+         * @enum {string}
+         */
+        EntryKind: "credit" | "debit";
+        /** @description The body of every error answer. */
+        Error: {
+            /** @constant */
+            success: false;
+            error: {
+                /** @description Stable snake_case code. */
+                code: components["schemas"]["ErrorCode"];
+                /** @description A sentence for a person; never internal detail. */
+                message: string;
+            };
+        };
+        /**
+         * @description Every error code of the API, each with its one status. Clients branch on the code, written
+         *     once here: its text is the variant's name in snake_case (strum for the API, utoipa for the
+         *     OpenAPI document; a test checks that both agree).
+         * @enum {string}
+         */
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature";
+        Hex32: string;
+        /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
+        Id: string;
+        /** @description One credit or debit of a balance. */
+        LedgerEntry: {
+            id: components["schemas"]["Id"];
+            type: components["schemas"]["EntryKind"];
+            /**
+             * Format: int64
+             * @description Minor units (cents); always positive, `type` says which way.
+             */
+            amount: number;
+            currency: components["schemas"]["Currency"];
+            at: components["schemas"]["Timestamp"];
+            purchaseId: null | components["schemas"]["Id"];
+        };
         LinkRequest: {
             /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
             payload: unknown;
         };
+        /** @description `{"success": true, "data": {"userId", "email"}}`. */
         LinkResult: {
             /** @constant */
             success: true;
@@ -535,81 +369,258 @@ export interface components {
                 email: string | null;
             };
         };
-        Error: {
-            /** @constant */
-            success: false;
-            error: {
-                /** @description Stable snake_case code. */
-                code: string;
-                message: string;
-            };
-        };
-        TopUpRequest: {
-            /** @description Minor units (cents); within TOPUP_MIN_AMOUNT..TOPUP_MAX_AMOUNT (100..50000 by default). */
-            amount: number;
-            /** @description One of TOPUP_CURRENCIES (`USD` by default). */
-            currency: string;
-        };
-        TopUp: {
-            id: string;
-            amount: number;
-            currency: string;
-            /** @enum {string} */
-            status: "pending" | "completed" | "failed" | "expired";
-            /** @description Stripe's Checkout page for it (`null` only while Stripe could not be reached). */
-            checkoutUrl: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            completedAt: string | null;
-        };
-        TopUpAnswer: {
-            topUp: components["schemas"]["TopUp"];
-        };
-        MyPurchasesPage: {
-            purchases: components["schemas"]["Purchase"][];
-            nextCursor: components["schemas"]["PackList"]["nextCursor"];
-        };
-        MyItem: {
-            itemId: components["schemas"]["PackItem"]["id"];
-            name: components["schemas"]["PackItem"]["name"];
-            rarity: components["schemas"]["PackItem"]["rarity"];
-            imageUrl: components["schemas"]["PackItem"]["imageUrl"];
-            packId: components["schemas"]["Pack"]["id"];
-            purchaseId: components["schemas"]["Purchase"]["id"];
-            slot: number;
-            /** Format: date-time */
-            openedAt: string;
-        };
-        MyItemsPage: {
-            items: components["schemas"]["MyItem"][];
-            nextCursor: components["schemas"]["PackList"]["nextCursor"];
-        };
+        /** @description The caller's balances. */
         MyBalances: {
             balances: components["schemas"]["Price"][];
         };
-        LedgerEntry: {
-            id: string;
-            /** @enum {string} */
-            type: "credit" | "debit";
-            /** @description Minor units (cents); always positive, `type` says which way. */
-            amount: number;
-            currency: string;
-            /** Format: date-time */
-            at: string;
-            /** @description The purchase a debit paid for; null for credits. */
-            purchaseId: string | null;
+        /** @description An item the caller pulled, with where it came from. */
+        MyItem: {
+            itemId: components["schemas"]["Id"];
+            name: string;
+            rarity: string;
+            /** Format: uri */
+            imageUrl: string | null;
+            packId: components["schemas"]["Id"];
+            purchaseId: components["schemas"]["Id"];
+            /** Format: int32 */
+            slot: number;
+            openedAt: components["schemas"]["Timestamp"];
         };
+        /** @description A page of the caller's items. */
+        MyItemsPage: {
+            items: components["schemas"]["MyItem"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A page of the caller's ledger. */
         MyLedgerPage: {
             transactions: components["schemas"]["LedgerEntry"][];
-            nextCursor: components["schemas"]["PackList"]["nextCursor"];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
+        /** @description A page of the caller's purchases. */
+        MyPurchasesPage: {
+            purchases: components["schemas"]["Purchase"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description The chance of one rarity, in basis points (1/100 of a percent). */
+        Odds: {
+            rarity: string;
+            /** Format: int32 */
+            chanceBps: number;
+        };
+        /** @description One slot of an opened pack. */
+        OpenedItem: {
+            /** Format: int32 */
+            slot: number;
+            itemId: components["schemas"]["Id"];
+            name: string;
+            rarity: string;
+            /** Format: uri */
+            imageUrl: string | null;
+        };
+        /** @description A pack as listed (its detail adds `items` and `fairness`). */
+        Pack: {
+            id: components["schemas"]["Id"];
+            name: string;
+            description: string;
+            /** Format: uri */
+            imageUrl: string | null;
+            price: components["schemas"]["Price"];
+            status: components["schemas"]["PackStatus"];
+            saleStartsAt: null | components["schemas"]["Timestamp"];
+            saleEndsAt: null | components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            totalSupply: number;
+            /** Format: int64 */
+            remaining: number;
+            /** Format: int32 */
+            itemsPerPack: number;
+            /** Format: int32 */
+            maxPerUser: number | null;
+            /** @description The chance of each rarity; `chanceBps` add up to 10000. */
+            odds: components["schemas"]["Odds"][];
+            teamId: null | components["schemas"]["Id"];
+            leagueId: null | components["schemas"]["Id"];
+        };
+        PackAnswer: {
+            pack: components["schemas"]["PackDetail"];
+        };
+        /** @description A pack as listed (its detail adds `items` and `fairness`). */
+        PackDetail: {
+            id: components["schemas"]["Id"];
+            name: string;
+            description: string;
+            /** Format: uri */
+            imageUrl: string | null;
+            price: components["schemas"]["Price"];
+            status: components["schemas"]["PackStatus"];
+            saleStartsAt: null | components["schemas"]["Timestamp"];
+            saleEndsAt: null | components["schemas"]["Timestamp"];
+            /** Format: int64 */
+            totalSupply: number;
+            /** Format: int64 */
+            remaining: number;
+            /** Format: int32 */
+            itemsPerPack: number;
+            /** Format: int32 */
+            maxPerUser: number | null;
+            /** @description The chance of each rarity; `chanceBps` add up to 10000. */
+            odds: components["schemas"]["Odds"][];
+            teamId: null | components["schemas"]["Id"];
+            leagueId: null | components["schemas"]["Id"];
+            /** @description The content pool, in the order the draw uses; every rarity of `odds` has at least one item. */
+            items: components["schemas"]["PackItem"][];
+            fairness: components["schemas"]["PackFairness"];
+        };
+        /** @description A pack's commitment to its server seed, and the seed once it is public. */
+        PackFairness: {
+            /** @description Lowercase hex SHA-256 of the server seed's 32 bytes, published before the sale. */
+            serverSeedHash: components["schemas"]["Hex32"];
+            serverSeed: null | components["schemas"]["Hex32"];
+        };
+        /** @description One item of a pack's content pool: what a slot of an opened pack can hold. */
+        PackItem: {
+            /** @description Unique within the pack. */
+            id: components["schemas"]["Id"];
+            name: string;
+            /** @description One of the pack's `odds` rarities. */
+            rarity: string;
+            /** Format: uri */
+            imageUrl: string | null;
+        };
+        /** @description A page of active packs. */
+        PackList: {
+            packs: components["schemas"]["Pack"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @enum {string} */
+        PackStatus: "draft" | "active" | "archived";
+        /** @description An amount of one currency, in integer minor units (`{"amount": 499, "currency": "USD"}`). */
+        Price: {
+            /**
+             * Format: int64
+             * @description In minor units of the currency (cents).
+             */
+            amount: number;
+            currency: components["schemas"]["Currency"];
+        };
+        /** @description A purchase as the API shows it. */
+        Purchase: {
+            /** @description Derived from the user and the `Idempotency-Key` that started it. */
+            id: components["schemas"]["Id"];
+            packId: components["schemas"]["Id"];
+            status: components["schemas"]["PurchaseStatus"];
+            price: components["schemas"]["Price"];
+            /** @description The buyer's seed of the draw (the one sent, or one the server picked). */
+            clientSeed: string;
+            /**
+             * Format: int64
+             * @description This purchase's number among the user's purchases of the pack (1, 2, ...).
+             */
+            nonce: number;
+            reservedAt: components["schemas"]["Timestamp"];
+            /** @description When the hold runs out unless the purchase is paid. */
+            expiresAt: components["schemas"]["Timestamp"];
+            completedAt: null | components["schemas"]["Timestamp"];
+            openedAt: null | components["schemas"]["Timestamp"];
+            /** @description The drawn items, once opened; null before. */
+            items: components["schemas"]["OpenedItem"][] | null;
+            /** @description On opened purchases: what anyone needs to check the draw (docs/fairness.md). */
+            fairness?: components["schemas"]["PurchaseFairness"];
+        };
+        /** @description `{"purchase": ...}`. */
+        PurchaseAnswer: {
+            purchase: components["schemas"]["Purchase"];
+        };
+        /**
+         * @description On opened purchases: what anyone needs to check the draw with `scripts/verify-draw`
+         *     (docs/fairness.md), with the pack's `odds`, `items` and `itemsPerPack` and the buyer's own
+         *     account id.
+         */
+        PurchaseFairness: {
+            /** @enum {string} */
+            algorithm: "hmac-sha256-v1";
+            /** @description Lowercase hex SHA-256 of the pack's server seed, published with the pack. */
+            serverSeedHash: components["schemas"]["Hex32"];
+            serverSeed: null | components["schemas"]["Hex32"];
+            /** @description The buyer's seed of the draw. */
+            clientSeed: string;
+            /**
+             * Format: int64
+             * @description The purchase's `nonce`.
+             */
+            nonce: number;
+        };
+        /**
+         * @description `reserved` (a unit held until `expiresAt`), `completed` (paid), `opened` (its items drawn),
+         *     `expired` (the hold ran out unpaid; its unit went back on sale).
+         * @enum {string}
+         */
+        PurchaseStatus: "reserved" | "completed" | "opened" | "expired";
+        /** @description `{"received": true}`. */
+        Received: {
+            /** @constant */
+            received: true;
+        };
+        StartPurchaseRequest: {
+            /**
+             * @description Your part of the draw's randomness, 1-64 printable ASCII characters (space to `~`).
+             *     Absent, the server picks one.
+             */
+            clientSeed?: string;
+        };
+        /** @description An event as Stripe sends it (only what is read of it). */
+        StripeEvent: {
+            id: string;
+            type: string;
+            data: {
+                object: unknown;
+            };
+        };
+        /**
+         * Format: date-time
+         * @description RFC 3339, UTC.
+         */
+        Timestamp: string;
+        /** @description A top-up as the API shows it. */
+        TopUp: {
+            id: components["schemas"]["Id"];
+            /** Format: int64 */
+            amount: number;
+            currency: components["schemas"]["Currency"];
+            status: components["schemas"]["TopUpStatus"];
+            /** @description Stripe's Checkout page for it (`null` only while Stripe could not be reached). */
+            checkoutUrl: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            completedAt: null | components["schemas"]["Timestamp"];
+        };
+        /** @description `{"topUp": ...}`. */
+        TopUpAnswer: {
+            topUp: components["schemas"]["TopUp"];
+        };
+        TopUpRequest: {
+            /**
+             * Format: int64
+             * @description Minor units (cents); within TOPUP_MIN_AMOUNT..TOPUP_MAX_AMOUNT (100..50000 by default).
+             */
+            amount: number;
+            /** @description One of TOPUP_CURRENCIES (`USD` by default). */
+            currency: components["schemas"]["Currency"];
+        };
+        /**
+         * @description Where a top-up is.
+         * @enum {string}
+         */
+        TopUpStatus: "pending" | "completed" | "failed" | "expired";
     };
     responses: {
         /**
          * @description Bad input. Codes: `invalid_json`, `invalid_body`, `invalid_payload`, `invalid_limit`,
-         *     `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not
-         *     well-formed HTTP/1.1 (the local API).
+         *     `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not well-formed
+         *     HTTP/1.1 (the local API).
          */
         BadRequest: {
             headers: {
@@ -618,59 +629,18 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "success": false,
                  *       "error": {
                  *         "code": "invalid_payload",
                  *         "message": "The body's 'payload' member is required and must be truthy (not false, 0, \"\" or null)."
-                 *       }
+                 *       },
+                 *       "success": false
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The session token is missing (`missing_token`) or invalid or expired (`invalid_token`). */
-        Unauthorized: {
-            headers: {
-                /** @description `Bearer realm="fan-api"`, with `error="invalid_token"` when a token was refused. */
-                "WWW-Authenticate"?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "error": {
-                 *         "code": "invalid_token",
-                 *         "message": "The session token is invalid."
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /**
-         * @description The user has no purchase with this id for this pack (`purchase_not_found`: another
-         *     user's, another pack's or none); or an id is not an id (`not_found`).
-         */
-        PurchaseNotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The body is over the limit (`payload_too_large`). */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description The body is not sent as `application/json` (`unsupported_media_type`). */
-        UnsupportedMediaType: {
+        /** @description An unexpected failure (`internal_error`); details are in the service's logs only. */
+        InternalError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -688,18 +658,18 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "success": false,
                  *       "error": {
                  *         "code": "method_not_allowed",
                  *         "message": "This path only accepts GET."
-                 *       }
+                 *       },
+                 *       "success": false
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description An unexpected failure (`internal_error`); details are in the service's logs only. */
-        InternalError: {
+        /** @description The body is over the limit (`payload_too_large`). */
+        PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -707,7 +677,42 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency (the database, the identity provider's keys) is unavailable (`service_unavailable`). */
+        /**
+         * @description The user has no purchase with this id for this pack (`purchase_not_found`: another user's,
+         *     another pack's or none); or an id is not an id (`not_found`).
+         */
+        PurchaseNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The session token is missing (`missing_token`) or invalid or expired (`invalid_token`). */
+        Unauthorized: {
+            headers: {
+                /** @description `Bearer realm="fan-api"`, with `error="invalid_token"` when a token was refused. */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_token",
+                 *         "message": "The session token is invalid."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description A dependency (the database, the identity provider's keys) is unavailable
+         *     (`service_unavailable`).
+         */
         Unavailable: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -718,39 +723,19 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body is not sent as `application/json` (`unsupported_media_type`). */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
-    parameters: {
-        /**
-         * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
-         *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
-         * @example nba-rookie-2026
-         */
-        PackId: string;
-        /**
-         * @description The purchase's `id` (from the start's `Location` or body). A path segment that is not an
-         *     id once percent-decoded names no resource: 404 `not_found`.
-         * @example aziCO-GO8fL4JY8pIvr5KQ
-         */
-        PurchaseId: string;
-        /**
-         * @description The top-up's `id` (from the create's `Location` or body).
-         * @example Qm9dX2c3LWp0eFk5a1pUbA
-         */
-        TopUpId: string;
-        /** @description Only this pack's (an id of the id grammar; any other value is a 400 `invalid_query`). */
-        MePackId: string;
-        /** @description The `nextCursor` of the previous page, as given, with the same filters and token (any other value is a 400 `invalid_cursor`). */
-        MeCursor: string;
-    };
+    parameters: never;
     requestBodies: never;
-    headers: {
-        /** @description The purchase's address, `/api/packs/{packId}/purchases/{purchaseId}` (GET it, PUT to pay). */
-        PurchaseLocation: string;
-        /** @description `true` when the answer repeats an earlier one (nothing changed); absent otherwise. */
-        IdempotentReplayed: "true";
-        /** @description The top-up's address, `/api/me/cash/top-ups/{topUpId}`. */
-        TopUpLocation: string;
-    };
+    headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -760,7 +745,10 @@ export interface operations {
             query?: {
                 /** @description Packs per page. */
                 limit?: number;
-                /** @description The `nextCursor` of the previous page, as given (opaque and signed; any other value is a 400). */
+                /**
+                 * @description The `nextCursor` of the previous page, as given (opaque and signed; any other value is a
+                 *     400).
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -789,8 +777,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64
-                 *     characters of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
                  * @example nba-rookie-2026
                  */
                 packId: string;
@@ -808,10 +796,7 @@ export interface operations {
                     "application/json": components["schemas"]["PackAnswer"];
                 };
             };
-            /**
-             * @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an
-             *     id (`not_found`).
-             */
+            /** @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -861,10 +846,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description A unique string per purchase the client means to start (a UUID, say): 1-255 visible
-                 *     ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe. (Behind
-                 *     API Gateway a header sent twice arrives as one, its values joined by `,`: that is then
-                 *     the key, as any key may hold a comma. The local API sees both and refuses them.)
+                 * @description A unique string per purchase the client means to start (a UUID, say): 1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe. (Behind API Gateway a header sent twice arrives as one, its values joined by `,`: that is then the key, as any key may hold a comma. The local API sees both and refuses them.)
                  * @example 3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43
                  */
                 "Idempotency-Key": string;
@@ -875,7 +857,7 @@ export interface operations {
                  *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
                  * @example nba-rookie-2026
                  */
-                packId: components["parameters"]["PackId"];
+                packId: string;
             };
             cookie?: never;
         };
@@ -886,27 +868,18 @@ export interface operations {
             };
         };
         responses: {
-            /**
-             * @description The purchase, reserved (`status` is always `reserved` here, also on a replay). A
-             *     replay answers the first answer again, with `Idempotent-Replayed: true`.
-             */
+            /** @description The purchase, reserved (`status` is always `reserved` here, also on a replay). A replay answers the first answer again, with `Idempotent-Replayed: true`. */
             201: {
                 headers: {
-                    Location: components["headers"]["PurchaseLocation"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Idempotent-Replayed"?: "true";
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseAnswer"];
                 };
             };
-            /**
-             * @description No `Idempotency-Key` (`missing_idempotency_key`), or one that is not 1-255 visible
-             *     ASCII characters sent once (`invalid_idempotency_key`); malformed JSON
-             *     (`invalid_json`); a body that is not an object with at most a `clientSeed` string
-             *     (`invalid_body`); a `clientSeed` that is not 1-64 printable ASCII characters
-             *     (`invalid_client_seed`).
-             */
+            /** @description No `Idempotency-Key` (`missing_idempotency_key`), or one that is not 1-255 visible ASCII characters sent once (`invalid_idempotency_key`); malformed JSON (`invalid_json`); a body that is not an object with at most a `clientSeed` string (`invalid_body`); a `clientSeed` that is not 1-64 printable ASCII characters (`invalid_client_seed`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -916,11 +889,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /**
-             * @description The deployment asks a start for funds (`START_REQUIRES_FUNDS`) and the Cash balance in
-             *     the pack's currency does not cover this price plus the user's other live unpaid holds
-             *     in it (`insufficient_funds`); nothing is held.
-             */
+            /** @description The deployment asks a start for funds (`START_REQUIRES_FUNDS`) and the Cash balance in the pack's currency does not cover this price plus the user's other live unpaid holds in it (`insufficient_funds`); nothing is held. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -928,20 +897,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "insufficient_funds",
                      *         "message": "Your Cash balance does not cover this pack and your other unpaid purchases."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /**
-             * @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an
-             *     id (`not_found`).
-             */
+            /** @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -951,14 +917,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /**
-             * @description The pack is not on sale now (`not_on_sale`: archived, before `saleStartsAt`, after
-             *     `saleEndsAt`), has no unit left in any share of its supply (`sold_out`; expired holds
-             *     are released first), the user holds `maxPerUser` purchases of it already
-             *     (`purchase_limit_reached`; reserved, paid and opened ones count, expired ones do not),
-             *     or the user holds as many live unpaid purchases, across all packs, as the deployment
-             *     allows (`unpaid_holds_limit`, `MAX_UNPAID_HOLDS`: pay for one or let it run out).
-             */
+            /** @description The pack is not on sale now (`not_on_sale`: archived, before `saleStartsAt`, after `saleEndsAt`), has no unit left in any share of its supply (`sold_out`; expired holds are released first), the user holds `maxPerUser` purchases of it already (`purchase_limit_reached`; reserved, paid and opened ones count, expired ones do not), or the user holds as many live unpaid purchases, across all packs, as the deployment allows (`unpaid_holds_limit`, `MAX_UNPAID_HOLDS`: pay for one or let it run out). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -969,10 +928,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /**
-             * @description This `Idempotency-Key` started another purchase (another pack, or another
-             *     `clientSeed`) (`idempotency_key_reused`): use a new key for a new purchase.
-             */
+            /** @description This `Idempotency-Key` started another purchase (another pack, or another `clientSeed`) (`idempotency_key_reused`): use a new key for a new purchase. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -980,11 +936,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "idempotency_key_reused",
                      *         "message": "This Idempotency-Key was used for another purchase start (another pack or client seed)."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1004,13 +960,13 @@ export interface operations {
                  *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
                  * @example nba-rookie-2026
                  */
-                packId: components["parameters"]["PackId"];
+                packId: string;
                 /**
                  * @description The purchase's `id` (from the start's `Location` or body). A path segment that is not an
                  *     id once percent-decoded names no resource: 404 `not_found`.
                  * @example aziCO-GO8fL4JY8pIvr5KQ
                  */
-                purchaseId: components["parameters"]["PurchaseId"];
+                purchaseId: string;
             };
             cookie?: never;
         };
@@ -1042,40 +998,33 @@ export interface operations {
                  *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
                  * @example nba-rookie-2026
                  */
-                packId: components["parameters"]["PackId"];
+                packId: string;
                 /**
                  * @description The purchase's `id` (from the start's `Location` or body). A path segment that is not an
                  *     id once percent-decoded names no resource: 404 `not_found`.
                  * @example aziCO-GO8fL4JY8pIvr5KQ
                  */
-                purchaseId: components["parameters"]["PurchaseId"];
+                purchaseId: string;
             };
             cookie?: never;
         };
-        /** @description How to pay; `cash` (the in-app Cash balance) is the only method. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CompletePurchaseRequest"];
             };
         };
         responses: {
-            /**
-             * @description The purchase, paid, and the Cash balance left in its currency. A replay (the purchase
-             *     was paid before) has `Idempotent-Replayed: true`.
-             */
+            /** @description The purchase, paid, and the Cash balance left in its currency. A replay (the purchase was paid before) has `Idempotent-Replayed: true`. */
             200: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompletePurchaseAnswer"];
                 };
             };
-            /**
-             * @description Malformed JSON (`invalid_json`); a body that is not `{"payment": {"method": ...}}`
-             *     (`invalid_body`); a method other than `cash` (`unsupported_payment_method`).
-             */
+            /** @description Malformed JSON (`invalid_json`); a body that is not `{"payment": {"method": ...}}` (`invalid_body`); a method other than `cash` (`unsupported_payment_method`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1093,11 +1042,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "insufficient_funds",
                      *         "message": "Your Cash balance is too low for this purchase; the reservation holds until it expires."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1105,12 +1054,7 @@ export interface operations {
             };
             404: components["responses"]["PurchaseNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /**
-             * @description The hold ran out before the purchase was paid (`reservation_expired`); its unit is back
-             *     on sale. Start a new purchase. Also answered from 5 s before the pack's seed is revealed
-             *     (`saleEndsAt` + 1 hour) to a hold that would outlive it: a sale ended early while the
-             *     purchase was starting.
-             */
+            /** @description The hold ran out before the purchase was paid (`reservation_expired`); its unit is back on sale. Start a new purchase. Also answered from 5 s before the pack's seed is revealed (`saleEndsAt` + 1 hour) to a hold that would outlive it: a sale ended early while the purchase was starting. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -1118,11 +1062,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "reservation_expired",
                      *         "message": "The reservation expired before it was paid; its unit is back on sale."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1144,30 +1088,26 @@ export interface operations {
                  *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
                  * @example nba-rookie-2026
                  */
-                packId: components["parameters"]["PackId"];
+                packId: string;
                 /**
                  * @description The purchase's `id` (from the start's `Location` or body). A path segment that is not an
                  *     id once percent-decoded names no resource: 404 `not_found`.
                  * @example aziCO-GO8fL4JY8pIvr5KQ
                  */
-                purchaseId: components["parameters"]["PurchaseId"];
+                purchaseId: string;
             };
             cookie?: never;
         };
-        /** @description None, or an empty object. */
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": components["schemas"]["EmptyObject"];
             };
         };
         responses: {
-            /**
-             * @description The purchase, opened: `items` and `fairness`. A replay (opened before) has
-             *     `Idempotent-Replayed: true`.
-             */
+            /** @description The purchase, opened: `items` and `fairness`. A replay (opened before) has `Idempotent-Replayed: true`. */
             200: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1194,11 +1134,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "purchase_not_completed",
                      *         "message": "This purchase is not paid yet: complete it before opening it."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1212,11 +1152,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "reservation_expired",
                      *         "message": "The reservation expired before it was paid; there is nothing to open."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1231,13 +1171,16 @@ export interface operations {
     listMyPurchases: {
         parameters: {
             query?: {
-                status?: "reserved" | "completed" | "opened" | "expired";
+                status?: components["schemas"]["PurchaseStatus"];
                 /** @description Only this pack's (an id of the id grammar; any other value is a 400 `invalid_query`). */
-                packId?: components["parameters"]["MePackId"];
+                packId?: string;
                 /** @description Purchases per page. */
                 limit?: number;
-                /** @description The `nextCursor` of the previous page, as given, with the same filters and token (any other value is a 400 `invalid_cursor`). */
-                cursor?: components["parameters"]["MeCursor"];
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
+                 *     other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1265,12 +1208,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this pack's (an id of the id grammar; any other value is a 400 `invalid_query`). */
-                packId?: components["parameters"]["MePackId"];
+                packId?: string;
                 rarity?: string;
                 /** @description Items per page. */
                 limit?: number;
-                /** @description The `nextCursor` of the previous page, as given, with the same filters and token (any other value is a 400 `invalid_cursor`). */
-                cursor?: components["parameters"]["MeCursor"];
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
+                 *     other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1334,8 +1280,11 @@ export interface operations {
                 currency?: string;
                 /** @description Entries per page. */
                 limit?: number;
-                /** @description The `nextCursor` of the previous page, as given, with the same filters and token (any other value is a 400 `invalid_cursor`). */
-                cursor?: components["parameters"]["MeCursor"];
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
+                 *     other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1364,8 +1313,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description A unique string per top-up the client means to ask for: 1-255 visible ASCII
-                 *     characters (`!` to `~`), sent once. Retrying with the same key is safe.
+                 * @description A unique string per top-up the client means to ask for: 1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe.
                  * @example 7d0c3e1a-2b4f-4c6d-8e9f-0a1b2c3d4e5f
                  */
                 "Idempotency-Key": string;
@@ -1389,34 +1337,28 @@ export interface operations {
             /** @description The top-up, `pending` until paid, with the Checkout page to pay it on. */
             201: {
                 headers: {
-                    Location: components["headers"]["TopUpLocation"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Idempotent-Replayed"?: "true";
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "topUp": {
-                     *         "id": "Qm9dX2c3LWp0eFk5a1pUbA",
                      *         "amount": 1000,
-                     *         "currency": "USD",
-                     *         "status": "pending",
                      *         "checkoutUrl": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3",
+                     *         "completedAt": null,
                      *         "createdAt": "2026-11-25T09:00:00Z",
-                     *         "completedAt": null
+                     *         "currency": "USD",
+                     *         "id": "Qm9dX2c3LWp0eFk5a1pUbA",
+                     *         "status": "pending"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["TopUpAnswer"];
                 };
             };
-            /**
-             * @description No `Idempotency-Key` (`missing_idempotency_key`) or a bad one
-             *     (`invalid_idempotency_key`); malformed JSON (`invalid_json`); a body that is not an
-             *     object of exactly `amount` and `currency` (`invalid_body`); an amount that is not a
-             *     whole number within the bounds (`invalid_amount`); a currency not offered
-             *     (`unsupported_currency`).
-             */
+            /** @description No `Idempotency-Key` (`missing_idempotency_key`) or a bad one (`invalid_idempotency_key`); malformed JSON (`invalid_json`); a body that is not an object of exactly `amount` and `currency` (`invalid_body`); an amount that is not a whole number within the bounds (`invalid_amount`); a currency not offered (`unsupported_currency`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1438,10 +1380,7 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /**
-             * @description This `Idempotency-Key` asked for another top-up (another amount or currency)
-             *     (`idempotency_key_reused`).
-             */
+            /** @description This `Idempotency-Key` asked for another top-up (another amount or currency) (`idempotency_key_reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1449,11 +1388,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "idempotency_key_reused",
                      *         "message": "This Idempotency-Key was used for another top-up (another amount or currency)."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1468,11 +1407,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "payment_provider_error",
                      *         "message": "The payment provider refused this top-up."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1490,7 +1429,7 @@ export interface operations {
                  * @description The top-up's `id` (from the create's `Location` or body).
                  * @example Qm9dX2c3LWp0eFk5a1pUbA
                  */
-                topUpId: components["parameters"]["TopUpId"];
+                topUpId: string;
             };
             cookie?: never;
         };
@@ -1506,24 +1445,12 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /**
-             * @description The user has no top-up with this id (`top_up_not_found`), or the id is not an id
-             *     (`not_found`).
-             */
+            /** @description The user has no top-up with this id (`top_up_not_found`), or the id is not an id (`not_found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": {
-                     *         "code": "top_up_not_found",
-                     *         "message": "You have no top-up with this id."
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1548,11 +1475,7 @@ export interface operations {
         /** @description A Stripe event, verified byte for byte as sent. */
         requestBody: {
             content: {
-                "application/json": {
-                    id: string;
-                    type: string;
-                    data: Record<string, never>;
-                };
+                "application/json": components["schemas"]["StripeEvent"];
             };
         };
         responses: {
@@ -1562,16 +1485,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        received: true;
-                    };
+                    "application/json": components["schemas"]["Received"];
                 };
             };
-            /**
-             * @description The signature does not hold (`invalid_signature`); a signed body that is not a Stripe
-             *     event (`invalid_json`).
-             */
+            /** @description The signature does not hold (`invalid_signature`); a signed body that is not a Stripe event (`invalid_json`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1579,11 +1496,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "success": false,
                      *       "error": {
                      *         "code": "invalid_signature",
                      *         "message": "The Stripe-Signature header does not sign this body."
-                     *       }
+                     *       },
+                     *       "success": false
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
