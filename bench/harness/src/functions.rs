@@ -194,6 +194,8 @@ pub struct Bench {
     written: Vec<(String, String)>,
     /// Invocations that did not succeed (moto stalling past the functions' timeouts).
     failures: Vec<String>,
+    /// Invocations planned for the binary being measured ([`Bench::plan`]).
+    planned: usize,
 }
 
 /// A DynamoDB client for `endpoint` that waits up to two minutes for an answer.
@@ -242,6 +244,7 @@ impl Bench {
             next_key: 0,
             written: Vec::new(),
             failures: Vec::new(),
+            planned: 0,
         }
     }
 
@@ -436,7 +439,18 @@ impl Bench {
                 document
             }
             other => {
-                self.failures.push(format!("{}: {other:?}", kind.name()));
+                let failure = format!("{}: {other:?}", kind.name());
+                // Stopped at the first failure past 1%, not after every planned invocation: one
+                // the function never answers costs the harness's timeout (30 s), and a binary
+                // failing throughout kept a part silent for up to 241 x 30 s.
+                assert!(
+                    (self.failures.len() + 1) * 100 <= self.planned,
+                    "{}: more than 1% of {} invocations failed, stopped; the first: {}",
+                    kind.name(),
+                    self.planned,
+                    self.failures.first().unwrap_or(&failure)
+                );
+                self.failures.push(failure);
                 return false;
             }
         };
@@ -466,6 +480,12 @@ impl Bench {
             }
         }
         true
+    }
+
+    /// The next binary is measured with `invocations` invocations: more than 1% of them failing
+    /// stops the run at once ([`Bench::record`]).
+    pub fn plan(&mut self, invocations: usize) {
+        self.planned = invocations;
     }
 
     /// The failed invocations recorded since the last call (descriptions).

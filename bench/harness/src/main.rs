@@ -138,27 +138,17 @@ async fn main() {
         }
     });
     let bin_dir = PathBuf::from(args.first().cloned().unwrap_or_else(|| usage()));
+    let only = only(&args, 3);
+    let plan = |warm: usize| lambda::Plan {
+        bin_dir: &bin_dir,
+        baseline: before.as_ref(),
+        cold_runs: number(&args, 1, 21),
+        warm: number(&args, 2, warm),
+        only: only.as_deref(),
+    };
     let figures = match command.as_str() {
-        "lambda" => {
-            lambda::run(
-                &bin_dir,
-                before.as_ref(),
-                number(&args, 1, 21),
-                number(&args, 2, 3000),
-                only(&args, 3).as_deref(),
-            )
-            .await
-        }
-        "cold" => {
-            lambda::run_cold(
-                &bin_dir,
-                before.as_ref(),
-                number(&args, 1, 21),
-                number(&args, 2, 200),
-                only(&args, 3).as_deref(),
-            )
-            .await
-        }
+        "lambda" => lambda::run(&plan(3000)).await,
+        "cold" => lambda::run_cold(&plan(200)).await,
         _ => {
             let drop_api = PathBuf::from(args.get(1).cloned().unwrap_or_else(|| usage()));
             drops(&bin_dir, &drop_api).await
