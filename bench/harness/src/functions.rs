@@ -141,9 +141,10 @@ impl Kind {
             Self::StartPurchase | Self::CompletePurchase => "1 read + 1 transactional write",
             Self::OpenPack => "at most 2 reads + 1 write",
             Self::ReleaseHolds => "informative: 1 Query when nothing has expired",
-            Self::MePurchases | Self::MeCash => "informative: a page of the fan's own items",
+            Self::MePurchases => "informative: a page of the fan's index",
+            Self::MeCash => "informative: the fan's balances",
             Self::CashTopUps => "informative: the top-up written, then its session",
-            Self::StripeWebhook => "informative: 1 read + 1 transactional write",
+            Self::StripeWebhook => "informative: the top-up read, then its credit's transaction",
         }
     }
 
