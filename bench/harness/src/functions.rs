@@ -1,28 +1,36 @@
 //! The binaries the Lambda runs measure, and the requests that drive them: every request one
 //! that succeeds. What a request needs is made just before it through the store, which talks to
 //! moto directly, not through the proxy that counts the functions' requests: a reservation to
-//! pay, a paid purchase to open. What a request wrote is deleted after it: moto copies a whole
-//! table for every action of a transaction, so a table that grew by thousands of purchases would
-//! make each transaction, and the run, slower and slower.
+//! pay, a paid purchase to open, a top-up with its Checkout Session for Stripe's signed event to
+//! credit (cash-top-ups opens its sessions at a Stripe stub). What a request wrote is deleted
+//! after it: moto copies a whole table for every action of a transaction, so a table that grew
+//! by thousands of purchases would make each transaction, and the run, slower and slower.
 
 use std::time::Duration;
 
+use aws_lc_rs::hmac;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
 use serde_json::{Value, json};
+use shared::cash::Money;
 use shared::ids::PurchaseId;
 use shared::packs::seed::parse_seed;
 use shared::purchases::{StartRequest, purchase_id, random_client_seed};
 use shared::store::DynamoStore;
 use shared::store::purchases::{CompletePurchase, StartPurchase, Started};
-use shared::store::schema::{UNPAID_SK, cash_pk, debit_sk, purchase_sk, user_pk};
+use shared::store::schema::{
+    CREDIT_SK, TOPUP_SK, UNPAID_SK, cash_pk, credit_pk, debit_sk, purchase_sk, topup_pk, user_pk,
+};
+use shared::store::topups::{CreateTopUp, SetCheckout};
 use shared::timestamp::Timestamp;
+use shared::topups::{Checkout, TopUp, credit_reference, top_up_id};
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::MotoServer;
 use testkit::purchases::{complete_event, credit, get_event, start_event};
 use testkit::runtime_api::Outcome;
+use testkit::stripe::{self, StripeStub};
 use testkit::tokens::{AUDIENCE, ISSUER, TestKey, jwks_json};
 
 use crate::stats::day_token;
@@ -49,9 +57,13 @@ pub enum Kind {
     CompletePurchase,
     OpenPack,
     ReleaseHolds,
+    MePurchases,
+    MeCash,
+    CashTopUps,
+    StripeWebhook,
 }
 
-pub const ALL: [Kind; 10] = [
+pub const ALL: [Kind; 14] = [
     Kind::Hello,
     Kind::HelloDynamodb,
     Kind::ListPacks,
@@ -62,6 +74,10 @@ pub const ALL: [Kind; 10] = [
     Kind::CompletePurchase,
     Kind::OpenPack,
     Kind::ReleaseHolds,
+    Kind::MePurchases,
+    Kind::MeCash,
+    Kind::CashTopUps,
+    Kind::StripeWebhook,
 ];
 
 impl Kind {
@@ -77,6 +93,10 @@ impl Kind {
             Self::CompletePurchase => "complete-purchase",
             Self::OpenPack => "open-pack",
             Self::ReleaseHolds => "release-holds",
+            Self::MePurchases => "me-purchases",
+            Self::MeCash => "me-cash",
+            Self::CashTopUps => "cash-top-ups",
+            Self::StripeWebhook => "stripe-webhook",
         }
     }
 
@@ -93,6 +113,9 @@ impl Kind {
                 | Self::StartPurchase
                 | Self::CompletePurchase
                 | Self::OpenPack
+                | Self::MePurchases
+                | Self::MeCash
+                | Self::CashTopUps
         )
     }
 
@@ -118,6 +141,10 @@ impl Kind {
             Self::StartPurchase | Self::CompletePurchase => "1 read + 1 transactional write",
             Self::OpenPack => "at most 2 reads + 1 write",
             Self::ReleaseHolds => "informative: 1 Query when nothing has expired",
+            Self::MePurchases => "informative: a page of the fan's index",
+            Self::MeCash => "informative: the fan's balances",
+            Self::CashTopUps => "informative: the top-up written, then its session",
+            Self::StripeWebhook => "informative: the top-up read, then its credit's transaction",
         }
     }
 
@@ -130,7 +157,19 @@ impl Kind {
                 | Self::CompletePurchase
                 | Self::OpenPack
                 | Self::ReleaseHolds
+                | Self::MePurchases
+                | Self::MeCash
+                | Self::CashTopUps
+                | Self::StripeWebhook
         )
+    }
+
+    /// Its answer to a request that succeeds.
+    fn success(self) -> u64 {
+        match self {
+            Self::StartPurchase | Self::CashTopUps => 201,
+            _ => 200,
+        }
     }
 }
 
@@ -143,6 +182,8 @@ pub struct Bench {
     _moto: MotoServer,
     pub proxy: FaultProxy,
     pub idp: HttpStub,
+    /// Stripe's API, for cash-top-ups.
+    stripe: StripeStub,
     reads: DynamoStore,
     pub purchases: DynamoStore,
     token: String,
@@ -154,6 +195,8 @@ pub struct Bench {
     written: Vec<(String, String)>,
     /// Invocations that did not succeed (moto stalling past the functions' timeouts).
     failures: Vec<String>,
+    /// Invocations planned for the binary being measured ([`Bench::plan`]).
+    planned: usize,
 }
 
 /// A DynamoDB client for `endpoint` that waits up to two minutes for an answer.
@@ -176,10 +219,11 @@ impl Bench {
     pub async fn start() -> Self {
         let moto = MotoServer::start().await;
         let seed = parse_seed(SEED).expect("the shipped seed");
-        let reads = moto.new_table().await;
-        // What the harness itself does on moto waits as long as moto takes (it can stall for
-        // seconds on a busy machine); the functions keep their own timeouts.
+        // What the harness itself does on moto, seeding included, waits as long as moto takes
+        // (it can stall for seconds on a busy machine: seeding a pack with the production
+        // client's 1.5 s attempts failed at a load of 14); the functions keep their own timeouts.
         let patient = patient_client(&moto.endpoint).await;
+        let reads = DynamoStore::new(patient.clone(), moto.new_table().await.table());
         let purchases = DynamoStore::new(patient, moto.new_table().await.table());
         for pack in &seed {
             testkit::packs::save(&reads, pack).await;
@@ -193,6 +237,7 @@ impl Bench {
             _moto: moto,
             proxy,
             idp,
+            stripe: StripeStub::start().await,
             reads,
             purchases,
             token: day_token(TestKey::Rsa, BUYER),
@@ -200,6 +245,7 @@ impl Bench {
             next_key: 0,
             written: Vec::new(),
             failures: Vec::new(),
+            planned: 0,
         }
     }
 
@@ -218,13 +264,11 @@ impl Bench {
             ),
             ("RUST_LOG".to_owned(), "info".to_owned()),
         ];
-        match kind {
-            Kind::Hello => env.clear(),
-            Kind::ListPacks => env.push((
-                "CURSOR_SECRET".to_owned(),
-                testkit::CURSOR_SECRET.to_owned(),
-            )),
-            _ if kind.checks_tokens() => env.extend([
+        if kind == Kind::Hello {
+            env.clear();
+        }
+        if kind.checks_tokens() {
+            env.extend([
                 ("AUTH_ISSUER".to_owned(), ISSUER.to_owned()),
                 ("AUTH_AUDIENCE".to_owned(), AUDIENCE.to_owned()),
                 (
@@ -232,7 +276,20 @@ impl Bench {
                     self.idp.url("/.well-known/jwks.json"),
                 ),
                 ("PURCHASE_HOLD_SECONDS".to_owned(), "3600".to_owned()),
-            ]),
+            ]);
+        }
+        let mut set = |name: &str, value: &str| env.push((name.to_owned(), value.to_owned()));
+        match kind {
+            Kind::ListPacks | Kind::MePurchases | Kind::MeCash => {
+                set("CURSOR_SECRET", testkit::CURSOR_SECRET);
+            }
+            Kind::CashTopUps => {
+                set("STRIPE_API_BASE", &self.stripe.base());
+                set("STRIPE_SECRET_KEY", stripe::SECRET_KEY);
+                set("TOPUP_SUCCESS_URL", "https://fan.example/done");
+                set("TOPUP_CANCEL_URL", "https://fan.example/cancelled");
+            }
+            Kind::StripeWebhook => set("STRIPE_WEBHOOK_SECRET", stripe::WEBHOOK_SECRET),
             _ => {}
         }
         env
@@ -313,17 +370,64 @@ impl Bench {
                     .to_json()
             }
             Kind::ReleaseHolds => json!({}),
+            Kind::MePurchases => ApiEvent::get("/api/me/purchases").bearer(&token).to_json(),
+            Kind::MeCash => ApiEvent::get("/api/me/cash").bearer(&token).to_json(),
+            Kind::CashTopUps => ApiEvent::post("/api/me/cash/top-ups")
+                .bearer(&token)
+                .header("idempotency-key", &self.key())
+                .json(r#"{"amount":1000,"currency":"USD"}"#)
+                .to_json(),
+            Kind::StripeWebhook => self.paid_top_up().await,
         }
+    }
+
+    /// A pending top-up with its Checkout Session, made through the store, and Stripe's signed
+    /// event saying that session is paid (what the webhook credits); its writes noted.
+    async fn paid_top_up(&mut self) -> Value {
+        let key = self.key();
+        let user = testkit::ids::user(BUYER);
+        let money = Money {
+            amount: 1000,
+            currency: "USD".into(),
+        };
+        let top_up = TopUp::pending(top_up_id(&user, &key), user, money, Timestamp::now());
+        let session = format!("cs_{key}");
+        let checkout = Checkout {
+            session_id: session.clone(),
+            url: format!("https://checkout.stripe.com/c/pay/{session}"),
+        };
+        self.purchases
+            .create_top_up(&top_up)
+            .await
+            .expect("a pending top-up through the store");
+        self.purchases
+            .set_checkout(&top_up.id, &checkout)
+            .await
+            .expect("its session through the store");
+        let id = top_up.id.as_str();
+        let body = stripe::session_event(
+            &format!("evt_{key}"),
+            "checkout.session.completed",
+            &session,
+            id,
+            1000,
+            "usd",
+            "paid",
+        );
+        self.written.push((topup_pk(id), TOPUP_SK.to_owned()));
+        let reference = credit_reference(&top_up.id);
+        self.written
+            .push((credit_pk(&reference), CREDIT_SK.to_owned()));
+        ApiEvent::post("/api/webhooks/stripe")
+            .header("stripe-signature", &stripe_signature(&body))
+            .json(&body)
+            .to_json()
     }
 
     /// Whether `outcome` is `kind`'s success (a 200, a 201 for a start; the sweep's report); a
     /// failure is kept in [`Bench::failures`]. Notes what a success wrote, for [`Bench::clean`].
     pub fn record(&mut self, kind: Kind, outcome: Option<Outcome>) -> bool {
-        let expected = if kind == Kind::StartPurchase {
-            201
-        } else {
-            200
-        };
+        let expected = kind.success();
         let mut document = match outcome {
             Some(Outcome::Response(document))
                 if kind == Kind::ReleaseHolds && document["released"].is_u64() =>
@@ -336,11 +440,28 @@ impl Bench {
                 document
             }
             other => {
-                self.failures.push(format!("{}: {other:?}", kind.name()));
+                let failure = format!("{}: {other:?}", kind.name());
+                // Stopped at the first failure past 1%, not after every planned invocation: one
+                // the function never answers costs the harness's timeout (30 s), and a binary
+                // failing throughout kept a part silent for up to 241 x 30 s.
+                assert!(
+                    (self.failures.len() + 1) * 100 <= self.planned,
+                    "{}: more than 1% of {} invocations failed, stopped; the first: {}",
+                    kind.name(),
+                    self.planned,
+                    self.failures.first().unwrap_or(&failure)
+                );
+                self.failures.push(failure);
                 return false;
             }
         };
         let body = document["body"].take();
+        if kind == Kind::CashTopUps {
+            let parsed: Value =
+                serde_json::from_str(body.as_str().unwrap_or_default()).expect("a JSON body");
+            let id = parsed["topUp"]["id"].as_str().expect("the top-up's id");
+            self.written.push((topup_pk(id), TOPUP_SK.to_owned()));
+        }
         if matches!(
             kind,
             Kind::StartPurchase | Kind::CompletePurchase | Kind::OpenPack
@@ -360,6 +481,12 @@ impl Bench {
             }
         }
         true
+    }
+
+    /// The next binary is measured with `invocations` invocations: more than 1% of them failing
+    /// stops the run at once ([`Bench::record`]).
+    pub fn plan(&mut self, invocations: usize) {
+        self.planned = invocations;
     }
 
     /// The failed invocations recorded since the last call (descriptions).
@@ -392,4 +519,15 @@ impl Bench {
                 .expect("deleting what a request wrote");
         }
     }
+}
+
+/// Stripe's `Stripe-Signature` header for `body`, signed now with the webhook secret the bench
+/// configures (HMAC-SHA256 of `<t>.<body>`, as Stripe signs): in process, as a Python signer per
+/// event would slow the run.
+fn stripe_signature(body: &str) -> String {
+    let at = stripe::now();
+    let key = hmac::Key::new(hmac::HMAC_SHA256, stripe::WEBHOOK_SECRET.as_bytes());
+    let tag = hmac::sign(&key, format!("{at}.{body}").as_bytes());
+    let hex: String = tag.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("t={at},v1={hex}")
 }

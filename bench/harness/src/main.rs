@@ -1,8 +1,8 @@
 //! `lambda-bench`: the benchmark harness of `scripts/bench` (BENCHMARKS.md has the method).
 //!
 //! ```text
-//! lambda-bench lambda BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
-//! lambda-bench cold   BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
+//! lambda-bench lambda [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
+//! lambda-bench cold   [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
 //! lambda-bench drop   BIN_DIR DROP_API
 //! lambda-bench BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]     (as `lambda`)
 //! ```
@@ -20,11 +20,16 @@
 //!   `start-purchase` processes against moto; what a start writes and the ceiling it puts on a
 //!   pack's drop.
 //!
+//! `--before LABEL=DIR`: the same functions built from another commit (`scripts/bench` with
+//! `BENCH_BASELINE`), each measured just before its namesake in BIN_DIR, under the same moto and
+//! load, and shown beside it with the ratios (the floors run once, from BIN_DIR).
+//!
 //! `ONLY` is a comma-separated list of binaries (to profile one, for example). Tables go to
 //! standard output, the figures as JSON to standard error's last line.
 
 mod capacity;
 mod capacity_run;
+mod compare;
 mod drop;
 mod functions;
 mod lambda;
@@ -35,9 +40,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::compare::Baseline;
+
 fn usage() -> ! {
     eprintln!(
-        "usage: lambda-bench (lambda|cold) BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR..."
+        "usage: lambda-bench (lambda|cold) [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR..."
     );
     std::process::exit(2)
 }
@@ -121,26 +128,27 @@ async fn main() {
         Some(_) => "lambda".to_owned(),
         None => usage(),
     };
+    let before = (args.first().map(String::as_str) == Some("--before")).then(|| {
+        let design = args.get(1).cloned().unwrap_or_else(|| usage());
+        args.drain(..2);
+        let (label, dir) = design.split_once('=').unwrap_or_else(|| usage());
+        Baseline {
+            label: label.to_owned(),
+            dir: PathBuf::from(dir),
+        }
+    });
     let bin_dir = PathBuf::from(args.first().cloned().unwrap_or_else(|| usage()));
+    let only = only(&args, 3);
+    let plan = |warm: usize| lambda::Plan {
+        bin_dir: &bin_dir,
+        baseline: before.as_ref(),
+        cold_runs: number(&args, 1, 21),
+        warm: number(&args, 2, warm),
+        only: only.as_deref(),
+    };
     let figures = match command.as_str() {
-        "lambda" => {
-            lambda::run(
-                &bin_dir,
-                number(&args, 1, 21),
-                number(&args, 2, 3000),
-                only(&args, 3).as_deref(),
-            )
-            .await
-        }
-        "cold" => {
-            lambda::run_cold(
-                &bin_dir,
-                number(&args, 1, 21),
-                number(&args, 2, 200),
-                only(&args, 3).as_deref(),
-            )
-            .await
-        }
+        "lambda" => lambda::run(&plan(3000)).await,
+        "cold" => lambda::run_cold(&plan(200)).await,
         _ => {
             let drop_api = PathBuf::from(args.get(1).cloned().unwrap_or_else(|| usage()));
             drops(&bin_dir, &drop_api).await
