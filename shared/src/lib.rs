@@ -26,6 +26,7 @@ pub mod http_client;
 pub mod ids;
 pub mod links;
 pub mod metrics;
+pub mod openapi;
 pub mod packs;
 pub mod purchases;
 pub mod runtime;

@@ -12,7 +12,9 @@ use crate::timestamp::Timestamp;
 
 pub const DEFAULT_LEDGER_LIMIT: usize = 20;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which way an entry moved the balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
 pub enum EntryKind {
     Credit,
     Debit,

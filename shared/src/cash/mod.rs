@@ -14,10 +14,13 @@ pub const MAX_CREDIT: u64 = 1_000_000_000_000;
 pub const MAX_REFERENCE_LEN: usize = 255;
 
 /// An amount of one currency, in integer minor units (`{"amount": 499, "currency": "USD"}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Price)]
 pub struct Money {
+    /// In minor units of the currency (cents).
     pub amount: u64,
+    #[schema(value_type = crate::openapi::schemas::Currency)]
     pub currency: String,
 }
 

@@ -7,12 +7,17 @@ use std::time::{Duration, Instant};
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde::Serialize;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ArrayBuilder, Ref, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::respond;
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{GET_PACK, PackPath};
-use crate::packs::{Pack, PackFairness, PackStatus};
+use crate::openapi::schemas::with_properties;
+use crate::openapi::{examples, responses as doc};
+use crate::packs::{MAX_ITEMS, Pack, PackFairness, PackItem, PackStatus};
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, StoredPack};
 use crate::timestamp::Timestamp;
@@ -73,7 +78,8 @@ impl RecentPacks {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 struct PackAnswer<'a> {
     pack: PackDetail<'a>,
 }
@@ -86,12 +92,75 @@ struct PackDetail<'a> {
     fairness: PackFairness,
 }
 
+/// Every field of `Pack` as one object (the pack's `Serialize` writes `items` too), plus `items`
+/// and `fairness`.
+impl PartialSchema for PackDetail<'_> {
+    fn schema() -> RefOr<Schema> {
+        let items = ArrayBuilder::new()
+            .items(Ref::from_schema_name(PackItem::name()))
+            .max_items(Some(MAX_ITEMS))
+            .description(Some(
+                "The content pool, in the order the draw uses; every rarity of `odds` has at \
+                 least one item.",
+            ));
+        with_properties(
+            Pack::schema(),
+            [
+                ("items", items.into()),
+                (
+                    "fairness",
+                    Ref::from_schema_name(PackFairness::name()).into(),
+                ),
+            ],
+        )
+    }
+}
+
+impl ToSchema for PackDetail<'_> {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((PackItem::name().into(), PackItem::schema()));
+        schemas.push((PackFairness::name().into(), PackFairness::schema()));
+        Pack::schemas(schemas);
+        PackItem::schemas(schemas);
+        PackFairness::schemas(schemas);
+    }
+}
+
 pub fn pack_not_found() -> ApiError {
     ApiError::refused(ErrorCode::PackNotFound, "No pack has this id.")
 }
 
 /// A pack whose status is `active` or `archived`, whatever its sale window; a draft or an unknown
 /// id is 404 `pack_not_found`. The server seed is shown once it is revealed.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}",
+    operation_id = "getPack",
+    tag = "Packs",
+    summary = "Get one pack, with its items and its fairness commitment",
+    description = "The pack as listed, plus `items` (its content pool: what a slot of an opened \
+pack can hold, in the order the draw uses) and `fairness`: the SHA-256 commitment to the pack's \
+server seed, and the seed itself once it is revealed (`saleEndsAt` + 1 hour; `null` until then, \
+and always for a pack without `saleEndsAt`). See docs/fairness.md.
+
+Any pack whose status is `active` or `archived` is answered, whatever its sale window; a `draft` \
+pack is answered as an unknown one (404 `pack_not_found`).",
+    security(),
+    params(PackPath),
+    responses(
+        (status = 200, description = "The pack.", body = PackAnswer,
+            examples(("pack" = (value = json!(examples::pack_detail()))))),
+        (status = 404, description = "No pack has this id, or the pack is a draft \
+(`pack_not_found`); or the id is not an id (`not_found`).", body = ErrorBody,
+            examples(
+                ("unknown" = (value = json!(doc::error_example(ErrorCode::PackNotFound, "No pack has this id.")))),
+                ("notAnId" = (value = json!(doc::not_an_id()))),
+            )),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
         let PackPath { pack_id } = GET_PACK.params(&request)?;

@@ -10,6 +10,7 @@ use crate::http::request::bearer_token;
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{GET_PURCHASE, PurchasePath};
+use crate::openapi::{examples, responses as doc};
 use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::GetPurchase;
 use crate::timestamp::Timestamp;
@@ -17,6 +18,27 @@ use crate::timestamp::Timestamp;
 /// The caller's purchase of that pack; anybody else's, another pack's or none is the same 404
 /// (never 403: whether it exists is not told). One read; a second (the pack's published seed)
 /// only for an opened purchase whose seed it does not show yet.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}/purchases/{purchaseId}",
+    operation_id = "getPurchase",
+    tag = "Purchases",
+    summary = "Get one of the signed-in user's purchases",
+    description = "The purchase as it is now. A `reserved` purchase whose `expiresAt` has passed \
+reads `expired`, whether or not its hold was released yet. Another user's purchase, another \
+pack's, or none at all are the same 404 `purchase_not_found`.",
+    security(("sessionToken" = [])),
+    params(PurchasePath),
+    responses(
+        (status = 200, description = "The purchase.", body = PurchaseAnswer,
+            examples(("reserved" = (value = json!(examples::reserved_purchase()))))),
+        (status = 401, response = doc::Unauthorized),
+        (status = 404, response = doc::PurchaseNotFound),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn get_purchase<S: GetPurchase + GetRevealedSeed>(
     state: &PurchaseState<S>,
     request: Request,

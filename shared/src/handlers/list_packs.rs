@@ -6,11 +6,15 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 
+use utoipa::IntoParams;
+
+use crate::handlers::me::next_cursor_schema;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request::single_query_param;
 use crate::http::respond;
 use crate::http::response::{json_text_response, publicly_cached};
 use crate::http::routes::LIST_PACKS;
+use crate::openapi::{examples, responses as doc};
 use crate::packs::document::PackDocument;
 use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PageRequest};
 use crate::store::packs::ListActivePacks;
@@ -20,6 +24,16 @@ use crate::timestamp::Timestamp;
 pub struct ListPacksState<S> {
     pub store: S,
     pub cursors: CursorSigner,
+}
+
+// The schema of `page_json`'s text.
+/// A page of active packs.
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackList {
+    pub packs: Vec<crate::packs::Pack>,
+    #[schema(schema_with = next_cursor_schema, required)]
+    pub next_cursor: Option<String>,
 }
 
 /// `{"packs": [...], "nextCursor": ...}`, the packs' stored JSON copied in as it is.
@@ -69,6 +83,42 @@ pub fn parse_limit_or(value: Option<&str>, default: usize) -> Result<usize, ApiE
     }
 }
 
+/// The query of `GET /api/packs` (read by [`list_packs`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListPacksQuery {
+    /// Packs per page.
+    #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LIMIT))]
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page, as given (opaque and signed; any other value is a
+    /// 400).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/packs",
+    operation_id = "listPacks",
+    tag = "Packs",
+    summary = "List the active packs",
+    description = "A pack is active when its `status` is `active`, its sale has started \
+(`saleStartsAt <= now`) and has not ended (`saleEndsAt` is null or later than now). Sold-out \
+active packs are listed with `remaining: 0`. Order: `saleStartsAt` newest first, then `id` \
+ascending.
+
+Pages: pass the previous page's `nextCursor` as `cursor`. A page may hold fewer than `limit` \
+packs while more follow; `nextCursor` is null only on the last page.",
+    security(),
+    params(ListPacksQuery),
+    responses(
+        (status = 200, description = "A page of active packs.", body = PackList,
+            examples(("page" = (value = json!(examples::pack_page()))))),
+        (status = 400, response = doc::BadRequest),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn list_packs<S: ListActivePacks>(
     state: &ListPacksState<S>,
     request: Request,

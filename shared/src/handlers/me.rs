@@ -1,13 +1,19 @@
 //! What the fan's own views share (`GET /api/me/...`): their state, and the query parameters
 //! of a page: `limit`, a `cursor` bound to the caller and the filters, ids.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 use crate::auth::TokenVerifier;
 use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::request::single_query_param;
 use crate::ids::PackId;
+use crate::openapi::schemas::with_properties;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{CursorSigner, cursor_scope};
 use crate::purchases::Purchase;
@@ -141,6 +147,33 @@ pub struct PageJson<T> {
     #[serde(flatten)]
     pub entries: T,
     pub next_cursor: Option<String>,
+}
+
+/// The page's schema is its entries' object (named as it is) with `nextCursor`.
+impl<T: ToSchema> PartialSchema for PageJson<T> {
+    fn schema() -> RefOr<Schema> {
+        with_properties(T::schema(), [("nextCursor", next_cursor_schema())])
+    }
+}
+
+impl<T: ToSchema> ToSchema for PageJson<T> {
+    fn name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        T::schemas(schemas);
+    }
+}
+
+/// `nextCursor`: what a page passes on to the next.
+pub fn next_cursor_schema() -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .description(Some(
+            "Pass as `cursor` for the next page; null on the last page.",
+        ))
+        .into()
 }
 
 impl MeState<crate::store::DynamoStore> {

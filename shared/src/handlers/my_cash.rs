@@ -5,15 +5,18 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::cash::Money;
 use crate::cash::is_currency;
-use crate::cash::ledger::{DEFAULT_LEDGER_LIMIT, LedgerQuery};
+use crate::cash::ledger::{DEFAULT_LEDGER_LIMIT, EntryKind, LedgerQuery};
 use crate::handlers::me::{MeState, PageJson, cursor, invalid_query, limit, next_cursor};
 use crate::http::request::{bearer_token, single_query_param};
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{MY_CASH, MY_LEDGER};
+use crate::openapi::responses as doc;
+use crate::openapi::schemas::{Currency, Id};
 use crate::purchases::mine::is_list_key;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::timestamp::Timestamp;
@@ -30,12 +33,33 @@ pub async fn me_cash<S: GetBalances + ListLedger>(
     }
 }
 
-#[derive(Serialize)]
+/// The caller's balances.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MyBalances)]
 struct Balances {
     balances: Vec<Money>,
 }
 
 /// `GET /api/me/cash`: one balance per currency the caller ever held, by currency.
+#[utoipa::path(
+    get,
+    path = "/api/me/cash",
+    operation_id = "getMyCash",
+    tag = "Me",
+    summary = "The signed-in user's Cash balances",
+    description = "One balance per currency the caller ever held (0 included), sorted by \
+currency; none for a fan who never had Cash.",
+    security(("sessionToken" = [])),
+    responses(
+        (status = 200, description = "The caller's balances.", body = Balances,
+            example = json!({"balances": [{"amount": 9002, "currency": "USD"}]})),
+        (status = 401, response = doc::Unauthorized),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn my_cash<S: GetBalances>(state: &MeState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
         MY_CASH.params(&request)?;
@@ -46,24 +70,73 @@ pub async fn my_cash<S: GetBalances>(state: &MeState<S>, request: Request) -> Re
     .await
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One credit or debit of a balance.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LedgerEntry)]
 struct EntryJson<'a> {
+    #[schema(value_type = Id)]
     id: &'a str,
     #[serde(rename = "type")]
+    #[schema(value_type = EntryKind)]
     kind: &'static str,
+    /// Minor units (cents); always positive, `type` says which way.
     amount: u64,
+    #[schema(value_type = Currency)]
     currency: &'a str,
     at: Timestamp,
+    /// The purchase a debit paid for; null for credits.
+    #[schema(value_type = Option<Id>, required)]
     purchase_id: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+/// A page of the caller's ledger.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MyLedgerPage)]
 struct Transactions<'a> {
     transactions: Vec<EntryJson<'a>>,
 }
 
+/// The query of `GET /api/me/cash/transactions` (read by [`my_ledger`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LedgerFilters {
+    #[param(pattern = "^[A-Z]{3}$")]
+    pub currency: Option<String>,
+    /// Entries per page.
+    #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LEDGER_LIMIT))]
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
+    /// other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
+}
+
+/// `{"transactions": [...], "nextCursor": ...}`.
+type MyLedgerPage<'a> = PageJson<Transactions<'a>>;
+
 /// `GET /api/me/cash/transactions?currency=&limit=&cursor=`: newest first.
+#[utoipa::path(
+    get,
+    path = "/api/me/cash/transactions",
+    operation_id = "listMyCashTransactions",
+    tag = "Me",
+    summary = "The signed-in user's Cash ledger",
+    description = "Every credit (operator credits, card top-ups) and debit (payments) of the \
+caller's balances, newest first (then id, descending). For each currency, the credits less the \
+debits are the balance. Pages work as for `/api/me/purchases`.",
+    security(("sessionToken" = [])),
+    params(LedgerFilters),
+    responses(
+        (status = 200, description = "A page of the caller's ledger.", body = MyLedgerPage),
+        (status = 400, response = doc::BadRequest),
+        (status = 401, response = doc::Unauthorized),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn my_ledger<S: ListLedger>(state: &MeState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
         MY_LEDGER.params(&request)?;

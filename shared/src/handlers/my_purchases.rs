@@ -5,6 +5,7 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde::Serialize;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::handlers::me::{MeState, PageJson, cursor, invalid_query, limit, next_cursor, pack_id};
 use crate::handlers::purchase_json::PurchaseJson;
@@ -12,7 +13,10 @@ use crate::http::request::{bearer_token, single_query_param};
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{MY_ITEMS, MY_PURCHASES};
+use crate::openapi::responses as doc;
+use crate::openapi::schemas::Id;
 use crate::packs::MAX_RARITY_CHARS;
+use crate::purchases::PurchaseStatus;
 use crate::purchases::mine::{
     DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItemsQuery, MyPurchasesQuery,
     StatusFilter, is_list_key,
@@ -34,12 +38,61 @@ pub async fn me_purchases<S: ListMyPurchases + ListMyItems + GetRevealedSeed>(
     }
 }
 
-#[derive(Serialize)]
+/// A page of the caller's purchases.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MyPurchasesPage)]
 struct Purchases<'a> {
     purchases: Vec<PurchaseJson<'a>>,
 }
 
+/// The query of `GET /api/me/purchases` (read by [`my_purchases`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct MyPurchasesFilters {
+    pub status: Option<PurchaseStatus>,
+    /// Only this pack's (an id of the id grammar; any other value is a 400 `invalid_query`).
+    #[param(pattern = "^[A-Za-z0-9_-]{1,64}$")]
+    pub pack_id: Option<String>,
+    /// Purchases per page.
+    #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_PURCHASES_LIMIT))]
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
+    /// other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
+}
+
+/// `{"purchases": [...], "nextCursor": ...}`.
+type MyPurchasesPage<'a> = PageJson<Purchases<'a>>;
+
 /// `GET /api/me/purchases?status=&packId=&limit=&cursor=`.
+#[utoipa::path(
+    get,
+    path = "/api/me/purchases",
+    operation_id = "listMyPurchases",
+    tag = "Me",
+    summary = "List the signed-in user's purchases",
+    description = "The caller's purchases, newest `reservedAt` first (then id, descending), each \
+exactly as `GET` of one purchase answers it (but for the pack's seed: an opened purchase shows \
+`fairness.serverSeed` as stored at its opening; `GET` of the purchase shows it once the pack's \
+seed is published). `status=completed` is \"paid, not yet opened\"; a `reserved` purchase whose \
+`expiresAt` has passed is `expired` whether or not its hold was released.
+
+Pages: pass `nextCursor` back as `cursor`, with the same filters and token (a cursor of another \
+user or other filters is a 400 `invalid_cursor`). A page may hold fewer than `limit` purchases \
+while more follow (entries the filters skip); `nextCursor` is null only on the last page.",
+    security(("sessionToken" = [])),
+    params(MyPurchasesFilters),
+    responses(
+        (status = 200, description = "A page of the caller's purchases.", body = MyPurchasesPage),
+        (status = 400, response = doc::BadRequest),
+        (status = 401, response = doc::Unauthorized),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
     state: &MeState<S>,
     request: Request,
@@ -98,25 +151,77 @@ pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
     .await
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+/// An item the caller pulled, with where it came from.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = MyItem)]
 struct ItemJson<'a> {
+    #[schema(value_type = Id)]
     item_id: &'a str,
+    #[schema(min_length = 1, max_length = 200)]
     name: &'a str,
+    #[schema(min_length = 1, max_length = 32)]
     rarity: &'a str,
+    #[schema(format = "uri", pattern = "^https://", required)]
     image_url: Option<&'a str>,
+    #[schema(value_type = Id)]
     pack_id: &'a str,
+    #[schema(value_type = Id)]
     purchase_id: &'a str,
     slot: u32,
     opened_at: Timestamp,
 }
 
-#[derive(Serialize)]
+/// A page of the caller's items.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MyItemsPage)]
 struct Items<'a> {
     items: Vec<ItemJson<'a>>,
 }
 
+/// The query of `GET /api/me/items` (read by [`my_items`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct MyItemsFilters {
+    /// Only this pack's (an id of the id grammar; any other value is a 400 `invalid_query`).
+    #[param(pattern = "^[A-Za-z0-9_-]{1,64}$")]
+    pub pack_id: Option<String>,
+    #[param(min_length = 1, max_length = 32)]
+    pub rarity: Option<String>,
+    /// Items per page.
+    #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_ITEMS_LIMIT))]
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page, as given, with the same filters and token (any
+    /// other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
+}
+
+/// `{"items": [...], "nextCursor": ...}`.
+type MyItemsPage<'a> = PageJson<Items<'a>>;
+
 /// `GET /api/me/items?packId=&rarity=&limit=&cursor=`.
+#[utoipa::path(
+    get,
+    path = "/api/me/items",
+    operation_id = "listMyItems",
+    tag = "Me",
+    summary = "List the items the signed-in user pulled from opened packs",
+    description = "Every item of the caller's opened purchases, newest opening first, then \
+purchase id (descending), then slot. A page may end inside a purchase; pages work as for \
+`/api/me/purchases`.",
+    security(("sessionToken" = [])),
+    params(MyItemsFilters),
+    responses(
+        (status = 200, description = "A page of the caller's items.", body = MyItemsPage),
+        (status = 400, response = doc::BadRequest),
+        (status = 401, response = doc::Unauthorized),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn my_items<S: ListMyItems>(state: &MeState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
         MY_ITEMS.params(&request)?;

@@ -3,10 +3,12 @@
 use std::time::Duration;
 
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
+use crate::openapi::schemas::{Hex32, Id};
 use crate::packs::draw::ALGORITHM;
 use crate::purchases::{HoldPolicy, OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::timestamp::Timestamp;
@@ -23,33 +25,72 @@ pub struct PurchaseState<S> {
 }
 
 /// A purchase as the API shows it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Serialize, ToSchema)]
+// For the schema only (`additionalProperties: false`): the API writes no other field.
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = Purchase)]
 pub struct PurchaseJson<'a> {
+    /// Derived from the user and the `Idempotency-Key` that started it.
+    #[schema(value_type = Id)]
     id: &'a str,
+    #[schema(value_type = Id)]
     pack_id: &'a str,
     status: PurchaseStatus,
+    #[schema(value_type = Money)]
     price: &'a Money,
+    /// The buyer's seed of the draw (the one sent, or one the server picked).
+    #[schema(min_length = 1, max_length = 64, pattern = "^[ -~]{1,64}$")]
     client_seed: &'a str,
+    /// This purchase's number among the user's purchases of the pack (1, 2, ...).
+    #[schema(minimum = 1)]
     nonce: u64,
     reserved_at: Timestamp,
+    /// When the hold runs out unless the purchase is paid.
     expires_at: Timestamp,
+    #[schema(required)]
     completed_at: Option<Timestamp>,
+    #[schema(required)]
     opened_at: Option<Timestamp>,
+    /// The drawn items, once opened; null before.
+    #[schema(value_type = Option<Vec<OpenedItem>>, required)]
     items: Option<&'a [OpenedItem]>,
     /// On opened purchases: what anyone needs to check the draw (docs/fairness.md).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = FairnessJson)]
     fairness: Option<FairnessJson<'a>>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+/// On opened purchases: what anyone needs to check the draw with `scripts/verify-draw`
+/// (docs/fairness.md), with the pack's `odds`, `items` and `itemsPerPack` and the buyer's own
+/// account id.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = PurchaseFairness)]
 struct FairnessJson<'a> {
+    #[schema(schema_with = algorithms)]
     algorithm: &'static str,
+    /// Lowercase hex SHA-256 of the pack's server seed, published with the pack.
+    #[schema(value_type = Hex32)]
     server_seed_hash: &'a str,
+    /// The pack's server seed (lowercase hex), once revealed (`saleEndsAt` + 1 hour); null
+    /// before. `GET` of a purchase shows it only when the purchase was opened after the reveal;
+    /// the pack and a repeated open show it always once revealed.
+    #[schema(value_type = Option<Hex32>, required)]
     server_seed: Option<&'a str>,
+    /// The buyer's seed of the draw.
+    #[schema(min_length = 1, max_length = 64, pattern = "^[ -~]{1,64}$")]
     client_seed: &'a str,
+    /// The purchase's `nonce`.
+    #[schema(minimum = 1)]
     nonce: u64,
+}
+
+/// The draw's algorithm, the one there is.
+fn algorithms() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .enum_values(Some([ALGORITHM]))
+        .build()
 }
 
 impl<'a> PurchaseJson<'a> {
@@ -102,7 +143,8 @@ impl<'a> FairnessJson<'a> {
 }
 
 /// `{"purchase": ...}`.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PurchaseAnswer<'a> {
     pub purchase: PurchaseJson<'a>,
 }

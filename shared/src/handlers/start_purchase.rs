@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::handlers::get_pack::pack_not_found;
 use crate::handlers::purchase_json::{PurchaseAnswer, PurchaseJson, PurchaseState, mark_replayed};
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::request::{
     bearer_token, body_bytes, has_body, idempotency_key, json_object, require_json_content_type,
 };
@@ -14,6 +14,8 @@ use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{GET_PURCHASE, PackPath, START_PURCHASE};
 use crate::metrics::{self, Metric};
+use crate::openapi::headers::{PurchaseLocation, Replayed};
+use crate::openapi::{examples, responses as doc};
 use crate::purchases::{
     MAX_CLIENT_SEED_CHARS, PurchaseStatus, StartRefusal, StartRequest, is_valid_client_seed,
     purchase_id, random_client_seed,
@@ -21,11 +23,15 @@ use crate::purchases::{
 use crate::store::purchases::{StartError, StartPurchase, Started};
 use crate::timestamp::Timestamp;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = StartPurchaseRequest)]
 struct StartBody {
-    /// Absent: `None`; present: `Some` of the value, so that `null` is refused, not ignored.
+    // Absent: `None`; present: `Some` of the value, so that `null` is refused, not ignored.
+    /// Your part of the draw's randomness, 1-64 printable ASCII characters (space to `~`).
+    /// Absent, the server picks one.
     #[serde(default, rename = "clientSeed", deserialize_with = "present")]
+    #[schema(value_type = String, min_length = 1, max_length = 64, pattern = "^[ -~]{1,64}$")]
     client_seed: Option<Option<String>>,
 }
 
@@ -92,6 +98,108 @@ fn refused(error: StartError) -> ApiError {
 /// Checks, in order: route (404/405), token (401), `Idempotency-Key` (400), body (415, 413,
 /// 400); then starts the purchase in one transaction. 201 with `Location`; a repeat of the key
 /// answers the same purchase as it is now (as GET would) with `Idempotent-Replayed: true`.
+#[utoipa::path(
+    post,
+    path = "/api/packs/{packId}/purchases",
+    operation_id = "startPurchase",
+    tag = "Purchases",
+    summary = "Start a purchase of a pack (hold one unit)",
+    description = "Reserves one unit of the pack for the signed-in user: the pack's `remaining` \
+goes down by one and the purchase is `reserved` until `expiresAt` (`PURCHASE_HOLD_SECONDS` after \
+`reservedAt`, 600 s by default). Pay for it with `PUT` on its `Location` before then; a hold that \
+runs out is released (status `expired`, the unit back on sale).
+
+`Idempotency-Key` names the purchase: sending the same key again (same pack, same `clientSeed`, \
+or again none) answers the same purchase, as it was started, with `Idempotent-Replayed: true`, and \
+changes nothing; the same key with another pack or another `clientSeed` is a 422 \
+`idempotency_key_reused`.
+
+`clientSeed` is the buyer's part of the draw (see docs/fairness.md); without one, the server picks \
+a random one. `nonce` counts the user's purchases of the pack (1, 2, ...).
+
+Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400), the \
+body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 \
+`not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 \
+`purchase_limit_reached`).",
+    security(("sessionToken" = [])),
+    params(
+        PackPath,
+        ("Idempotency-Key" = String, Header,
+            description = "A unique string per purchase the client means to start (a UUID, say): \
+1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe. \
+(Behind API Gateway a header sent twice arrives as one, its values joined by `,`: that is then the \
+key, as any key may hold a comma. The local API sees both and refuses them.)",
+            min_length = 1, max_length = 255, pattern = "^[!-~]{1,255}$",
+            example = "3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43"),
+    ),
+    request_body(
+        content = Option<StartBody>,
+        description = "Optional (no body at all is the same as `{}`). At most 64 KiB \
+(`MAX_BODY_BYTES`).",
+        examples(
+            ("seeded" = (value = json!({"clientSeed": "my lucky seed 42"}))),
+            ("serverPicked" = (value = json!({}))),
+        ),
+    ),
+    responses(
+        (status = 201, description = "The purchase, reserved (`status` is always `reserved` \
+here, also on a replay). A replay answers the first answer again, with `Idempotent-Replayed: true`.",
+            body = PurchaseAnswer,
+            headers(
+                ("Location" = inline(PurchaseLocation)),
+                ("Idempotent-Replayed" = inline(Replayed)),
+            ),
+            examples(("reserved" = (value = json!(examples::reserved_purchase()))))),
+        (status = 400, description = "No `Idempotency-Key` (`missing_idempotency_key`), or one \
+that is not 1-255 visible ASCII characters sent once (`invalid_idempotency_key`); malformed JSON \
+(`invalid_json`); a body that is not an object with at most a `clientSeed` string \
+(`invalid_body`); a `clientSeed` that is not 1-64 printable ASCII characters \
+(`invalid_client_seed`).",
+            body = ErrorBody,
+            examples(
+                ("missingKey" = (value = json!(doc::error_example(ErrorCode::MissingIdempotencyKey, "An 'Idempotency-Key' header is required: a unique string per purchase you mean to start.")))),
+                ("invalidKey" = (value = json!(doc::error_example(ErrorCode::InvalidIdempotencyKey, "The 'Idempotency-Key' header must be sent once, as 1-255 visible ASCII characters.")))),
+                ("invalidJson" = (value = json!(doc::invalid_json()))),
+                ("invalidBody" = (value = json!(doc::error_example(ErrorCode::InvalidBody, "The body must be empty or a JSON object with at most a 'clientSeed' string.")))),
+                ("invalidClientSeed" = (value = json!(doc::error_example(ErrorCode::InvalidClientSeed, "'clientSeed' must be 1-64 characters of printable ASCII (space to ~).")))),
+            )),
+        (status = 401, response = doc::Unauthorized),
+        (status = 402, description = "The deployment asks a start for funds \
+(`START_REQUIRES_FUNDS`) and the Cash balance in the pack's currency does not cover this price \
+plus the user's other live unpaid holds in it (`insufficient_funds`); nothing is held.",
+            body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::InsufficientFunds, "Your Cash balance does not cover this pack and your other unpaid purchases."))),
+        (status = 404, description = "No pack has this id, or the pack is a draft \
+(`pack_not_found`); or the id is not an id (`not_found`).",
+            body = ErrorBody,
+            examples(
+                ("unknown" = (value = json!(doc::error_example(ErrorCode::PackNotFound, "No pack has this id.")))),
+                ("notAnId" = (value = json!(doc::not_an_id()))),
+            )),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 409, description = "The pack is not on sale now (`not_on_sale`: archived, \
+before `saleStartsAt`, after `saleEndsAt`), has no unit left in any share of its supply \
+(`sold_out`; expired holds are released first), the user holds `maxPerUser` purchases of it \
+already (`purchase_limit_reached`; reserved, paid and opened ones count, expired ones do not), or \
+the user holds as many live unpaid purchases, across all packs, as the deployment allows \
+(`unpaid_holds_limit`, `MAX_UNPAID_HOLDS`: pay for one or let it run out).",
+            body = ErrorBody,
+            examples(
+                ("notOnSale" = (value = json!(doc::error_example(ErrorCode::NotOnSale, "This pack is not on sale now.")))),
+                ("soldOut" = (value = json!(doc::error_example(ErrorCode::SoldOut, "This pack is sold out.")))),
+                ("limitReached" = (value = json!(doc::error_example(ErrorCode::PurchaseLimitReached, "You hold as many purchases of this pack as one buyer may.")))),
+                ("unpaidHoldsLimit" = (value = json!(doc::error_example(ErrorCode::UnpaidHoldsLimit, "You hold as many unpaid purchases as a fan may: pay for one, or let it run out.")))),
+            )),
+        (status = 413, response = doc::PayloadTooLarge),
+        (status = 415, response = doc::UnsupportedMediaType),
+        (status = 422, description = "This `Idempotency-Key` started another purchase (another \
+pack, or another `clientSeed`) (`idempotency_key_reused`): use a new key for a new purchase.",
+            body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::IdempotencyKeyReused, "This Idempotency-Key was used for another purchase start (another pack or client seed)."))),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn start_purchase<S: StartPurchase>(
     state: &PurchaseState<S>,
     request: Request,

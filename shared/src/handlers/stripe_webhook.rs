@@ -9,14 +9,17 @@
 use crate::metrics::{self, Metric};
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
-use serde_json::json;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::config::Secret;
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::request::{body_bytes, invalid_json};
 use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::STRIPE_WEBHOOK;
+use crate::openapi::responses as doc;
+use crate::openapi::schemas::always_true;
 use crate::store::DynamoStore;
 use crate::store::cash::CreditCashError;
 use crate::store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
@@ -49,12 +52,61 @@ impl WebhookState<DynamoStore> {
     }
 }
 
+/// `{"received": true}`.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct Received {
+    #[schema(schema_with = always_true)]
+    received: bool,
+}
+
 fn received() -> Response<Body> {
-    json_response(StatusCode::OK, &json!({"received": true}))
+    json_response(StatusCode::OK, &Received { received: true })
 }
 
 /// Verifies the signature over the body as sent (400 `invalid_signature`), then acts on the
 /// event by its type; 200 `{"received": true}` once handled.
+#[utoipa::path(
+    post,
+    path = "/api/webhooks/stripe",
+    operation_id = "stripeWebhook",
+    tag = "Webhooks",
+    summary = "Stripe's signed events (Checkout Sessions of top-ups)",
+    description = "For Stripe only: no session token, the `Stripe-Signature` header is the proof. \
+It must carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256, keyed \
+with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400 \
+`invalid_signature` and changes nothing.
+
+`checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the \
+top-up named by `client_reference_id` and credit its amount once, when the session, \
+`amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and \
+`checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, \
+or a top-up this deployment does not know, is answered 200 and ignored. A store failure is a 503, \
+so that Stripe retries.",
+    security(),
+    params(
+        ("Stripe-Signature" = String, Header,
+            description = "`t=<unix seconds>,v1=<hex HMAC-SHA256>` (more `v1`s while a secret \
+rotates; `v0` ignored).",
+            example = "t=1795237200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"),
+    ),
+    request_body(content = Event, description = "A Stripe event, verified byte for byte as sent."),
+    responses(
+        (status = 200, description = "The event was handled (or is ignored).", body = Received),
+        (status = 400, description = "The signature does not hold (`invalid_signature`); a signed \
+body that is not a Stripe event (`invalid_json`).",
+            body = ErrorBody,
+            example = json!(doc::error_example(
+                ErrorCode::InvalidSignature,
+                "The Stripe-Signature header does not sign this body.",
+            ))),
+        (status = 404, description = "No route (`not_found`).", body = ErrorBody),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 413, response = doc::PayloadTooLarge),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn stripe_webhook<S>(state: &WebhookState<S>, request: Request) -> Response<Body>
 where
     S: GetTopUp + SettleTopUp,

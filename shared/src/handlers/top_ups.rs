@@ -4,10 +4,11 @@
 use lambda_http::http::{HeaderValue, StatusCode, header};
 use lambda_http::{Body, Request, Response};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::handlers::purchase_json::mark_replayed;
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::request::{
     bearer_token, body_bytes, idempotency_key, json_object, request_path, require_json_content_type,
 };
@@ -15,6 +16,9 @@ use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::{CREATE_TOP_UP, GET_TOP_UP, TopUpPath, resolve};
 use crate::metrics::{self, Metric};
+use crate::openapi::headers::{Replayed, TopUpLocation};
+use crate::openapi::schemas::{Currency, Id};
+use crate::openapi::{examples, responses as doc};
 use crate::store::DynamoStore;
 use crate::store::topups::{CreateTopUp, CreatedTopUp, GetTopUp, SetCheckout};
 use crate::timestamp::Timestamp;
@@ -53,21 +57,28 @@ impl TopUpState<DynamoStore> {
 }
 
 /// A top-up as the API shows it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = TopUp)]
 struct TopUpJson<'a> {
+    #[schema(value_type = Id)]
     id: &'a str,
+    #[schema(minimum = 1)]
     amount: u64,
+    #[schema(value_type = Currency)]
     currency: &'a str,
     status: TopUpStatus,
+    /// Stripe's Checkout page for it (`null` only while Stripe could not be reached).
+    #[schema(required)]
     checkout_url: Option<&'a str>,
     created_at: Timestamp,
+    #[schema(required)]
     completed_at: Option<Timestamp>,
 }
 
 /// `{"topUp": ...}`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct TopUpAnswer<'a> {
     top_up: TopUpJson<'a>,
 }
@@ -89,10 +100,15 @@ fn answer(status: StatusCode, top_up: &TopUp) -> Response<Body> {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = TopUpRequest)]
 struct TopUpBody {
+    /// Minor units (cents); within TOPUP_MIN_AMOUNT..TOPUP_MAX_AMOUNT (100..50000 by default).
+    #[schema(value_type = u64, minimum = 1)]
     amount: serde_json::Number,
+    /// One of TOPUP_CURRENCIES (`USD` by default).
+    #[schema(value_type = Currency)]
     currency: String,
 }
 
@@ -119,6 +135,86 @@ where
 /// of the key answers the same top-up as it is now, with `Idempotent-Replayed: true` (and
 /// finishes it first when an earlier try could not reach Stripe); with another amount or
 /// currency it is 422.
+#[utoipa::path(
+    post,
+    path = "/api/me/cash/top-ups",
+    operation_id = "createTopUp",
+    tag = "Cash",
+    summary = "Top up the signed-in user's Cash through Stripe Checkout",
+    description = "Asks for a top-up of `amount` minor units of `currency` and opens a Stripe \
+Checkout Session for it: send the fan to `checkoutUrl`. Once Stripe's signed webhook says the \
+session is paid, the top-up is `completed` and its amount credited to the fan's Cash, exactly once \
+(`GET` its `Location` to follow it).
+
+`Idempotency-Key` names the top-up, as for a purchase start: the same key answers the same top-up, \
+as it is now, with `Idempotent-Replayed: true`, and opens no second session; the same key with \
+another amount or currency is 422 `idempotency_key_reused`.
+
+Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the \
+amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to \
+50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by \
+default). Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same \
+key); Stripe refusing the session is a 502 `payment_provider_error`.",
+    security(("sessionToken" = [])),
+    params(
+        ("Idempotency-Key" = String, Header,
+            description = "A unique string per top-up the client means to ask for: 1-255 visible \
+ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe.",
+            min_length = 1, max_length = 255, pattern = "^[!-~]{1,255}$",
+            example = "7d0c3e1a-2b4f-4c6d-8e9f-0a1b2c3d4e5f"),
+    ),
+    request_body(
+        content = TopUpBody,
+        description = "At most 64 KiB (`MAX_BODY_BYTES`).",
+        example = json!({"amount": 1000, "currency": "USD"}),
+    ),
+    responses(
+        (status = 201, description = "The top-up, `pending` until paid, with the Checkout page to \
+pay it on.",
+            body = TopUpAnswer,
+            headers(
+                ("Location" = inline(TopUpLocation)),
+                ("Idempotent-Replayed" = inline(Replayed)),
+            ),
+            example = json!(examples::pending_top_up())),
+        (status = 400, description = "No `Idempotency-Key` (`missing_idempotency_key`) or a bad \
+one (`invalid_idempotency_key`); malformed JSON (`invalid_json`); a body that is not an object of \
+exactly `amount` and `currency` (`invalid_body`); an amount that is not a whole number within the \
+bounds (`invalid_amount`); a currency not offered (`unsupported_currency`).",
+            body = ErrorBody,
+            examples(
+                ("invalidAmount" = (value = json!(doc::error_example(
+                    ErrorCode::InvalidAmount,
+                    "'amount' must be a whole number of minor units from 100 to 50000.",
+                )))),
+                ("unsupportedCurrency" = (value = json!(doc::error_example(
+                    ErrorCode::UnsupportedCurrency,
+                    "'currency' must be one of: USD.",
+                )))),
+            )),
+        (status = 401, response = doc::Unauthorized),
+        (status = 404, description = "No route (`not_found`).", body = ErrorBody),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 413, response = doc::PayloadTooLarge),
+        (status = 415, response = doc::UnsupportedMediaType),
+        (status = 422, description = "This `Idempotency-Key` asked for another top-up (another \
+amount or currency) (`idempotency_key_reused`).",
+            body = ErrorBody,
+            example = json!(doc::error_example(
+                ErrorCode::IdempotencyKeyReused,
+                "This Idempotency-Key was used for another top-up (another amount or currency).",
+            ))),
+        (status = 500, response = doc::InternalError),
+        (status = 502, description = "Stripe refused to open the Checkout Session \
+(`payment_provider_error`).",
+            body = ErrorBody,
+            example = json!(doc::error_example(
+                ErrorCode::PaymentProviderError,
+                "The payment provider refused this top-up.",
+            ))),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn create_top_up<S>(state: &TopUpState<S>, request: Request) -> Response<Body>
 where
     S: CreateTopUp + SetCheckout,
@@ -213,6 +309,35 @@ fn stripe_failure(error: StripeError, top_up: &TopUp) -> ApiError {
 
 /// The caller's top-up; anybody else's, or none, is the same 404 (whether it exists is not
 /// told). One read.
+#[utoipa::path(
+    get,
+    path = "/api/me/cash/top-ups/{topUpId}",
+    operation_id = "getTopUp",
+    tag = "Cash",
+    summary = "Get one of the signed-in user's top-ups",
+    description = "The top-up as it is now: `pending` (not paid yet), `completed` (paid and \
+credited), `failed` (the payment failed) or `expired` (the Checkout Session expired unpaid). \
+Another user's top-up, or none, is the same 404 `top_up_not_found`.",
+    security(("sessionToken" = [])),
+    params(TopUpPath),
+    responses(
+        (status = 200, description = "The top-up.", body = TopUpAnswer),
+        (status = 401, response = doc::Unauthorized),
+        (status = 404, description = "The user has no top-up with this id (`top_up_not_found`), \
+or the id is not an id (`not_found`).",
+            body = ErrorBody,
+            examples(
+                ("unknown" = (value = json!(doc::error_example(
+                    ErrorCode::TopUpNotFound,
+                    "You have no top-up with this id.",
+                )))),
+                ("notAnId" = (value = json!(doc::not_an_id()))),
+            )),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn get_top_up<S: GetTopUp>(state: &TopUpState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
         let TopUpPath { top_up_id } = GET_TOP_UP.params(&request)?;

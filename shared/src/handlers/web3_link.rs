@@ -4,6 +4,7 @@ use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorCode};
@@ -12,6 +13,8 @@ use crate::http::respond;
 use crate::http::response::json_response;
 use crate::http::routes::WEB3_LINK;
 use crate::links::{LinkUpsert, MAX_PAYLOAD_DEPTH, PayloadError, WEB3_PROVIDER, check_payload};
+use crate::openapi::responses as doc;
+use crate::openapi::schemas::{always_true, truthy};
 use crate::store::links::UpsertLink;
 use crate::timestamp::Timestamp;
 
@@ -22,9 +25,11 @@ pub struct LinkState<S> {
     pub max_body_bytes: usize,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
+#[schema(as = LinkRequest)]
 struct LinkBody<'a> {
     #[serde(borrow)]
+    #[schema(schema_with = truthy, required)]
     payload: Option<&'a RawValue>,
 }
 
@@ -48,21 +53,61 @@ pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
 }
 
 /// `{"success": true, "data": {"userId", "email"}}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = LinkResult)]
 struct LinkResponse<'a> {
+    #[schema(schema_with = always_true)]
     success: bool,
+    #[schema(inline)]
     data: LinkResponseData<'a>,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct LinkResponseData<'a> {
+    /// The session token's `sub`.
+    #[schema(min_length = 1)]
     user_id: &'a str,
+    /// The token's e-mail claim, or null when it has none.
+    #[schema(required)]
     email: Option<&'a str>,
 }
 
 /// Checks, in order: route (404/405), session token (401, or 503 when no signing key can be
 /// had), content type (415), body size (413), body and payload (400); then upserts the link.
+#[utoipa::path(
+    post,
+    path = "/api/web3-link",
+    operation_id = "createWeb3Link",
+    tag = "Auth",
+    summary = "Link a web3 identity to the signed-in user",
+    description = "Saves the body's `payload` (any JSON value that is truthy by JavaScript's \
+rule: not `false`, `0`, `\"\"` or `null`) as the user's web3 link, exactly as sent. Linking again \
+replaces the payload and keeps the first link time. The user is the session token's `sub`; \
+`email` comes from the token's e-mail claim, or is null.",
+    security(("sessionToken" = [])),
+    request_body(
+        content = LinkBody,
+        description = "At most 64 KiB (configurable with `MAX_BODY_BYTES`).",
+        examples(("wallet" = (value = json!({
+            "payload": {"address": "0x52908400098527886E0F7030069857D2E4169EE7", "chainId": 1}
+        })))),
+    ),
+    responses(
+        (status = 200, description = "The link is saved.", body = LinkResponse,
+            examples(("linked" = (value = json!({
+                "success": true,
+                "data": {"userId": "user_2NNEqL2nrIRdJ194ndJqAHwEfxC", "email": "fan@example.com"}
+            }))))),
+        (status = 400, response = doc::BadRequest),
+        (status = 401, response = doc::Unauthorized),
+        (status = 413, response = doc::PayloadTooLarge),
+        (status = 415, response = doc::UnsupportedMediaType),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
 pub async fn web3_link<S: UpsertLink>(state: &LinkState<S>, request: Request) -> Response<Body> {
     respond(&request, async {
         WEB3_LINK.params(&request)?;

@@ -17,8 +17,14 @@ pub const AUTH_REALM: &str = "fan-api";
 /// Seconds a client is asked to wait after a 503.
 pub const RETRY_AFTER_SECONDS: u32 = 1;
 
-/// Every error code of the API, each with its one status. Clients branch on the code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Every error code of the API, each with its one status. Clients branch on the code, written
+/// once here: its text is the variant's name in snake_case (strum for the API, utoipa for the
+/// OpenAPI document; a test checks that both agree).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, utoipa::ToSchema,
+)]
+#[strum(serialize_all = "snake_case")]
+#[schema(rename_all = "snake_case")]
 pub enum ErrorCode {
     InvalidJson,
     InvalidBody,
@@ -58,84 +64,14 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// Every code, for documentation checks.
-    pub const ALL: [ErrorCode; 35] = [
-        Self::InvalidJson,
-        Self::InvalidBody,
-        Self::InvalidPayload,
-        Self::InvalidLimit,
-        Self::InvalidCursor,
-        Self::InvalidQuery,
-        Self::MissingIdempotencyKey,
-        Self::InvalidIdempotencyKey,
-        Self::InvalidClientSeed,
-        Self::UnsupportedPaymentMethod,
-        Self::MissingToken,
-        Self::InvalidToken,
-        Self::InsufficientFunds,
-        Self::NotFound,
-        Self::PackNotFound,
-        Self::PurchaseNotFound,
-        Self::MethodNotAllowed,
-        Self::NotOnSale,
-        Self::SoldOut,
-        Self::PurchaseLimitReached,
-        Self::UnpaidHoldsLimit,
-        Self::PurchaseNotCompleted,
-        Self::ReservationExpired,
-        Self::PayloadTooLarge,
-        Self::UnsupportedMediaType,
-        Self::IdempotencyKeyReused,
-        Self::MalformedRequest,
-        Self::HeadersTooLarge,
-        Self::InternalError,
-        Self::ServiceUnavailable,
-        Self::InvalidAmount,
-        Self::UnsupportedCurrency,
-        Self::TopUpNotFound,
-        Self::PaymentProviderError,
-        Self::InvalidSignature,
-    ];
+    /// Every code, in declaration order (documentation checks).
+    pub fn all() -> impl Iterator<Item = ErrorCode> {
+        <Self as strum::IntoEnumIterator>::iter()
+    }
 
     /// The stable snake_case code.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::InvalidJson => "invalid_json",
-            Self::InvalidBody => "invalid_body",
-            Self::InvalidPayload => "invalid_payload",
-            Self::InvalidLimit => "invalid_limit",
-            Self::InvalidCursor => "invalid_cursor",
-            Self::InvalidQuery => "invalid_query",
-            Self::MissingIdempotencyKey => "missing_idempotency_key",
-            Self::InvalidIdempotencyKey => "invalid_idempotency_key",
-            Self::InvalidClientSeed => "invalid_client_seed",
-            Self::UnsupportedPaymentMethod => "unsupported_payment_method",
-            Self::MissingToken => "missing_token",
-            Self::InvalidToken => "invalid_token",
-            Self::InsufficientFunds => "insufficient_funds",
-            Self::NotFound => "not_found",
-            Self::PackNotFound => "pack_not_found",
-            Self::PurchaseNotFound => "purchase_not_found",
-            Self::MethodNotAllowed => "method_not_allowed",
-            Self::NotOnSale => "not_on_sale",
-            Self::SoldOut => "sold_out",
-            Self::PurchaseLimitReached => "purchase_limit_reached",
-            Self::UnpaidHoldsLimit => "unpaid_holds_limit",
-            Self::PurchaseNotCompleted => "purchase_not_completed",
-            Self::ReservationExpired => "reservation_expired",
-            Self::PayloadTooLarge => "payload_too_large",
-            Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::IdempotencyKeyReused => "idempotency_key_reused",
-            Self::MalformedRequest => "malformed_request",
-            Self::HeadersTooLarge => "headers_too_large",
-            Self::InternalError => "internal_error",
-            Self::ServiceUnavailable => "service_unavailable",
-            Self::InvalidAmount => "invalid_amount",
-            Self::UnsupportedCurrency => "unsupported_currency",
-            Self::TopUpNotFound => "top_up_not_found",
-            Self::PaymentProviderError => "payment_provider_error",
-            Self::InvalidSignature => "invalid_signature",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     pub const fn status(self) -> StatusCode {
@@ -228,15 +164,26 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
+/// The body of every error answer.
+#[derive(Serialize, utoipa::ToSchema)]
+// `deny_unknown_fields` for the schema only (`additionalProperties: false`).
+#[serde(deny_unknown_fields)]
+#[schema(as = Error)]
+pub struct ErrorBody<'a> {
+    #[schema(schema_with = crate::openapi::schemas::always_false)]
     success: bool,
+    #[schema(inline)]
     error: ErrorDetail<'a>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 struct ErrorDetail<'a> {
+    /// Stable snake_case code.
+    #[schema(value_type = ErrorCode)]
     code: &'a str,
+    /// A sentence for a person; never internal detail.
+    #[schema(min_length = 1)]
     message: &'a str,
 }
 
@@ -429,7 +376,7 @@ mod tests {
     #[test]
     fn codes_are_unique_snake_case_with_a_client_or_server_status() {
         let mut seen = std::collections::HashSet::new();
-        for code in ErrorCode::ALL {
+        for code in ErrorCode::all() {
             let text = code.as_str();
             assert!(seen.insert(text), "{text} twice");
             assert!(text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
@@ -441,9 +388,8 @@ mod tests {
     #[test]
     fn every_code_is_documented_in_openapi() {
         let openapi = include_str!("../../../openapi.yaml");
-        let missing: Vec<&str> = ErrorCode::ALL
-            .iter()
-            .map(|code| code.as_str())
+        let missing: Vec<&str> = ErrorCode::all()
+            .map(ErrorCode::as_str)
             .filter(|code| {
                 !openapi.contains(&format!("`{code}`"))
                     && !openapi.contains(&format!("code: {code}\n"))

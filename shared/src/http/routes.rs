@@ -13,6 +13,8 @@ use lambda_http::http::Method;
 
 use std::marker::PhantomData;
 
+use utoipa::IntoParams;
+
 use crate::http::error::ApiError;
 use crate::http::request::request_path;
 use crate::ids::{InvalidId, PackId, PurchaseId, TopUpId, is_valid_id};
@@ -106,8 +108,12 @@ impl FromPath for NoParams {
 }
 
 /// `/api/packs/{packId}...`
-#[derive(Debug)]
+#[derive(Debug, IntoParams)]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
 pub struct PackPath {
+    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
     pub pack_id: PackId,
 }
 
@@ -121,9 +127,20 @@ impl FromPath for PackPath {
 }
 
 /// `/api/packs/{packId}/purchases/{purchaseId}...`
-#[derive(Debug)]
+#[derive(Debug, IntoParams)]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
 pub struct PurchasePath {
+    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
     pub pack_id: PackId,
+    /// The purchase's `id` (from the start's `Location` or body). A path segment that is not an
+    /// id once percent-decoded names no resource: 404 `not_found`.
+    #[param(
+        value_type = String,
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        example = "aziCO-GO8fL4JY8pIvr5KQ"
+    )]
     pub purchase_id: PurchaseId,
 }
 
@@ -138,8 +155,15 @@ impl FromPath for PurchasePath {
 }
 
 /// `/api/me/cash/top-ups/{topUpId}`
-#[derive(Debug)]
+#[derive(Debug, IntoParams)]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
 pub struct TopUpPath {
+    /// The top-up's `id` (from the create's `Location` or body).
+    #[param(
+        value_type = String,
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        example = "Qm9dX2c3LWp0eFk5a1pUbA"
+    )]
     pub top_up_id: TopUpId,
 }
 

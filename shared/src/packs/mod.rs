@@ -13,29 +13,46 @@ pub mod listing;
 pub mod seed;
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
+use crate::openapi::schemas::{Hex32, Id};
 use crate::timestamp::Timestamp;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A pack as listed (its detail adds `items` and `fairness`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Pack {
+    #[schema(value_type = Id)]
     pub id: String,
+    #[schema(min_length = 1, max_length = 200)]
     pub name: String,
+    #[schema(max_length = 2000)]
     pub description: String,
+    #[schema(format = "uri", required)]
     pub image_url: Option<String>,
     pub price: Price,
     pub status: PackStatus,
+    #[schema(required)]
     pub sale_starts_at: Option<Timestamp>,
+    /// RFC 3339, UTC; null when the sale never ends.
+    #[schema(required)]
     pub sale_ends_at: Option<Timestamp>,
     pub total_supply: u64,
     pub remaining: u64,
+    #[schema(minimum = 1)]
     pub items_per_pack: u32,
+    #[schema(minimum = 1, required)]
     pub max_per_user: Option<u32>,
+    /// The chance of each rarity; `chanceBps` add up to 10000.
+    #[schema(min_items = 1)]
     pub odds: Vec<Odds>,
+    #[schema(value_type = Option<Id>, required)]
     pub team_id: Option<String>,
+    #[schema(value_type = Option<Id>, required)]
     pub league_id: Option<String>,
     /// The content pool: part of the pack's detail, never of list pages.
     #[serde(default)]
+    #[schema(ignore)]
     pub items: Vec<PackItem>,
     /// How many shares its supply is split into (seed files only, never in the API): absent, a
     /// count from `totalSupply` ([`Pack::shard_count`]).
@@ -61,19 +78,25 @@ pub fn split_supply(remaining: u64, shards: u32) -> Vec<u64> {
 }
 
 /// One item of a pack's content pool: what a slot of an opened pack can hold.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PackItem {
+    /// Unique within the pack.
+    #[schema(value_type = Id)]
     pub id: String,
+    #[schema(min_length = 1, max_length = 200)]
     pub name: String,
+    /// One of the pack's `odds` rarities.
+    #[schema(min_length = 1, max_length = 32)]
     pub rarity: String,
+    #[schema(format = "uri", pattern = "^https://", required)]
     pub image_url: Option<String>,
 }
 
 /// A price: integer minor units of an ISO 4217 currency (`{"amount": 499, "currency": "USD"}`).
 pub use crate::cash::Money as Price;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PackStatus {
     Draft,
@@ -93,10 +116,12 @@ impl PackStatus {
 }
 
 /// The chance of one rarity, in basis points (1/100 of a percent).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Odds {
+    #[schema(min_length = 1, max_length = 32)]
     pub rarity: String,
+    #[schema(minimum = 1, maximum = 10000)]
     pub chance_bps: u32,
 }
 
@@ -349,10 +374,15 @@ impl Pack {
 }
 
 /// A pack's commitment to its server seed, and the seed once it is public.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+// For the schema only (`additionalProperties: false`): the API writes no other field.
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PackFairness {
+    /// Lowercase hex SHA-256 of the server seed's 32 bytes, published before the sale.
+    #[schema(value_type = Hex32)]
     pub server_seed_hash: String,
+    /// The server seed (32 bytes, lowercase hex) once revealed (`saleEndsAt` + 1 hour); null until then.
+    #[schema(value_type = Option<Hex32>, required)]
     pub server_seed: Option<String>,
 }
 

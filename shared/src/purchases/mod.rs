@@ -31,7 +31,9 @@ pub const MAX_HOLD_SECONDS: u64 = 3600;
 /// The longest client seed.
 pub const MAX_CLIENT_SEED_CHARS: usize = 64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// `reserved` (a unit held until `expiresAt`), `completed` (paid), `opened` (its items drawn),
+/// `expired` (the hold ran out unpaid; its unit went back on sale).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PurchaseStatus {
     Reserved,
@@ -41,13 +43,17 @@ pub enum PurchaseStatus {
 }
 
 /// One slot of an opened pack.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenedItem {
     pub slot: u32,
+    #[schema(value_type = crate::openapi::schemas::Id)]
     pub item_id: String,
+    #[schema(min_length = 1, max_length = 200)]
     pub name: String,
+    #[schema(min_length = 1, max_length = 32)]
     pub rarity: String,
+    #[schema(format = "uri", pattern = "^https://", required)]
     pub image_url: Option<String>,
 }
 

@@ -14,15 +14,17 @@ pub const ASYNC_PAYMENT_FAILED: &str = "checkout.session.async_payment_failed";
 pub const SESSION_EXPIRED: &str = "checkout.session.expired";
 
 /// An event as Stripe sends it (only what is read of it).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = StripeEvent)]
 pub struct Event {
     pub id: String,
     #[serde(rename = "type")]
     pub kind: String,
+    #[schema(inline)]
     pub data: EventData,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct EventData {
     pub object: serde_json::Value,
 }

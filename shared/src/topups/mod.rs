@@ -23,7 +23,7 @@ use crate::ids::{TopUpId, UserId};
 use crate::timestamp::Timestamp;
 
 /// Where a top-up is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TopUpStatus {
     /// Asked for; not paid (yet).

@@ -1,0 +1,132 @@
+//! The example answers of the document: a pack, a page of packs, a purchase as it goes from
+//! reserved to paid to opened.
+
+use serde_json::{Value, json};
+
+/// The fields of the example pack as listed.
+fn listed_pack() -> Value {
+    json!({
+        "id": "nba-rookie-2026",
+        "name": "NBA Rookie Class 2026",
+        "description": "Five cards from this season's rookie class, with a shot at a signed legendary.",
+        "imageUrl": "https://cdn.fan-api.example/packs/nba-rookie-2026.png",
+        "price": {"amount": 499, "currency": "USD"},
+        "status": "active",
+        "saleStartsAt": "2026-10-21T16:00:00Z",
+        "saleEndsAt": null,
+        "totalSupply": 50000,
+        "remaining": 31244,
+        "itemsPerPack": 5,
+        "maxPerUser": null,
+        "odds": [
+            {"rarity": "common", "chanceBps": 7000},
+            {"rarity": "rare", "chanceBps": 2300},
+            {"rarity": "epic", "chanceBps": 600},
+            {"rarity": "legendary", "chanceBps": 100}
+        ],
+        "teamId": null,
+        "leagueId": "nba"
+    })
+}
+
+/// A page of `GET /api/packs`.
+pub fn pack_page() -> Value {
+    json!({
+        "packs": [listed_pack()],
+        "nextCursor": "MTo3NDI3MjMzMjg2Mzk5OTk5OTk5OSNuYmEtcm9va2llLTIwMjY"
+    })
+}
+
+/// `GET /api/packs/{packId}`.
+pub fn pack_detail() -> Value {
+    let mut pack = listed_pack();
+    pack["items"] = json!([
+        {"id": "rookie-guard-01", "name": "Rookie Guard", "rarity": "common",
+         "imageUrl": "https://cdn.fan-api.example/items/rookie-guard-01.png"},
+        {"id": "rookie-center-07", "name": "Rookie Center", "rarity": "rare", "imageUrl": null},
+        {"id": "rookie-dunk-12", "name": "Rookie Dunk", "rarity": "epic", "imageUrl": null},
+        {"id": "signed-rookie-01", "name": "Signed Rookie Card", "rarity": "legendary", "imageUrl": null}
+    ]);
+    pack["fairness"] = json!({
+        "serverSeedHash": "5f1c9a2e8d7b4c3a6e0f9b8d7c6a5e4f3d2c1b0a9e8d7c6b5a4f3e2d1c0b9a8f",
+        "serverSeed": null
+    });
+    json!({ "pack": pack })
+}
+
+/// A purchase just started.
+fn reserved() -> Value {
+    json!({
+        "id": "aziCO-GO8fL4JY8pIvr5KQ",
+        "packId": "nba-rookie-2026",
+        "status": "reserved",
+        "price": {"amount": 499, "currency": "USD"},
+        "clientSeed": "my lucky seed 42",
+        "nonce": 1,
+        "reservedAt": "2026-11-21T12:00:00.123456789Z",
+        "expiresAt": "2026-11-21T12:10:00.123456789Z",
+        "completedAt": null,
+        "openedAt": null,
+        "items": null
+    })
+}
+
+/// The answer of a start (and of a read while the hold runs).
+pub fn reserved_purchase() -> Value {
+    json!({ "purchase": reserved() })
+}
+
+/// The answer of paying for it.
+pub fn paid_purchase() -> Value {
+    let mut purchase = reserved();
+    purchase["status"] = json!("completed");
+    purchase["completedAt"] = json!("2026-11-21T12:01:30.5Z");
+    json!({ "purchase": purchase, "cash": {"balance": {"amount": 501, "currency": "USD"}} })
+}
+
+/// The answer of opening it.
+pub fn opened_purchase() -> Value {
+    json!({
+        "purchase": {
+            "id": "aziCO-GO8fL4JY8pIvr5KQ",
+            "packId": "nba-rookie-2026",
+            "status": "opened",
+            "price": {"amount": 499, "currency": "USD"},
+            "clientSeed": "my lucky seed",
+            "nonce": 1,
+            "reservedAt": "2026-11-21T12:00:00Z",
+            "expiresAt": "2026-11-21T12:10:00Z",
+            "completedAt": "2026-11-21T12:01:00Z",
+            "openedAt": "2026-11-21T12:02:00Z",
+            "items": [{
+                "slot": 0,
+                "itemId": "nba-rookie-2026-comm-1",
+                "name": "Opening Tip-Off",
+                "rarity": "common",
+                "imageUrl": "https://cdn.fan-api.example/items/nba-rookie-2026/opening-tip-off.png"
+            }],
+            "fairness": {
+                "algorithm": "hmac-sha256-v1",
+                "serverSeedHash": "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
+                "serverSeed": null,
+                "clientSeed": "my lucky seed",
+                "nonce": 1
+            }
+        }
+    })
+}
+
+/// A top-up just asked for.
+pub fn pending_top_up() -> Value {
+    json!({
+        "topUp": {
+            "id": "Qm9dX2c3LWp0eFk5a1pUbA",
+            "amount": 1000,
+            "currency": "USD",
+            "status": "pending",
+            "checkoutUrl": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3",
+            "createdAt": "2026-11-25T09:00:00Z",
+            "completedAt": null
+        }
+    })
+}

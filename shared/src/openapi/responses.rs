@@ -1,0 +1,88 @@
+//! The error answers several operations share, as reusable responses (`components/responses`,
+//! referenced from the operations' `#[utoipa::path]` as `response = ...`), and the examples of
+//! an operation's own refusals.
+
+use serde_json::Value;
+use utoipa::ToResponse;
+
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
+
+/// The body the API answers for `error`, rendered by the API's own error path: what an example
+/// of it shows.
+pub fn example(error: ApiError) -> Value {
+    serde_json::from_slice(error.into_response().body()).expect("an error body is JSON")
+}
+
+/// The body of a refusal with `code` and `message`.
+pub fn error_example(code: ErrorCode, message: &'static str) -> Value {
+    example(ApiError::refused(code, message))
+}
+
+/// Bad input. Codes: `invalid_json`, `invalid_body`, `invalid_payload`, `invalid_limit`,
+/// `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not well-formed
+/// HTTP/1.1 (the local API).
+#[derive(ToResponse)]
+#[response(example = json!(error_example(
+    ErrorCode::InvalidPayload,
+    "The body's 'payload' member is required and must be truthy (not false, 0, \"\" or null).",
+)))]
+pub struct BadRequest(pub ErrorBody<'static>);
+
+/// The session token is missing (`missing_token`) or invalid or expired (`invalid_token`).
+#[derive(ToResponse)]
+#[response(
+    headers((
+        "WWW-Authenticate" = String,
+        description = "`Bearer realm=\"fan-api\"`, with `error=\"invalid_token\"` when a token was refused."
+    )),
+    example = json!(error_example(ErrorCode::InvalidToken, "The session token is invalid.")),
+)]
+pub struct Unauthorized(pub ErrorBody<'static>);
+
+/// The user has no purchase with this id for this pack (`purchase_not_found`: another user's,
+/// another pack's or none); or an id is not an id (`not_found`).
+#[derive(ToResponse)]
+#[response(examples(
+    ("unknown" = (value = json!(error_example(
+        ErrorCode::PurchaseNotFound,
+        "You have no purchase with this id for this pack.",
+    )))),
+    ("notAnId" = (value = json!(not_an_id()))),
+))]
+pub struct PurchaseNotFound(pub ErrorBody<'static>);
+
+/// The body is over the limit (`payload_too_large`).
+#[derive(ToResponse)]
+pub struct PayloadTooLarge(pub ErrorBody<'static>);
+
+/// The body is not sent as `application/json` (`unsupported_media_type`).
+#[derive(ToResponse)]
+pub struct UnsupportedMediaType(pub ErrorBody<'static>);
+
+/// The path exists but not with this method (`method_not_allowed`).
+#[derive(ToResponse)]
+#[response(
+    headers(("Allow" = String, description = "The methods the path accepts.")),
+    example = json!(error_example(ErrorCode::MethodNotAllowed, "This path only accepts GET.")),
+)]
+pub struct MethodNotAllowed(pub ErrorBody<'static>);
+
+/// An unexpected failure (`internal_error`); details are in the service's logs only.
+#[derive(ToResponse)]
+pub struct InternalError(pub ErrorBody<'static>);
+
+/// A dependency (the database, the identity provider's keys) is unavailable
+/// (`service_unavailable`).
+#[derive(ToResponse)]
+#[response(headers(("Retry-After" = u32, description = "Seconds to wait before retrying.")))]
+pub struct Unavailable(pub ErrorBody<'static>);
+
+/// A path whose parameter is not an id: it names no resource (`not_found`).
+pub fn not_an_id() -> Value {
+    example(ApiError::not_found())
+}
+
+/// A body that is not JSON (`invalid_json`).
+pub fn invalid_json() -> Value {
+    example(crate::http::request::invalid_json())
+}
