@@ -1,7 +1,8 @@
 //! `scripts/gen`: writes what follows from the route declaration (read in [`routes`]):
 //! template.yaml's HttpApi events of each function, Cargo.toml's `cargo lambda watch` router and
-//! the event fixtures of infra/events. `scripts/gen --check` writes nothing and fails, naming the
-//! stale files, when one differs; so does this crate's test, which `cargo test --workspace` runs.
+//! the event fixtures of infra/events; and openapi.yaml, from the handlers and their types.
+//! `scripts/gen --check` writes nothing and fails, naming the stale files, when one differs; so
+//! does this crate's test, which `cargo test --workspace` runs.
 //!
 //! A binary of the workspace rather than an xtask: the repository's commands are `scripts/*`
 //! over workspace binaries (seed-packs, local-api), and a test of the crate keeps CI honest.
@@ -61,6 +62,11 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
         Output {
             path: "Cargo.toml".into(),
             text: Some(cargo),
+        },
+        // From the handlers' `#[utoipa::path]`s and the types they read and write.
+        Output {
+            path: "openapi.yaml".into(),
+            text: Some(shared::openapi::openapi_yaml()),
         },
     ];
     let fixtures = fixtures::fixtures(&routes)?;

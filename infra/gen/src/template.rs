@@ -2,6 +2,7 @@
 //! catch-all on the default function), in the region `events of <function>` under its `Events:`.
 //! The rest of the template (policies, alarms, settings) is written by hand.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::examples::extra;
@@ -25,12 +26,12 @@ pub fn with_events(template: &str, routes: &[RouteSpec], default: &str) -> Resul
 fn check_regions(template: &str, routes: &[RouteSpec]) -> Result<(), String> {
     let regions = regions(FILE, template)?;
     let mut problems = Vec::new();
-    for route in routes {
-        let name = format!("{EVENTS_OF}{}", route.function);
+    let functions: BTreeSet<&str> = routes.iter().map(|route| route.function.as_str()).collect();
+    for function in functions {
+        let name = format!("{EVENTS_OF}{function}");
         if !regions.iter().any(|region| region.name == name) {
             problems.push(format!(
-                "{FILE}: the function {} has no {} under its `Events:`",
-                route.function,
+                "{FILE}: the function {function} has no {} under its `Events:`",
                 markers(&name)
             ));
         }

@@ -14,7 +14,8 @@ fn the_generated_files_are_current() {
     assert!(stale.is_empty(), "{}", stale_message(&stale));
 }
 
-/// A scratch copy of the files the generator reads and writes.
+/// A scratch copy of the files the generator reads and writes (and of infra/events, which it
+/// lists).
 fn copy() -> PathBuf {
     static COPIES: AtomicUsize = AtomicUsize::new(0);
     let copy = std::env::temp_dir().join(format!(
@@ -22,15 +23,19 @@ fn copy() -> PathBuf {
         std::process::id(),
         COPIES.fetch_add(1, Ordering::Relaxed)
     ));
-    let events = copy.join(crate::fixtures::DIRECTORY);
-    std::fs::create_dir_all(&events).unwrap();
+    let events = crate::fixtures::DIRECTORY;
+    std::fs::create_dir_all(copy.join(events)).unwrap();
     let root = repository();
-    for file in ["template.yaml", "Cargo.toml"] {
-        std::fs::copy(root.join(file), copy.join(file)).unwrap();
-    }
-    for entry in std::fs::read_dir(root.join(crate::fixtures::DIRECTORY)).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), events.join(entry.file_name())).unwrap();
+    let outputs = generate(&root).unwrap();
+    let hand_written = std::fs::read_dir(root.join(events))
+        .unwrap()
+        .map(|entry| format!("{events}/{}", entry.unwrap().file_name().to_string_lossy()));
+    for path in outputs
+        .into_iter()
+        .map(|output| output.path)
+        .chain(hand_written)
+    {
+        std::fs::copy(root.join(&path), copy.join(&path)).unwrap();
     }
     copy
 }
