@@ -1,9 +1,10 @@
 //! `template.yaml`: the table `seed-packs --create-table` makes agrees with it (the table created
 //! on moto_server is described and compared with the template's declaration); the functions'
 //! build; and what an operator relies on in a drop: an alarm on every function's errors, the
-//! sweep of expired holds kept running, and a dashboard that shows every metric of
-//! `shared::metrics`. Like routes.rs, each of those checkers takes the file's text and returns
-//! the problems, and is shown to catch altered copies of the real file.
+//! sweep of expired holds kept running (scheduled, with its event fixture), and a dashboard that
+//! shows every metric of `shared::metrics`. Its HttpApi events are generated (`scripts/gen`) and
+//! its IAM policies pinned (policies.rs). Like policies.rs, each of those checkers takes the
+//! file's text and returns the problems, and is shown to catch altered copies of the real file.
 
 mod support;
 
@@ -370,6 +371,45 @@ fn a_sweep_that_may_stop_unnoticed_is_caught() {
         ],
         sweep_problems,
     );
+}
+
+/// `infra/events/release-holds.json` is what EventBridge Scheduler sends a Lambda target without
+/// an `Input` (the function it starts is no route's), and the template schedules that function.
+#[test]
+fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
+    let event: serde_json::Value =
+        serde_json::from_str(&read("infra/events/release-holds.json")).unwrap();
+    assert_eq!(event["source"], "aws.scheduler");
+    assert_eq!(event["detail-type"], "Scheduled Event");
+    assert_eq!(event["detail"], "{}");
+    assert!(
+        event["resources"][0]
+            .as_str()
+            .is_some_and(|arn| arn.starts_with("arn:aws:scheduler:")),
+        "{event}"
+    );
+    assert!(
+        shared::http::routes::ROUTES
+            .iter()
+            .all(|r| r.function != "release-holds"),
+        "release-holds is not routed"
+    );
+    let template = template();
+    let function = &template["Resources"]["ReleaseHoldsFunction"];
+    assert_eq!(
+        function["Metadata"]["BuildProperties"]["Binary"].as_str(),
+        Some("release-holds")
+    );
+    let events = function["Properties"]["Events"].as_mapping().unwrap();
+    assert_eq!(events.len(), 1, "only its schedule: {events:?}");
+    let (_, schedule) = events.iter().next().unwrap();
+    assert_eq!(schedule["Type"].as_str(), Some("ScheduleV2"));
+    assert_eq!(
+        schedule["Properties"]["ScheduleExpression"].as_str(),
+        Some("rate(1 minute)")
+    );
+    // The sweep stops starting batches after 45 s (functions/release-holds/src/main.rs).
+    assert_eq!(function["Properties"]["Timeout"].as_u64(), Some(60));
 }
 
 /// The metric names of [`NAMESPACE`] a dashboard body shows: rows `[NAMESPACE, name, DIMENSION,

@@ -1,5 +1,8 @@
-//! Helpers of the tests that check the repository's files (routes.rs, template.rs): read a file,
-//! and show that a checker catches an altered copy of it.
+//! Helpers of the tests that check the repository's files (routes.rs, template.rs, policies.rs):
+//! read a file, and show that a checker catches an altered copy of it.
+
+// Each of those test crates compiles this module and uses part of it.
+#![allow(dead_code)]
 
 /// The text of a file of the repository, by its path from the root.
 pub fn read(relative: &str) -> String {

@@ -1,0 +1,112 @@
+//! The route declaration, read in one place: everything the generator writes follows from
+//! [`routes`] and [`default_function`]. When the declaration changes shape (a new router, a
+//! listing with operation ids), only this file changes.
+
+/// The methods a client may send to a routed path: the watch router lists each of them.
+pub const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+
+/// One route: a method on a path template (`/api/packs/{packId}`), served by one function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteSpec {
+    pub function: String,
+    pub method: String,
+    pub path: String,
+}
+
+impl RouteSpec {
+    /// `GET /api/packs/{packId}`: API Gateway's route key.
+    pub fn key(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+
+    /// The template's `{name}` parameters, in order.
+    pub fn param_names(&self) -> impl Iterator<Item = &str> {
+        self.path
+            .split('/')
+            .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
+    }
+}
+
+/// Every route, in declaration order (the order of the generated events and router paths).
+pub fn routes() -> Vec<RouteSpec> {
+    shared::http::routes::ROUTES
+        .iter()
+        .map(|route| RouteSpec {
+            function: route.function.to_owned(),
+            method: route.method.to_string(),
+            path: route.path.to_owned(),
+        })
+        .collect()
+}
+
+/// The function that also answers every request no route matches (API Gateway's `$default`
+/// route): its JSON 404 and 405.
+pub fn default_function() -> String {
+    shared::http::routes::default_function().to_owned()
+}
+
+/// What the generated files assume of the declaration: no method and path twice, methods a
+/// client sends, paths under `/api/`, and a default function that serves a route (so that it is
+/// deployed with events of its own).
+pub fn problems(routes: &[RouteSpec], default: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (i, route) in routes.iter().enumerate() {
+        if routes[..i]
+            .iter()
+            .any(|earlier| earlier.key() == route.key())
+        {
+            problems.push(format!("{} is declared twice", route.key()));
+        }
+        if !METHODS.contains(&route.method.as_str()) {
+            problems.push(format!("{}: not one of {METHODS:?}", route.key()));
+        }
+        if !route.path.starts_with("/api/") {
+            problems.push(format!("{}: not under /api/", route.key()));
+        }
+    }
+    if !routes.iter().any(|route| route.function == default) {
+        problems.push(format!("the default function {default} serves no route"));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(method: &str, path: &str, function: &str) -> RouteSpec {
+        RouteSpec {
+            function: function.into(),
+            method: method.into(),
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn the_declaration_is_sound() {
+        assert_eq!(
+            problems(&routes(), &default_function()),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn an_unsound_declaration_is_caught() {
+        let sound = vec![route("GET", "/api/packs", "list-packs")];
+        for (routes, default) in [
+            (
+                vec![sound[0].clone(), route("GET", "/api/packs", "get-pack")],
+                "list-packs",
+            ),
+            (
+                vec![route("TRACE", "/api/packs", "list-packs")],
+                "list-packs",
+            ),
+            (vec![route("GET", "/packs", "list-packs")], "list-packs"),
+            (sound.clone(), "get-pack"),
+        ] {
+            assert!(!problems(&routes, default).is_empty(), "{routes:?}");
+        }
+        assert!(problems(&sound, "list-packs").is_empty());
+    }
+}

@@ -1,0 +1,563 @@
+//! Each function's IAM policy, pinned: exactly the DynamoDB actions it uses, on only the key
+//! prefixes it reads or writes (`dynamodb:LeadingKeys`), and no server seed (`DRAW#`), money or
+//! top-up within reach but of the functions that must reach one. Least privilege is reviewed, not
+//! generated: these policies are written by hand in template.yaml, and each checker takes the
+//! file's text and returns the problems, so the tests also prove, on altered copies of the real
+//! file, that a policy reaching further is caught.
+
+mod support;
+
+use serde_norway::Value;
+use support::{altered, assert_none, read};
+
+fn text(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+/// The key prefixes only some functions may reach, those functions, and those that may only
+/// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
+/// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
+const GUARDED: [(&str, &[&str], &[&str]); 4] = [
+    (
+        shared::store::schema::DRAW_PREFIX,
+        &["get-pack", "open-pack"],
+        &["release-holds"],
+    ),
+    (
+        shared::store::schema::CASH_PREFIX,
+        &["complete-purchase", "stripe-webhook"],
+        &["start-purchase", "me-cash"],
+    ),
+    ("CREDIT#", &["stripe-webhook"], &[]),
+    (
+        shared::store::schema::TOPUP_PREFIX,
+        &["cash-top-ups", "stripe-webhook"],
+        &[],
+    ),
+];
+
+/// The actions that read (or condition on) an item and never change it.
+const READ_ACTIONS: [&str; 4] = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:GetItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:Query",
+];
+
+/// The indexes functions may query; no draw item is in any (GSI1: listed packs, GSI2: holds
+/// and opened purchases, GSI3: the fan's purchases and ledger).
+const INDEX_RESOURCES: [&str; 3] = [
+    "${Table.Arn}/index/GSI1",
+    "${Table.Arn}/index/GSI2",
+    "${Table.Arn}/index/GSI3",
+];
+
+/// The indexes that hold guarded keys (GSI3: ledger entries under `CASH#<userId>`): a Query of
+/// one must be held to its key prefixes (`dynamodb:LeadingKeys`, the index's partition key).
+const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
+
+/// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
+/// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
+const DYNAMODB_ACTIONS: [&str; 6] = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:Query",
+    "dynamodb:ConditionCheckItem",
+];
+
+/// Problems of the functions' policies: a statement that is not an `Allow` of listed DynamoDB
+/// actions, on an index or on the table restricted (`ForAllValues:StringLike`
+/// `dynamodb:LeadingKeys`) to literal key prefixes (`USER#*`); a [`GUARDED`] prefix in the
+/// policy of a function not listed with it.
+fn policy_problems(template_text: &str) -> Vec<String> {
+    let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
+    let mut problems = Vec::new();
+    for (_, resource) in template["Resources"].as_mapping().expect("Resources") {
+        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        let function = text(&resource["Metadata"]["BuildProperties"]["Binary"]).unwrap_or_default();
+        let policies = resource["Properties"]["Policies"].as_sequence();
+        for policy in policies.into_iter().flatten() {
+            let Some(statements) = policy["Statement"].as_sequence() else {
+                problems.push(format!("{function}: a policy that is not a statement list"));
+                continue;
+            };
+            for statement in statements {
+                problems.extend(statement_problems(&function, statement));
+            }
+        }
+    }
+    problems
+}
+
+fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if statement["Effect"].as_str() != Some("Allow") {
+        problems.push(format!("{function}: a statement that is not an Allow"));
+    }
+    let actions: Vec<String> = match &statement["Action"] {
+        Value::String(action) => vec![action.clone()],
+        Value::Sequence(actions) => actions.iter().filter_map(text).collect(),
+        other => {
+            problems.push(format!("{function}: Action {other:?}"));
+            Vec::new()
+        }
+    };
+    for action in &actions {
+        if !DYNAMODB_ACTIONS.contains(&action.as_str()) {
+            problems.push(format!(
+                "{function}: action {action} is not one the store uses"
+            ));
+        }
+    }
+    let resource = &statement["Resource"];
+    let yaml = |text: &str| serde_norway::from_str::<Value>(text).unwrap();
+    let on_table = *resource == yaml("!GetAtt Table.Arn");
+    let is = |index: &&str| *resource == yaml(&format!("!Sub \"{index}\""));
+    let on_index = INDEX_RESOURCES.iter().any(is);
+    if on_index {
+        if actions.iter().any(|a| a != "dynamodb:Query") {
+            problems.push(format!(
+                "{function}: only Query on an index, not {actions:?}"
+            ));
+        }
+        // An index of unguarded keys may be queried whole; one with guarded keys, or a query
+        // held to prefixes anyway, is checked as the table is.
+        if statement["Condition"].is_null() && !GUARDED_INDEXES.iter().any(is) {
+            return problems;
+        }
+    }
+    if !on_table && !on_index {
+        problems.push(format!(
+            "{function}: resource {resource:?} is neither the table nor an index"
+        ));
+        return problems;
+    }
+    let condition = &statement["Condition"];
+    let Some(prefixes) = condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].as_sequence()
+    else {
+        problems.push(format!(
+            "{function}: {actions:?} on {resource:?} without ForAllValues:StringLike dynamodb:LeadingKeys"
+        ));
+        return problems;
+    };
+    if condition.as_mapping().map(|c| c.len()) != Some(1)
+        || condition["ForAllValues:StringLike"]
+            .as_mapping()
+            .map(|c| c.len())
+            != Some(1)
+    {
+        problems.push(format!(
+            "{function}: a condition beside dynamodb:LeadingKeys"
+        ));
+    }
+    for prefix in prefixes {
+        let prefix = text(prefix).unwrap_or_default();
+        // `<LITERAL>#*`, the literal without wildcards: any other pattern may match `DRAW#...`.
+        let literal = prefix.strip_suffix("#*").unwrap_or("*");
+        if literal.is_empty() || literal.contains(['*', '?', '#']) {
+            problems.push(format!(
+                "{function}: key pattern {prefix:?} is not a literal prefix `NAME#*`"
+            ));
+        } else if let Some((guarded, _, _)) = GUARDED.iter().find(|(guarded, allowed, readers)| {
+            let reads_only = actions.iter().all(|a| READ_ACTIONS.contains(&a.as_str()));
+            format!("{literal}#") == *guarded
+                && !allowed.contains(&function)
+                && !(reads_only && readers.contains(&function))
+        }) {
+            problems.push(format!("{function}: may reach {guarded} keys ({prefix})"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_function_may_reach_what_it_does_not_use() {
+    assert_none(policy_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let start = "  StartPurchaseFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    for (from, to) in [
+        // The server seeds, or money, within reach of the start.
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"DRAW#*\"\n",
+        ),
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"CASH#*\"\n",
+        ),
+        // Any key.
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"*\"\n",
+        ),
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"D*\"\n",
+        ),
+        // No key condition at all.
+        (
+            "              Condition:\n                ForAllValues:StringLike:\n                  dynamodb:LeadingKeys:\n                    - \"USER#*\"\n",
+            "",
+        ),
+        // Every action; and one that is no IAM action.
+        ("Action: dynamodb:PutItem", "Action: dynamodb:*"),
+        (
+            "Action: dynamodb:PutItem",
+            "Action: dynamodb:TransactWriteItems",
+        ),
+        // Another resource.
+        (
+            "Resource: !Sub \"${Table.Arn}/index/GSI2\"",
+            "Resource: \"*\"",
+        ),
+    ] {
+        let altered = format!("{before}{}", altered(after, from, to));
+        assert!(
+            !policy_problems(&altered).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+/// Each function may use only the DynamoDB actions it needs, on only what it reads or writes
+/// (`dynamodb:LeadingKeys`); read `shared/src/store/dynamo/*.rs` for the calls:
+/// - list-packs: `Query` of the listing index;
+/// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
+/// - web3-link: `UpdateItem` of the user's link (`USER#`);
+/// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
+///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
+///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
+///   (purchase, share, count) and the summary's `UpdateItem`; at the buyer's limit, a `Query` of
+///   their purchases (`USER#`);
+/// - get-purchase: `GetItem` of the purchase (`USER#`) and of the pack's published seed
+///   (`PACK#`);
+/// - complete-purchase: `BatchGetItem` of the purchase (`USER#`), the balances (`CASH#`) and the
+///   pack (`PACK#`, for its sale end); a transaction
+///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
+///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
+/// - release-holds: `Query` of the listing and holds indexes, the releases' `UpdateItem`s, the
+///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
+///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
+/// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
+///   then one `UpdateItem` of the purchase;
+/// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
+///   (opened purchases), and `BatchGetItem` of packs' public items (`PACK#`: a published seed);
+/// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
+///   (the ledger): reads only, no write to `CASH#`;
+/// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
+///   (`TOPUP#`) only;
+/// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
+///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`).
+#[test]
+fn each_function_has_only_its_dynamodb_permission() {
+    let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
+    let expected: Value = serde_norway::from_str(
+        r#"
+list-packs:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+get-pack:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "DRAW#*"
+web3-link:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+start-purchase:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:ConditionCheckItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+get-purchase:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+              - "PACK#*"
+complete-purchase:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
+open-pack:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+              - "DRAW#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+release-holds:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "DRAW#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
+me-purchases:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+me-cash:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
+cash-top-ups:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:PutItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+stripe-webhook:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+              - "CASH#*"
+              - "CREDIT#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TOPUP#*"
+              - "CASH#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CREDIT#*"
+"#,
+    )
+    .unwrap();
+    let mut policies = serde_norway::Mapping::new();
+    for (_, resource) in template["Resources"].as_mapping().unwrap() {
+        if resource["Type"].as_str() == Some("AWS::Serverless::Function") {
+            policies.insert(
+                resource["Metadata"]["BuildProperties"]["Binary"].clone(),
+                resource["Properties"]["Policies"].clone(),
+            );
+        }
+    }
+    assert_eq!(Value::Mapping(policies), expected);
+    // The prefixes are the store's.
+    assert_eq!(shared::store::schema::DRAW_PREFIX, "DRAW#");
+    assert_eq!(shared::store::schema::pack_pk("p"), "PACK#p");
+    assert_eq!(shared::store::schema::user_pk("u"), "USER#u");
+    assert_eq!(shared::store::schema::GSI2, "GSI2");
+    assert_eq!(shared::store::schema::GSI3, "GSI3");
+    assert_eq!(shared::store::schema::cash_pk("u"), "CASH#u");
+    assert_eq!(shared::store::schema::topup_pk("t"), "TOPUP#t");
+    assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
+}
+
+/// Whether the policy checks catch `template` with `from` made `to` in the part that begins
+/// with `resource` (a function's resource name, as `  MeCashFunction:`).
+fn caught_in(template: &str, resource: &str, from: &str, to: &str) -> bool {
+    let (before, after) = template.split_at(template.find(resource).unwrap());
+    !policy_problems(&format!("{before}{}", altered(after, from, to))).is_empty()
+}
+
+#[test]
+fn the_fans_cash_reads_cannot_reach_further() {
+    let template = read("template.yaml");
+    for (from, to) in [
+        // A write to money.
+        ("Action: dynamodb:GetItem", "Action: dynamodb:UpdateItem"),
+        // The ledger's index queried whole (every fan's purchases and ledger).
+        (
+            "              Resource: !Sub \"${Table.Arn}/index/GSI3\"\n              Condition:\n                ForAllValues:StringLike:\n                  dynamodb:LeadingKeys:\n                    - \"CASH#*\"\n",
+            "              Resource: !Sub \"${Table.Arn}/index/GSI3\"\n",
+        ),
+    ] {
+        assert!(
+            caught_in(&template, "  MeCashFunction:", from, to),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+    // The purchases' function reading the ledger through the index.
+    let (user, cash) = (
+        "                    - \"USER#*\"\n",
+        "                    - \"CASH#*\"\n",
+    );
+    assert!(
+        caught_in(&template, "  MePurchasesFunction:", user, cash),
+        "me-purchases reading CASH#"
+    );
+}
+
+/// Money and top-ups stay out of reach of the top-up function, and top-ups out of reach of the
+/// others: each alteration is caught.
+#[test]
+fn a_top_up_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let topups = "                    - \"TOPUP#*\"\n";
+    for extra in ["CASH#*", "CREDIT#*"] {
+        let wider = format!("{topups}                    - \"{extra}\"\n");
+        assert!(
+            caught_in(&template, "  CashTopUpsFunction:", topups, &wider),
+            "cash-top-ups reaching {extra} went unnoticed"
+        );
+    }
+    // A purchase function reaching top-ups.
+    let user = "                    - \"USER#*\"\n";
+    assert!(caught_in(
+        &template,
+        "  StartPurchaseFunction:",
+        user,
+        &format!("{user}{topups}")
+    ));
+}
