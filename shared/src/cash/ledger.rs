@@ -7,23 +7,21 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::cash::Money;
 use crate::ids::{PurchaseId, UserId};
-use crate::store::schema::time_key;
-use crate::timestamp::Timestamp;
+use crate::timestamp::{Timestamp, time_key};
 
 pub const DEFAULT_LEDGER_LIMIT: usize = 20;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum EntryKind {
     Credit,
     Debit,
 }
 
 impl EntryKind {
+    /// As the API writes it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Credit => "credit",
-            Self::Debit => "debit",
-        }
+        self.into()
     }
 }
 

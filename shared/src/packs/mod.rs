@@ -12,7 +12,10 @@ pub mod draw;
 pub mod listing;
 pub mod seed;
 
+pub use listing::MIN_CURSOR_SECRET_LEN;
+
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::timestamp::Timestamp;
 
@@ -73,8 +76,22 @@ pub struct PackItem {
 /// A price: integer minor units of an ISO 4217 currency (`{"amount": 499, "currency": "USD"}`).
 pub use crate::cash::Money as Price;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+// The one text of each variant: serde and strum both spell the variant's name in lowercase
+// (a test checks that they agree).
+#[strum(serialize_all = "lowercase")]
 pub enum PackStatus {
     Draft,
     Active,
@@ -83,12 +100,8 @@ pub enum PackStatus {
 
 impl PackStatus {
     /// As the API and the store write it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            PackStatus::Draft => "draft",
-            PackStatus::Active => "active",
-            PackStatus::Archived => "archived",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 

@@ -14,17 +14,34 @@ pub mod event;
 pub mod signature;
 pub mod stripe;
 
+pub use stripe::{ReturnUrls, StripeApi};
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::cash::{Credit, MAX_CREDIT, Money};
 use crate::ids::{TopUpId, UserId};
 use crate::timestamp::Timestamp;
 
 /// Where a top-up is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+// The one text of each variant: serde and strum both spell the variant's name in lowercase
+// (a test checks that they agree).
+#[strum(serialize_all = "lowercase")]
 pub enum TopUpStatus {
     /// Asked for; not paid (yet).
     Pending,
@@ -34,6 +51,13 @@ pub enum TopUpStatus {
     Failed,
     /// The Checkout Session expired unpaid.
     Expired,
+}
+
+impl TopUpStatus {
+    /// As the API and the store write it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// A top-up as stored.

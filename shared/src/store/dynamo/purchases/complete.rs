@@ -10,15 +10,15 @@ use crate::store::StoreError;
 use crate::store::dynamo::packs::{sale_ends_at, share_key};
 use crate::store::dynamo::records::{CASH_VERSION, SCHEMA_VERSION};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, key, number, s};
-use crate::purchases::conditions;
+use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{CompleteError, CompletePurchase, Completed, GetPurchase};
 use crate::store::schema::{
     ENTITY, GSI2_PK, GSI2_SK, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID,
     PACK_SK, PURCHASE_STATUS, SHARE_SOLD, cash_pk, debit_sk, pack_pk,
 };
-use crate::store::schema::{GSI3_PK, GSI3_SK, time_key};
+use crate::store::schema::{GSI3_PK, GSI3_SK};
 use crate::store::schema::{UNPAID_VERSION, unpaid_slot};
-use crate::timestamp::Timestamp;
+use crate::timestamp::{Timestamp, time_key};
 
 /// The actions of a payment's transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

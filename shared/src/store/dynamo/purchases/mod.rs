@@ -17,7 +17,6 @@ use super::packs::whole_number;
 use super::records::PurchaseRecord;
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PurchaseId, UserId};
-use crate::purchases::conditions;
 use crate::purchases::mine::{opened_list_key, purchase_list_key};
 use crate::purchases::{Buys, Purchase, PurchaseStatus};
 use crate::store::StoreError;
@@ -40,7 +39,7 @@ fn cash_key(user_id: &str) -> Item {
 }
 
 pub(crate) fn status_text(status: PurchaseStatus) -> AttributeValue {
-    s(conditions::status_text(status))
+    s(status.as_str())
 }
 
 /// The item of a purchase: its fields, its key, its key in the fan's purchase list, and while

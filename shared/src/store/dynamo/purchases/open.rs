@@ -10,7 +10,7 @@ use crate::store::StoreError;
 use crate::store::dynamo::condition::render;
 use crate::store::dynamo::packs::draw_inputs_from_item;
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key};
-use crate::purchases::conditions;
+use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{OpenError, OpenPurchase, Opened};
 use crate::store::schema::{DRAW_SK, draw_pk};
 use crate::store::schema::{GSI2_PK, GSI2_SK, PURCHASE_STATUS};

@@ -7,7 +7,7 @@ use crate::purchases::{Purchase, PurchaseStatus, random_shard};
 use crate::store::StoreError;
 use crate::store::dynamo::packs::share_key;
 use crate::store::dynamo::{Attempts, DynamoStore, classify, s};
-use crate::purchases::conditions;
+use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{ReleaseHolds, Released};
 use crate::store::schema::{
     BUYS_HELD, GSI2, GSI2_PK, GSI2_SK, PACK_REMAINING, PURCHASE_STATUS, holds_ended_bound, holds_pk,

@@ -20,7 +20,7 @@ use crate::store::dynamo::condition::render;
 use crate::store::dynamo::packs::{pack_from_item, share_key, share_units, terms_attributes};
 use crate::store::dynamo::records::{PURCHASE_VERSION, SCHEMA_VERSION};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
-use crate::purchases::conditions;
+use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{StartError, StartPurchase, Started};
 use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, ENTITY, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
