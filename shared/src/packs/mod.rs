@@ -76,22 +76,10 @@ pub struct PackItem {
 /// A price: integer minor units of an ISO 4217 currency (`{"amount": 499, "currency": "USD"}`).
 pub use crate::cash::Money as Price;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-// The one text of each variant: serde and strum both spell the variant's name in lowercase
-// (a test checks that they agree).
-#[strum(serialize_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "lowercase")] // As `PurchaseStatus`'s.
 pub enum PackStatus {
     Draft,
     Active,

@@ -30,19 +30,9 @@ pub const MAX_HOLD_SECONDS: u64 = 3600;
 /// The longest client seed.
 pub const MAX_CLIENT_SEED_CHARS: usize = 64;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
 // The one text of each variant: serde and strum both spell the variant's name in lowercase
 // (a test checks that they agree).
 #[strum(serialize_all = "lowercase")]

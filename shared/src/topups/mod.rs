@@ -26,22 +26,10 @@ use crate::ids::{TopUpId, UserId};
 use crate::timestamp::Timestamp;
 
 /// Where a top-up is.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    EnumString,
-    VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-// The one text of each variant: serde and strum both spell the variant's name in lowercase
-// (a test checks that they agree).
-#[strum(serialize_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "lowercase")] // As `PurchaseStatus`'s.
 pub enum TopUpStatus {
     /// Asked for; not paid (yet).
     Pending,
