@@ -3,11 +3,18 @@
 
 use std::time::Duration;
 
+use crate::cash::{MAX_CREDIT, is_currency};
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
-use crate::packs::listing::MIN_CURSOR_SECRET_LEN;
+use crate::packs::MIN_CURSOR_SECRET_LEN;
 use crate::purchases::{
     DEFAULT_HOLD_SECONDS, DEFAULT_MAX_UNPAID_HOLDS, HoldPolicy, MAX_HOLD_SECONDS,
     MAX_MAX_UNPAID_HOLDS,
+};
+// Where the functions have always found them: the secrets and Stripe's API they read from here.
+pub use crate::secret::Secret;
+pub use crate::topups::StripeApi;
+use crate::topups::{
+    DEFAULT_CURRENCY, DEFAULT_MAX_AMOUNT, DEFAULT_MIN_AMOUNT, ReturnUrls, TopUpPolicy,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -241,39 +248,12 @@ pub fn is_loopback(url: &url::Url) -> bool {
     }
 }
 
-/// A secret read from the environment (Stripe's keys): its `Debug` and `Display` never show it,
-/// so no log line or error can carry it by accident.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The value, for the one place that sends or keys with it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-/// Stripe's API: `STRIPE_API_BASE` (default `https://api.stripe.com`; plain `http://` only on a
-/// loopback host) and `STRIPE_SECRET_KEY` (required).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StripeApi {
-    pub base: String,
-    pub secret_key: Secret,
-}
-
 pub const DEFAULT_STRIPE_API_BASE: &str = "https://api.stripe.com";
 
+// Stripe's API is the top-ups' value type; reading it from the environment is configuration's.
 impl StripeApi {
+    /// `STRIPE_API_BASE` (default `https://api.stripe.com`; plain `http://` only on a loopback
+    /// host) and `STRIPE_SECRET_KEY` (required).
     pub fn from_source(source: &dyn Source) -> Result<Self, ConfigError> {
         let base = match optional(source, "STRIPE_API_BASE") {
             Some(base) => check_service_url("STRIPE_API_BASE", &base)?,
@@ -286,7 +266,7 @@ impl StripeApi {
         )?;
         Ok(Self {
             base,
-            secret_key: Secret(secret_key),
+            secret_key: Secret::new(secret_key),
         })
     }
 }
@@ -299,14 +279,13 @@ pub fn stripe_webhook_secret(source: &dyn Source) -> Result<Secret, ConfigError>
         "STRIPE_WEBHOOK_SECRET",
         "the signing secret of Stripe's webhook endpoint (whsec_...)",
     )
-    .map(Secret)
+    .map(Secret::new)
 }
 
 /// `TOPUP_MIN_AMOUNT` and `TOPUP_MAX_AMOUNT` (minor units; defaults 100 and 50000) and
 /// `TOPUP_CURRENCIES` (comma-separated ISO 4217 codes; default `USD`).
-pub fn top_up_policy(source: &dyn Source) -> Result<crate::topups::TopUpPolicy, ConfigError> {
-    use crate::topups::{DEFAULT_CURRENCY, DEFAULT_MAX_AMOUNT, DEFAULT_MIN_AMOUNT, TopUpPolicy};
-    let bounds = 1..=crate::cash::MAX_CREDIT;
+pub fn top_up_policy(source: &dyn Source) -> Result<TopUpPolicy, ConfigError> {
+    let bounds = 1..=MAX_CREDIT;
     let min_amount =
         optional_number(source, "TOPUP_MIN_AMOUNT", bounds.clone())?.unwrap_or(DEFAULT_MIN_AMOUNT);
     let max_amount =
@@ -322,7 +301,7 @@ pub fn top_up_policy(source: &dyn Source) -> Result<crate::topups::TopUpPolicy, 
         .split(',')
         .map(|code| code.trim().to_owned())
         .collect();
-    if !currencies.iter().all(|code| crate::cash::is_currency(code)) {
+    if !currencies.iter().all(|code| is_currency(code)) {
         return Err(ConfigError::Invalid {
             name: "TOPUP_CURRENCIES",
             problem: "expected ISO 4217 codes (three capital letters), separated by commas".into(),
@@ -337,13 +316,11 @@ pub fn top_up_policy(source: &dyn Source) -> Result<crate::topups::TopUpPolicy, 
 
 /// `TOPUP_SUCCESS_URL` and `TOPUP_CANCEL_URL` (required): where Stripe's Checkout page sends the
 /// fan back to, paid or not (`https://`, or `http://` on a loopback host).
-pub fn top_up_return_urls(
-    source: &dyn Source,
-) -> Result<crate::topups::stripe::ReturnUrls, ConfigError> {
+pub fn top_up_return_urls(source: &dyn Source) -> Result<ReturnUrls, ConfigError> {
     let url = |name: &'static str, purpose: &'static str| {
         check_service_url(name, &required(source, name, purpose)?)
     };
-    Ok(crate::topups::stripe::ReturnUrls {
+    Ok(ReturnUrls {
         success: url(
             "TOPUP_SUCCESS_URL",
             "where Checkout sends the fan after paying",
@@ -544,7 +521,7 @@ mod tests {
     #[test]
     fn top_up_settings_have_defaults_and_bounds() {
         let policy = top_up_policy(&[("X", "")]).unwrap();
-        assert_eq!(policy, crate::topups::TopUpPolicy::default());
+        assert_eq!(policy, TopUpPolicy::default());
         let policy = top_up_policy(&[
             ("TOPUP_MIN_AMOUNT", "1"),
             ("TOPUP_MAX_AMOUNT", "9"),

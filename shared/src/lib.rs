@@ -13,7 +13,7 @@
 //! - [`auth`]: session-token (JWT) verification against the identity provider's JWKS.
 //! - [`store`]: storage traits per aggregate, on DynamoDB and in memory; [`store::schema`] is the
 //!   table.
-//! - [`config`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold start reads
+//! - [`config`], [`secret`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold start reads
 //!   and builds once, and the Lambda loops around a handler.
 
 pub mod auth;
@@ -30,6 +30,7 @@ pub mod openapi;
 pub mod packs;
 pub mod purchases;
 pub mod runtime;
+pub mod secret;
 pub mod store;
 pub mod telemetry;
 pub mod timestamp;

@@ -78,6 +78,21 @@ impl Timestamp {
     }
 }
 
+/// A fan's list key at `at`: fixed-width nanoseconds, then the id, so that key order is time
+/// order (the lists read it backwards: newest first, ties by id descending).
+pub fn time_key(at: Timestamp, id: &str) -> String {
+    format!("{:020}#{id}", at.unix_nanos())
+}
+
+/// Whether `text` is a key [`time_key`] could have written (of an id of the id grammar).
+pub fn is_time_key(text: &str) -> bool {
+    text.split_once('#').is_some_and(|(nanos, id)| {
+        nanos.len() == 20
+            && nanos.bytes().all(|b| b.is_ascii_digit())
+            && crate::ids::is_valid_id(id)
+    })
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // At most 30 bytes (`9999-12-31T23:59:59.999999999Z`): formatted on the stack, since

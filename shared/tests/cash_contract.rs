@@ -289,7 +289,7 @@ async fn a_credit_writes_its_ledger_entry_and_one_balance_per_currency() {
             ("GSI3PK".to_owned(), text("CASH#u1")),
             (
                 "GSI3SK".to_owned(),
-                text(&shared::store::schema::time_key(
+                text(&shared::timestamp::time_key(
                     at,
                     &shared::cash::ledger::credit_entry_id("grant/2026-11")
                 )),

@@ -7,25 +7,23 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::cash::Money;
 use crate::ids::{PurchaseId, UserId};
-use crate::store::schema::time_key;
-use crate::timestamp::Timestamp;
+use crate::timestamp::{Timestamp, time_key};
 
 pub const DEFAULT_LEDGER_LIMIT: usize = 20;
 
 /// Which way an entry moved the balance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, utoipa::ToSchema, strum::IntoStaticStr)]
 #[schema(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum EntryKind {
     Credit,
     Debit,
 }
 
 impl EntryKind {
+    /// As the API writes it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Credit => "credit",
-            Self::Debit => "debit",
-        }
+        self.into()
     }
 }
 

@@ -12,8 +12,11 @@ pub mod draw;
 pub mod listing;
 pub mod seed;
 
+pub use listing::MIN_CURSOR_SECRET_LEN;
+
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::openapi::schemas::{Hex32, Id};
 use crate::timestamp::Timestamp;
@@ -98,6 +101,8 @@ pub use crate::cash::Money as Price;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "lowercase")] // As `PurchaseStatus`'s.
 pub enum PackStatus {
     Draft,
     Active,
@@ -106,12 +111,8 @@ pub enum PackStatus {
 
 impl PackStatus {
     /// As the API and the store write it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            PackStatus::Draft => "draft",
-            PackStatus::Active => "active",
-            PackStatus::Archived => "archived",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 

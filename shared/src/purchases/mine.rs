@@ -9,8 +9,7 @@
 
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{OpenedItem, Purchase, PurchaseStatus};
-use crate::store::schema::{is_time_key, time_key};
-use crate::timestamp::Timestamp;
+use crate::timestamp::{Timestamp, is_time_key, time_key};
 
 pub const DEFAULT_PURCHASES_LIMIT: usize = 20;
 pub const DEFAULT_ITEMS_LIMIT: usize = 50;
@@ -22,13 +21,7 @@ pub struct StatusFilter(PurchaseStatus);
 
 impl StatusFilter {
     pub fn parse(text: &str) -> Option<Self> {
-        Some(Self(match text {
-            "reserved" => PurchaseStatus::Reserved,
-            "completed" => PurchaseStatus::Completed,
-            "opened" => PurchaseStatus::Opened,
-            "expired" => PurchaseStatus::Expired,
-            _ => return None,
-        }))
+        text.parse().ok().map(Self)
     }
 
     pub fn status(self) -> PurchaseStatus {
@@ -36,12 +29,7 @@ impl StatusFilter {
     }
 
     pub fn as_str(self) -> &'static str {
-        match self.0 {
-            PurchaseStatus::Reserved => "reserved",
-            PurchaseStatus::Completed => "completed",
-            PurchaseStatus::Opened => "opened",
-            PurchaseStatus::Expired => "expired",
-        }
+        self.0.as_str()
     }
 }
 

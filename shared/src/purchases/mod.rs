@@ -11,6 +11,7 @@ pub mod mine;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::cash::Money;
 use crate::ids::{PackId, PurchaseId, UserId};
@@ -19,8 +20,6 @@ use crate::packs::{
     Odds, Pack, PackItem, PackStatus, REVEAL_DELAY_SECONDS, reveal_at, seed_revealed,
 };
 use crate::timestamp::Timestamp;
-
-pub mod conditions;
 
 // No hold may outlive the reveal delay: once the seed is public, no reservation can be paid.
 const _: () = assert!(MAX_HOLD_SECONDS as i64 <= REVEAL_DELAY_SECONDS);
@@ -35,11 +34,22 @@ pub const MAX_CLIENT_SEED_CHARS: usize = 64;
 /// `expired` (the hold ran out unpaid; its unit went back on sale).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+// The one text of each variant: serde and strum both spell the variant's name in lowercase
+// (a test checks that they agree).
+#[strum(serialize_all = "lowercase")]
 pub enum PurchaseStatus {
     Reserved,
     Completed,
     Opened,
     Expired,
+}
+
+impl PurchaseStatus {
+    /// As the API and the store write it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// One slot of an opened pack.
@@ -486,6 +496,26 @@ mod tests {
 
     fn ts(text: &str) -> Timestamp {
         Timestamp::parse(text).unwrap()
+    }
+
+    /// serde's text of every variant of `T` is strum's, and strum parses it back.
+    fn texts_agree<T>()
+    where
+        T: VariantArray + Serialize + std::str::FromStr + Into<&'static str> + Copy + PartialEq,
+        T: std::fmt::Debug,
+    {
+        for &variant in T::VARIANTS {
+            let text: &'static str = variant.into();
+            assert_eq!(serde_json::to_value(variant).unwrap(), text);
+            assert_eq!(text.parse::<T>().ok(), Some(variant));
+        }
+    }
+
+    #[test]
+    fn every_status_has_one_text() {
+        texts_agree::<PurchaseStatus>();
+        texts_agree::<crate::packs::PackStatus>();
+        texts_agree::<crate::topups::TopUpStatus>();
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The conditions of conditional writes, as data: each rule's condition is declared once (for
-//! purchases, in [`crate::purchases::conditions`], beside the rules it enforces) and both stores
-//! execute that one declaration. DynamoDB gets it rendered as a `ConditionExpression`
+//! purchases, in [`crate::store::purchase_conditions`], each naming the rule it enforces) and both
+//! stores execute that one declaration. DynamoDB gets it rendered as a `ConditionExpression`
 //! (`store::dynamo::condition`); the in-memory store evaluates it against the item it is about
 //! to change, with DynamoDB's semantics (a comparison with a missing attribute, or between a
 //! number and a string, is false), and refuses a write whose condition does not hold.

@@ -2,6 +2,8 @@
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
 //! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`]: the traits of each aggregate.
+//! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
+//!   declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
 //! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
@@ -14,6 +16,7 @@ pub mod dynamo;
 pub mod links;
 pub mod memory;
 pub mod packs;
+pub mod purchase_conditions;
 pub mod purchases;
 pub mod schema;
 pub mod topups;

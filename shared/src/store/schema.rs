@@ -207,7 +207,7 @@ pub const GSI2_SK: &str = "GSI2SK";
 /// The holds-index sort key of a hold ending at `expires_at`: fixed-width nanoseconds, so that
 /// key order is expiry order.
 pub fn hold_key(expires_at: crate::timestamp::Timestamp, purchase_id: &str) -> String {
-    time_key(expires_at, purchase_id)
+    crate::timestamp::time_key(expires_at, purchase_id)
 }
 
 /// Every hold key at or below this bound is of a hold that has ended at `now`.
@@ -221,21 +221,6 @@ pub fn holds_ended_bound(now: crate::timestamp::Timestamp) -> String {
 pub const GSI3: &str = "GSI3";
 pub const GSI3_PK: &str = "GSI3PK";
 pub const GSI3_SK: &str = "GSI3SK";
-
-/// A fan's list key at `at`: fixed-width nanoseconds, then the id, so that key order is time
-/// order (the lists read it backwards: newest first, ties by id descending).
-pub fn time_key(at: crate::timestamp::Timestamp, id: &str) -> String {
-    format!("{:020}#{id}", at.unix_nanos())
-}
-
-/// Whether `text` is a key [`time_key`] could have written (of an id of the id grammar).
-pub fn is_time_key(text: &str) -> bool {
-    text.split_once('#').is_some_and(|(nanos, id)| {
-        nanos.len() == 20
-            && nanos.bytes().all(|b| b.is_ascii_digit())
-            && crate::ids::is_valid_id(id)
-    })
-}
 
 /// The key prefix of Cash top-ups, for IAM's `dynamodb:LeadingKeys`. A top-up is keyed by its
 /// id alone: Stripe's webhook names it by id (`client_reference_id`) and nothing else; it carries

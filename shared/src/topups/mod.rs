@@ -14,9 +14,12 @@ pub mod event;
 pub mod signature;
 pub mod stripe;
 
+pub use stripe::{ReturnUrls, StripeApi};
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::cash::{Credit, MAX_CREDIT, Money};
 use crate::ids::{TopUpId, UserId};
@@ -25,6 +28,8 @@ use crate::timestamp::Timestamp;
 /// Where a top-up is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[derive(IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "lowercase")] // As `PurchaseStatus`'s.
 pub enum TopUpStatus {
     /// Asked for; not paid (yet).
     Pending,
@@ -34,6 +39,13 @@ pub enum TopUpStatus {
     Failed,
     /// The Checkout Session expired unpaid.
     Expired,
+}
+
+impl TopUpStatus {
+    /// As the API and the store write it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// A top-up as stored.

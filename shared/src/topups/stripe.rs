@@ -17,8 +17,8 @@ use lambda_http::http::{Request, header};
 use serde::Deserialize;
 
 use super::{Checkout, TopUp};
-use crate::config::{Secret, StripeApi};
 use crate::http_client::{Roots, Schemes, https_connector};
+use crate::secret::Secret;
 
 /// How long a connection to Stripe may take to open, and the whole exchange (an API Gateway
 /// request has 30 s; a Checkout Session is made in well under a second).
@@ -41,6 +41,14 @@ pub enum StripeError {
     /// holds Stripe's status, error type and code, never its message (which may quote the key).
     #[error("Stripe refused the request: {0}")]
     Refused(String),
+}
+
+/// Stripe's API: where it is (`https://api.stripe.com`, or a stand-in on a loopback host) and the
+/// account's secret key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StripeApi {
+    pub base: String,
+    pub secret_key: Secret,
 }
 
 /// Where a top-up's Checkout page sends the fan back to.

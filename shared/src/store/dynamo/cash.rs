@@ -18,8 +18,8 @@ use crate::store::schema::{
     CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY,
     LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, cash_pk, credit_pk,
 };
-use crate::store::schema::{GSI3_PK, GSI3_SK, time_key};
-use crate::timestamp::Timestamp;
+use crate::store::schema::{GSI3_PK, GSI3_SK};
+use crate::timestamp::{Timestamp, time_key};
 
 fn corrupt(what: &str, problem: &str) -> StoreError {
     StoreError::internal(format!("{what} item: {problem}"))

@@ -2,8 +2,8 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::records::{LINK_VERSION, SCHEMA_VERSION, check_version};
-use super::{DynamoStore, classify, number, s};
+use super::records::{LINK_VERSION, LinkRecord, SCHEMA_VERSION};
+use super::{DynamoStore, Item, classify, number, s};
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
 use crate::store::links::{GetLink, UpsertLink};
@@ -54,12 +54,13 @@ impl GetLink for DynamoStore {
             .send()
             .await
             .map_err(|e| classify("GetItem", e))?;
-        output
-            .item
-            .map(|item| {
-                check_version(&item, "link", LINK_VERSION)?;
-                serde_dynamo::from_item(item).map_err(|e| StoreError::internal_from("link item", e))
-            })
-            .transpose()
+        output.item.map(link_from_item).transpose()
     }
+}
+
+/// A link from its item, through its record.
+pub(crate) fn link_from_item(item: Item) -> Result<Web3Link, StoreError> {
+    serde_dynamo::from_item::<_, LinkRecord>(item)
+        .map_err(|e| StoreError::internal_from("link item", e))?
+        .try_into()
 }

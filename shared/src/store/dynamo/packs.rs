@@ -28,15 +28,11 @@ use crate::store::schema::{
 };
 use crate::timestamp::Timestamp;
 
-fn status_text(pack: &Pack) -> &'static str {
-    pack.status.as_str()
-}
-
 /// The terms a start is conditioned on, each `Some` to set or `None` to remove: the pack item
 /// and every share of its supply carry them, so that a start's transaction touches one share.
 pub(crate) fn terms_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)> {
     vec![
-        (PACK_STATUS, Some(s(status_text(pack)))),
+        (PACK_STATUS, Some(s(pack.status.as_str()))),
         (
             STARTS_AT,
             pack.sale_starts_at.map(|at| number(at.unix_nanos())),

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
 use crate::ids::{PackId, PurchaseId, TopUpId, UserId};
+use crate::links::Web3Link;
 use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
@@ -49,6 +50,11 @@ pub(crate) fn check_version(item: &super::Item, what: &str, newest: u32) -> Resu
                 StoreError::internal(format!("{what} item: `{SCHEMA_VERSION}` is not a version"))
             })?,
     };
+    readable(what, version, newest)
+}
+
+/// Refuses a record of a `version` newer than this release reads (`newest`).
+fn readable(what: &str, version: u32, newest: u32) -> Result<(), StoreError> {
     if version > newest {
         return Err(StoreError::internal(format!(
             "{what} item of schema version {version} (this release reads up to {newest})"
@@ -134,12 +140,7 @@ impl TryFrom<PurchaseRecord> for Purchase {
     type Error = StoreError;
 
     fn try_from(record: PurchaseRecord) -> Result<Self, StoreError> {
-        if record.schema_version > PURCHASE_VERSION {
-            return Err(StoreError::internal(format!(
-                "purchase item of schema version {} (this release reads up to {PURCHASE_VERSION})",
-                record.schema_version
-            )));
-        }
+        readable("purchase", record.schema_version, PURCHASE_VERSION)?;
         Ok(Purchase {
             id: record.id,
             pack_id: record.pack_id,
@@ -212,12 +213,7 @@ impl TryFrom<TopUpRecord> for TopUp {
     type Error = StoreError;
 
     fn try_from(record: TopUpRecord) -> Result<Self, StoreError> {
-        if record.schema_version > TOPUP_VERSION {
-            return Err(StoreError::internal(format!(
-                "top-up item of schema version {} (this release reads up to {TOPUP_VERSION})",
-                record.schema_version
-            )));
-        }
+        readable("top-up", record.schema_version, TOPUP_VERSION)?;
         let checkout = match (record.checkout_session_id, record.checkout_url) {
             (Some(session_id), Some(url)) => Some(Checkout { session_id, url }),
             (None, None) => None,
@@ -235,6 +231,36 @@ impl TryFrom<TopUpRecord> for TopUp {
             checkout,
             created_at: record.created_at,
             completed_at: record.completed_at,
+        })
+    }
+}
+
+/// A web3 link item's attributes (besides its keys and `entity`).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LinkRecord {
+    #[serde(default = "version_one")]
+    schema_version: u32,
+    user_id: String,
+    email: Option<String>,
+    provider: String,
+    payload: String,
+    linked_at: Timestamp,
+    updated_at: Timestamp,
+}
+
+impl TryFrom<LinkRecord> for Web3Link {
+    type Error = StoreError;
+
+    fn try_from(record: LinkRecord) -> Result<Self, StoreError> {
+        readable("link", record.schema_version, LINK_VERSION)?;
+        Ok(Web3Link {
+            user_id: record.user_id,
+            email: record.email,
+            provider: record.provider,
+            payload: record.payload,
+            linked_at: record.linked_at,
+            updated_at: record.updated_at,
         })
     }
 }
@@ -372,5 +398,31 @@ mod tests {
             "{}",
             error.detail()
         );
+    }
+
+    #[test]
+    fn a_link_item_written_before_versions_reads_as_version_one() {
+        use crate::store::dynamo::links::link_from_item;
+        let mut item = HashMap::from([
+            ("PK".into(), s("USER#fan")),
+            ("SK".into(), s("LINK#wallet")),
+            ("entity".into(), s("link")),
+            ("userId".into(), s("fan")),
+            ("email".into(), AttributeValue::Null(true)),
+            ("provider".into(), s("wallet")),
+            ("payload".into(), s(r#"{"address":"0xabc"}"#)),
+            ("linkedAt".into(), s("2026-06-01T12:00:00Z")),
+            ("updatedAt".into(), s("2026-06-01T12:05:00Z")),
+        ]);
+        let link = link_from_item(item.clone()).unwrap();
+        assert_eq!(
+            (link.user_id.as_str(), link.provider.as_str(), link.email),
+            ("fan", "wallet", None)
+        );
+        assert_eq!(link.payload, r#"{"address":"0xabc"}"#);
+        assert_eq!(link.linked_at.to_string(), "2026-06-01T12:00:00Z");
+        assert_eq!(link.updated_at.to_string(), "2026-06-01T12:05:00Z");
+        item.insert(SCHEMA_VERSION.into(), n(2));
+        assert!(link_from_item(item).is_err(), "a newer version is refused");
     }
 }

@@ -39,15 +39,6 @@ fn top_up_from_item(item: Item) -> Result<TopUp, StoreError> {
         .try_into()
 }
 
-fn status_text(status: TopUpStatus) -> &'static str {
-    match status {
-        TopUpStatus::Pending => "pending",
-        TopUpStatus::Completed => "completed",
-        TopUpStatus::Failed => "failed",
-        TopUpStatus::Expired => "expired",
-    }
-}
-
 impl CreateTopUp for DynamoStore {
     async fn create_top_up(&self, top_up: &TopUp) -> Result<CreatedTopUp, StoreError> {
         let result = self
@@ -149,9 +140,9 @@ impl DynamoStore {
             .condition_expression("#status <> :completed AND #session = :session")
             .expression_attribute_names("#status", TOPUP_STATUS)
             .expression_attribute_names("#session", TOPUP_SESSION_ID)
-            .expression_attribute_values(":completed", s(status_text(TopUpStatus::Completed)))
+            .expression_attribute_values(":completed", s(TopUpStatus::Completed.as_str()))
             .expression_attribute_values(":session", s(session_id))
-            .expression_attribute_values(":status", s(status_text(status)));
+            .expression_attribute_values(":status", s(status.as_str()));
         update = match completed_at {
             Some(at) => update
                 .update_expression("SET #status = :status, #completedAt = :at")

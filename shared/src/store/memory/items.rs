@@ -1,10 +1,9 @@
 //! The in-memory records as the DynamoDB items they stand for, attribute by attribute, so that
-//! the conditions declared for DynamoDB's writes ([`crate::purchases::conditions`]) are checked
+//! the conditions declared for DynamoDB's writes ([`crate::store::purchase_conditions`]) are checked
 //! against them before the same change is made here.
 
 use super::Tables;
 use crate::packs::Pack;
-use crate::purchases::conditions::status_text;
 use crate::purchases::{Buys, Purchase, UnpaidHolds};
 use crate::store::condition::{Attributes, Value};
 use crate::store::schema::{
@@ -56,7 +55,7 @@ impl Attributes for Buys {
 impl Attributes for Purchase {
     fn attribute(&self, path: &[&str]) -> Option<Value> {
         match single(path)? {
-            PURCHASE_STATUS => Some(status_text(self.status).into()),
+            PURCHASE_STATUS => Some(self.status.as_str().into()),
             PURCHASE_EXPIRES_NS => Some(self.expires_at.unix_nanos().into()),
             _ => None,
         }

@@ -7,7 +7,6 @@ use crate::cash::ledger::{EntryKind, LedgerEntry, debit_entry_id};
 use crate::cash::{Debit, Money};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::PackStatus;
-use crate::purchases::conditions;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
     StartRefusal, StartRequest, check_complete, check_open, check_start, opened, random_shard,
@@ -15,6 +14,7 @@ use crate::purchases::{
 };
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
+use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{
     CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
     ReleaseHolds, Released, StartError, StartPurchase, Started,

@@ -3,31 +3,21 @@
 //! decided on a read), and the in-memory store checks the same declaration against the item it
 //! is about to change. Each names the rule of [`crate::purchases`] it enforces.
 
-use crate::cash::Money;
-use crate::packs::Pack;
-use crate::purchases::{Buys, PurchaseStatus};
-use crate::store::condition::{Compare, Condition};
-use crate::store::schema::{
+use super::condition::{Compare, Condition};
+use super::schema::{
     BUYS_HELD, BUYS_SEQ, ENDS_AT, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER, PACK_REMAINING,
     PACK_STATUS, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT, UNPAID_VERSION, unpaid_slot,
 };
+use crate::cash::Money;
+use crate::packs::Pack;
+use crate::purchases::{Buys, PurchaseStatus};
 use crate::timestamp::Timestamp;
 
-/// The stored text of a purchase's status.
-pub fn status_text(status: PurchaseStatus) -> &'static str {
-    match status {
-        PurchaseStatus::Reserved => "reserved",
-        PurchaseStatus::Completed => "completed",
-        PurchaseStatus::Opened => "opened",
-        PurchaseStatus::Expired => "expired",
-    }
-}
-
 fn status_is(status: PurchaseStatus) -> Condition {
-    Condition::eq(PURCHASE_STATUS, status_text(status))
+    Condition::eq(PURCHASE_STATUS, status.as_str())
 }
 
-/// A share of `pack`'s supply sells a unit at `now`: the pack on sale ([`super::check_start`]),
+/// A share of `pack`'s supply sells a unit at `now`: the pack on sale ([`crate::purchases::check_start`]),
 /// a unit left in the share (never more reservations than units), and the terms the start read
 /// (price, limit) still the pack's.
 pub fn share_sells(pack: &Pack, now: Timestamp) -> Condition {
@@ -45,7 +35,7 @@ pub fn share_sells(pack: &Pack, now: Timestamp) -> Condition {
 }
 
 /// The buyer's count of a pack is the one the start read (so the nonce it gives is theirs
-/// alone) and under the pack's `max` ([`super::check_start`]'s limit).
+/// alone) and under the pack's `max` ([`crate::purchases::check_start`]'s limit).
 pub fn buys_as_read(buys: Buys, max: Option<u32>) -> Condition {
     let as_read = match buys.seq {
         0 => Condition::absent(BUYS_SEQ),
@@ -59,7 +49,7 @@ pub fn buys_as_read(buys: Buys, max: Option<u32>) -> Condition {
     }
 }
 
-/// The fan's unpaid holds are the ones the start read at `version` ([`super::take_hold_slot`]
+/// The fan's unpaid holds are the ones the start read at `version` ([`crate::purchases::take_hold_slot`]
 /// decided the cap and the funds on them).
 pub fn unpaid_as_read(version: u64) -> Condition {
     match version {
@@ -68,13 +58,13 @@ pub fn unpaid_as_read(version: u64) -> Condition {
     }
 }
 
-/// The fan's balance in `currency` covers `needed` ([`super::take_hold_slot`] with
+/// The fan's balance in `currency` covers `needed` ([`crate::purchases::take_hold_slot`] with
 /// `START_REQUIRES_FUNDS`).
 pub fn funds_cover(currency: &str, needed: u64) -> Condition {
     Condition::is(currency, Compare::Ge, needed)
 }
 
-/// A purchase can be paid at `now`: reserved, its hold running ([`super::check_complete`]).
+/// A purchase can be paid at `now`: reserved, its hold running ([`crate::purchases::check_complete`]).
 pub fn payable(now: Timestamp) -> Condition {
     status_is(PurchaseStatus::Reserved).and(Condition::is(
         PURCHASE_EXPIRES_NS,
@@ -84,7 +74,7 @@ pub fn payable(now: Timestamp) -> Condition {
 }
 
 /// The balance a payment of `price` decided on is the one stored, so the balance answered is
-/// exact and never goes below 0 ([`super::check_complete`]). A balance read as 0 may be absent
+/// exact and never goes below 0 ([`crate::purchases::check_complete`]). A balance read as 0 may be absent
 /// or a stored 0 (a free pack costs 0).
 pub fn balance_as_read(price: &Money, balance: u64) -> Condition {
     let stored = Condition::eq(&price.currency, balance);
@@ -100,7 +90,7 @@ pub fn slot_holds(slot: u32, purchase_id: &str) -> Condition {
     Condition::eq(&format!("{}.purchaseId", unpaid_slot(slot)), purchase_id)
 }
 
-/// A hold can be released at `now`: reserved and run out ([`super::Purchase::hold_expired_at`]).
+/// A hold can be released at `now`: reserved and run out ([`crate::purchases::Purchase::hold_expired_at`]).
 pub fn releasable(now: Timestamp) -> Condition {
     status_is(PurchaseStatus::Reserved).and(Condition::is(
         PURCHASE_EXPIRES_NS,
@@ -109,7 +99,7 @@ pub fn releasable(now: Timestamp) -> Condition {
     ))
 }
 
-/// A purchase can be opened: paid and not yet opened ([`super::check_open`]), so its draw is
+/// A purchase can be opened: paid and not yet opened ([`crate::purchases::check_open`]), so its draw is
 /// written once.
 pub fn openable() -> Condition {
     status_is(PurchaseStatus::Completed)

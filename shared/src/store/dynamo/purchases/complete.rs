@@ -1,0 +1,231 @@
+//! Completing a purchase: paying for a held unit from the fan's balance.
+
+use super::holds::unpaid_key;
+use super::transaction::{Transaction, counter, put_new, update};
+use super::{balance_in, cash_key, purchase_from_item, purchase_key, status_text};
+use crate::cash::ledger::debit_entry_id;
+use crate::ids::{PackId, PurchaseId, UserId};
+use crate::purchases::{CompleteRefusal, Completion, Purchase, PurchaseStatus, check_complete};
+use crate::store::StoreError;
+use crate::store::dynamo::packs::{sale_ends_at, share_key};
+use crate::store::dynamo::records::{CASH_VERSION, SCHEMA_VERSION};
+use crate::store::dynamo::{Attempts, DynamoStore, Item, key, number, s};
+use crate::store::purchase_conditions as conditions;
+use crate::store::purchases::{CompleteError, CompletePurchase, Completed, GetPurchase};
+use crate::store::schema::{
+    ENTITY, GSI2_PK, GSI2_SK, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID,
+    PACK_SK, PURCHASE_STATUS, SHARE_SOLD, cash_pk, debit_sk, pack_pk,
+};
+use crate::store::schema::{GSI3_PK, GSI3_SK};
+use crate::store::schema::{UNPAID_VERSION, unpaid_slot};
+use crate::timestamp::{Timestamp, time_key};
+
+/// The actions of a payment's transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PayAction {
+    /// The purchase paid, if still payable.
+    Purchase,
+    /// The balance down by the price, from exactly the balance read.
+    Cash,
+    /// The debit written (its key free).
+    Debit,
+    /// The share's count of units sold.
+    Sold,
+    /// The purchase's slot among the fan's unpaid holds freed, if still this purchase's.
+    Slot,
+}
+
+impl DynamoStore {
+    /// The completion's transaction: the purchase paid, the balance down by the price from
+    /// exactly `balance`, the debit written.
+    fn pay_actions(
+        &self,
+        purchase: &Purchase,
+        balance: u64,
+        free_slot: bool,
+        now: Timestamp,
+    ) -> Result<Transaction<PayAction>, StoreError> {
+        let table = &self.table;
+        let price = &purchase.price;
+        let mut debit = key(cash_pk(&purchase.user_id), &debit_sk(&purchase.id));
+        debit.extend([
+            (ENTITY.to_owned(), s("debit")),
+            (SCHEMA_VERSION.to_owned(), number(CASH_VERSION)),
+            (LEDGER_PURCHASE_ID.to_owned(), s(&purchase.id)),
+            (LEDGER_AMOUNT.to_owned(), number(price.amount)),
+            (LEDGER_CURRENCY.to_owned(), s(&price.currency)),
+            (LEDGER_AT.to_owned(), s(now.to_string())),
+            // The fan's ledger entry, written by the payment's own transaction.
+            (GSI3_PK.to_owned(), s(cash_pk(&purchase.user_id))),
+            (
+                GSI3_SK.to_owned(),
+                s(time_key(now, &debit_entry_id(&purchase.id))),
+            ),
+        ]);
+        let purchase_paid = update(
+            table,
+            purchase_key(&purchase.user_id, &purchase.id),
+            "SET #status = :completed, #completed = :now_text REMOVE #gsi2pk, #gsi2sk",
+            &conditions::payable(now),
+            &[
+                ("#status", PURCHASE_STATUS),
+                ("#completed", "completedAt"),
+                ("#gsi2pk", GSI2_PK),
+                ("#gsi2sk", GSI2_SK),
+            ],
+            vec![
+                (":completed", status_text(PurchaseStatus::Completed)),
+                (":now_text", s(now.to_string())),
+            ],
+        )?;
+        let balance_debited = update(
+            table,
+            cash_key(&purchase.user_id),
+            // A free pack paid from no balance creates the Cash item: it gets a version too.
+            "SET #balance = if_not_exists(#balance, :zero) - :price, #sv = :sv",
+            &conditions::balance_as_read(price, balance),
+            &[
+                ("#balance", price.currency.as_str()),
+                ("#sv", SCHEMA_VERSION),
+            ],
+            vec![
+                (":sv", number(CASH_VERSION)),
+                (":zero", number(0)),
+                (":price", number(price.amount)),
+            ],
+        )?;
+        let sold = counter(
+            table,
+            share_key(&purchase.pack_id, purchase.supply_shard),
+            SHARE_SOLD,
+            1,
+        )?;
+        let mut transaction = Transaction::new()
+            .with(PayAction::Purchase, purchase_paid)
+            .with(PayAction::Cash, balance_debited)
+            .with(PayAction::Debit, put_new(table, debit)?)
+            .with(PayAction::Sold, sold);
+        // Paid: no longer one of the fan's unpaid holds, if its slot is still this purchase's.
+        if let Some(slot) = purchase.hold_slot.filter(|_| free_slot) {
+            let slot_name = unpaid_slot(slot);
+            let slot_freed = update(
+                table,
+                unpaid_key(&purchase.user_id),
+                "REMOVE #slot SET #v = #v + :one",
+                &conditions::slot_holds(slot, &purchase.id),
+                &[("#slot", slot_name.as_str()), ("#v", UNPAID_VERSION)],
+                vec![(":one", number(1))],
+            )?;
+            transaction.push(PayAction::Slot, slot_freed);
+        }
+        Ok(transaction)
+    }
+}
+
+impl DynamoStore {
+    /// What a completion decides on, in one strongly consistent read: the purchase, the buyer's
+    /// balances and when the pack's sale ends (its seed's reveal closes payments).
+    async fn completion_state(
+        &self,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
+    ) -> Result<(Option<Purchase>, Option<Item>, Option<Timestamp>), StoreError> {
+        let [purchase_item, cash_item, pack_item] = self
+            .batch_get(
+                [
+                    purchase_key(user_id, purchase_id),
+                    cash_key(user_id),
+                    key(pack_pk(pack_id), PACK_SK),
+                ],
+                true,
+            )
+            .await?;
+        let sale_ends_at = match &pack_item {
+            Some(pack) => sale_ends_at(pack, "pack")?,
+            None => None,
+        };
+        Ok((
+            purchase_item.map(purchase_from_item).transpose()?,
+            cash_item,
+            sale_ends_at,
+        ))
+    }
+}
+
+impl CompletePurchase for DynamoStore {
+    async fn complete_purchase(
+        &self,
+        user_id: &UserId,
+        pack_id: &PackId,
+        purchase_id: &PurchaseId,
+        now: Timestamp,
+    ) -> Result<Completed, CompleteError> {
+        let (mut purchase, mut cash, sale_ends_at) =
+            self.completion_state(user_id, pack_id, purchase_id).await?;
+        let mut free_slot = true;
+        let mut attempts = Attempts::new("complete");
+        loop {
+            let currency = purchase.as_ref().map_or("", |p| p.price.currency.as_str());
+            let balance = balance_in(cash.as_ref(), currency);
+            let completion =
+                check_complete(purchase.as_ref(), pack_id, sale_ends_at, balance, now)?;
+            let Some(current) = purchase.take() else {
+                return Err(CompleteRefusal::NotFound.into());
+            };
+            match completion {
+                Completion::Replay => {
+                    return Ok(Completed::Repeated {
+                        purchase: current,
+                        balance,
+                    });
+                }
+                Completion::Release => {
+                    if self.release(&current, now).await? {
+                        return Err(CompleteRefusal::Expired.into());
+                    }
+                    // Paid (or released by the sweep) since the read: decide on it as it is now.
+                    (purchase, cash, _) =
+                        self.completion_state(user_id, pack_id, purchase_id).await?;
+                    attempts.again()?;
+                    continue;
+                }
+                Completion::Pay => {}
+            }
+            let Some(reasons) = self
+                .run(self.pay_actions(&current, balance, free_slot, now)?)
+                .await?
+            else {
+                let paid = Purchase {
+                    status: PurchaseStatus::Completed,
+                    completed_at: Some(now),
+                    ..current
+                };
+                return Ok(Completed::Paid {
+                    balance: balance - paid.price.amount,
+                    purchase: paid,
+                });
+            };
+            if reasons.failed(PayAction::Slot) {
+                // The slot holds another hold now (this one ran out on another clock, and a
+                // start took it): pay without freeing it.
+                free_slot = false;
+            }
+            let purchase_reason = reasons.of(PayAction::Purchase);
+            purchase = Some(match &purchase_reason.item {
+                Some(item) if purchase_reason.condition_failed() => {
+                    purchase_from_item(item.clone())?
+                }
+                _ => current,
+            });
+            if reasons.failed(PayAction::Cash) {
+                cash = reasons.of(PayAction::Cash).item.clone();
+            }
+            if reasons.failed(PayAction::Debit) {
+                // Only a completion of this very purchase writes its debit: read it again.
+                purchase = self.get_purchase(user_id, purchase_id).await?;
+            }
+            attempts.after(reasons.all()).await?;
+        }
+    }
+}

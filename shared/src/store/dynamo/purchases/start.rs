@@ -1,0 +1,489 @@
+//! Starting a purchase: a unit of a pack held for the fan until they pay or the hold ends.
+
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+};
+
+use super::holds::{unpaid_from_item, unpaid_key};
+use super::transaction::{Reasons, Transaction, build, put_new, update};
+use super::{
+    balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
+    purchase_key, status_text,
+};
+use crate::packs::Pack;
+use crate::purchases::{
+    Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_start,
+    random_shard, take_hold_slot,
+};
+use crate::store::StoreError;
+use crate::store::dynamo::condition::render;
+use crate::store::dynamo::packs::{pack_from_item, share_key, share_units, terms_attributes};
+use crate::store::dynamo::records::{PURCHASE_VERSION, SCHEMA_VERSION};
+use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
+use crate::store::purchase_conditions as conditions;
+use crate::store::purchases::{StartError, StartPurchase, Started};
+use crate::store::schema::{
+    BUYS_HELD, BUYS_SEQ, ENTITY, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
+    SK, pack_pk, purchase_sk, user_pk,
+};
+use crate::store::schema::{UNPAID_VERSION, unpaid_slot};
+
+/// The actions of a start's transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StartAction {
+    /// A unit taken from the purchase's share (its terms as read).
+    Share,
+    /// The buyer's count of the pack, as read.
+    Buys,
+    /// The new purchase (its key free).
+    Purchase,
+    /// The fan's unpaid holds gain the purchase, as read.
+    Unpaid,
+    /// The buyer's balance covers their unpaid holds (only when the policy needs funds).
+    Funds,
+}
+
+impl DynamoStore {
+    /// The start's transaction: a unit of the purchase's share, the buyer's count, the new
+    /// purchase, its slot among the fan's unpaid holds and, when `needed` is more than 0, a
+    /// check that the fan's balance covers it.
+    fn start_actions(
+        &self,
+        request: &StartRequest,
+        pack: &Pack,
+        (buys, unpaid_version): (Buys, u64),
+        (purchase, slot, needed): (&Purchase, u32, u64),
+    ) -> Result<Transaction<StartAction>, StoreError> {
+        let table = &self.table;
+        let buys_values = vec![
+            (":next", number(purchase.nonce)),
+            (":one", number(1)),
+            (":zero", number(0)),
+            (":entity", s("buys")),
+            (":sv", number(PURCHASE_VERSION)),
+        ];
+        let share_update = update(
+            table,
+            share_key(&pack.id, purchase.supply_shard),
+            "SET #remaining = #remaining - :one",
+            &conditions::share_sells(pack, request.now),
+            &[("#remaining", PACK_REMAINING)],
+            vec![(":one", number(1))],
+        )?;
+        let buys_update = update(
+            table,
+            buys_key(&request.user_id, &request.pack_id),
+            "SET #seq = :next, #held = if_not_exists(#held, :zero) + :one, #entity = :entity, \
+             #sv = :sv",
+            &conditions::buys_as_read(buys, pack.max_per_user),
+            &[
+                ("#seq", BUYS_SEQ),
+                ("#held", BUYS_HELD),
+                ("#entity", ENTITY),
+                ("#sv", SCHEMA_VERSION),
+            ],
+            buys_values,
+        )?;
+        let mut transaction = Transaction::new()
+            .with(StartAction::Share, share_update)
+            .with(StartAction::Buys, buys_update)
+            .with(
+                StartAction::Purchase,
+                put_new(table, purchase_item(purchase)?)?,
+            )
+            .with(
+                StartAction::Unpaid,
+                self.take_slot_action(purchase, slot, unpaid_version)?,
+            );
+        if needed > 0 {
+            transaction.push(StartAction::Funds, self.funds_check(purchase, needed)?);
+        }
+        Ok(transaction)
+    }
+
+    /// The fan's unpaid holds gain `purchase` in `slot`, on condition that they are as read
+    /// (`version`): the cap and the funds were decided on them.
+    fn take_slot_action(
+        &self,
+        purchase: &Purchase,
+        slot: u32,
+        version: u64,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let held = HoldSlot {
+            purchase_id: purchase.id.clone(),
+            expires_at: purchase.expires_at,
+            price: purchase.price.clone(),
+        };
+        let held = serde_dynamo::to_attribute_value(&held)
+            .map_err(|e| StoreError::internal_from("hold slot", e))?;
+        let slot_name = unpaid_slot(slot);
+        let values = vec![
+            (":held", held),
+            (":next", number(version + 1)),
+            (":sv", number(PURCHASE_VERSION)),
+        ];
+        update(
+            &self.table,
+            unpaid_key(&purchase.user_id),
+            "SET #slot = :held, #v = :next, #sv = :sv",
+            &conditions::unpaid_as_read(version),
+            &[
+                ("#slot", slot_name.as_str()),
+                ("#v", UNPAID_VERSION),
+                ("#sv", SCHEMA_VERSION),
+            ],
+            values,
+        )
+    }
+
+    /// A condition that the buyer's balance in `purchase`'s currency is at least `needed`.
+    fn funds_check(
+        &self,
+        purchase: &Purchase,
+        needed: u64,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let condition = render(&conditions::funds_cover(&purchase.price.currency, needed));
+        let check = ConditionCheck::builder()
+            .table_name(&self.table)
+            .set_key(Some(cash_key(&purchase.user_id)))
+            .condition_expression(condition.expression)
+            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+            .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build();
+        Ok(TransactWriteItem::builder()
+            .condition_check(build(check)?)
+            .build())
+    }
+}
+
+impl DynamoStore {
+    /// What a start decides on, in one strongly consistent read: the pack (its frozen terms as
+    /// kept, else read and kept when frozen), the buyer's count, any purchase already under the
+    /// start's id, the fan's unpaid holds and, when a start needs funds, their balances.
+    async fn start_state(&self, request: &StartRequest) -> Result<StartState, StoreError> {
+        let cached = self.cache.terms(&request.pack_id);
+        let mut keys = vec![
+            buys_key(&request.user_id, &request.pack_id),
+            purchase_key(&request.user_id, &request.purchase_id),
+            unpaid_key(&request.user_id),
+        ];
+        if request.policy.requires_funds {
+            keys.push(cash_key(&request.user_id));
+        }
+        if cached.is_none() {
+            keys.push(key(pack_pk(&request.pack_id), PACK_SK));
+        }
+        let mut items = self.batch_get_slice(&keys, true).await?.into_iter();
+        let mut next = || items.next().flatten();
+        let (buys, existing, unpaid) = (next(), next(), next());
+        let cash = if request.policy.requires_funds {
+            next()
+        } else {
+            None
+        };
+        let pack = match cached {
+            Some(pack) => Some(pack),
+            None => {
+                let pack = next().map(pack_from_item).transpose()?;
+                if let Some(pack) = &pack {
+                    self.cache.keep_terms(pack, request.now);
+                }
+                pack
+            }
+        };
+        Ok(StartState {
+            pack,
+            buys: buys_from_item(buys.as_ref()),
+            existing,
+            unpaid: unpaid_from_item(unpaid.as_ref())?,
+            cash,
+        })
+    }
+
+    /// Releases the holds of `request`'s buyer on its pack that ran out unreleased; how many.
+    /// A Query of the buyer's own purchases (their partition only), filtered on the server.
+    async fn release_buyers_dead_holds(&self, request: &StartRequest) -> Result<u64, StoreError> {
+        let mut released = 0;
+        let mut start = None;
+        loop {
+            let output = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("#pk = :user AND begins_with(#sk, :purchases)")
+                .filter_expression("#pack = :pack AND #status = :reserved AND #expires <= :now")
+                .expression_attribute_names("#pk", PK)
+                .expression_attribute_names("#sk", SK)
+                .expression_attribute_names("#pack", "packId")
+                .expression_attribute_names("#status", PURCHASE_STATUS)
+                .expression_attribute_names("#expires", PURCHASE_EXPIRES_NS)
+                .expression_attribute_values(":user", s(user_pk(&request.user_id)))
+                .expression_attribute_values(":purchases", s(purchase_sk("")))
+                .expression_attribute_values(":pack", s(&request.pack_id))
+                .expression_attribute_values(":reserved", status_text(PurchaseStatus::Reserved))
+                .expression_attribute_values(":now", number(request.now.unix_nanos()))
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .map_err(|e| classify("Query", e))?;
+            for item in output.items.unwrap_or_default() {
+                if self
+                    .release(&purchase_from_item(item)?, request.now)
+                    .await?
+                {
+                    released += 1;
+                }
+            }
+            match output.last_evaluated_key {
+                Some(next) => start = Some(next),
+                None => return Ok(released),
+            }
+        }
+    }
+}
+
+/// What a start read.
+struct StartState {
+    pack: Option<Pack>,
+    buys: Buys,
+    existing: Option<Item>,
+    unpaid: UnpaidHolds,
+    cash: Option<Item>,
+}
+
+/// Whether a share's item (as a cancellation returned it) carries `pack`'s terms as read.
+fn share_has_terms(item: &Item, pack: &Pack) -> bool {
+    terms_attributes(pack)
+        .into_iter()
+        .all(|(name, value)| item.get(name) == value.as_ref())
+}
+
+/// Full reads of a pack's shares one start may make before it gives up with a 503: each is
+/// followed by a try of every share it found a unit in, so another read means all of those were
+/// taken meanwhile, by starts that got them.
+const MAX_SHARE_READS: u32 = 4;
+
+/// Where a start looks for a unit: the share to try next and what it learnt of the others.
+#[derive(Default)]
+struct ShareSearch {
+    /// The share just tried, to try again (it had units).
+    next: Option<u32>,
+    /// Shares the last read found units in, not tried yet.
+    candidates: Vec<u32>,
+    /// Whether the first try (a guess, without a read) was made.
+    guessed: bool,
+    /// Full reads of the shares made.
+    reads: u32,
+    /// Whether the pack's dead holds were released before answering sold out.
+    released_holds: bool,
+}
+
+/// What [`DynamoStore::find_share`] found.
+enum Found {
+    /// A share to take a unit from.
+    Share(u32),
+    /// Shares with units (or units released back): decide again, then try one.
+    LookAgain,
+}
+
+impl DynamoStore {
+    /// The share a start tries next: the one just tried while it had units, else one the last
+    /// read found units in, else at first a guess, else a fresh read of them all. Sold out when
+    /// no share has a unit, even after the pack's dead holds are released.
+    async fn find_share(
+        &self,
+        request: &StartRequest,
+        shards: u32,
+        search: &mut ShareSearch,
+        attempts: &Attempts,
+    ) -> Result<Found, StartError> {
+        let pack_id = request.pack_id.as_str();
+        if self.cache.sold_out(pack_id) {
+            return Err(StartRefusal::SoldOut.into());
+        }
+        let mut next = search.next.take().or_else(|| search.candidates.pop());
+        if next.is_none() && !search.guessed {
+            // The first try needs no read: a share at random, of those not seen empty.
+            search.guessed = true;
+            next = self.cache.pick_shard(pack_id, shards);
+        }
+        if let Some(shard) = next {
+            return Ok(Found::Share(shard));
+        }
+        // Every share tried has run out: read them all, go on to those with units.
+        if search.reads == MAX_SHARE_READS {
+            return Err(attempts.exhausted().into());
+        }
+        search.reads += 1;
+        let shares = self.read_shares(pack_id, shards, true).await?;
+        self.cache.learn(pack_id, &shares);
+        search.candidates = (0..shards).filter(|&k| shares[k as usize] > 0).collect();
+        shuffle(&mut search.candidates);
+        if !search.candidates.is_empty() {
+            return Ok(Found::LookAgain);
+        }
+        if !search.released_holds {
+            // No unit anywhere: take back the dead holds before answering sold out.
+            search.released_holds = true;
+            let released = self
+                .release_pack_holds(pack_id, shards, request.now, RELEASE_BEFORE_SOLD_OUT)
+                .await?;
+            if released.released > 0 {
+                return Ok(Found::LookAgain);
+            }
+        }
+        if self.cache.mark_sold_out(pack_id)
+            && let Err(error) = self.write_summary(pack_id, 0).await
+        {
+            tracing::warn!(error = %error, "the sold-out summary was not written");
+        }
+        Err(StartRefusal::SoldOut.into())
+    }
+
+    /// Takes in what a cancelled start's transaction returned (each failed item as it is now),
+    /// and the share tried to be tried again unless it ran out. `true` when a race was lost on
+    /// something other than the share's last unit: decided again as another attempt.
+    async fn take_in(
+        &self,
+        request: &StartRequest,
+        state: &mut StartState,
+        reasons: &Reasons<StartAction>,
+        shard: u32,
+        search: &mut ShareSearch,
+    ) -> Result<bool, StoreError> {
+        let pack_id = request.pack_id.as_str();
+        let mut lost = false;
+        if reasons.failed(StartAction::Unpaid) {
+            // Another start or payment of this fan's came between: decide on their holds now.
+            state.unpaid = unpaid_from_item(reasons.of(StartAction::Unpaid).item.as_ref())?;
+            lost = true;
+        }
+        if reasons.failed(StartAction::Funds) {
+            state.cash = reasons.of(StartAction::Funds).item.clone();
+            lost = true;
+        }
+        let mut retry_share = true;
+        if reasons.failed(StartAction::Share) {
+            match &reasons.of(StartAction::Share).item {
+                Some(item)
+                    if state
+                        .pack
+                        .as_ref()
+                        .is_some_and(|pack| share_has_terms(item, pack)) =>
+                {
+                    if share_units(Some(item)) == 0 {
+                        // This share ran out: on to another, no attempt spent.
+                        self.cache.mark_empty(pack_id, shard);
+                        retry_share = false;
+                    }
+                }
+                _ => {
+                    // The terms changed since they were read (a sale ended early): read them.
+                    self.cache.forget_terms(pack_id);
+                    state.pack = self.start_state(request).await?.pack;
+                    lost = true;
+                }
+            }
+        }
+        if reasons.failed(StartAction::Buys) {
+            state.buys = buys_from_item(reasons.of(StartAction::Buys).item.as_ref());
+            lost = true;
+        }
+        if retry_share {
+            search.next = Some(shard);
+        }
+        Ok(lost)
+    }
+}
+
+impl StartPurchase for DynamoStore {
+    async fn start_purchase(&self, request: &StartRequest) -> Result<Started, StartError> {
+        let mut state = self.start_state(request).await?;
+        if let Some(existing) = state.existing.take() {
+            return repeat(request, purchase_from_item(existing)?);
+        }
+        let mut search = ShareSearch::default();
+        let mut attempts = Attempts::new("start");
+        let mut released_own = false;
+        loop {
+            match check_start(state.pack.as_ref(), state.buys, request.now) {
+                // The count includes holds that ran out unreleased: those are not live, so they
+                // are released first and the buyer's count decided again.
+                Err(StartRefusal::LimitReached) if !released_own => {
+                    released_own = true;
+                    if self.release_buyers_dead_holds(request).await? > 0 {
+                        state.buys = self.start_state(request).await?.buys;
+                        continue;
+                    }
+                    return Err(StartRefusal::LimitReached.into());
+                }
+                checked => checked?,
+            }
+            let Some(pack) = state.pack.as_ref() else {
+                return Err(StartRefusal::PackNotFound.into());
+            };
+            let balance = balance_in(state.cash.as_ref(), &pack.price.currency);
+            let (slot, needed) = take_hold_slot(
+                &state.unpaid,
+                request.policy,
+                &pack.price,
+                balance,
+                request.now,
+            )?;
+            let shard = match self
+                .find_share(request, pack.shard_count(), &mut search, &attempts)
+                .await?
+            {
+                Found::Share(shard) => shard,
+                Found::LookAgain => continue,
+            };
+            let purchase = request.purchase(state.buys, &pack.price, shard, slot);
+            let transaction = self.start_actions(
+                request,
+                pack,
+                (state.buys, state.unpaid.version),
+                (&purchase, slot, needed),
+            )?;
+            let Some(reasons) = self.run(transaction).await? else {
+                return Ok(Started::Created(purchase));
+            };
+            if reasons.failed(StartAction::Purchase) {
+                // A concurrent request with the same key made the purchase first.
+                let existing = reasons.of(StartAction::Purchase).item.clone();
+                let existing = existing.ok_or_else(|| {
+                    StoreError::internal("start: no purchase in the cancellation")
+                })?;
+                return repeat(request, purchase_from_item(existing)?);
+            }
+            let lost = self
+                .take_in(request, &mut state, &reasons, shard, &mut search)
+                .await?;
+            if reasons.conflicted() {
+                attempts.after_conflict().await?;
+            } else if lost {
+                attempts.again()?;
+            }
+        }
+    }
+}
+
+/// `items` in a random order.
+fn shuffle(items: &mut [u32]) {
+    for at in (1..items.len()).rev() {
+        let other = random_shard(u32::try_from(at + 1).unwrap_or(u32::MAX)) as usize;
+        items.swap(at, other);
+    }
+}
+
+/// How many of a pack's expired holds a start releases before answering sold out.
+const RELEASE_BEFORE_SOLD_OUT: usize = 25;
+
+/// The answer to a start whose key already names `existing`.
+fn repeat(request: &StartRequest, existing: Purchase) -> Result<Started, StartError> {
+    if request.is_repeated_by(&existing) {
+        Ok(Started::Repeated(existing))
+    } else {
+        Err(StartError::KeyReused)
+    }
+}

@@ -1,0 +1,158 @@
+//! The actions of a purchase's transactions, each under a name: a cancelled transaction's
+//! reasons are read by the name of the action they concern, not by its position in the list.
+
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
+
+use super::super::condition::render;
+use super::super::{Cancellation, DynamoStore, Item, number};
+use crate::store::StoreError;
+use crate::store::condition::Condition;
+
+/// A transaction's actions, each named by `N` (an enum of the transaction's actions).
+#[derive(Clone)]
+pub(super) struct Transaction<N> {
+    names: Vec<N>,
+    actions: Vec<TransactWriteItem>,
+}
+
+impl<N: Copy + PartialEq> Transaction<N> {
+    pub(super) fn new() -> Self {
+        Self {
+            names: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    /// Adds `action` under `name`.
+    pub(super) fn push(&mut self, name: N, action: TransactWriteItem) {
+        self.names.push(name);
+        self.actions.push(action);
+    }
+
+    /// `self` with `action` added under `name`.
+    pub(super) fn with(mut self, name: N, action: TransactWriteItem) -> Self {
+        self.push(name, action);
+        self
+    }
+}
+
+/// What an action not in the transaction, or not reported on, says: nothing failed.
+static NO_REASON: Cancellation = Cancellation {
+    code: None,
+    item: None,
+};
+
+/// How each named action of a cancelled transaction fared.
+pub(super) struct Reasons<N> {
+    names: Vec<N>,
+    reasons: Vec<Cancellation>,
+}
+
+impl<N: Copy + PartialEq> Reasons<N> {
+    /// What the cancellation says of the action named `name`.
+    pub(super) fn of(&self, name: N) -> &Cancellation {
+        self.names
+            .iter()
+            .position(|named| *named == name)
+            .and_then(|at| self.reasons.get(at))
+            .unwrap_or(&NO_REASON)
+    }
+
+    /// Whether the condition of the action named `name` failed.
+    pub(super) fn failed(&self, name: N) -> bool {
+        self.of(name).condition_failed()
+    }
+
+    /// Every action's reason, in the transaction's order.
+    pub(super) fn all(&self) -> &[Cancellation] {
+        &self.reasons
+    }
+
+    /// Whether another transaction held one of the items at once.
+    pub(super) fn conflicted(&self) -> bool {
+        self.reasons.iter().any(Cancellation::conflicted)
+    }
+}
+
+impl DynamoStore {
+    /// Runs `transaction`: `Ok(None)` when applied, its named reasons when cancelled by
+    /// conditions or conflicts (see [`DynamoStore::transact`]).
+    pub(super) async fn run<N>(
+        &self,
+        transaction: Transaction<N>,
+    ) -> Result<Option<Reasons<N>>, StoreError> {
+        let Transaction { names, actions } = transaction;
+        Ok(self
+            .transact(actions)
+            .await?
+            .map(|reasons| Reasons { names, reasons }))
+    }
+}
+
+pub(super) fn build<T, E: std::error::Error + Send + Sync + 'static>(
+    built: Result<T, E>,
+) -> Result<T, StoreError> {
+    built.map_err(|e| StoreError::internal_from("transaction action", e))
+}
+
+/// An update of `key`: `expression` (with its `#name`s and `:value`s) on the declared
+/// `condition`.
+pub(super) fn update(
+    table: &str,
+    key: Item,
+    expression: &str,
+    condition: &Condition,
+    names: &[(&str, &str)],
+    values: Vec<(&str, AttributeValue)>,
+) -> Result<TransactWriteItem, StoreError> {
+    let condition = render(condition);
+    let mut builder = Update::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .update_expression(expression)
+        .condition_expression(condition.expression)
+        .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+        .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    for (name, attribute) in names {
+        builder = builder.expression_attribute_names(*name, *attribute);
+    }
+    for (name, value) in values {
+        builder = builder.expression_attribute_values(name, value);
+    }
+    Ok(TransactWriteItem::builder()
+        .update(build(builder.build())?)
+        .build())
+}
+
+/// A put of a new item (its key must be free).
+pub(super) fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
+    let condition = render(&Condition::new_item());
+    let put = Put::builder()
+        .table_name(table)
+        .set_item(Some(item))
+        .condition_expression(condition.expression)
+        .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+        .build();
+    Ok(TransactWriteItem::builder().put(build(put)?).build())
+}
+
+/// `ADD change` to the number `attribute` of the item at `key`, unconditionally.
+pub(super) fn counter(
+    table: &str,
+    key: Item,
+    attribute: &str,
+    change: i64,
+) -> Result<TransactWriteItem, StoreError> {
+    let update = Update::builder()
+        .table_name(table)
+        .set_key(Some(key))
+        .update_expression("ADD #counter :change")
+        .expression_attribute_names("#counter", attribute)
+        .expression_attribute_values(":change", number(change))
+        .build();
+    Ok(TransactWriteItem::builder().update(build(update)?).build())
+}
