@@ -1,4 +1,4 @@
-//! `shared::http::routes::ROUTES` (with `default_function()`) is the one declaration of the API's
+//! `shared::http::routes::ROUTES` (with `DEFAULT_FUNCTION`) is the one declaration of the API's
 //! routes; every other place that routes must say the same, and these tests fail when one does not:
 //! - `template.yaml`: the HttpApi events of each function (what API Gateway deploys), and the
 //!   catch-all (`$default`) event on the default function;
@@ -19,7 +19,7 @@ mod support;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_norway::Value;
-use shared::http::routes::{ROUTES, default_function, resolve};
+use shared::http::routes::{DEFAULT_FUNCTION, resolve, routes};
 use support::{altered, assert_each_alteration_caught, assert_none, read};
 
 /// The methods a client may send to a routed path.
@@ -29,15 +29,9 @@ const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OP
 type Route = (String, String, String);
 
 fn table_routes() -> Vec<Route> {
-    let mut routes: Vec<Route> = ROUTES
+    let mut routes: Vec<Route> = routes()
         .iter()
-        .map(|r| {
-            (
-                r.method.to_string(),
-                r.path.to_owned(),
-                r.function.to_owned(),
-            )
-        })
+        .map(|r| (r.method.to_string(), r.path.clone(), r.function.to_owned()))
         .collect();
     routes.sort();
     routes
@@ -46,14 +40,14 @@ fn table_routes() -> Vec<Route> {
 /// The function the route table sends `method` on the path template `path` to: the route's, or
 /// the default function (which answers 404/405).
 fn expected_function(method: &str, path: &str) -> &'static str {
-    ROUTES
+    routes()
         .iter()
         .find(|r| r.method.as_str() == method && r.path == path)
-        .map_or_else(default_function, |r| r.function)
+        .map_or(DEFAULT_FUNCTION, |r| r.function)
 }
 
 fn routed_paths() -> BTreeSet<&'static str> {
-    ROUTES.iter().map(|r| r.path).collect()
+    routes().iter().map(|r| r.path.as_str()).collect()
 }
 
 /// Problems when `found` (sorted here) is not the route table.
@@ -119,10 +113,10 @@ fn template_problems(template_text: &str) -> Vec<String> {
         }
     }
     problems.extend(compare("template.yaml", routes));
-    if catch_all != [default_function()] {
+    if catch_all != [DEFAULT_FUNCTION] {
         problems.push(format!(
             "template.yaml's catch-all ($default) events are on {catch_all:?}, not on [{:?}] alone",
-            default_function()
+            DEFAULT_FUNCTION
         ));
     }
     if apis.len() != 1 {
@@ -218,7 +212,7 @@ fn router_problems(cargo_toml: &str) -> Vec<String> {
             if routed_path {
                 expected_function(method, path)
             } else {
-                default_function()
+                DEFAULT_FUNCTION
             }
         };
         let methods: BTreeSet<&str> = match routes {
@@ -284,10 +278,12 @@ fn the_route_table_is_sound() {
         .collect();
     assert_eq!(unique.len(), routes.len(), "a method and path routed twice");
     assert!(
-        ROUTES.iter().any(|r| r.function == default_function()),
+        shared::http::routes::routes()
+            .iter()
+            .any(|r| r.function == DEFAULT_FUNCTION),
         "the default function serves a route too"
     );
-    for route in ROUTES {
+    for route in shared::http::routes::routes() {
         assert!(route.path.starts_with("/api/"), "{}", route.path);
         assert!(METHODS.contains(&route.method.as_str()), "{}", route.method);
     }
@@ -384,7 +380,7 @@ fn an_openapi_that_documents_otherwise_is_caught() {
 /// `<function>.<anything>.json`; together they are every route of the function, once each.
 #[test]
 fn event_fixtures_are_events_of_their_functions_routes() {
-    let functions: BTreeSet<&str> = ROUTES.iter().map(|r| r.function).collect();
+    let functions: BTreeSet<&str> = routes().iter().map(|r| r.function).collect();
     let directory = format!("{}/../infra/events", env!("CARGO_MANIFEST_DIR"));
     let files: Vec<String> = std::fs::read_dir(&directory)
         .unwrap()
@@ -400,7 +396,7 @@ fn event_fixtures_are_events_of_their_functions_routes() {
             covered.push(fixture_route(function, name));
         }
         covered.sort_unstable();
-        let mut expected: Vec<String> = ROUTES
+        let mut expected: Vec<String> = routes()
             .iter()
             .filter(|r| r.function == function)
             .map(|r| format!("{} {}", r.method, r.path))
@@ -459,7 +455,7 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
         "{event}"
     );
     assert!(
-        ROUTES.iter().all(|r| r.function != "release-holds"),
+        routes().iter().all(|r| r.function != "release-holds"),
         "release-holds is not routed"
     );
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();

@@ -149,7 +149,7 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
         }
     }
     // Every function of a route, and the scheduled sweep of expired purchase holds.
-    let mut expected: BTreeSet<String> = shared::http::routes::ROUTES
+    let mut expected: BTreeSet<String> = shared::http::routes::routes()
         .iter()
         .map(|route| route.function.to_owned())
         .collect();

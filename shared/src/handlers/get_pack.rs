@@ -1,17 +1,18 @@
 //! `GET /api/packs/{packId}`: one pack with its items and its fairness commitment. Public.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
-use serde::Serialize;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
 
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::respond;
+use crate::http::extract::{NamesPack, Path};
 use crate::http::response::{json_response, publicly_cached};
-use crate::http::routes::{GET_PACK, PackPath};
+use crate::ids::PackId;
 use crate::packs::{Pack, PackFairness, PackStatus};
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, StoredPack};
@@ -90,29 +91,47 @@ pub fn pack_not_found() -> ApiError {
     ApiError::refused(ErrorCode::PackNotFound, "No pack has this id.")
 }
 
+/// `/api/packs/{packId}...`
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackPath {
+    pub pack_id: PackId,
+}
+
+impl NamesPack for PackPath {
+    fn pack_id(&self) -> &PackId {
+        &self.pack_id
+    }
+}
+
 /// A pack whose status is `active` or `archived`, whatever its sale window; a draft or an unknown
 /// id is 404 `pack_not_found`. The server seed is shown once it is revealed.
-pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        let PackPath { pack_id } = GET_PACK.params(&request)?;
-        let stored = state
-            .recent
-            .get(&state.store, &pack_id)
-            .await?
-            .filter(|stored| stored.pack.status != PackStatus::Draft)
-            .ok_or_else(pack_not_found)?;
-        let fairness = PackFairness::at(&stored.seed, stored.pack.sale_ends_at, Timestamp::now());
-        Ok(publicly_cached(json_response(
-            StatusCode::OK,
-            &PackAnswer {
-                pack: PackDetail {
-                    pack: &stored.pack,
-                    fairness,
-                },
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}",
+    operation_id = "get_pack",
+    tag = "packs"
+)]
+pub async fn get_pack<S: GetPack>(
+    State(state): State<Arc<GetPackState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+) -> Result<Response, ApiError> {
+    let stored = state
+        .recent
+        .get(&state.store, pack_id.as_str())
+        .await?
+        .filter(|stored| stored.pack.status != PackStatus::Draft)
+        .ok_or_else(pack_not_found)?;
+    let fairness = PackFairness::at(&stored.seed, stored.pack.sale_ends_at, Timestamp::now());
+    Ok(publicly_cached(json_response(
+        StatusCode::OK,
+        &PackAnswer {
+            pack: PackDetail {
+                pack: &stored.pack,
+                fairness,
             },
-        )))
-    })
-    .await
+        },
+    )))
 }
 
 #[cfg(test)]

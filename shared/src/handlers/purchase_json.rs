@@ -2,11 +2,13 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
+use crate::http::extract::{LimitsBodies, NamesPack, Verifies};
+use crate::ids::{PackId, PurchaseId};
 use crate::packs::draw::ALGORITHM;
 use crate::purchases::{HoldPolicy, OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::timestamp::Timestamp;
@@ -20,6 +22,32 @@ pub struct PurchaseState<S> {
     pub max_body_bytes: usize,
     /// What a fan's unpaid holds may be.
     pub policy: HoldPolicy,
+}
+
+impl<S: Send + Sync + 'static> Verifies for PurchaseState<S> {
+    fn verifier(&self) -> &TokenVerifier {
+        &self.verifier
+    }
+}
+
+impl<S: Send + Sync + 'static> LimitsBodies for PurchaseState<S> {
+    fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+}
+
+/// `/api/packs/{packId}/purchases/{purchaseId}...`
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PurchasePath {
+    pub pack_id: PackId,
+    pub purchase_id: PurchaseId,
+}
+
+impl NamesPack for PurchasePath {
+    fn pack_id(&self) -> &PackId {
+        &self.pack_id
+    }
 }
 
 /// A purchase as the API shows it.
@@ -112,12 +140,4 @@ pub fn purchase_not_found() -> ApiError {
         ErrorCode::PurchaseNotFound,
         "You have no purchase with this id for this pack.",
     )
-}
-
-/// `Idempotent-Replayed: true` on `response`: the answer repeats an earlier one.
-pub fn mark_replayed(response: &mut lambda_http::Response<lambda_http::Body>) {
-    response.headers_mut().insert(
-        "idempotent-replayed",
-        lambda_http::http::HeaderValue::from_static("true"),
-    );
 }
