@@ -166,13 +166,20 @@ impl<St: LimitsBodies> FromRequest<Arc<St>> for RawBody {
 }
 
 /// The whole body. Lambda hands it over in memory; a server in front that streams it (local-api)
-/// bounds its size and time itself, and a refusal of its own ([`ApiError`] as the body's error)
-/// is answered as it is. Any other failure to read is a malformed body.
+/// bounds its size and time itself, and a refusal of its own (an [`ApiError`] as the body's
+/// error, however deep in the chain) is answered as it is. Any other failure to read is a
+/// malformed body.
 async fn read_body(body: Body) -> Result<Bytes, ApiError> {
     axum::body::to_bytes(body, usize::MAX)
         .await
-        .map_err(|error| match error.into_inner().downcast::<ApiError>() {
-            Ok(refusal) => *refusal,
-            Err(_) => ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed."),
+        .map_err(|error| {
+            let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+            while let Some(error) = cause {
+                if let Some(refusal) = error.downcast_ref::<ApiError>() {
+                    return refusal.clone();
+                }
+                cause = error.source();
+            }
+            ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed.")
         })
 }
