@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use base64::Engine;
-use shared::http::routes::Routes;
 use serde_json::{Value, json};
+use shared::http::routes::Routes;
 
 #[derive(Debug, Clone)]
 pub struct ApiEvent {
