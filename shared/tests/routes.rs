@@ -1,4 +1,4 @@
-//! `shared::http::routes::ROUTES` (with `DEFAULT_FUNCTION`) is the one declaration of the API's
+//! `shared::http::routes::routes()` (with `DEFAULT_FUNCTION`) is the one declaration of the API's
 //! routes; every other place that routes must say the same, and these tests fail when one does not:
 //! - `template.yaml`: the HttpApi events of each function (what API Gateway deploys), and the
 //!   catch-all (`$default`) event on the default function;
