@@ -6,15 +6,16 @@
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
 //!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`topups`] (Cash bought through
 //!   Stripe Checkout: top-ups, Stripe's signed events and its API).
-//! - [`http`]: the route table, request parsing, JSON responses and the one error type.
+//! - [`http`]: the HTTP layer on axum: the route declaration and each function's router, the
+//!   extractors, JSON responses, the one error type, the request's span and deadline.
 //! - [`metrics`]: the CloudWatch metrics the functions emit, counted per invocation and written
 //!   as one Embedded Metric Format line.
-//! - [`handlers`]: one plain async function per endpoint, over a state struct.
+//! - [`handlers`]: one axum handler per endpoint, over its function's state.
 //! - [`auth`]: session-token (JWT) verification against the identity provider's JWKS.
 //! - [`store`]: storage traits per aggregate, on DynamoDB and in memory; [`store::schema`] is the
 //!   table.
-//! - [`config`], [`secret`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold start reads
-//!   and builds once, and the Lambda loops around a handler.
+//! - [`config`], [`secret`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold
+//!   start reads and builds once, and the Lambda loops around a router or an event handler.
 
 pub mod auth;
 pub mod aws;

@@ -1,5 +1,5 @@
 //! What every Lambda function's `main` does: logging, configuration that fails fast, and the
-//! Lambda runtime loop around a handler: [`serve`] for HTTP requests (API Gateway), and
+//! Lambda runtime loop: [`serve`] around the function's router for HTTP requests (API Gateway), and
 //! [`serve_events`] for plain events (a schedule), both logging in the Lambda JSON format with
 //! the invocation's request id, and each writing its invocation's metrics line
 //! ([`crate::metrics`]).
@@ -9,17 +9,20 @@ use std::future::Future;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use axum::Router;
 use lambda_http::request::LambdaRequest;
-use lambda_http::{Body, Request, Response, service_fn};
+use lambda_http::{Request, service_fn};
 use lambda_runtime::LambdaEvent;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tower::ServiceExt;
 use tracing::Instrument;
 
 use crate::auth::TokenVerifier;
 use crate::aws::{LambdaDynamoDb, lambda_dynamodb_client};
 use crate::config::{self, AuthConfig, ConfigError, Env};
 use crate::handlers::purchase_json::PurchaseState;
+use crate::http::layers::{api_layers, request_id};
 use crate::metrics::{self, Metric};
 use crate::store::DynamoStore;
 
@@ -91,34 +94,33 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     state
 }
 
-/// Serves `handler` over `state` (built once, kept for the life of the process) until Lambda
-/// stops the process. Each invocation writes its metrics line ([`crate::metrics`]): `Requests`
-/// with its `statusClass`, `Latency` (the handler's time), whatever the handler and the store
-/// counted, and the request id.
-pub async fn serve<S, F, Fut>(state: S, handler: F) -> Result<(), lambda_http::Error>
-where
-    S: Send + Sync + 'static,
-    F: Fn(&'static S, Request) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Response<Body>> + Send,
-{
-    let state: &'static S = Box::leak(Box::new(state));
-    let handler = &handler;
+/// Serves `app` (a function's router, [`crate::http::routes::Routes::function_app`], over its
+/// state built once for the life of the process) in the API's layers until Lambda stops the
+/// process. Each invocation writes its metrics line ([`crate::metrics`]): `Requests` with its
+/// `statusClass`, `Latency` (the router's time), whatever the handler and the store counted, and
+/// the request id.
+pub async fn serve(app: Router) -> Result<(), lambda_http::Error> {
+    let app = api_layers(app);
     let emitter = &metrics::Emitter::from_env();
-    let service = service_fn(move |request: Request| async move {
-        let request_id = crate::http::request_id(&request);
-        let started = Instant::now();
-        let (response, mut recorded) = metrics::record(handler(state, request)).await;
-        recorded.set(Metric::Latency, started.elapsed().as_secs_f64() * 1000.0);
-        recorded.add(Metric::Requests, 1);
-        recorded.property(
-            "statusClass",
-            metrics::status_class(response.status().as_u16()),
-        );
-        recorded.property("requestId", &request_id);
-        if let Some(emitter) = emitter {
-            emitter.emit(&recorded);
+    let service = service_fn(move |request: Request| {
+        let app = app.clone();
+        async move {
+            let request_id = request_id(&request);
+            let started = Instant::now();
+            let (response, mut recorded) = metrics::record(app.oneshot(request)).await;
+            let response = response.unwrap_or_else(|never: Infallible| match never {});
+            recorded.set(Metric::Latency, started.elapsed().as_secs_f64() * 1000.0);
+            recorded.add(Metric::Requests, 1);
+            recorded.property(
+                "statusClass",
+                metrics::status_class(response.status().as_u16()),
+            );
+            recorded.property("requestId", &request_id);
+            if let Some(emitter) = emitter {
+                emitter.emit(&recorded);
+            }
+            Ok::<_, Infallible>(response)
         }
-        Ok::<_, Infallible>(response)
     });
     lambda_runtime::run(UriSafe(lambda_http::Adapter::from(service))).await
 }

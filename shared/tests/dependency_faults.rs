@@ -4,18 +4,19 @@
 //! ride out is invisible; any other gives a fast 503 with `Retry-After`; the next request after
 //! recovery succeeds, nothing is half-written or duplicated, and the logs hold no secret.
 
+use shared::http::routes::{list_packs_routes, web3_link_routes};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use shared::auth::TokenVerifier;
 use shared::config::JwksSetting;
-use shared::handlers::list_packs::{ListPacksState, list_packs};
-use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::web3_link::LinkState;
 use shared::http::request::DEFAULT_MAX_BODY_BYTES;
 use shared::store::DynamoStore;
 use shared::store::links::GetLink;
-use testkit::events::{ApiEvent, parts};
+use testkit::events::{ApiEvent, call, parts};
 use testkit::fault_proxy::{Fault, FaultProxy, INTERNAL_ERROR, THROTTLING, THROUGHPUT_EXCEEDED};
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::{MotoServer, client_for};
@@ -28,8 +29,8 @@ const PAYLOAD: &str = r#"{"wallet":"0xSECRETPAYLOAD"}"#;
 
 /// Both handlers on a table reached through the proxy; the table is made directly on moto.
 struct Setup {
-    list: ListPacksState<DynamoStore>,
-    link: LinkState<DynamoStore>,
+    list: Arc<ListPacksState<DynamoStore>>,
+    link: Arc<LinkState<DynamoStore>>,
     direct: DynamoStore,
     token: String,
 }
@@ -39,10 +40,10 @@ async fn setup(moto: &MotoServer, endpoint: &str) -> Setup {
     testkit::packs::save(&direct, &testkit::packs::active("p1", 10)).await;
     let through = DynamoStore::new(client_for(endpoint).await, direct.table());
     Setup {
-        list: ListPacksState {
+        list: Arc::new(ListPacksState {
             store: through.clone(),
             cursors: testkit::cursor_signer(),
-        },
+        }),
         link: testkit::link_state(through),
         direct,
         token: token("fault-user", Some(EMAIL)),
@@ -64,7 +65,8 @@ async fn timed(
 
 impl Setup {
     async fn list(&self) -> (u16, Option<String>, Duration) {
-        timed(list_packs(
+        timed(call(
+            list_packs_routes(),
             &self.list,
             ApiEvent::get("/api/packs").request(),
         ))
@@ -75,7 +77,7 @@ impl Setup {
         let event = ApiEvent::post("/api/web3-link")
             .bearer(&self.token)
             .json(&format!(r#"{{"payload":{PAYLOAD}}}"#));
-        timed(web3_link(&self.link, event.request())).await
+        timed(call(web3_link_routes(), &self.link, event.request())).await
     }
 
     /// Items stored for the fault user (links and anything else under the user).
@@ -203,7 +205,7 @@ async fn a_flood_of_unknown_kids_refetches_the_jwks_at_most_once() {
             let event = ApiEvent::post("/api/web3-link")
                 .bearer(&token)
                 .json(r#"{"payload":1}"#);
-            parts(&web3_link(&state, event.request()).await).0
+            parts(&call(web3_link_routes(), &state, event.request()).await).0
         });
     }
     while let Some(status) = tasks.join_next().await {
@@ -219,7 +221,7 @@ async fn a_flood_of_unknown_kids_refetches_the_jwks_at_most_once() {
         .bearer(&good)
         .json(r#"{"payload":1}"#);
     assert_eq!(
-        parts(&web3_link(&state, event.request()).await).0,
+        parts(&call(web3_link_routes(), &state, event.request()).await).0,
         200,
         "a valid token still works"
     );

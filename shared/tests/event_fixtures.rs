@@ -1,10 +1,11 @@
 //! The event fixtures of `infra/events/` are real API Gateway events that the handlers answer.
 
-use shared::handlers::list_packs::{ListPacksState, list_packs};
-use shared::handlers::web3_link::web3_link;
+use shared::handlers::list_packs::ListPacksState;
+use shared::http::routes::{list_packs_routes, web3_link_routes};
 use shared::store::MemoryStore;
 use shared::store::links::GetLink;
-use testkit::events::parts;
+use std::sync::Arc;
+use testkit::events::{call, parts};
 use testkit::packs::active;
 use testkit::tokens::token;
 
@@ -15,12 +16,12 @@ fn fixture(name: &str) -> String {
 
 #[tokio::test]
 async fn list_packs_fixture_lists_two_packs() {
-    let state = ListPacksState {
+    let state = Arc::new(ListPacksState {
         store: MemoryStore::with_packs(&[active("a", 1), active("b", 2), active("c", 3)]),
         cursors: testkit::cursor_signer(),
-    };
+    });
     let request = lambda_http::request::from_str(&fixture("list-packs.json")).unwrap();
-    let (status, body) = parts(&list_packs(&state, request).await);
+    let (status, body) = parts(&call(list_packs_routes(), &state, request).await);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["packs"].as_array().unwrap().len(), 2);
     assert!(body["nextCursor"].is_string());
@@ -34,7 +35,7 @@ async fn web3_link_fixture_links_with_a_token_in_place_of_the_placeholder() {
 
     let as_is = lambda_http::request::from_str(&event).unwrap();
     assert_eq!(
-        parts(&web3_link(&state, as_is).await).0,
+        parts(&call(web3_link_routes(), &state, as_is).await).0,
         401,
         "the placeholder is no token"
     );
@@ -42,7 +43,7 @@ async fn web3_link_fixture_links_with_a_token_in_place_of_the_placeholder() {
     let request =
         lambda_http::request::from_str(&event.replace("<TOKEN>", &token("fixture-user", None)))
             .unwrap();
-    let (status, body) = parts(&web3_link(&state, request).await);
+    let (status, body) = parts(&call(web3_link_routes(), &state, request).await);
     assert_eq!(status, 200, "{body}");
     let link = state
         .store

@@ -3,28 +3,27 @@
 //! only their own purchases, items, balances and ledger, each purchase as `GET` of it answers.
 
 use serde_json::Value;
-use shared::handlers::get_purchase::get_purchase;
 use shared::handlers::me::MeState;
-use shared::handlers::my_cash::me_cash;
-use shared::handlers::my_purchases::me_purchases;
+use shared::http::routes::{get_purchase_routes, me_cash_routes, me_purchases_routes};
 use shared::store::purchases::SeedPurchases;
 use shared::store::{MemoryStore, Store};
 use shared::timestamp::Timestamp;
-use testkit::events::{ApiEvent, parts};
+use std::sync::Arc;
+use testkit::events::{self, ApiEvent, parts};
 use testkit::tokens::token;
 
-fn me_state<S>(store: S) -> MeState<S> {
-    MeState {
+fn me_state<S>(store: S) -> Arc<MeState<S>> {
+    Arc::new(MeState {
         store,
         verifier: testkit::tokens::verifier(),
         cursors: testkit::cursor_signer(),
         revealed: Default::default(),
-    }
+    })
 }
 
 /// `GET path?query` as `user` (no token when `None`), through the function that serves it.
 async fn call(
-    state: &MeState<impl Store>,
+    state: &Arc<MeState<impl Store + 'static>>,
     user: Option<&str>,
     path: &str,
     query: &str,
@@ -35,9 +34,9 @@ async fn call(
     }
     let request = event.request();
     let response = if path.starts_with("/api/me/cash") {
-        me_cash(state, request).await
+        events::call(me_cash_routes(), state, request).await
     } else {
-        me_purchases(state, request).await
+        events::call(me_purchases_routes(), state, request).await
     };
     parts(&response)
 }
@@ -121,7 +120,7 @@ async fn bad_queries_are_400_with_their_code_and_no_token_is_401() {
 }
 
 /// Two fans with interleaved purchases (some opened) and Cash; `fan-1` has more than a page.
-async fn seeded<S: Store + SeedPurchases>(store: S) -> MeState<S> {
+async fn seeded<S: Store + SeedPurchases + 'static>(store: S) -> Arc<MeState<S>> {
     let now = Timestamp::now();
     store
         .seed_purchases(&testkit::mine::purchases("fan-1", 30, 0, false, now))
@@ -140,7 +139,7 @@ async fn seeded<S: Store + SeedPurchases>(store: S) -> MeState<S> {
 
 /// Every entry of `list` over the pages of `path?query` for `user`.
 async fn every_page(
-    state: &MeState<impl Store>,
+    state: &Arc<MeState<impl Store + 'static>>,
     user: &str,
     path: &str,
     query: &str,
@@ -152,7 +151,9 @@ async fn every_page(
     .await
 }
 
-async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store + SeedPurchases>) {
+async fn cursors_are_bound_to_their_caller_and_filters(
+    state: Arc<MeState<impl Store + SeedPurchases + 'static>>,
+) {
     for (path, query) in [
         ("/api/me/purchases", "limit=3"),
         ("/api/me/items", "limit=2"),
@@ -233,7 +234,7 @@ async fn cursors_are_bound_to_their_caller_and_filters(state: MeState<impl Store
 }
 
 async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
-    state: MeState<impl Store + SeedPurchases>,
+    state: Arc<MeState<impl Store + SeedPurchases + Clone + 'static>>,
 ) {
     let purchases = every_page(&state, "fan-1", "/api/me/purchases", "limit=7", "purchases").await;
     assert_eq!(purchases.len(), 30);
@@ -273,13 +274,13 @@ async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
     assert_eq!(none, serde_json::json!({"balances": []}));
     // Each purchase as GET of it answers (but for timing: GET computes `expired` at its own
     // now, so compare purchases whose status cannot change in between).
-    let get_state = shared::handlers::purchase_json::PurchaseState {
-        store: state.store,
+    let get_state = Arc::new(shared::handlers::purchase_json::PurchaseState {
+        store: state.store.clone(),
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: 1024,
         policy: testkit::purchases::ROOMY,
-    };
+    });
     for listed in purchases.iter().filter(|p| p["status"] != "reserved") {
         let path = format!(
             "/api/packs/{}/purchases/{}",
@@ -287,7 +288,7 @@ async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
             listed["id"].as_str().unwrap()
         );
         let request = ApiEvent::get(&path).bearer(&token("fan-1", None)).request();
-        let (status, body) = parts(&get_purchase(&get_state, request).await);
+        let (status, body) = parts(&events::call(get_purchase_routes(), &get_state, request).await);
         assert_eq!(status, 200, "{body}");
         assert_eq!(&body["purchase"], listed);
     }

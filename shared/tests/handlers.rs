@@ -1,23 +1,25 @@
 //! Both handlers, driven with API Gateway HTTP API events, against moto_server.
 
+use shared::http::routes::{list_packs_routes, web3_link_routes};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use shared::auth::TokenVerifier;
 use shared::config::JwksSetting;
-use shared::handlers::list_packs::{ListPacksState, list_packs};
-use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::web3_link::LinkState;
 use shared::http::request::DEFAULT_MAX_BODY_BYTES;
 use shared::links::WEB3_PROVIDER;
 use shared::packs::Pack;
 use shared::store::DynamoStore;
 use shared::store::links::GetLink;
-use testkit::events::{ApiEvent, parts};
+use testkit::events::{ApiEvent, call, parts};
 use testkit::moto::client_for;
 use testkit::packs::{active, ending, listed_json};
 use testkit::tokens::{auth_config, token};
 
-fn link_state(store: DynamoStore) -> LinkState<DynamoStore> {
+fn link_state(store: DynamoStore) -> Arc<LinkState<DynamoStore>> {
     testkit::link_state(store)
 }
 
@@ -52,11 +54,16 @@ async fn list_answers_the_active_packs_as_json() {
     for pack in &packs {
         testkit::packs::save(&store, pack).await;
     }
-    let state = ListPacksState {
+    let state = Arc::new(ListPacksState {
         store,
         cursors: testkit::cursor_signer(),
-    };
-    let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
+    });
+    let response = call(
+        list_packs_routes(),
+        &state,
+        ApiEvent::get("/api/packs").request(),
+    )
+    .await;
     let (status, body) = parts(&response);
     assert_eq!(status, 200);
     assert_eq!(response.headers()["content-type"], "application/json");
@@ -74,15 +81,21 @@ async fn list_pages_with_limit_and_cursor() {
     for i in 0..5 {
         testkit::packs::save(&store, &active(&format!("p{i}"), 10 * (i + 1))).await;
     }
-    let state = ListPacksState {
+    let state = Arc::new(ListPacksState {
         store,
         cursors: testkit::cursor_signer(),
-    };
+    });
     let mut ids = Vec::new();
     let mut query = "limit=2".to_owned();
     for _ in 0..5 {
-        let (status, body) =
-            parts(&list_packs(&state, ApiEvent::get("/api/packs").query(&query).request()).await);
+        let (status, body) = parts(
+            &call(
+                list_packs_routes(),
+                &state,
+                ApiEvent::get("/api/packs").query(&query).request(),
+            )
+            .await,
+        );
         assert_eq!(status, 200, "{body}");
         ids.extend(
             body["packs"]
@@ -101,10 +114,10 @@ async fn list_pages_with_limit_and_cursor() {
 
 #[tokio::test]
 async fn list_refuses_bad_limits_cursors_routes_and_methods() {
-    let state = ListPacksState {
+    let state = Arc::new(ListPacksState {
         store: testkit::moto::shared_table().await,
         cursors: testkit::cursor_signer(),
-    };
+    });
     for (query, code) in [
         ("limit=0", "invalid_limit"),
         ("limit=101", "invalid_limit"),
@@ -114,36 +127,61 @@ async fn list_refuses_bad_limits_cursors_routes_and_methods() {
         ("cursor=nope", "invalid_cursor"),
         ("cursor=", "invalid_cursor"),
     ] {
-        let response = list_packs(&state, ApiEvent::get("/api/packs").query(query).request()).await;
+        let response = call(
+            list_packs_routes(),
+            &state,
+            ApiEvent::get("/api/packs").query(query).request(),
+        )
+        .await;
         assert_error(&response, 400, code);
     }
     assert_error(
-        &list_packs(&state, ApiEvent::get("/api/nope").request()).await,
+        &call(
+            list_packs_routes(),
+            &state,
+            ApiEvent::get("/api/nope").request(),
+        )
+        .await,
         404,
         "not_found",
     );
     assert_error(
-        &list_packs(&state, ApiEvent::get("/").request()).await,
+        &call(list_packs_routes(), &state, ApiEvent::get("/").request()).await,
         404,
         "not_found",
     );
-    let response = list_packs(&state, ApiEvent::post("/api/packs").request()).await;
+    let response = call(
+        list_packs_routes(),
+        &state,
+        ApiEvent::post("/api/packs").request(),
+    )
+    .await;
     assert_error(&response, 405, "method_not_allowed");
     assert_eq!(response.headers()["allow"], "GET");
     // As API Gateway's $default route, it also answers for the other known path.
-    let response = list_packs(&state, ApiEvent::get("/api/web3-link").request()).await;
+    let response = call(
+        list_packs_routes(),
+        &state,
+        ApiEvent::get("/api/web3-link").request(),
+    )
+    .await;
     assert_error(&response, 405, "method_not_allowed");
     assert_eq!(response.headers()["allow"], "POST");
 }
 
 #[tokio::test]
 async fn list_answers_503_fast_when_dynamodb_is_unreachable() {
-    let state = ListPacksState {
+    let state = Arc::new(ListPacksState {
         store: unreachable_store().await,
         cursors: testkit::cursor_signer(),
-    };
+    });
     let started = Instant::now();
-    let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
+    let response = call(
+        list_packs_routes(),
+        &state,
+        ApiEvent::get("/api/packs").request(),
+    )
+    .await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_error(&response, 503, "service_unavailable");
     assert_eq!(response.headers()["retry-after"], "1");
@@ -156,14 +194,19 @@ async fn list_answers_503_fast_when_dynamodb_is_unreachable() {
 
 #[tokio::test]
 async fn list_answers_500_without_detail_when_the_table_is_missing() {
-    let state = ListPacksState {
+    let state = Arc::new(ListPacksState {
         store: DynamoStore::new(
             testkit::moto::client_for(testkit::moto::shared_endpoint()).await,
             "missing-table",
         ),
         cursors: testkit::cursor_signer(),
-    };
-    let response = list_packs(&state, ApiEvent::get("/api/packs").request()).await;
+    });
+    let response = call(
+        list_packs_routes(),
+        &state,
+        ApiEvent::get("/api/packs").request(),
+    )
+    .await;
     assert_error(&response, 500, "internal_error");
     let (_, body) = parts(&response);
     assert_eq!(body["error"]["message"], "An internal error occurred.");
@@ -178,7 +221,7 @@ async fn link_saves_and_answers_the_user() {
     let event = ApiEvent::post("/api/web3-link")
         .bearer(&token("user_42", Some("fan@example.com")))
         .json(&format!(r#"{{"payload": {payload}, "extra": true}}"#));
-    let response = web3_link(&state, event.request()).await;
+    let response = call(web3_link_routes(), &state, event.request()).await;
     let (status, body) = parts(&response);
     assert_eq!(status, 200, "{body}");
     assert_eq!(
@@ -203,7 +246,7 @@ async fn link_answers_null_email_and_accepts_base64_bodies_and_charset() {
         .header("content-type", "application/json; charset=utf-8")
         .body(r#"{"payload":"0"}"#)
         .base64();
-    let (status, body) = parts(&web3_link(&state, event.request()).await);
+    let (status, body) = parts(&call(web3_link_routes(), &state, event.request()).await);
     assert_eq!(
         (status, body),
         (
@@ -243,7 +286,11 @@ async fn link_refuses_falsy_and_malformed_bodies_and_writes_nothing() {
         (r#"{"payload":1,"payload":2}"#, "invalid_body"),
     ] {
         let event = ApiEvent::post("/api/web3-link").bearer(&good).json(body);
-        assert_error(&web3_link(&state, event.request()).await, 400, code);
+        assert_error(
+            &call(web3_link_routes(), &state, event.request()).await,
+            400,
+            code,
+        );
     }
     assert!(
         state
@@ -260,7 +307,8 @@ async fn link_checks_token_then_content_type_then_size() {
     let state = link_state(testkit::moto::shared_table().await);
     let body = r#"{"payload":true}"#;
 
-    let response = web3_link(
+    let response = call(
+        web3_link_routes(),
         &state,
         ApiEvent::post("/api/web3-link").json(body).request(),
     )
@@ -270,7 +318,8 @@ async fn link_checks_token_then_content_type_then_size() {
         response.headers()["www-authenticate"],
         r#"Bearer realm="fan-api""#
     );
-    let response = web3_link(
+    let response = call(
+        web3_link_routes(),
         &state,
         ApiEvent::post("/api/web3-link")
             .bearer("not.a.token")
@@ -297,7 +346,7 @@ async fn link_checks_token_then_content_type_then_size() {
             event = event.header("content-type", content_type);
         }
         assert_error(
-            &web3_link(&state, event.request()).await,
+            &call(web3_link_routes(), &state, event.request()).await,
             415,
             "unsupported_media_type",
         );
@@ -310,22 +359,37 @@ async fn link_checks_token_then_content_type_then_size() {
     let event = ApiEvent::post("/api/web3-link")
         .bearer(&good)
         .json(&at_limit);
-    assert_eq!(web3_link(&state, event.request()).await.status(), 200);
+    assert_eq!(
+        call(web3_link_routes(), &state, event.request())
+            .await
+            .status(),
+        200
+    );
     let over = format!(r#"{{"payload":"{}"}}"#, "x".repeat(padding + 1));
     let event = ApiEvent::post("/api/web3-link").bearer(&good).json(&over);
     assert_error(
-        &web3_link(&state, event.request()).await,
+        &call(web3_link_routes(), &state, event.request()).await,
         413,
         "payload_too_large",
     );
 
     assert_error(
-        &web3_link(&state, ApiEvent::get("/api/web3-link").request()).await,
+        &call(
+            web3_link_routes(),
+            &state,
+            ApiEvent::get("/api/web3-link").request(),
+        )
+        .await,
         405,
         "method_not_allowed",
     );
     assert_error(
-        &web3_link(&state, ApiEvent::post("/api/other").request()).await,
+        &call(
+            web3_link_routes(),
+            &state,
+            ApiEvent::post("/api/other").request(),
+        )
+        .await,
         404,
         "not_found",
     );
@@ -338,19 +402,19 @@ async fn link_answers_503_when_dynamodb_or_the_jwks_is_unreachable() {
         .bearer(&token("user_1", None))
         .json(r#"{"payload":1}"#);
     let started = Instant::now();
-    let response = web3_link(&state, event.request()).await;
+    let response = call(web3_link_routes(), &state, event.request()).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_error(&response, 503, "service_unavailable");
     assert_eq!(response.headers()["retry-after"], "1");
 
     let jwks_url = format!("http://127.0.0.1:{}/jwks.json", testkit::free_port());
-    let state = LinkState {
+    let state = Arc::new(LinkState {
         store: testkit::moto::shared_table().await,
         verifier: TokenVerifier::from_config(&auth_config(JwksSetting::Url(jwks_url))).unwrap(),
         max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-    };
+    });
     assert_error(
-        &web3_link(&state, event.request()).await,
+        &call(web3_link_routes(), &state, event.request()).await,
         503,
         "service_unavailable",
     );

@@ -7,30 +7,32 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use proptest::prelude::*;
 use serde_json::Value;
+use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::list_packs::parse_limit;
-use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::web3_link::LinkState;
 use shared::handlers::web3_link::parse_link_body;
-use shared::handlers::web3_link::{LinkState, web3_link};
 use shared::http::request::DEFAULT_MAX_BODY_BYTES;
+use shared::http::routes::{list_packs_routes, web3_link_routes};
 use shared::packs::listing::{InvalidCursor, ListingKey};
 use shared::store::MemoryStore;
 use shared::timestamp::Timestamp;
-use testkit::events::{ApiEvent, parts};
+use std::sync::Arc;
+use testkit::events::{ApiEvent, call, parts};
 use testkit::packs::active;
 use testkit::tokens::token;
 
-fn link_state() -> LinkState<MemoryStore> {
+fn link_state() -> Arc<LinkState<MemoryStore>> {
     testkit::link_state(MemoryStore::default())
 }
 
-fn list_state() -> ListPacksState<MemoryStore> {
+fn list_state() -> Arc<ListPacksState<MemoryStore>> {
     let packs: Vec<_> = (0..5)
         .map(|i| active(&format!("p{i}"), 10 * (i + 1)))
         .collect();
-    ListPacksState {
+    Arc::new(ListPacksState {
         store: MemoryStore::with_packs(&packs),
         cursors: testkit::cursor_signer(),
-    }
+    })
 }
 
 /// Status and error code (`"ok"` for a success), after checking the response is JSON with the
@@ -99,7 +101,7 @@ async fn token_attacks_get_401_with_json_and_www_authenticate() {
 
     for (name, header) in &headers {
         let event = link_event((!header.is_empty()).then_some(header.as_str()));
-        let response = web3_link(&state, event.request()).await;
+        let response = call(web3_link_routes(), &state, event.request()).await;
         let (status, code) = outcome(&response);
         assert_eq!(status, 401, "{name}");
         assert!(
@@ -112,7 +114,8 @@ async fn token_attacks_get_401_with_json_and_www_authenticate() {
             "{name}: {challenge}"
         );
     }
-    let response = web3_link(
+    let response = call(
+        web3_link_routes(),
         &state,
         link_event(Some(&format!("Bearer {valid}"))).request(),
     )
@@ -410,7 +413,7 @@ async fn body_attacks_get_their_precise_status() {
         if *base64 {
             event = event.base64();
         }
-        let response = web3_link(&state, event.request()).await;
+        let response = call(web3_link_routes(), &state, event.request()).await;
         let shown = String::from_utf8_lossy(&body[..body.len().min(60)]).into_owned();
         assert_eq!(
             outcome(&response),
@@ -426,7 +429,8 @@ async fn query_attacks_get_400_and_a_real_cursor_still_works() {
     let (logs, _guard) = testkit::logs::capture();
     let state = list_state();
     let (status, first) = parts(
-        &list_packs(
+        &call(
+            list_packs_routes(),
             &state,
             ApiEvent::get("/api/packs").query("limit=2").request(),
         )
@@ -491,7 +495,12 @@ async fn query_attacks_get_400_and_a_real_cursor_still_works() {
     }
     queries.push(format!("cursor={cursor}&cursor={cursor}"));
     for query in &queries {
-        let response = list_packs(&state, ApiEvent::get("/api/packs").query(query).request()).await;
+        let response = call(
+            list_packs_routes(),
+            &state,
+            ApiEvent::get("/api/packs").query(query).request(),
+        )
+        .await;
         let (status, code) = outcome(&response);
         assert_eq!(status, 400, "{query}");
         assert!(
@@ -500,7 +509,8 @@ async fn query_attacks_get_400_and_a_real_cursor_still_works() {
         );
     }
     let (status, next) = parts(
-        &list_packs(
+        &call(
+            list_packs_routes(),
             &state,
             ApiEvent::get("/api/packs")
                 .query(&format!("limit=2&cursor={cursor}"))
@@ -683,7 +693,7 @@ proptest! {
         let value = if bearer { format!("Bearer {header}") } else { header };
         let state = link_state();
         let event = link_event((!value.trim().is_empty()).then_some(value.as_str()));
-        let response = block_on(web3_link(&state, event.request()));
+        let response = block_on(call(web3_link_routes(), &state, event.request()));
         prop_assert_eq!(response.status().as_u16(), 401);
     }
 
@@ -697,7 +707,7 @@ proptest! {
         let header = URL_SAFE_NO_PAD.encode(format!(r#"{{"alg":"{alg}","kid":"{kid}","typ":"JWT"}}"#));
         let token = format!("{header}.{}.{signature}", URL_SAFE_NO_PAD.encode(claims));
         let state = link_state();
-        let response = block_on(web3_link(&state, link_event(Some(&format!("Bearer {token}"))).request()));
+        let response = block_on(call(web3_link_routes(), &state, link_event(Some(&format!("Bearer {token}"))).request()));
         prop_assert_eq!(response.status().as_u16(), 401);
     }
 }

@@ -2,19 +2,18 @@
 //! (`testkit::emf`), the per-invocation scope that counts, and the business events the handlers
 //! count over the in-memory store (the binaries' test counts them on DynamoDB).
 
+use shared::http::routes::{complete_purchase_routes, open_pack_routes, start_purchase_routes};
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use lambda_http::{Body, Response};
-use shared::handlers::complete_purchase::complete_purchase;
-use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
-use shared::handlers::start_purchase::start_purchase;
 use shared::metrics::{self, DIMENSION, Metric, NAMESPACE, Recorded};
 use shared::store::MemoryStore;
 use testkit::emf;
-use testkit::events::{ApiEvent, parts};
+use testkit::events::{ApiEvent, call, parts};
 use testkit::tokens::token;
 
 const NOW_MS: u64 = 1_764_000_000_123;
@@ -183,40 +182,51 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
     for pack in [&drop, &late, &testkit::packs::active("gone", 60)] {
         testkit::packs::save(&store, pack).await;
     }
-    let state = PurchaseState {
+    let state = Arc::new(PurchaseState {
         store,
         verifier: testkit::tokens::verifier(),
         hold: Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
-    };
+    });
     // Holds of no time at all: they have run out by the next request.
-    let dead_holds = PurchaseState {
+    let dead_holds = Arc::new(PurchaseState {
         hold: Duration::ZERO,
         store: state.store.clone(),
         verifier: testkit::tokens::verifier(),
-        ..state
-    };
+        max_body_bytes: state.max_body_bytes,
+        policy: state.policy,
+    });
     let start = |pack: &str, user: &str| {
         ApiEvent::post(&format!("/api/packs/{pack}/purchases"))
             .bearer(&token(user, Some("fan@example.com")))
             .header("idempotency-key", "k")
     };
     use Metric::*;
-    let (status, recorded, body) =
-        counted(start_purchase(&state, start("drop", "a").request())).await;
+    let (status, recorded, body) = counted(call(
+        start_purchase_routes(),
+        &state,
+        start("drop", "a").request(),
+    ))
+    .await;
     assert_eq!(
         (status, counts(&recorded)),
         (201, vec![(PurchasesStarted, 1)])
     );
     let id = body["purchase"]["id"].as_str().unwrap().to_owned();
-    let (status, recorded, _) = counted(start_purchase(&state, start("drop", "a").request())).await;
+    let (status, recorded, _) = counted(call(
+        start_purchase_routes(),
+        &state,
+        start("drop", "a").request(),
+    ))
+    .await;
     assert_eq!(
         (status, counts(&recorded)),
         (201, vec![]),
         "a replay starts nothing"
     );
-    let (status, recorded, _) = counted(start_purchase(
+    let (status, recorded, _) = counted(call(
+        start_purchase_routes(),
         &state,
         start("drop", "a").header("idempotency-key", "k2").request(),
     ))
@@ -225,9 +235,19 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
         (status, counts(&recorded)),
         (409, vec![(PurchaseLimitReached, 1)])
     );
-    let (status, _, _) = counted(start_purchase(&state, start("drop", "b").request())).await;
+    let (status, _, _) = counted(call(
+        start_purchase_routes(),
+        &state,
+        start("drop", "b").request(),
+    ))
+    .await;
     assert_eq!(status, 201);
-    let (status, recorded, _) = counted(start_purchase(&state, start("drop", "c").request())).await;
+    let (status, recorded, _) = counted(call(
+        start_purchase_routes(),
+        &state,
+        start("drop", "c").request(),
+    ))
+    .await;
     assert_eq!(
         (status, counts(&recorded)),
         (409, vec![(PurchasesSoldOut, 1)])
@@ -237,12 +257,14 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
     let pay = ApiEvent::new("PUT", &format!("/api/packs/drop/purchases/{id}"))
         .bearer(&token("a", None))
         .json(r#"{"payment":{"method":"cash"}}"#);
-    let (status, recorded, _) = counted(complete_purchase(&state, pay.request())).await;
+    let (status, recorded, _) =
+        counted(call(complete_purchase_routes(), &state, pay.request())).await;
     assert_eq!(
         (status, counts(&recorded)),
         (200, vec![(PurchasesCompleted, 1)])
     );
-    let (status, recorded, _) = counted(complete_purchase(&state, pay.request())).await;
+    let (status, recorded, _) =
+        counted(call(complete_purchase_routes(), &state, pay.request())).await;
     assert_eq!(
         (status, counts(&recorded)),
         (200, vec![]),
@@ -250,9 +272,9 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
     );
     let open =
         ApiEvent::post(&format!("/api/packs/drop/purchases/{id}/open")).bearer(&token("a", None));
-    let (status, recorded, _) = counted(open_pack(&state, open.request())).await;
+    let (status, recorded, _) = counted(call(open_pack_routes(), &state, open.request())).await;
     assert_eq!((status, counts(&recorded)), (200, vec![(PacksOpened, 1)]));
-    let (status, recorded, _) = counted(open_pack(&state, open.request())).await;
+    let (status, recorded, _) = counted(call(open_pack_routes(), &state, open.request())).await;
     assert_eq!(
         (status, counts(&recorded)),
         (200, vec![]),
@@ -260,17 +282,31 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
     );
 
     // The last unit of `late` held by a hold that ran out: the next start releases it first.
-    let (status, _, _) = counted(start_purchase(&dead_holds, start("late", "d").request())).await;
+    let (status, _, _) = counted(call(
+        start_purchase_routes(),
+        &dead_holds,
+        start("late", "d").request(),
+    ))
+    .await;
     assert_eq!(status, 201);
-    let (status, recorded, _) = counted(start_purchase(&state, start("late", "e").request())).await;
+    let (status, recorded, _) = counted(call(
+        start_purchase_routes(),
+        &state,
+        start("late", "e").request(),
+    ))
+    .await;
     assert_eq!(
         (status, counts(&recorded)),
         (201, vec![(PurchasesStarted, 1), (HoldsReleased, 1)])
     );
     // The sweep releases the rest.
     for user in ["f", "g"] {
-        let (status, _, _) =
-            counted(start_purchase(&dead_holds, start("gone", user).request())).await;
+        let (status, _, _) = counted(call(
+            start_purchase_routes(),
+            &dead_holds,
+            start("gone", user).request(),
+        ))
+        .await;
         assert_eq!(status, 201);
     }
     let sweep = SweepState {

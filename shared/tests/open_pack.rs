@@ -2,12 +2,14 @@
 //! through a one-request-at-a-time proxy, and MemoryStore); the reveal of the server seed; and
 //! `scripts/verify-draw` run on purchases really opened through the API.
 
+use shared::http::routes::{
+    get_pack_routes, get_purchase_routes, me_purchases_routes, open_pack_routes,
+};
 use std::sync::Arc;
 use testkit::ids;
 
 use serde_json::Value;
-use shared::handlers::get_pack::{GetPackState, get_pack};
-use shared::handlers::open_pack::open_pack;
+use shared::handlers::get_pack::GetPackState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::packs::draw::{DrawInput, ServerSeed, draw};
 use shared::packs::{Odds, Pack, PackItem, reveal_at, seed_revealed};
@@ -18,7 +20,7 @@ use shared::purchases::{
 use shared::store::Store;
 use shared::store::purchases::{CompleteError, Completed, OpenError, Opened, Started};
 use shared::timestamp::Timestamp;
-use testkit::events::{ApiEvent, parts};
+use testkit::events::{ApiEvent, call, parts};
 use testkit::packs::{active, at};
 
 testkit::store_contract!(
@@ -316,14 +318,14 @@ async fn a_sale_ended_early_closes_payments_before_its_seed_is_revealed(store: A
     assert!(matches!(paid, Ok(Completed::Paid { .. })), "{paid:?}");
 }
 
-fn purchase_state<S>(store: S) -> PurchaseState<S> {
-    PurchaseState {
+fn purchase_state<S>(store: S) -> Arc<PurchaseState<S>> {
+    Arc::new(PurchaseState {
         store,
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
-    }
+    })
 }
 
 /// Runs `scripts/verify-draw` on the two API answers; its exit code and output.
@@ -363,7 +365,9 @@ fn verify_draw(pack: &Value, purchase: &Value, user: &str) -> (Option<i32>, Stri
     )
 }
 
-async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl Store + Clone>) {
+async fn the_verifier_agrees_with_packs_opened_through_the_api(
+    store: Arc<impl Store + Clone + 'static>,
+) {
     // A drop whose sale ran from three hours ago to two hours ago: its seed is public now, and
     // its buyers paid while it was on sale.
     let mut pack = drop_pack("drop", 3 * 3600);
@@ -373,12 +377,18 @@ async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl S
         .await
         .unwrap();
     let state = purchase_state((*store).clone());
-    let pack_state = GetPackState {
+    let pack_state = Arc::new(GetPackState {
         store: (*store).clone(),
         recent: Default::default(),
-    };
-    let (status, pack_json) =
-        parts(&get_pack(&pack_state, ApiEvent::get("/api/packs/drop").request()).await);
+    });
+    let (status, pack_json) = parts(
+        &call(
+            get_pack_routes(),
+            &pack_state,
+            ApiEvent::get("/api/packs/drop").request(),
+        )
+        .await,
+    );
     assert_eq!(status, 200);
     assert!(
         pack_json["pack"]["fairness"]["serverSeed"].is_string(),
@@ -396,7 +406,7 @@ async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl S
         } else {
             ApiEvent::post(&path).bearer(&token).json("{}")
         };
-        let (status, opened) = parts(&open_pack(&state, event.request()).await);
+        let (status, opened) = parts(&call(open_pack_routes(), &state, event.request()).await);
         assert_eq!(status, 200, "{opened}");
         assert_eq!(
             opened["purchase"]["fairness"]["algorithm"],
@@ -421,7 +431,7 @@ async fn the_verifier_agrees_with_packs_opened_through_the_api(store: Arc<impl S
 /// reveal kept `serverSeed: null`; once the sweep has published the revealed seed on the pack's
 /// public item, get-purchase shows it (and nothing is published before the reveal).
 async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
-    store: Arc<impl Store + Clone>,
+    store: Arc<impl Store + Clone + 'static>,
 ) {
     let purchase = opened_before_its_packs_reveal(&*store).await;
     let state = purchase_state((*store).clone());
@@ -469,25 +479,26 @@ async fn opened_before_its_packs_reveal(store: &impl Store) -> Purchase {
 
 /// The `serverSeed` get-purchase shows its buyer on `purchase` (of pack "p", fan "fan"), which
 /// the fan's list of purchases shows alike (each purchase as GET of it answers).
-async fn seed_shown<S: Store + Clone>(state: &PurchaseState<S>, purchase: &Purchase) -> Value {
-    use shared::handlers::get_purchase::get_purchase;
+async fn seed_shown<S: Store + Clone + 'static>(
+    state: &Arc<PurchaseState<S>>,
+    purchase: &Purchase,
+) -> Value {
     use shared::handlers::me::MeState;
-    use shared::handlers::my_purchases::my_purchases;
     let token = testkit::tokens::token("fan", None);
     let event = ApiEvent::get(&format!("/api/packs/p/purchases/{}", purchase.id))
         .bearer(&token)
         .request();
-    let (status, body) = parts(&get_purchase(state, event).await);
+    let (status, body) = parts(&call(get_purchase_routes(), state, event).await);
     assert_eq!(status, 200, "{body}");
     let seed = body["purchase"]["fairness"]["serverSeed"].clone();
-    let me = MeState {
+    let me = Arc::new(MeState {
         store: state.store.clone(),
         verifier: testkit::tokens::verifier(),
         cursors: testkit::cursor_signer(),
         revealed: Default::default(),
-    };
+    });
     let list = ApiEvent::get("/api/me/purchases").bearer(&token).request();
-    let (status, page) = parts(&my_purchases(&me, list).await);
+    let (status, page) = parts(&call(me_purchases_routes(), &me, list).await);
     assert_eq!(status, 200, "{page}");
     assert_eq!(
         page["purchases"][0], body["purchase"],
@@ -499,7 +510,7 @@ async fn seed_shown<S: Store + Clone>(state: &PurchaseState<S>, purchase: &Purch
 /// The sweep is what publishes a revealed seed (issue 21 3d): one run of the release-holds
 /// handler after the reveal publishes it, and get-purchase then shows it on a purchase opened
 /// before the reveal.
-async fn the_sweep_publishes_a_revealed_seed(store: Arc<impl Store + Clone>) {
+async fn the_sweep_publishes_a_revealed_seed(store: Arc<impl Store + Clone + 'static>) {
     use shared::handlers::release_holds::{SweepState, release_holds};
     let purchase = opened_before_its_packs_reveal(&*store).await;
     let state = purchase_state((*store).clone());

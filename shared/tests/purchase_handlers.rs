@@ -2,34 +2,35 @@
 //! DynamoDB faults during a start or a completion answer 503 and leave the books balanced, and
 //! the logs of a whole flow hold no token, e-mail or balance.
 
+use std::sync::Arc;
+
 use serde_json::Value;
-use shared::handlers::complete_purchase::complete_purchase;
-use shared::handlers::get_purchase::get_purchase;
-use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::start_purchase::start_purchase;
+use shared::http::routes::{
+    complete_purchase_routes, get_purchase_routes, open_pack_routes, start_purchase_routes,
+};
 use shared::store::cash::ListDebits;
 use shared::store::purchases::{ReleaseHolds, StartPurchase};
 use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
-use testkit::events::{ApiEvent, parts};
+use testkit::events::{ApiEvent, call, parts};
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::ids;
 use testkit::tokens::token;
 
 const EMAIL: &str = "buyer@example.com";
 
-fn state<S>(store: S) -> PurchaseState<S> {
-    PurchaseState {
+fn state<S>(store: S) -> Arc<PurchaseState<S>> {
+    Arc::new(PurchaseState {
         store,
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
-    }
+    })
 }
 
-async fn memory_state() -> PurchaseState<MemoryStore> {
+async fn memory_state() -> Arc<PurchaseState<MemoryStore>> {
     let store = MemoryStore::default();
     testkit::packs::save(&store, &testkit::packs::active("p", 60)).await;
     testkit::packs::save(&store, &testkit::packs::active("q", 60)).await;
@@ -50,14 +51,14 @@ fn pay_event(user: &str, id: &str) -> ApiEvent {
 
 type Answer = (u16, Value, lambda_http::http::HeaderMap);
 
-async fn start(state: &PurchaseState<impl Store>, event: ApiEvent) -> Answer {
-    let response = start_purchase(state, event.request()).await;
+async fn start(state: &Arc<PurchaseState<impl Store + 'static>>, event: ApiEvent) -> Answer {
+    let response = call(start_purchase_routes(), state, event.request()).await;
     let (status, body) = parts(&response);
     (status, body, response.headers().clone())
 }
 
-async fn pay(state: &PurchaseState<impl Store>, event: ApiEvent) -> Answer {
-    let response = complete_purchase(state, event.request()).await;
+async fn pay(state: &Arc<PurchaseState<impl Store + 'static>>, event: ApiEvent) -> Answer {
+    let response = call(complete_purchase_routes(), state, event.request()).await;
     let (status, body) = parts(&response);
     (status, body, response.headers().clone())
 }
@@ -216,7 +217,7 @@ async fn every_bad_start_gets_its_4xx() {
         "idempotency-key",
         lambda_http::http::HeaderValue::from_bytes("clé".as_bytes()).unwrap(),
     );
-    let (status, body) = parts(&start_purchase(&state, request).await);
+    let (status, body) = parts(&call(start_purchase_routes(), &state, request).await);
     assert_eq!(
         (status, body["error"]["code"].as_str()),
         (400, Some("invalid_idempotency_key"))
@@ -236,7 +237,7 @@ async fn a_purchase_is_found_only_by_its_buyer_under_its_pack() {
     let get = |user: &str, path: String| {
         let event = ApiEvent::get(&path).bearer(&token(user, None));
         let state = &state;
-        async move { parts(&get_purchase(state, event.request()).await) }
+        async move { parts(&call(get_purchase_routes(), state, event.request()).await) }
     };
     let (status, body) = get("fan", format!("/api/packs/p/purchases/{id}")).await;
     assert_eq!((status, &body["purchase"]), (200, &first.1["purchase"]));
@@ -374,7 +375,8 @@ async fn an_expired_reservation_is_410_and_its_unit_is_back() {
     let answer = pay(&state, pay_event("fan", &request.purchase_id)).await;
     assert_eq!(code(&answer), (410, "reservation_expired"));
     let (status, body) = parts(
-        &get_purchase(
+        &call(
+            get_purchase_routes(),
             &state,
             ApiEvent::get(&format!("/api/packs/p/purchases/{}", request.purchase_id))
                 .bearer(&token("fan", None))
@@ -407,7 +409,7 @@ async fn bad_opens_get_their_4xx() {
         (open("thief"), 404, "purchase_not_found"),
         (open("fan"), 409, "purchase_not_completed"),
     ] {
-        let (actual, body) = parts(&open_pack(&state, event.request()).await);
+        let (actual, body) = parts(&call(open_pack_routes(), &state, event.request()).await);
         assert_eq!(
             (actual, body["error"]["code"].as_str()),
             (status, Some(expected)),
@@ -455,7 +457,7 @@ async fn behind_fault_proxy() -> (
     FaultProxy,
     FaultProxy,
     DynamoStore,
-    PurchaseState<DynamoStore>,
+    Arc<PurchaseState<DynamoStore>>,
 ) {
     let (serial, direct) = testkit::moto::atomic_table().await;
     let proxy = FaultProxy::start(&serial.endpoint()).await;
@@ -528,7 +530,10 @@ async fn the_logs_of_a_whole_flow_hold_no_token_email_or_balance() {
     assert_eq!(pay(&state, pay_event("fan", &id)).await.0, 200);
     let open = ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open"))
         .bearer(&token("fan", Some(EMAIL)));
-    assert_eq!(parts(&open_pack(&state, open.request()).await).0, 200);
+    assert_eq!(
+        parts(&call(open_pack_routes(), &state, open.request()).await).0,
+        200
+    );
     // Refusals are logged too.
     assert_eq!(
         start(&state, start_event("fan", "k").json("{")).await.0,
@@ -566,7 +571,10 @@ async fn each_request_makes_the_dynamodb_calls_its_budget_allows() {
 
     let before = serial.requests();
     let event = ApiEvent::get(&format!("/api/packs/p/purchases/{id}")).bearer(&token("fan", None));
-    assert_eq!(parts(&get_purchase(&state, event.request()).await).0, 200);
+    assert_eq!(
+        parts(&call(get_purchase_routes(), &state, event.request()).await).0,
+        200
+    );
     assert_eq!(counted(before), 1, "get");
 
     let before = serial.requests();
@@ -576,7 +584,10 @@ async fn each_request_makes_the_dynamodb_calls_its_budget_allows() {
     let before = serial.requests();
     let open =
         ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open")).bearer(&token("fan", None));
-    assert_eq!(parts(&open_pack(&state, open.request()).await).0, 200);
+    assert_eq!(
+        parts(&call(open_pack_routes(), &state, open.request()).await).0,
+        200
+    );
     assert_eq!(counted(before), 2, "open");
 
     let before = serial.requests();
@@ -677,7 +688,7 @@ async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_a
     let before = proxy.operation_count("UpdateItem");
     let open = ApiEvent::post(&format!("/api/packs/p/purchases/{id}/open"))
         .bearer(&token("fan", Some(EMAIL)));
-    let (status, body) = parts(&open_pack(&state, open.request()).await);
+    let (status, body) = parts(&call(open_pack_routes(), &state, open.request()).await);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["purchase"]["status"], "opened");
     assert_eq!(proxy.operation_count("UpdateItem") - before, 3, "open");
@@ -727,7 +738,8 @@ async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_a
 async fn starts_past_the_unpaid_holds_or_the_funds_are_409_and_402() {
     use shared::purchases::HoldPolicy;
     let mut state = memory_state().await;
-    state.policy = HoldPolicy {
+    // No router holds the state between calls.
+    Arc::get_mut(&mut state).unwrap().policy = HoldPolicy {
         max_unpaid: 1,
         requires_funds: false,
     };
@@ -741,7 +753,7 @@ async fn starts_past_the_unpaid_holds_or_the_funds_are_409_and_402() {
     );
     assert_eq!(testkit::packs::remaining(&state.store, "q").await, 100);
 
-    state.policy = HoldPolicy {
+    Arc::get_mut(&mut state).unwrap().policy = HoldPolicy {
         max_unpaid: 2,
         requires_funds: true,
     };

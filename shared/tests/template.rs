@@ -150,7 +150,7 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
         }
     }
     // Every function of a route, and the scheduled sweep of expired purchase holds.
-    let mut expected: BTreeSet<String> = shared::http::routes::ROUTES
+    let mut expected: BTreeSet<String> = shared::http::routes::routes()
         .iter()
         .map(|route| route.function.to_owned())
         .collect();
@@ -389,7 +389,7 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
         "{event}"
     );
     assert!(
-        shared::http::routes::ROUTES
+        shared::http::routes::routes()
             .iter()
             .all(|r| r.function != "release-holds"),
         "release-holds is not routed"

@@ -4,20 +4,23 @@
 //! every order, mismatched sessions, concurrent deliveries (on DynamoDB through the
 //! one-request-at-a-time proxy, and in memory), and the books after all of it.
 
+use shared::http::routes::{
+    cash_top_ups_routes, complete_purchase_routes, start_purchase_routes, stripe_webhook_routes,
+};
 use std::sync::Arc;
 
 use lambda_http::{Body, Response};
 use serde_json::Value;
 use shared::config::{Secret, StripeApi};
-use shared::handlers::stripe_webhook::{WebhookState, stripe_webhook};
-use shared::handlers::top_ups::{TopUpState, top_ups};
+use shared::handlers::stripe_webhook::WebhookState;
+use shared::handlers::top_ups::TopUpState;
 use shared::ids::TopUpId;
 use shared::store::MemoryStore;
 use shared::store::cash::GetBalance;
 use shared::store::topups::TopUpStore;
 use shared::topups::stripe::{ReturnUrls, StripeClient};
 use shared::topups::{TopUpPolicy, TopUpStatus};
-use testkit::events::ApiEvent;
+use testkit::events::{ApiEvent, call};
 use testkit::stripe::{
     SECRET_KEY, StripeStub, WEBHOOK_SECRET, now, python_signature, session_event,
 };
@@ -30,8 +33,8 @@ const WEBHOOK: &str = "/api/webhooks/stripe";
 
 struct Api<S> {
     stub: StripeStub,
-    top_ups: TopUpState<S>,
-    webhook: WebhookState<S>,
+    top_ups: Arc<TopUpState<S>>,
+    webhook: Arc<WebhookState<S>>,
 }
 
 /// An answer: status, JSON body, headers.
@@ -74,7 +77,7 @@ async fn api<S: Clone>(store: S) -> Api<S> {
         secret_key: Secret::new(SECRET_KEY),
     });
     Api {
-        top_ups: TopUpState {
+        top_ups: Arc::new(TopUpState {
             store: store.clone(),
             verifier: testkit::tokens::verifier(),
             max_body_bytes: 65536,
@@ -84,12 +87,12 @@ async fn api<S: Clone>(store: S) -> Api<S> {
                 success: SUCCESS_URL.into(),
                 cancel: CANCEL_URL.into(),
             },
-        },
-        webhook: WebhookState {
+        }),
+        webhook: Arc::new(WebhookState {
             store,
             secret: Secret::new(WEBHOOK_SECRET),
             max_body_bytes: 65536,
-        },
+        }),
         stub,
     }
 }
@@ -101,9 +104,9 @@ fn create_event(user: &str, key: &str, body: &str) -> ApiEvent {
         .json(body)
 }
 
-impl<S: TopUpStore + GetBalance> Api<S> {
+impl<S: TopUpStore + GetBalance + 'static> Api<S> {
     async fn call(&self, event: &ApiEvent) -> Answer {
-        Answer::of(top_ups(&self.top_ups, event.request()).await)
+        Answer::of(call(cash_top_ups_routes(), &self.top_ups, event.request()).await)
     }
 
     async fn create(&self, user: &str, key: &str, amount: u64) -> Answer {
@@ -124,7 +127,7 @@ impl<S: TopUpStore + GetBalance> Api<S> {
         if let Some(signature) = signature {
             event = event.header("stripe-signature", signature);
         }
-        Answer::of(stripe_webhook(&self.webhook, event.request()).await)
+        Answer::of(call(stripe_webhook_routes(), &self.webhook, event.request()).await)
     }
 
     /// Posts `body` signed now with the webhook secret, by Python.
@@ -259,7 +262,11 @@ async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
 #[tokio::test]
 async fn a_replayed_key_answers_the_same_top_up_and_a_reused_one_is_422() {
     let mut api = api(MemoryStore::default()).await;
-    api.top_ups.policy.currencies.push("EUR".into());
+    Arc::get_mut(&mut api.top_ups)
+        .unwrap()
+        .policy
+        .currencies
+        .push("EUR".into());
     let first = api.create("fan", "key-1", 1000).await;
     let again = api.create("fan", "key-1", 1000).await;
     assert_eq!(again.status, 201);
@@ -410,12 +417,13 @@ async fn stripe_busy_or_down_is_a_503_and_the_same_key_later_opens_one_session()
 
     // Unreachable: a closed port.
     let mut unreachable = api.top_ups;
-    unreachable.stripe = StripeClient::new(&StripeApi {
+    Arc::get_mut(&mut unreachable).unwrap().stripe = StripeClient::new(&StripeApi {
         base: format!("http://127.0.0.1:{}", testkit::free_port()),
         secret_key: Secret::new(SECRET_KEY),
     });
     let down = Answer::of(
-        top_ups(
+        call(
+            cash_top_ups_routes(),
             &unreachable,
             create_event("fan", "key-2", r#"{"amount":700,"currency":"USD"}"#).request(),
         )
@@ -428,7 +436,7 @@ async fn stripe_busy_or_down_is_a_503_and_the_same_key_later_opens_one_session()
 async fn stripe_refusing_is_a_502_logged_without_the_secret() {
     let (logs, _guard) = testkit::logs::capture();
     let mut api = api(MemoryStore::default()).await;
-    api.top_ups.stripe = StripeClient::new(&StripeApi {
+    Arc::get_mut(&mut api.top_ups).unwrap().stripe = StripeClient::new(&StripeApi {
         base: api.stub.base(),
         secret_key: Secret::new("sk_test_wrong_key_999"),
     });
@@ -446,7 +454,11 @@ async fn stripe_refusing_is_a_502_logged_without_the_secret() {
 }
 
 /// A pending top-up of `amount` for `fan` and its id.
-async fn pending<S: TopUpStore + GetBalance>(api: &Api<S>, key: &str, amount: u64) -> TopUpId {
+async fn pending<S: TopUpStore + GetBalance + 'static>(
+    api: &Api<S>,
+    key: &str,
+    amount: u64,
+) -> TopUpId {
     let created = api.create("fan", key, amount).await;
     assert_eq!(created.status, 201, "{}", created.body);
     created.top_up_id()
@@ -491,7 +503,7 @@ async fn a_body_api_gateway_hands_over_in_base64_is_verified_as_sent() {
         .header("stripe-signature", &signature)
         .body(body.clone())
         .base64();
-    let answer = Answer::of(stripe_webhook(&api.webhook, event.request()).await);
+    let answer = Answer::of(call(stripe_webhook_routes(), &api.webhook, event.request()).await);
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(api.balance("fan").await, 800);
 }
@@ -737,27 +749,23 @@ async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
         }
     }
     // Spend some of it on packs, through the purchase handlers.
-    let purchase_state = shared::handlers::purchase_json::PurchaseState {
+    let purchase_state = Arc::new(shared::handlers::purchase_json::PurchaseState {
         store: store.clone(),
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: 65536,
         policy: shared::purchases::HoldPolicy::default(),
-    };
+    });
     let fan = token("fan", None);
     let mut purchases = 0;
     for key in ["buy-1", "buy-2"] {
         let start = testkit::purchases::start_event("p", Some(&fan), Some(key), None);
-        let started = Answer::of(
-            shared::handlers::start_purchase::start_purchase(&purchase_state, start.request())
-                .await,
-        );
+        let started =
+            Answer::of(call(start_purchase_routes(), &purchase_state, start.request()).await);
         let purchase = started.body["purchase"]["id"].as_str().unwrap().to_owned();
         let pay = testkit::purchases::complete_event("p", &purchase, &fan);
-        let paid = Answer::of(
-            shared::handlers::complete_purchase::complete_purchase(&purchase_state, pay.request())
-                .await,
-        );
+        let paid =
+            Answer::of(call(complete_purchase_routes(), &purchase_state, pay.request()).await);
         assert_eq!(paid.status, 200, "{}", paid.body);
         purchases += 1;
     }

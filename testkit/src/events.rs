@@ -1,7 +1,10 @@
 //! API Gateway HTTP API (payload format 2.0) events, as API Gateway sends them to a function.
 
+use std::sync::Arc;
+
 use base64::Engine;
 use serde_json::{Value, json};
+use shared::http::routes::Routes;
 
 #[derive(Debug, Clone)]
 pub struct ApiEvent {
@@ -116,6 +119,30 @@ impl ApiEvent {
         lambda_http::request::from_str(&self.to_json().to_string())
             .expect("valid API Gateway v2 event")
     }
+}
+
+/// Sends `request` to the function of `routes` over `state` (its router,
+/// [`Routes::function_app`], in the API's layers), as the function serves it, and gives the
+/// answer as lambda_http's.
+pub async fn call<St: Send + Sync + 'static>(
+    routes: Routes<Arc<St>>,
+    state: &Arc<St>,
+    request: lambda_http::Request,
+) -> lambda_http::Response<lambda_http::Body> {
+    use tower::ServiceExt;
+    let response = shared::http::layers::api_layers(routes.function_app(state.clone()))
+        .oneshot(request)
+        .await
+        .unwrap_or_else(|never| match never {});
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .expect("a response body");
+    let body = match String::from_utf8(bytes.to_vec()) {
+        Ok(text) => lambda_http::Body::Text(text),
+        Err(error) => lambda_http::Body::Binary(error.into_bytes()),
+    };
+    lambda_http::Response::from_parts(parts, body)
 }
 
 /// Status and JSON body of a response.

@@ -56,12 +56,12 @@ where
 }
 
 /// The link handler's state over `store`, verifying with [`tokens::verifier`].
-pub fn link_state<S>(store: S) -> shared::handlers::web3_link::LinkState<S> {
-    shared::handlers::web3_link::LinkState {
+pub fn link_state<S>(store: S) -> std::sync::Arc<shared::handlers::web3_link::LinkState<S>> {
+    std::sync::Arc::new(shared::handlers::web3_link::LinkState {
         store,
         verifier: tokens::verifier(),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
-    }
+    })
 }
 
 /// Runs each named contract test once per store: `dynamodb::<test>` on a new table of this test

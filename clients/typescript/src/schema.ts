@@ -601,6 +601,7 @@ export interface components {
         TopUpAnswer: {
             topUp: components["schemas"]["TopUp"];
         };
+        /** @description A top-up asked for: an amount in minor units of a currency (`{"amount": 1000, "currency": "USD"}`). */
         TopUpRequest: {
             /**
              * Format: int64

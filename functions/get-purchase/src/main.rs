@@ -1,11 +1,14 @@
 //! `GET /api/packs/{packId}/purchases/{purchaseId}`. Wiring only: the handler is
 //! `shared::handlers::get_purchase`.
 
-use shared::handlers::get_purchase::get_purchase;
+use std::sync::Arc;
+
+use shared::http::routes::get_purchase_routes;
 use shared::runtime::{purchase_state, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
-    serve(purchase_state().await, get_purchase).await
+    let state = Arc::new(purchase_state().await);
+    serve(get_purchase_routes().function_app(state)).await
 }

@@ -1,8 +1,11 @@
 //! `GET /api/packs` (and API Gateway's `$default` route, for JSON 404s). Wiring only: the handler
 //! is `shared::handlers::list_packs`.
 
+use std::sync::Arc;
+
 use shared::config::{Env, cursor_secret};
-use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::list_packs::ListPacksState;
+use shared::http::routes::list_packs_routes;
 use shared::packs::listing::CursorSigner;
 use shared::runtime::{require, serve, store_from_env, warm};
 
@@ -12,5 +15,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     let (store, dynamodb) = store_from_env();
     let cursors = CursorSigner::new(&require(cursor_secret(&Env)));
     warm(&dynamodb, None).await;
-    serve(ListPacksState { store, cursors }, list_packs).await
+    let state = Arc::new(ListPacksState { store, cursors });
+    serve(list_packs_routes().function_app(state)).await
 }

@@ -1,12 +1,15 @@
 //! `GET /api/me/purchases` and `GET /api/me/items`. Wiring only: the handlers are
 //! `shared::handlers::my_purchases`.
 
+use std::sync::Arc;
+
 use shared::handlers::me::MeState;
-use shared::handlers::my_purchases::me_purchases;
+use shared::http::routes::me_purchases_routes;
 use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
-    serve(MeState::from_env().await, me_purchases).await
+    let state = Arc::new(MeState::from_env().await);
+    serve(me_purchases_routes().function_app(state)).await
 }

@@ -1,11 +1,14 @@
 //! `POST /api/packs/{packId}/purchases`. Wiring only: the handler is
 //! `shared::handlers::start_purchase`.
 
-use shared::handlers::start_purchase::start_purchase;
+use std::sync::Arc;
+
+use shared::http::routes::start_purchase_routes;
 use shared::runtime::{purchase_state, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
-    serve(purchase_state().await, start_purchase).await
+    let state = Arc::new(purchase_state().await);
+    serve(start_purchase_routes().function_app(state)).await
 }

@@ -1,11 +1,15 @@
 //! `POST /api/webhooks/stripe`. Wiring only: the handler is
 //! `shared::handlers::stripe_webhook`.
 
-use shared::handlers::stripe_webhook::{WebhookState, stripe_webhook};
+use std::sync::Arc;
+
+use shared::handlers::stripe_webhook::WebhookState;
+use shared::http::routes::stripe_webhook_routes;
 use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
-    serve(WebhookState::from_env().await, stripe_webhook).await
+    let state = Arc::new(WebhookState::from_env().await);
+    serve(stripe_webhook_routes().function_app(state)).await
 }

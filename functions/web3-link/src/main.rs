@@ -1,7 +1,10 @@
 //! `POST /api/web3-link`. Wiring only: the handler is `shared::handlers::web3_link`.
 
+use std::sync::Arc;
+
 use shared::config::{Env, max_body_bytes};
-use shared::handlers::web3_link::{LinkState, web3_link};
+use shared::handlers::web3_link::LinkState;
+use shared::http::routes::web3_link_routes;
 use shared::runtime::{require, serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
@@ -11,13 +14,10 @@ async fn main() -> Result<(), lambda_http::Error> {
     let verifier = verifier_from_env();
     let (store, dynamodb) = store_from_env();
     warm(&dynamodb, Some(&verifier)).await;
-    serve(
-        LinkState {
-            store,
-            verifier,
-            max_body_bytes,
-        },
-        web3_link,
-    )
-    .await
+    let state = Arc::new(LinkState {
+        store,
+        verifier,
+        max_body_bytes,
+    });
+    serve(web3_link_routes().function_app(state)).await
 }

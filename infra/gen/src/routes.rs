@@ -29,12 +29,12 @@ impl RouteSpec {
 
 /// Every route, in declaration order (the order of the generated events and router paths).
 pub fn routes() -> Vec<RouteSpec> {
-    shared::http::routes::ROUTES
+    shared::http::routes::routes()
         .iter()
         .map(|route| RouteSpec {
             function: route.function.to_owned(),
             method: route.method.to_string(),
-            path: route.path.to_owned(),
+            path: route.path.clone(),
         })
         .collect()
 }
@@ -42,7 +42,7 @@ pub fn routes() -> Vec<RouteSpec> {
 /// The function that also answers every request no route matches (API Gateway's `$default`
 /// route): its JSON 404 and 405.
 pub fn default_function() -> String {
-    shared::http::routes::default_function().to_owned()
+    shared::http::routes::DEFAULT_FUNCTION.to_owned()
 }
 
 /// What the generated files assume of the declaration: no method and path twice, methods a

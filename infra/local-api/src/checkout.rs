@@ -7,16 +7,18 @@
 //! verifies and settles it. No Stripe account, no network.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::request::Parts;
+use axum::http::{Method, StatusCode, header};
+use axum::response::Response;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::http::request::Parts;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use lambda_http::http::{Method, StatusCode, header};
 use serde_json::json;
 use shared::auth::TokenVerifier;
 use shared::config::{Secret, StripeApi};
@@ -31,8 +33,6 @@ const PAGES: &str = "/local/checkout/";
 /// The secret key the local Stripe accepts (the local API's top-up handler sends it).
 pub const SECRET_KEY: &str = "sk_local_fan_api";
 
-type HttpResponse = hyper::Response<Full<Bytes>>;
-
 #[derive(Clone)]
 struct Session {
     top_up_id: String,
@@ -46,10 +46,10 @@ struct Session {
 
 /// The top-up handlers' states and the local Stripe they use, for a server at `base`.
 pub struct LocalTopUps<S> {
-    pub top_ups: TopUpState<S>,
+    pub top_ups: Arc<TopUpState<S>>,
     /// The webhook's state, with this process's own signing secret.
-    pub webhook: WebhookState<S>,
-    pub checkout: LocalCheckout,
+    pub webhook: Arc<WebhookState<S>>,
+    pub checkout: Arc<LocalCheckout>,
 }
 
 impl<S: Clone> LocalTopUps<S> {
@@ -64,7 +64,7 @@ impl<S: Clone> LocalTopUps<S> {
         // verifies with it.
         let webhook_secret = format!("whsec_local_{}", shared::purchases::random_client_seed());
         Self {
-            top_ups: TopUpState {
+            top_ups: Arc::new(TopUpState {
                 store: store.clone(),
                 verifier,
                 max_body_bytes,
@@ -77,13 +77,13 @@ impl<S: Clone> LocalTopUps<S> {
                     success: format!("{base}{PAGES}done"),
                     cancel: format!("{base}{PAGES}cancelled"),
                 },
-            },
-            webhook: WebhookState {
+            }),
+            webhook: Arc::new(WebhookState {
                 store: store.clone(),
                 secret: Secret::new(webhook_secret.clone()),
                 max_body_bytes,
-            },
-            checkout: LocalCheckout::new(base, &webhook_secret),
+            }),
+            checkout: Arc::new(LocalCheckout::new(base, &webhook_secret)),
         }
     }
 }
@@ -110,7 +110,9 @@ impl LocalCheckout {
     }
 
     /// Answers a request under `/local/`.
-    pub async fn serve(&self, parts: &Parts, body: Incoming) -> HttpResponse {
+    pub async fn serve(&self, request: Request) -> Response {
+        let (parts, body) = request.into_parts();
+        let parts = &parts;
         let path = parts.uri.path();
         if path == format!("{STRIPE_PATH}/v1/checkout/sessions") && parts.method == Method::POST {
             let body = body
@@ -142,7 +144,7 @@ impl LocalCheckout {
     }
 
     /// `POST /v1/checkout/sessions` as Stripe answers it, for what the handler sends.
-    fn create_session(&self, parts: &Parts, body: &[u8]) -> HttpResponse {
+    fn create_session(&self, parts: &Parts, body: &[u8]) -> Response {
         let authorized = parts
             .headers
             .get(header::AUTHORIZATION)
@@ -197,7 +199,7 @@ impl LocalCheckout {
         self.sessions.lock().unwrap().get(id).cloned()
     }
 
-    fn checkout_page(&self, id: &str) -> HttpResponse {
+    fn checkout_page(&self, id: &str) -> Response {
         let Some(session) = self.session(id) else {
             return page(
                 StatusCode::NOT_FOUND,
@@ -226,7 +228,7 @@ impl LocalCheckout {
 
     /// Pays or cancels session `id`: its event, signed, to this server's webhook route; then
     /// the fan goes back to the success or cancel URL, as from Stripe's page.
-    async fn settle(&self, id: &str, pay: bool) -> HttpResponse {
+    async fn settle(&self, id: &str, pay: bool) -> Response {
         let Some(session) = self.session(id) else {
             return page(
                 StatusCode::NOT_FOUND,
@@ -286,37 +288,37 @@ impl LocalCheckout {
         } else {
             session.cancel_url
         };
-        hyper::Response::builder()
+        Response::builder()
             .status(StatusCode::SEE_OTHER)
             .header(header::LOCATION, back)
-            .body(Full::new(Bytes::new()))
+            .body(Body::empty())
             .expect("a valid response")
     }
 }
 
-fn json(status: StatusCode, value: &serde_json::Value) -> HttpResponse {
-    hyper::Response::builder()
+fn json(status: StatusCode, value: &serde_json::Value) -> Response {
+    Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(value.to_string())))
+        .body(Body::from(value.to_string()))
         .expect("a valid response")
 }
 
-fn stripe_error(status: StatusCode, code: &str) -> HttpResponse {
+fn stripe_error(status: StatusCode, code: &str) -> Response {
     json(
         status,
         &json!({"error": {"type": "invalid_request_error", "code": code}}),
     )
 }
 
-fn page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
+fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head>\
          <body><h1>{title}</h1>{body}<p><small>fan-api local Checkout (no Stripe)</small></p></body></html>"
     );
-    hyper::Response::builder()
+    Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "text/html; charset=utf-8")
-        .body(Full::new(Bytes::from(html)))
+        .body(Body::from(html))
         .expect("a valid response")
 }

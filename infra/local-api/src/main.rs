@@ -10,16 +10,14 @@
 //! SDK's standard variables instead, on this machine only (`AWS_ENDPOINT_URL_DYNAMODB` a loopback
 //! address): the local identity provider signs a token for any user.
 
-mod checkout;
-mod idp;
-mod server;
-
 use std::collections::BTreeSet;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
-use idp::LocalIdp;
-use server::{App, spawn_sweep};
+use local_api::checkout;
+use local_api::idp::{self, LocalIdp};
+use local_api::server::{self, App, spawn_sweep};
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
@@ -27,7 +25,7 @@ use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::web3_link::LinkState;
-use shared::http::routes::ROUTES;
+use shared::http::routes::routes;
 use shared::packs::Pack;
 use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
@@ -245,7 +243,7 @@ where
     let base = &parts.base;
     println!("fan-api local API on {base}");
     println!("  store: {store_description}");
-    for route in ROUTES {
+    for route in routes() {
         println!("  {:<4} {base}{}", route.method.as_str(), route.path);
     }
     println!("  OpenAPI: {base}/openapi.json");
@@ -295,32 +293,32 @@ where
 
     spawn_sweep(store.clone());
     let app = App {
-        purchases: PurchaseState {
+        purchases: Arc::new(PurchaseState {
             store: store.clone(),
             verifier: verifier(),
             hold: parts.hold,
             max_body_bytes: parts.max_body_bytes,
             policy: shared::config::hold_policy(&shared::config::Env).map_err(|e| e.to_string())?,
-        },
-        list: ListPacksState {
+        }),
+        list: Arc::new(ListPacksState {
             store: store.clone(),
             cursors: CursorSigner::random(),
-        },
-        get_pack: GetPackState {
+        }),
+        get_pack: Arc::new(GetPackState {
             store: store.clone(),
             recent: Default::default(),
-        },
-        link: LinkState {
+        }),
+        link: Arc::new(LinkState {
             store: store.clone(),
             verifier: verifier(),
             max_body_bytes: parts.max_body_bytes,
-        },
-        me: shared::handlers::me::MeState {
+        }),
+        me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),
             verifier: verifier(),
             cursors: CursorSigner::random(),
             revealed: Default::default(),
-        },
+        }),
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

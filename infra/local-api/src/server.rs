@@ -1,44 +1,45 @@
-//! The local HTTP server: routes requests exactly as the API Gateway of `template.yaml` does,
-//! from the one route table (`shared::http::routes`): each route to its function's handler,
-//! everything else to the `$default` route's function (list-packs, which answers the JSON
-//! 404/405); plus the local identity provider's JWKS and the OpenAPI document. No handler logic
-//! lives here: requests and responses are only converted.
+//! The local HTTP server: the router of every route (each function's, merged, over this
+//! process's states), routed exactly as the API Gateway of `template.yaml` routes: on the path
+//! as sent, every other request to the `$default` route's function (list-packs, which answers
+//! the JSON 404/405); plus the local identity provider's JWKS, the OpenAPI document and the
+//! local Checkout pages. No handler logic lives here.
+//!
+//! Served with hyper's connection builder rather than `axum::serve`: `axum::serve` sets neither
+//! a header read timeout nor a cap on the request head, which this server keeps (a stalled
+//! client is cut off; a head over 16 KiB is the API's 431).
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, ready};
 
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{any, get};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use lambda_http::http::{Method, StatusCode};
 use serde_json::Value;
-use shared::handlers::complete_purchase::complete_purchase;
-use shared::handlers::get_pack::{GetPackState, get_pack};
-use shared::handlers::get_purchase::get_purchase;
-use shared::handlers::list_packs::{ListPacksState, list_packs};
+use shared::handlers::get_pack::GetPackState;
+use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::me::MeState;
-use shared::handlers::my_cash::me_cash;
-use shared::handlers::my_purchases::me_purchases;
-use shared::handlers::open_pack::open_pack;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
-use shared::handlers::start_purchase::start_purchase;
-use shared::handlers::stripe_webhook::stripe_webhook;
-use shared::handlers::top_ups::top_ups;
-use shared::handlers::web3_link::{LinkState, web3_link};
-use shared::http::LocalRequestId;
+use shared::handlers::web3_link::LinkState;
 use shared::http::error::{ApiError, ErrorCode};
-use shared::http::request::bearer_token_in;
+use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
-    COMPLETE_PURCHASE, CREATE_TOP_UP, GET_PACK, GET_PURCHASE, MY_CASH, MY_PURCHASES, OPEN_PACK,
-    START_PURCHASE, STRIPE_WEBHOOK, WEB3_LINK, default_function, resolve,
+    cash_top_ups_routes, complete_purchase_routes, get_pack_routes, get_purchase_routes,
+    list_packs_routes, me_cash_routes, me_purchases_routes, open_pack_routes,
+    start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
+use tower::ServiceExt;
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
 const GATEWAY_MAX_BODY: usize = 10 * 1024 * 1024;
@@ -97,13 +98,13 @@ impl Default for Limits {
 }
 
 pub struct App<S> {
-    pub list: ListPacksState<S>,
-    pub get_pack: GetPackState<S>,
-    pub link: LinkState<S>,
+    pub list: Arc<ListPacksState<S>>,
+    pub get_pack: Arc<GetPackState<S>>,
+    pub link: Arc<LinkState<S>>,
     /// The state of the purchase handlers (one process: one state, one JWKS cache).
-    pub purchases: PurchaseState<S>,
+    pub purchases: Arc<PurchaseState<S>>,
     /// The state of the fan's own views (me-purchases, me-cash).
-    pub me: MeState<S>,
+    pub me: Arc<MeState<S>>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -112,7 +113,52 @@ pub struct App<S> {
     pub top_ups: crate::checkout::LocalTopUps<S>,
 }
 
-type HttpResponse = hyper::Response<Full<Bytes>>;
+impl<S: Store + 'static> App<S> {
+    /// Every route of every function over this process's states, and the rest as API Gateway
+    /// routes it.
+    pub fn router(&self) -> Router {
+        // API Gateway matches a route on the path as sent (`/api/packs/p/` is no route of
+        // `/api/packs/{packId}`) and hands everything else to the `$default` route's function.
+        let default = list_packs_routes().function_app(self.list.clone());
+        let to_default = {
+            let default = default.clone();
+            move |request: Request| default.clone().oneshot(request)
+        };
+        let jwks = self.jwks.clone();
+        let openapi = self.openapi.clone();
+        let checkout = self.top_ups.checkout.clone();
+        let router = Router::new()
+            .merge(list_packs_routes().into_router(self.list.clone()))
+            .merge(get_pack_routes().into_router(self.get_pack.clone()))
+            .merge(web3_link_routes().into_router(self.link.clone()))
+            .merge(start_purchase_routes().into_router(self.purchases.clone()))
+            .merge(get_purchase_routes().into_router(self.purchases.clone()))
+            .merge(complete_purchase_routes().into_router(self.purchases.clone()))
+            .merge(open_pack_routes().into_router(self.purchases.clone()))
+            .merge(me_purchases_routes().into_router(self.me.clone()))
+            .merge(me_cash_routes().into_router(self.me.clone()))
+            .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
+            .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
+            .route(
+                "/openapi.json",
+                get(move || std::future::ready(json_response(StatusCode::OK, &openapi))),
+            )
+            .route(
+                "/.well-known/jwks.json",
+                get(move || std::future::ready(json_response(StatusCode::OK, &jwks))),
+            )
+            .route(
+                "/local/{*page}",
+                any(move |request: Request| {
+                    let checkout = checkout.clone();
+                    async move { checkout.serve(request).await }
+                }),
+            )
+            .method_not_allowed_fallback(to_default)
+            .fallback_service(default);
+        api_layers(router)
+    }
+}
 
 /// How often the local API releases expired holds, as `release-holds` does every minute.
 const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -135,8 +181,6 @@ pub fn spawn_sweep<S: Store + 'static>(store: S) {
     });
 }
 
-static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
-
 /// Serves `app` on `listener` until `shutdown` completes.
 pub async fn serve<S>(
     app: App<S>,
@@ -145,8 +189,9 @@ pub async fn serve<S>(
 ) where
     S: Store + 'static,
 {
-    let app = Arc::new(app);
-    let connections = Arc::new(tokio::sync::Semaphore::new(app.limits.max_connections));
+    let limits = app.limits;
+    let router = app.router();
+    let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     tokio::pin!(shutdown);
     loop {
         let (stream, peer): (_, SocketAddr) = tokio::select! {
@@ -164,18 +209,17 @@ pub async fn serve<S>(
             tracing::warn!(peer = %peer, "too many connections; one refused");
             continue;
         };
-        let app = app.clone();
+        let router = router.clone();
         tokio::spawn(async move {
             let _permit = permit;
-            let header_timeout = app.limits.header_timeout;
-            let service = service_fn(move |request| {
-                let app = app.clone();
-                async move { Ok::<_, Infallible>(route(&app, request).await) }
+            let service = service_fn(move |request: hyper::Request<Incoming>| {
+                let request = as_api_gateway_hands_it(request, limits.body_timeout);
+                router.clone().oneshot(request)
             });
             if let Err(error) = hyper::server::conn::http1::Builder::new()
                 .max_buf_size(MAX_HEAD_BYTES)
                 .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
+                .header_read_timeout(limits.header_timeout)
                 .serve_connection(TokioIo::new(JsonErrors::new(stream)), service)
                 .await
             {
@@ -185,105 +229,23 @@ pub async fn serve<S>(
     }
 }
 
-async fn route<S: Store>(app: &App<S>, request: hyper::Request<Incoming>) -> HttpResponse {
-    let (parts, body) = request.into_parts();
-    match (&parts.method, parts.uri.path()) {
-        (&Method::GET, "/openapi.json") => {
-            return to_hyper(json_response(StatusCode::OK, &app.openapi));
-        }
-        (&Method::GET, "/.well-known/jwks.json") => {
-            return to_hyper(json_response(StatusCode::OK, &app.jwks));
-        }
-        _ => {}
-    }
-    if parts.uri.path().starts_with("/local/") {
-        return app.top_ups.checkout.serve(&parts, body).await;
-    }
-    let mut parts = parts;
-    join_repeated_headers(&mut parts.headers);
-    // API Gateway matches a route on the path as sent: `/api/packs/p/` is no route of
-    // `/api/packs/{packId}`, and goes to the `$default` route (the handlers, which trim it, see
-    // it is not theirs: 404).
-    let function = resolve(&parts.method, parts.uri.path())
-        .map_or(default_function(), |(route, _)| route.function);
-    // A body is read only for a route that takes one, from a caller whose token holds: the
-    // handler answers the rest (404, 405, 401) without it, so nobody can make the server hold a
-    // body it will refuse.
-    // Stripe's webhook takes a body and no token: its signature is checked on the body.
-    let wants_body = function == STRIPE_WEBHOOK.function
-        || function != default_function()
-            && function != GET_PACK.function
-            && match bearer_token_in(&parts.headers) {
-                Ok(token) => app.purchases.verifier.verify(token).await.is_ok(),
-                Err(_) => false,
-            };
-    let body = if wants_body {
-        match tokio::time::timeout(app.limits.body_timeout, read_body(body)).await {
-            Ok(Body::Read(bytes)) if bytes.is_empty() => lambda_http::Body::Empty,
-            Ok(Body::Read(bytes)) => lambda_http::Body::Binary(bytes.to_vec()),
-            Ok(Body::TooLarge) => {
-                return to_hyper(
-                    ApiError::PayloadTooLarge {
-                        limit: GATEWAY_MAX_BODY,
-                    }
-                    .into_response(),
-                );
-            }
-            Ok(Body::Malformed) => {
-                return to_hyper(
-                    ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed.")
-                        .into_response(),
-                );
-            }
-            Err(_) => {
-                return to_hyper(
-                    ApiError::refused(
-                        ErrorCode::InvalidBody,
-                        "The request body did not arrive in time.",
-                    )
-                    .into_response(),
-                );
-            }
-        }
-    } else {
-        lambda_http::Body::Empty
-    };
-    let mut request = lambda_http::Request::from_parts(parts, body);
-    // A request id for the logs, as Lambda would give.
-    let id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
-    request.extensions_mut().insert(LocalRequestId(id));
-    let response = match function {
-        name if name == GET_PACK.function => get_pack(&app.get_pack, request).await,
-        name if name == WEB3_LINK.function => web3_link(&app.link, request).await,
-        name if name == START_PURCHASE.function => start_purchase(&app.purchases, request).await,
-        name if name == GET_PURCHASE.function => get_purchase(&app.purchases, request).await,
-        name if name == COMPLETE_PURCHASE.function => {
-            complete_purchase(&app.purchases, request).await
-        }
-        name if name == OPEN_PACK.function => open_pack(&app.purchases, request).await,
-        name if name == MY_PURCHASES.function => me_purchases(&app.me, request).await,
-        name if name == MY_CASH.function => me_cash(&app.me, request).await,
-        name if name == CREATE_TOP_UP.function => top_ups(&app.top_ups.top_ups, request).await,
-        name if name == STRIPE_WEBHOOK.function => {
-            stripe_webhook(&app.top_ups.webhook, request).await
-        }
-        // list-packs, which is also the `$default` route.
-        _ => list_packs(&app.list, request).await,
-    };
-    to_hyper(response)
-}
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
-/// A request body as read.
-enum Body {
-    Read(Bytes),
-    /// Over [`GATEWAY_MAX_BODY`].
-    TooLarge,
-    /// Cut short, or a chunked encoding that does not parse.
-    Malformed,
+/// The request as API Gateway hands it to a function: headers sent more than once joined, its
+/// body bounded ([`GatewayBody`]), and a request id for the logs, as Lambda would give.
+fn as_api_gateway_hands_it(
+    request: hyper::Request<Incoming>,
+    body_timeout: std::time::Duration,
+) -> Request {
+    let (mut parts, body) = request.into_parts();
+    join_repeated_headers(&mut parts.headers);
+    let id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
+    parts.extensions.insert(LocalRequestId(id));
+    Request::from_parts(parts, Body::new(GatewayBody::new(body, body_timeout)))
 }
 
 /// API Gateway joins a header sent more than once into one value, with commas: so does this.
-fn join_repeated_headers(headers: &mut hyper::HeaderMap) {
+fn join_repeated_headers(headers: &mut HeaderMap) {
     let names: Vec<_> = headers.keys().cloned().collect();
     for name in names {
         let values: Vec<&[u8]> = headers
@@ -301,42 +263,78 @@ fn join_repeated_headers(headers: &mut hyper::HeaderMap) {
     }
 }
 
-/// The body. An oversized body is still read (and dropped), up to [`MAX_DRAINED_BODY`], so that
-/// the client, still sending, gets the 413 instead of a connection reset.
-async fn read_body(mut body: Incoming) -> Body {
-    let mut kept = Vec::new();
-    let mut seen = 0usize;
-    while let Some(frame) = body.frame().await {
-        // A body cut short is no body to hand on.
-        let Ok(frame) = frame else {
-            return Body::Malformed;
-        };
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        seen += data.len();
-        if seen > MAX_DRAINED_BODY {
-            break;
+/// A request body as API Gateway takes one: whole within the body timeout (else 400
+/// `invalid_body`), at most [`GATEWAY_MAX_BODY`] (else 413), well-formed (a body cut short or a
+/// chunked encoding that does not parse is 400 `invalid_body`). Read only when a handler asks
+/// for it, after the checks before it (route, token): nobody can make the server hold a body it
+/// will refuse. An oversized body is still read (and dropped), up to [`MAX_DRAINED_BODY`], so
+/// that the client, still sending, gets the 413 instead of a connection reset.
+struct GatewayBody {
+    inner: Incoming,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    seen: usize,
+}
+
+impl GatewayBody {
+    fn new(inner: Incoming, timeout: std::time::Duration) -> Self {
+        Self {
+            inner,
+            deadline: Box::pin(tokio::time::sleep(timeout)),
+            seen: 0,
         }
-        if seen <= GATEWAY_MAX_BODY {
-            kept.extend_from_slice(&data);
-        }
-    }
-    if seen <= GATEWAY_MAX_BODY {
-        Body::Read(Bytes::from(kept))
-    } else {
-        Body::TooLarge
     }
 }
 
-fn to_hyper(response: lambda_http::Response<lambda_http::Body>) -> HttpResponse {
-    let (parts, body) = response.into_parts();
-    let bytes = match body {
-        lambda_http::Body::Text(text) => Bytes::from(text),
-        lambda_http::Body::Binary(bytes) => Bytes::from(bytes),
-        _ => Bytes::new(),
-    };
-    hyper::Response::from_parts(parts, Full::new(bytes))
+impl hyper::body::Body for GatewayBody {
+    type Data = Bytes;
+    type Error = ApiError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, ApiError>>> {
+        let this = &mut *self;
+        if this.deadline.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(Err(ApiError::refused(
+                ErrorCode::InvalidBody,
+                "The request body did not arrive in time.",
+            ))));
+        }
+        let too_large = || ApiError::PayloadTooLarge {
+            limit: GATEWAY_MAX_BODY,
+        };
+        loop {
+            let frame = match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+                None if this.seen > GATEWAY_MAX_BODY => return Poll::Ready(Some(Err(too_large()))),
+                None => return Poll::Ready(None),
+                Some(Err(_)) => {
+                    return Poll::Ready(Some(Err(ApiError::refused(
+                        ErrorCode::InvalidBody,
+                        "The request body is malformed.",
+                    ))));
+                }
+                Some(Ok(frame)) => frame,
+            };
+            let Some(data) = frame.data_ref() else {
+                continue;
+            };
+            this.seen += data.len();
+            if this.seen > MAX_DRAINED_BODY {
+                return Poll::Ready(Some(Err(too_large())));
+            }
+            if this.seen <= GATEWAY_MAX_BODY {
+                return Poll::Ready(Some(Ok(frame)));
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// A connection whose answers hyper writes itself, to requests it cannot parse (two
@@ -387,18 +385,14 @@ fn json_in_place_of(head: &[u8]) -> Option<Vec<u8>> {
             "The request is not well-formed HTTP/1.1.",
         )
     };
-    let response = error.into_response();
-    let body = match response.body() {
-        lambda_http::Body::Text(text) => text.as_bytes().to_vec(),
-        _ => Vec::new(),
-    };
+    let body = error.body();
     let mut answer = format!(
         "HTTP/1.1 {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-        response.status(),
+        error.status(),
         body.len()
     )
     .into_bytes();
-    answer.extend(body);
+    answer.extend(body.into_bytes());
     Some(answer)
 }
 

@@ -1,20 +1,22 @@
 //! `PUT /api/packs/{packId}/purchases/{purchaseId}`: pays for a reserved purchase from the
 //! caller's Cash balance.
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::cash::Money;
 use crate::handlers::purchase_json::{
-    PurchaseJson, PurchaseState, mark_replayed, purchase_not_found,
+    PurchaseJson, PurchasePath, PurchaseState, purchase_not_found,
 };
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::request::{bearer_token, body_bytes, json_object, require_json_content_type};
-use crate::http::respond;
-use crate::http::response::json_response;
-use crate::http::routes::{COMPLETE_PURCHASE, PurchasePath};
+use crate::http::extract::{Fan, FromJsonBody, Json, PackMetered};
+use crate::http::request::json_object;
+use crate::http::response::{json_response, mark_replayed};
 use crate::metrics::{self, Metric};
 use crate::openapi::headers::Replayed;
 use crate::openapi::{examples, responses as doc};
@@ -46,6 +48,15 @@ fn payment_methods() -> utoipa::openapi::Object {
         .schema_type(utoipa::openapi::Type::String)
         .enum_values(Some(PAYMENT_METHODS))
         .build()
+}
+
+/// `{"payment": {"method": "cash"}}`: the one payment the API takes.
+pub struct CashPayment;
+
+impl FromJsonBody for CashPayment {
+    fn from_json(body: &[u8]) -> Result<Self, ApiError> {
+        parse_payment(body).map(|()| Self)
+    }
 }
 
 /// Reads `{"payment": {"method": "cash"}}`.
@@ -167,48 +178,42 @@ sale ended early while the purchase was starting.",
     ),
 )]
 pub async fn complete_purchase<S: CompletePurchase>(
-    state: &PurchaseState<S>,
-    request: Request,
-) -> Response<Body> {
-    respond(&request, async {
-        let PurchasePath {
-            pack_id,
-            purchase_id,
-        } = COMPLETE_PURCHASE.params(&request)?;
-        metrics::property("packId", &pack_id);
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        require_json_content_type(&request)?;
-        parse_payment(body_bytes(&request, state.max_body_bytes)?)?;
-        let now = Timestamp::now();
-        let completed = state
-            .store
-            .complete_purchase(&identity.user_id, &pack_id, &purchase_id, now)
-            .await
-            .map_err(refused)?;
-        let (purchase, balance, replayed) = match completed {
-            Completed::Paid { purchase, balance } => (purchase, balance, false),
-            Completed::Repeated { purchase, balance } => (purchase, balance, true),
-        };
-        if !replayed {
-            metrics::count(Metric::PurchasesCompleted);
-            tracing::info!(purchase_id = %purchase.id, "purchase paid");
-        }
-        let mut response = json_response(
-            StatusCode::OK,
-            &CompleteAnswer {
-                purchase: PurchaseJson::at(&purchase, now),
-                cash: CashJson {
-                    balance: Money {
-                        amount: balance,
-                        currency: purchase.price.currency.clone(),
-                    },
+    State(state): State<Arc<PurchaseState<S>>>,
+    PackMetered(PurchasePath {
+        pack_id,
+        purchase_id,
+    }): PackMetered<PurchasePath>,
+    Fan(identity): Fan,
+    Json(CashPayment): Json<CashPayment>,
+) -> Result<Response, ApiError> {
+    let now = Timestamp::now();
+    let completed = state
+        .store
+        .complete_purchase(&identity.user_id, &pack_id, &purchase_id, now)
+        .await
+        .map_err(refused)?;
+    let (purchase, balance, replayed) = match completed {
+        Completed::Paid { purchase, balance } => (purchase, balance, false),
+        Completed::Repeated { purchase, balance } => (purchase, balance, true),
+    };
+    if !replayed {
+        metrics::count(Metric::PurchasesCompleted);
+        tracing::info!(purchase_id = %purchase.id, "purchase paid");
+    }
+    let mut response = json_response(
+        StatusCode::OK,
+        &CompleteAnswer {
+            purchase: PurchaseJson::at(&purchase, now),
+            cash: CashJson {
+                balance: Money {
+                    amount: balance,
+                    currency: purchase.price.currency.clone(),
                 },
             },
-        );
-        if replayed {
-            mark_replayed(&mut response);
-        }
-        Ok(response)
-    })
-    .await
+        },
+    );
+    if replayed {
+        mark_replayed(&mut response);
+    }
+    Ok(response)
 }

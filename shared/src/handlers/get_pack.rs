@@ -1,26 +1,27 @@
 //! `GET /api/packs/{packId}`: one pack with its items and its fairness commitment. Public.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
-use serde::Serialize;
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{ArrayBuilder, Ref, Schema};
-use utoipa::{PartialSchema, ToSchema};
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::respond;
+use crate::http::extract::{NamesPack, Path};
 use crate::http::response::{json_response, publicly_cached};
-use crate::http::routes::{GET_PACK, PackPath};
+use crate::ids::PackId;
 use crate::openapi::schemas::with_properties;
 use crate::openapi::{examples, responses as doc};
 use crate::packs::{MAX_ITEMS, Pack, PackFairness, PackItem, PackStatus};
 use crate::store::StoreError;
 use crate::store::packs::{GetPack, StoredPack};
 use crate::timestamp::Timestamp;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ArrayBuilder, Ref, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 /// What the get-pack handler needs.
 pub struct GetPackState<S> {
@@ -130,6 +131,23 @@ pub fn pack_not_found() -> ApiError {
     ApiError::refused(ErrorCode::PackNotFound, "No pack has this id.")
 }
 
+/// `/api/packs/{packId}...`
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
+pub struct PackPath {
+    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
+    pub pack_id: PackId,
+}
+
+impl NamesPack for PackPath {
+    fn pack_id(&self) -> &PackId {
+        &self.pack_id
+    }
+}
+
 /// A pack whose status is `active` or `archived`, whatever its sale window; a draft or an unknown
 /// id is 404 `pack_not_found`. The server seed is shown once it is revealed.
 #[utoipa::path(
@@ -161,27 +179,26 @@ pack is answered as an unknown one (404 `pack_not_found`).",
         (status = 503, response = doc::Unavailable),
     ),
 )]
-pub async fn get_pack<S: GetPack>(state: &GetPackState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        let PackPath { pack_id } = GET_PACK.params(&request)?;
-        let stored = state
-            .recent
-            .get(&state.store, &pack_id)
-            .await?
-            .filter(|stored| stored.pack.status != PackStatus::Draft)
-            .ok_or_else(pack_not_found)?;
-        let fairness = PackFairness::at(&stored.seed, stored.pack.sale_ends_at, Timestamp::now());
-        Ok(publicly_cached(json_response(
-            StatusCode::OK,
-            &PackAnswer {
-                pack: PackDetail {
-                    pack: &stored.pack,
-                    fairness,
-                },
+pub async fn get_pack<S: GetPack>(
+    State(state): State<Arc<GetPackState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+) -> Result<Response, ApiError> {
+    let stored = state
+        .recent
+        .get(&state.store, pack_id.as_str())
+        .await?
+        .filter(|stored| stored.pack.status != PackStatus::Draft)
+        .ok_or_else(pack_not_found)?;
+    let fairness = PackFairness::at(&stored.seed, stored.pack.sale_ends_at, Timestamp::now());
+    Ok(publicly_cached(json_response(
+        StatusCode::OK,
+        &PackAnswer {
+            pack: PackDetail {
+                pack: &stored.pack,
+                fairness,
             },
-        )))
-    })
-    .await
+        },
+    )))
 }
 
 #[cfg(test)]

@@ -1,15 +1,17 @@
 //! `GET /api/packs/{packId}/purchases/{purchaseId}`: one of the caller's purchases.
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
 
 use crate::handlers::purchase_json::{
-    PurchaseAnswer, PurchaseJson, PurchaseState, purchase_not_found,
+    PurchaseAnswer, PurchaseJson, PurchasePath, PurchaseState, purchase_not_found,
 };
-use crate::http::request::bearer_token;
-use crate::http::respond;
+use crate::http::error::ApiError;
+use crate::http::extract::{Fan, Path};
 use crate::http::response::json_response;
-use crate::http::routes::{GET_PURCHASE, PurchasePath};
 use crate::openapi::{examples, responses as doc};
 use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::GetPurchase;
@@ -37,36 +39,32 @@ pack's, or none at all are the same 404 `purchase_not_found`.",
     ),
 )]
 pub async fn get_purchase<S: GetPurchase + GetRevealedSeed>(
-    state: &PurchaseState<S>,
-    request: Request,
-) -> Response<Body> {
-    respond(&request, async {
-        let PurchasePath {
-            pack_id,
-            purchase_id,
-        } = GET_PURCHASE.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let mut purchase = state
-            .store
-            .get_purchase(&identity.user_id, &purchase_id)
-            .await?
-            .filter(|purchase| purchase.pack_id == pack_id)
-            .ok_or_else(purchase_not_found)?;
-        // Opened before its pack's seed was revealed: the seed, once the sweep has published it
-        // on the pack's public item (and it is the one committed to), is shown too.
-        if let Some(fairness) = purchase.fairness.as_mut()
-            && fairness.server_seed.is_none()
-            && let Some(seed) = state.store.revealed_seed(&purchase.pack_id).await?
-            && seed.commitment() == fairness.server_seed_hash
-        {
-            fairness.server_seed = Some(seed.to_hex());
-        }
-        Ok(json_response(
-            StatusCode::OK,
-            &PurchaseAnswer {
-                purchase: PurchaseJson::at(&purchase, Timestamp::now()),
-            },
-        ))
-    })
-    .await
+    State(state): State<Arc<PurchaseState<S>>>,
+    Path(PurchasePath {
+        pack_id,
+        purchase_id,
+    }): Path<PurchasePath>,
+    Fan(identity): Fan,
+) -> Result<Response, ApiError> {
+    let mut purchase = state
+        .store
+        .get_purchase(&identity.user_id, &purchase_id)
+        .await?
+        .filter(|purchase| purchase.pack_id == pack_id)
+        .ok_or_else(purchase_not_found)?;
+    // Opened before its pack's seed was revealed: the seed, once the sweep has published it
+    // on the pack's public item (and it is the one committed to), is shown too.
+    if let Some(fairness) = purchase.fairness.as_mut()
+        && fairness.server_seed.is_none()
+        && let Some(seed) = state.store.revealed_seed(&purchase.pack_id).await?
+        && seed.commitment() == fairness.server_seed_hash
+    {
+        fairness.server_seed = Some(seed.to_hex());
+    }
+    Ok(json_response(
+        StatusCode::OK,
+        &PurchaseAnswer {
+            purchase: PurchaseJson::at(&purchase, Timestamp::now()),
+        },
+    ))
 }

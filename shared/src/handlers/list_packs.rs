@@ -3,17 +3,19 @@
 //! The function behind this handler is also API Gateway's `$default` route, so a request for no
 //! route gets this API's JSON 404 (or 405 on a known path).
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, State};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::Response;
 
 use utoipa::IntoParams;
 
 use crate::handlers::me::next_cursor_schema;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::request::single_query_param;
-use crate::http::respond;
+use crate::http::extract::QueryParams;
 use crate::http::response::{json_text_response, publicly_cached};
-use crate::http::routes::LIST_PACKS;
 use crate::openapi::{examples, responses as doc};
 use crate::packs::document::PackDocument;
 use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PageRequest};
@@ -96,6 +98,24 @@ pub struct ListPacksQuery {
     pub cursor: Option<String>,
 }
 
+/// `?limit=&cursor=`: the limit checked, the cursor as sent (it is decoded against the time).
+#[derive(Debug)]
+pub struct PacksQuery {
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl<St: Send + Sync> FromRequestParts<St> for PacksQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
+        let query = QueryParams::of(parts);
+        let limit = parse_limit(query.single("limit")?.as_deref())?;
+        let cursor = query.single("cursor")?;
+        Ok(Self { limit, cursor })
+    }
+}
+
 #[utoipa::path(
     get,
     path = "/api/packs",
@@ -120,33 +140,33 @@ packs while more follow; `nextCursor` is null only on the last page.",
     ),
 )]
 pub async fn list_packs<S: ListActivePacks>(
-    state: &ListPacksState<S>,
-    request: Request,
-) -> Response<Body> {
-    respond(&request, async {
-        LIST_PACKS.params(&request)?;
-        let now = Timestamp::now();
-        let limit = parse_limit(single_query_param(&request, "limit")?.as_deref())?;
-        let after = single_query_param(&request, "cursor")?
-            .map(|cursor| state.cursors.decode(&cursor, now))
-            .transpose()
-            .map_err(|_| {
-                ApiError::refused(
-                    ErrorCode::InvalidCursor,
-                    "The cursor is not one this API issued; start again without it.",
-                )
-            })?;
-        let page = state
-            .store
-            .list_active_packs(&PageRequest { now, limit, after })
-            .await?;
-        let next_cursor = page.next.as_ref().map(|key| state.cursors.encode(key));
-        Ok(publicly_cached(json_text_response(
-            StatusCode::OK,
-            page_json(&page.packs, next_cursor.as_deref()),
-        )))
-    })
-    .await
+    State(state): State<Arc<ListPacksState<S>>>,
+    query: PacksQuery,
+) -> Result<Response, ApiError> {
+    let now = Timestamp::now();
+    let after = query
+        .cursor
+        .map(|cursor| state.cursors.decode(&cursor, now))
+        .transpose()
+        .map_err(|_| {
+            ApiError::refused(
+                ErrorCode::InvalidCursor,
+                "The cursor is not one this API issued; start again without it.",
+            )
+        })?;
+    let page = state
+        .store
+        .list_active_packs(&PageRequest {
+            now,
+            limit: query.limit,
+            after,
+        })
+        .await?;
+    let next_cursor = page.next.as_ref().map(|key| state.cursors.encode(key));
+    Ok(publicly_cached(json_text_response(
+        StatusCode::OK,
+        page_json(&page.packs, next_cursor.as_deref()),
+    )))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 use crate::auth::TokenVerifier;
 use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::request::single_query_param;
+use crate::http::extract::{QueryParams, Verifies};
 use crate::ids::PackId;
 use crate::openapi::schemas::with_properties;
 use crate::packs::draw::ServerSeed;
@@ -19,7 +19,6 @@ use crate::packs::listing::{CursorSigner, cursor_scope};
 use crate::purchases::Purchase;
 use crate::store::StoreError;
 use crate::store::packs::GetRevealedSeed;
-use lambda_http::Request;
 
 /// What the fan's views need: the store, the token verifier, and the cursors' signer (the
 /// secret of list-packs', `CURSOR_SECRET`).
@@ -29,6 +28,12 @@ pub struct MeState<S> {
     pub cursors: CursorSigner,
     /// The packs' published seeds this instance has read.
     pub revealed: RevealedSeeds,
+}
+
+impl<S: Send + Sync + 'static> Verifies for MeState<S> {
+    fn verifier(&self) -> &TokenVerifier {
+        &self.verifier
+    }
 }
 
 /// The server seeds this instance has read from packs' public items. A published seed never
@@ -95,13 +100,14 @@ pub fn invalid_query(message: &'static str) -> ApiError {
 }
 
 /// `limit`: 1-100, `default` when absent.
-pub fn limit(request: &Request, default: usize) -> Result<usize, ApiError> {
-    parse_limit_or(single_query_param(request, "limit")?.as_deref(), default)
+pub fn limit(query: &QueryParams, default: usize) -> Result<usize, ApiError> {
+    parse_limit_or(query.single("limit")?.as_deref(), default)
 }
 
 /// `packId`, an id of the id grammar, when given.
-pub fn pack_id(request: &Request) -> Result<Option<PackId>, ApiError> {
-    single_query_param(request, "packId")?
+pub fn pack_id(query: &QueryParams) -> Result<Option<PackId>, ApiError> {
+    query
+        .single("packId")?
         .map(|id| {
             PackId::parse(id).map_err(|_| {
                 invalid_query("The 'packId' parameter must be an id (1-64 of A-Za-z0-9_-).")
@@ -124,15 +130,15 @@ pub struct MeCursor {
 /// list, this caller and these filters (`scope`), and hold a position `valid` accepts.
 pub fn cursor<T>(
     cursors: &CursorSigner,
-    request: &Request,
+    cursor: Option<&str>,
     scope: &[&str],
     valid: impl FnOnce(&str) -> Option<T>,
 ) -> Result<Option<T>, ApiError> {
-    let Some(cursor) = single_query_param(request, "cursor")? else {
+    let Some(cursor) = cursor else {
         return Ok(None);
     };
     cursors
-        .decode_scoped(&cursor_scope(scope), &cursor)
+        .decode_scoped(&cursor_scope(scope), cursor)
         .ok()
         .and_then(|position| valid(&position))
         .map(Some)

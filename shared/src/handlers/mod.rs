@@ -1,7 +1,9 @@
-//! One plain async function per endpoint, over a state struct built once per cold start. They
-//! take an API Gateway (HTTP API) request and always return a response: failures become the JSON
-//! error body, logged with the request id ([`crate::http::respond`]). Each module parses its
-//! endpoint's input and maps the domain's errors to [`crate::http::error::ApiError`].
+//! One axum handler per endpoint, over its function's state (an `Arc`, built once per cold
+//! start). Each takes its input through extractors ([`crate::http::extract`]), in the order its
+//! checks run, and returns `Result<Response, ApiError>`: every failure is the JSON error body,
+//! logged with the request id. Each handler's `#[utoipa::path]` gives its method and path, which
+//! [`crate::http::routes`] routes; each module maps the domain's errors to
+//! [`crate::http::error::ApiError`].
 
 pub mod complete_purchase;
 pub mod get_pack;

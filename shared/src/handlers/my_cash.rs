@@ -2,8 +2,12 @@
 //! ledger. One function (`me-cash`) serves both: it reads `CASH#` keys (the balances item, the
 //! ledger's partition of the fan's index) and may write nothing.
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, State};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::Response;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
@@ -11,27 +15,14 @@ use crate::cash::Money;
 use crate::cash::is_currency;
 use crate::cash::ledger::{DEFAULT_LEDGER_LIMIT, EntryKind, LedgerQuery};
 use crate::handlers::me::{MeCursor, MeState, PageJson, cursor, invalid_query, limit, next_cursor};
-use crate::http::request::{bearer_token, single_query_param};
-use crate::http::respond;
+use crate::http::error::ApiError;
+use crate::http::extract::{Fan, QueryParams};
 use crate::http::response::json_response;
-use crate::http::routes::{MY_CASH, MY_LEDGER};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{Currency, Id};
 use crate::purchases::mine::is_list_key;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::timestamp::Timestamp;
-
-/// The `me-cash` function: each of its routes to its handler.
-pub async fn me_cash<S: GetBalances + ListLedger>(
-    state: &MeState<S>,
-    request: Request,
-) -> Response<Body> {
-    if MY_LEDGER.is_for(&request) {
-        my_ledger(state, request).await
-    } else {
-        my_cash(state, request).await
-    }
-}
 
 /// The caller's balances.
 #[derive(Serialize, ToSchema)]
@@ -57,14 +48,12 @@ currency; none for a fan who never had Cash.",
         doc::SignedIn,
     ),
 )]
-pub async fn my_cash<S: GetBalances>(state: &MeState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        MY_CASH.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let balances = state.store.get_balances(&identity.user_id).await?;
-        Ok(json_response(StatusCode::OK, &Balances { balances }))
-    })
-    .await
+pub async fn my_cash<S: GetBalances>(
+    State(state): State<Arc<MeState<S>>>,
+    Fan(identity): Fan,
+) -> Result<Response, ApiError> {
+    let balances = state.store.get_balances(&identity.user_id).await?;
+    Ok(json_response(StatusCode::OK, &Balances { balances }))
 }
 
 /// One credit or debit of a balance.
@@ -95,10 +84,37 @@ struct Transactions<'a> {
     transactions: Vec<EntryJson<'a>>,
 }
 
+/// `?currency=&limit=&cursor=`, checked in that order; the cursor as sent.
+#[derive(Debug)]
+pub struct LedgerFilters {
+    pub currency: Option<String>,
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl<St: Send + Sync> FromRequestParts<St> for LedgerFilters {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
+        let query = QueryParams::of(parts);
+        let currency = query.single("currency")?;
+        if currency.as_deref().is_some_and(|c| !is_currency(c)) {
+            return Err(invalid_query(
+                "The 'currency' parameter must be a currency code of three capital letters.",
+            ));
+        }
+        Ok(Self {
+            currency,
+            limit: limit(&query, DEFAULT_LEDGER_LIMIT)?,
+            cursor: query.single("cursor")?,
+        })
+    }
+}
+
 /// The query of `GET /api/me/cash/transactions` (read by [`my_ledger`]).
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct LedgerFilters {
+pub struct LedgerParams {
     #[param(pattern = "^[A-Z]{3}$")]
     pub currency: Option<String>,
     /// Entries per page.
@@ -120,60 +136,57 @@ type MyLedgerPage<'a> = PageJson<Transactions<'a>>;
 caller's balances, newest first (then id, descending). For each currency, the credits less the \
 debits are the balance. Pages work as for `/api/me/purchases`.",
     security(("sessionToken" = [])),
-    params(LedgerFilters, MeCursor),
+    params(LedgerParams, MeCursor),
     responses(
         (status = 200, description = "A page of the caller's ledger.", body = MyLedgerPage),
         (status = 400, response = doc::BadRequest),
         doc::SignedIn,
     ),
 )]
-pub async fn my_ledger<S: ListLedger>(state: &MeState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        MY_LEDGER.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let currency = single_query_param(&request, "currency")?;
-        if currency.as_deref().is_some_and(|c| !is_currency(c)) {
-            return Err(invalid_query(
-                "The 'currency' parameter must be a currency code of three capital letters.",
-            ));
-        }
-        let limit = limit(&request, DEFAULT_LEDGER_LIMIT)?;
-        let scope = [
-            "ledger",
-            identity.user_id.as_str(),
-            currency.as_deref().unwrap_or_default(),
-        ];
-        let after = cursor(&state.cursors, &request, &scope, |position| {
-            is_list_key(position).then(|| position.to_owned())
-        })?;
-        let page = state
-            .store
-            .list_ledger(&LedgerQuery {
-                user_id: identity.user_id.clone(),
-                currency: currency.clone(),
-                limit,
-                after,
-            })
-            .await?;
-        let transactions = page
-            .entries
-            .iter()
-            .map(|entry| EntryJson {
-                id: &entry.id,
-                kind: entry.kind.as_str(),
-                amount: entry.amount.amount,
-                currency: &entry.amount.currency,
-                at: entry.at,
-                purchase_id: entry.purchase_id.as_deref(),
-            })
-            .collect();
-        Ok(json_response(
-            StatusCode::OK,
-            &PageJson {
-                entries: Transactions { transactions },
-                next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
-            },
-        ))
-    })
-    .await
+pub async fn my_ledger<S: ListLedger>(
+    State(state): State<Arc<MeState<S>>>,
+    Fan(identity): Fan,
+    filters: LedgerFilters,
+) -> Result<Response, ApiError> {
+    let LedgerFilters {
+        currency,
+        limit,
+        cursor: sent,
+    } = filters;
+    let scope = [
+        "ledger",
+        identity.user_id.as_str(),
+        currency.as_deref().unwrap_or_default(),
+    ];
+    let after = cursor(&state.cursors, sent.as_deref(), &scope, |position| {
+        is_list_key(position).then(|| position.to_owned())
+    })?;
+    let page = state
+        .store
+        .list_ledger(&LedgerQuery {
+            user_id: identity.user_id.clone(),
+            currency: currency.clone(),
+            limit,
+            after,
+        })
+        .await?;
+    let transactions = page
+        .entries
+        .iter()
+        .map(|entry| EntryJson {
+            id: &entry.id,
+            kind: entry.kind.as_str(),
+            amount: entry.amount.amount,
+            currency: &entry.amount.currency,
+            at: entry.at,
+            purchase_id: entry.purchase_id.as_deref(),
+        })
+        .collect();
+    Ok(json_response(
+        StatusCode::OK,
+        &PageJson {
+            entries: Transactions { transactions },
+            next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
+        },
+    ))
 }

@@ -2,8 +2,12 @@
 //! pulled, a page at a time. One function (`me-purchases`) serves both: they read the same
 //! `USER#` partitions of the fan's indexes and nothing else.
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, State};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::Response;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
@@ -11,10 +15,10 @@ use crate::handlers::me::{
     MeCursor, MeState, PageJson, cursor, invalid_query, limit, next_cursor, pack_id,
 };
 use crate::handlers::purchase_json::PurchaseJson;
-use crate::http::request::{bearer_token, single_query_param};
-use crate::http::respond;
+use crate::http::error::ApiError;
+use crate::http::extract::{Fan, QueryParams};
 use crate::http::response::json_response;
-use crate::http::routes::{MY_ITEMS, MY_PURCHASES};
+use crate::ids::PackId;
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::Id;
 use crate::packs::MAX_RARITY_CHARS;
@@ -27,25 +31,46 @@ use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::timestamp::Timestamp;
 
-/// The `me-purchases` function: each of its routes to its handler (the handlers check the
-/// route themselves, so anything else is their 404/405).
-pub async fn me_purchases<S: ListMyPurchases + ListMyItems + GetRevealedSeed>(
-    state: &MeState<S>,
-    request: Request,
-) -> Response<Body> {
-    if MY_ITEMS.is_for(&request) {
-        my_items(state, request).await
-    } else {
-        my_purchases(state, request).await
-    }
-}
-
 /// A page of the caller's purchases.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = MyPurchasesPage)]
 struct Purchases<'a> {
     purchases: Vec<PurchaseJson<'a>>,
+}
+
+/// `?status=&packId=&limit=&cursor=`, checked in that order; the cursor as sent (it is bound
+/// to the caller and the filters).
+#[derive(Debug)]
+pub struct PurchasesQuery {
+    pub status: Option<StatusFilter>,
+    pub pack_id: Option<PackId>,
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl<St: Send + Sync> FromRequestParts<St> for PurchasesQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
+        let query = QueryParams::of(parts);
+        let status = query
+            .single("status")?
+            .map(|text| {
+                StatusFilter::parse(&text).ok_or_else(|| {
+                    invalid_query(
+                        "The 'status' parameter must be one of reserved, completed, opened, expired.",
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(Self {
+            status,
+            pack_id: pack_id(&query)?,
+            limit: limit(&query, DEFAULT_PURCHASES_LIMIT)?,
+            cursor: query.single("cursor")?,
+        })
+    }
 }
 
 /// The query of `GET /api/me/purchases` (read by [`my_purchases`]).
@@ -89,61 +114,55 @@ while more follow (entries the filters skip); `nextCursor` is null only on the l
     ),
 )]
 pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
-    state: &MeState<S>,
-    request: Request,
-) -> Response<Body> {
-    respond(&request, async {
-        MY_PURCHASES.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let status = single_query_param(&request, "status")?
-            .map(|text| {
-                StatusFilter::parse(&text).ok_or_else(|| {
-                    invalid_query(
-                        "The 'status' parameter must be one of reserved, completed, opened, expired.",
-                    )
-                })
-            })
-            .transpose()?;
-        let pack_id = pack_id(&request)?;
-        let limit = limit(&request, DEFAULT_PURCHASES_LIMIT)?;
-        let scope = [
-            "purchases",
-            identity.user_id.as_str(),
-            status.map_or("", StatusFilter::as_str),
-            pack_id.as_deref().unwrap_or_default(),
-        ];
-        let after = cursor(&state.cursors, &request, &scope, |position| {
-            is_list_key(position).then(|| position.to_owned())
-        })?;
-        let now = Timestamp::now();
-        let mut page = state
-            .store
-            .list_my_purchases(&MyPurchasesQuery {
-                user_id: identity.user_id.clone(),
-                status,
-                pack_id: pack_id.clone(),
-                limit,
-                after,
-                now,
-            })
-            .await?;
-        // Each purchase as GET of it answers: a seed published since its opening shown too.
-        state.revealed.show_in(&state.store, &mut page.entries).await?;
-        Ok(json_response(
-            StatusCode::OK,
-            &PageJson {
-                entries: Purchases {
-                    purchases: page
-                        .entries
-                        .iter()
-                        .map(|purchase| PurchaseJson::at(purchase, now))
-                        .collect(),
-                },
-                next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
+    State(state): State<Arc<MeState<S>>>,
+    Fan(identity): Fan,
+    query: PurchasesQuery,
+) -> Result<Response, ApiError> {
+    let PurchasesQuery {
+        status,
+        pack_id,
+        limit,
+        cursor: sent,
+    } = query;
+    let scope = [
+        "purchases",
+        identity.user_id.as_str(),
+        status.map_or("", StatusFilter::as_str),
+        pack_id.as_ref().map_or("", PackId::as_str),
+    ];
+    let after = cursor(&state.cursors, sent.as_deref(), &scope, |position| {
+        is_list_key(position).then(|| position.to_owned())
+    })?;
+    let now = Timestamp::now();
+    let mut page = state
+        .store
+        .list_my_purchases(&MyPurchasesQuery {
+            user_id: identity.user_id.clone(),
+            status,
+            pack_id: pack_id.clone(),
+            limit,
+            after,
+            now,
+        })
+        .await?;
+    // Each purchase as GET of it answers: a seed published since its opening shown too.
+    state
+        .revealed
+        .show_in(&state.store, &mut page.entries)
+        .await?;
+    Ok(json_response(
+        StatusCode::OK,
+        &PageJson {
+            entries: Purchases {
+                purchases: page
+                    .entries
+                    .iter()
+                    .map(|purchase| PurchaseJson::at(purchase, now))
+                    .collect(),
             },
-        ))
-    })
-    .await
+            next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
+        },
+    ))
 }
 
 /// An item the caller pulled, with where it came from.
@@ -173,6 +192,39 @@ struct ItemJson<'a> {
 #[schema(as = MyItemsPage)]
 struct Items<'a> {
     items: Vec<ItemJson<'a>>,
+}
+
+/// `?packId=&rarity=&limit=&cursor=`, checked in that order; the cursor as sent.
+#[derive(Debug)]
+pub struct ItemsQuery {
+    pub pack_id: Option<PackId>,
+    pub rarity: Option<String>,
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl<St: Send + Sync> FromRequestParts<St> for ItemsQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
+        let query = QueryParams::of(parts);
+        let pack_id = pack_id(&query)?;
+        let rarity = query.single("rarity")?;
+        if rarity
+            .as_ref()
+            .is_some_and(|r| r.is_empty() || r.chars().count() > MAX_RARITY_CHARS)
+        {
+            return Err(invalid_query(
+                "The 'rarity' parameter must be a rarity's name (1-32 characters).",
+            ));
+        }
+        Ok(Self {
+            pack_id,
+            rarity,
+            limit: limit(&query, DEFAULT_ITEMS_LIMIT)?,
+            cursor: query.single("cursor")?,
+        })
+    }
 }
 
 /// The query of `GET /api/me/items` (read by [`my_items`]).
@@ -210,59 +262,58 @@ purchase id (descending), then slot. A page may end inside a purchase; pages wor
         doc::SignedIn,
     ),
 )]
-pub async fn my_items<S: ListMyItems>(state: &MeState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        MY_ITEMS.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let pack_id = pack_id(&request)?;
-        let rarity = single_query_param(&request, "rarity")?;
-        if rarity
-            .as_ref()
-            .is_some_and(|r| r.is_empty() || r.chars().count() > MAX_RARITY_CHARS)
-        {
-            return Err(invalid_query(
-                "The 'rarity' parameter must be a rarity's name (1-32 characters).",
-            ));
-        }
-        let limit = limit(&request, DEFAULT_ITEMS_LIMIT)?;
-        let scope = [
-            "items",
-            identity.user_id.as_str(),
-            pack_id.as_deref().unwrap_or_default(),
-            rarity.as_deref().unwrap_or_default(),
-        ];
-        let after = cursor(&state.cursors, &request, &scope, ItemsPosition::parse)?;
-        let page = state
-            .store
-            .list_my_items(&MyItemsQuery {
-                user_id: identity.user_id.clone(),
-                pack_id: pack_id.clone(),
-                rarity: rarity.clone(),
-                limit,
-                after,
-            })
-            .await?;
-        let items = page
-            .entries
-            .iter()
-            .map(|mine| ItemJson {
-                item_id: &mine.item.item_id,
-                name: &mine.item.name,
-                rarity: &mine.item.rarity,
-                image_url: mine.item.image_url.as_deref(),
-                pack_id: &mine.pack_id,
-                purchase_id: &mine.purchase_id,
-                slot: mine.item.slot,
-                opened_at: mine.opened_at,
-            })
-            .collect();
-        Ok(json_response(
-            StatusCode::OK,
-            &PageJson {
-                entries: Items { items },
-                next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
-            },
-        ))
-    })
-    .await
+pub async fn my_items<S: ListMyItems>(
+    State(state): State<Arc<MeState<S>>>,
+    Fan(identity): Fan,
+    query: ItemsQuery,
+) -> Result<Response, ApiError> {
+    let ItemsQuery {
+        pack_id,
+        rarity,
+        limit,
+        cursor: sent,
+    } = query;
+    let scope = [
+        "items",
+        identity.user_id.as_str(),
+        pack_id.as_ref().map_or("", PackId::as_str),
+        rarity.as_deref().unwrap_or_default(),
+    ];
+    let after = cursor(
+        &state.cursors,
+        sent.as_deref(),
+        &scope,
+        ItemsPosition::parse,
+    )?;
+    let page = state
+        .store
+        .list_my_items(&MyItemsQuery {
+            user_id: identity.user_id.clone(),
+            pack_id: pack_id.clone(),
+            rarity: rarity.clone(),
+            limit,
+            after,
+        })
+        .await?;
+    let items = page
+        .entries
+        .iter()
+        .map(|mine| ItemJson {
+            item_id: &mine.item.item_id,
+            name: &mine.item.name,
+            rarity: &mine.item.rarity,
+            image_url: mine.item.image_url.as_deref(),
+            pack_id: &mine.pack_id,
+            purchase_id: &mine.purchase_id,
+            slot: mine.item.slot,
+            opened_at: mine.opened_at,
+        })
+        .collect();
+    Ok(json_response(
+        StatusCode::OK,
+        &PageJson {
+            entries: Items { items },
+            next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
+        },
+    ))
 }

@@ -1,20 +1,20 @@
 //! `POST /api/packs/{packId}/purchases/{purchaseId}/open`: reveals what a paid pack holds,
 //! drawn as docs/fairness.md publishes, exactly once.
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde::Deserialize;
 
 use crate::handlers::purchase_json::{
-    PurchaseAnswer, PurchaseJson, PurchaseState, mark_replayed, purchase_not_found,
+    PurchaseAnswer, PurchaseJson, PurchasePath, PurchaseState, purchase_not_found,
 };
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::request::{
-    bearer_token, body_bytes, has_body, json_object, require_json_content_type,
-};
-use crate::http::respond;
-use crate::http::response::json_response;
-use crate::http::routes::{OPEN_PACK, PurchasePath};
+use crate::http::extract::{Fan, FromJsonBody, Json, PackMetered};
+use crate::http::request::json_object;
+use crate::http::response::{json_response, mark_replayed};
 use crate::metrics::{self, Metric};
 use crate::openapi::headers::Replayed;
 use crate::openapi::{examples, responses as doc};
@@ -27,7 +27,13 @@ use crate::timestamp::Timestamp;
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(max_properties = 0)]
-struct EmptyObject {}
+pub struct EmptyObject {}
+
+impl FromJsonBody for EmptyObject {
+    fn from_json(body: &[u8]) -> Result<Self, ApiError> {
+        json_object(body, "The body must be empty or {}.")
+    }
+}
 
 fn refused(error: OpenError) -> ApiError {
     match error {
@@ -106,43 +112,32 @@ paid yet (409 `purchase_not_completed`), its hold ran out unpaid (410 `reservati
     ),
 )]
 pub async fn open_pack<S: OpenPurchase>(
-    state: &PurchaseState<S>,
-    request: Request,
-) -> Response<Body> {
-    respond(&request, async {
-        let PurchasePath {
-            pack_id,
-            purchase_id,
-        } = OPEN_PACK.params(&request)?;
-        metrics::property("packId", &pack_id);
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        if has_body(&request) {
-            require_json_content_type(&request)?;
-            let EmptyObject {} = json_object(
-                body_bytes(&request, state.max_body_bytes)?,
-                "The body must be empty or {}.",
-            )?;
-        }
-        let now = Timestamp::now();
-        let opened = state
-            .store
-            .open_purchase(&identity.user_id, &pack_id, &purchase_id, now)
-            .await
-            .map_err(refused)?;
-        if !opened.repeated {
-            metrics::count(Metric::PacksOpened);
-            tracing::info!(purchase_id = %opened.purchase.id, "pack opened");
-        }
-        let mut response = json_response(
-            StatusCode::OK,
-            &PurchaseAnswer {
-                purchase: PurchaseJson::opened(&opened.purchase, &opened.fairness, now),
-            },
-        );
-        if opened.repeated {
-            mark_replayed(&mut response);
-        }
-        Ok(response)
-    })
-    .await
+    State(state): State<Arc<PurchaseState<S>>>,
+    PackMetered(PurchasePath {
+        pack_id,
+        purchase_id,
+    }): PackMetered<PurchasePath>,
+    Fan(identity): Fan,
+    _: Option<Json<EmptyObject>>,
+) -> Result<Response, ApiError> {
+    let now = Timestamp::now();
+    let opened = state
+        .store
+        .open_purchase(&identity.user_id, &pack_id, &purchase_id, now)
+        .await
+        .map_err(refused)?;
+    if !opened.repeated {
+        metrics::count(Metric::PacksOpened);
+        tracing::info!(purchase_id = %opened.purchase.id, "pack opened");
+    }
+    let mut response = json_response(
+        StatusCode::OK,
+        &PurchaseAnswer {
+            purchase: PurchaseJson::opened(&opened.purchase, &opened.fairness, now),
+        },
+    );
+    if opened.repeated {
+        mark_replayed(&mut response);
+    }
+    Ok(response)
 }

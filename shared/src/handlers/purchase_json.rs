@@ -2,12 +2,14 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
+use crate::http::extract::{LimitsBodies, NamesPack, Verifies};
+use crate::ids::{PackId, PurchaseId};
 use crate::openapi::schemas::{Hex32, Id};
 use crate::packs::draw::ALGORITHM;
 use crate::purchases::{HoldPolicy, OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
@@ -22,6 +24,43 @@ pub struct PurchaseState<S> {
     pub max_body_bytes: usize,
     /// What a fan's unpaid holds may be.
     pub policy: HoldPolicy,
+}
+
+impl<S: Send + Sync + 'static> Verifies for PurchaseState<S> {
+    fn verifier(&self) -> &TokenVerifier {
+        &self.verifier
+    }
+}
+
+impl<S: Send + Sync + 'static> LimitsBodies for PurchaseState<S> {
+    fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+}
+
+/// `/api/packs/{packId}/purchases/{purchaseId}...`
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
+pub struct PurchasePath {
+    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
+    pub pack_id: PackId,
+    /// The purchase's `id` (from the start's `Location` or body). A path segment that is not an
+    /// id once percent-decoded names no resource: 404 `not_found`.
+    #[param(
+        value_type = String,
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        example = "aziCO-GO8fL4JY8pIvr5KQ"
+    )]
+    pub purchase_id: PurchaseId,
+}
+
+impl NamesPack for PurchasePath {
+    fn pack_id(&self) -> &PackId {
+        &self.pack_id
+    }
 }
 
 /// A purchase as the API shows it.
@@ -154,12 +193,4 @@ pub fn purchase_not_found() -> ApiError {
         ErrorCode::PurchaseNotFound,
         "You have no purchase with this id for this pack.",
     )
-}
-
-/// `Idempotent-Replayed: true` on `response`: the answer repeats an earlier one.
-pub fn mark_replayed(response: &mut lambda_http::Response<lambda_http::Body>) {
-    response.headers_mut().insert(
-        "idempotent-replayed",
-        lambda_http::http::HeaderValue::from_static("true"),
-    );
 }

@@ -1,18 +1,20 @@
 //! `POST /api/packs/{packId}/purchases`: reserves one unit of a pack for the caller.
 
-use lambda_http::http::{HeaderValue, StatusCode, header};
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use serde::{Deserialize, Deserializer};
 
-use crate::handlers::get_pack::pack_not_found;
-use crate::handlers::purchase_json::{PurchaseAnswer, PurchaseJson, PurchaseState, mark_replayed};
+use crate::handlers::get_pack::{PackPath, pack_not_found};
+use crate::handlers::get_purchase::__path_get_purchase;
+use crate::handlers::purchase_json::{PurchaseAnswer, PurchaseJson, PurchaseState};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::request::{
-    bearer_token, body_bytes, has_body, idempotency_key, json_object, require_json_content_type,
-};
-use crate::http::respond;
-use crate::http::response::json_response;
-use crate::http::routes::{GET_PURCHASE, PackPath, START_PURCHASE};
+use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, PackMetered};
+use crate::http::request::json_object;
+use crate::http::response::{json_response, mark_replayed};
+use crate::http::routes::fill;
 use crate::metrics::{self, Metric};
 use crate::openapi::headers::{PurchaseLocation, Replayed};
 use crate::openapi::{examples, responses as doc};
@@ -39,18 +41,20 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D:
     Option::<String>::deserialize(d).map(Some)
 }
 
-/// The client seed the body asks for: no body, `{}`, or `{"clientSeed": "<1-64 printable
-/// ASCII>"}`.
-pub fn requested_client_seed(
-    request: &Request,
-    max_body: usize,
-) -> Result<Option<String>, ApiError> {
-    if !has_body(request) {
-        return Ok(None);
+/// The client seed a start's body asks for: `{}` or `{"clientSeed": "<1-64 printable
+/// ASCII>"}` (no body at all asks for none either).
+pub struct RequestedSeed(pub Option<String>);
+
+impl FromJsonBody for RequestedSeed {
+    fn from_json(body: &[u8]) -> Result<Self, ApiError> {
+        requested_client_seed(body).map(Self)
     }
-    require_json_content_type(request)?;
+}
+
+/// Reads a start's body: `{}` or `{"clientSeed": "<1-64 printable ASCII>"}`.
+pub fn requested_client_seed(body: &[u8]) -> Result<Option<String>, ApiError> {
     let body: StartBody = json_object(
-        body_bytes(request, max_body)?,
+        body,
         "The body must be empty or a JSON object with at most a 'clientSeed' string.",
     )?;
     match body.client_seed {
@@ -198,67 +202,66 @@ pack, or another `clientSeed`) (`idempotency_key_reused`): use a new key for a n
     ),
 )]
 pub async fn start_purchase<S: StartPurchase>(
-    state: &PurchaseState<S>,
-    request: Request,
-) -> Response<Body> {
-    respond(&request, async {
-        let PackPath { pack_id } = START_PURCHASE.params(&request)?;
-        metrics::property("packId", &pack_id);
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let key = idempotency_key(&request)?;
-        let requested_seed = requested_client_seed(&request, state.max_body_bytes)?;
-        let now = Timestamp::now();
-        let expires_at = now
-            .plus_seconds(i64::try_from(state.hold.as_secs()).unwrap_or(i64::MAX))
-            .ok_or_else(|| ApiError::Internal {
-                detail: "the hold ends past 9999".into(),
-            })?;
-        let start = StartRequest {
-            user_id: identity.user_id.clone(),
-            pack_id,
-            purchase_id: purchase_id(&identity.user_id, key),
-            client_seed: requested_seed.clone().unwrap_or_else(random_client_seed),
-            requested_seed,
-            now,
-            expires_at,
-            policy: state.policy,
-        };
-        let (purchase, replayed) = match state.store.start_purchase(&start).await {
-            Ok(Started::Created(purchase)) => {
-                metrics::count(Metric::PurchasesStarted);
-                (purchase, false)
-            }
-            Ok(Started::Repeated(purchase)) => (purchase, true),
-            Err(error) => {
-                match error {
-                    StartError::Refused(StartRefusal::SoldOut) => {
-                        metrics::count(Metric::PurchasesSoldOut);
-                    }
-                    StartError::Refused(StartRefusal::LimitReached) => {
-                        metrics::count(Metric::PurchaseLimitReached);
-                    }
-                    _ => {}
+    State(state): State<Arc<PurchaseState<S>>>,
+    PackMetered(PackPath { pack_id }): PackMetered<PackPath>,
+    Fan(identity): Fan,
+    IdempotencyKey(key): IdempotencyKey,
+    body: Option<Json<RequestedSeed>>,
+) -> Result<Response, ApiError> {
+    let requested_seed = body.and_then(|Json(RequestedSeed(seed))| seed);
+    let now = Timestamp::now();
+    let expires_at = now
+        .plus_seconds(i64::try_from(state.hold.as_secs()).unwrap_or(i64::MAX))
+        .ok_or_else(|| ApiError::Internal {
+            detail: "the hold ends past 9999".into(),
+        })?;
+    let start = StartRequest {
+        user_id: identity.user_id.clone(),
+        pack_id,
+        purchase_id: purchase_id(&identity.user_id, &key),
+        client_seed: requested_seed.clone().unwrap_or_else(random_client_seed),
+        requested_seed,
+        now,
+        expires_at,
+        policy: state.policy,
+    };
+    let (purchase, replayed) = match state.store.start_purchase(&start).await {
+        Ok(Started::Created(purchase)) => {
+            metrics::count(Metric::PurchasesStarted);
+            (purchase, false)
+        }
+        Ok(Started::Repeated(purchase)) => (purchase, true),
+        Err(error) => {
+            match error {
+                StartError::Refused(StartRefusal::SoldOut) => {
+                    metrics::count(Metric::PurchasesSoldOut);
                 }
-                return Err(refused(error));
+                StartError::Refused(StartRefusal::LimitReached) => {
+                    metrics::count(Metric::PurchaseLimitReached);
+                }
+                _ => {}
             }
-        };
-        let json = if replayed {
-            // The purchase as it is now, as GET answers it: a hold that ran out is `expired`,
-            // not a `reserved` with an `expiresAt` in the past.
-            PurchaseJson::at(&purchase, now)
-        } else {
-            tracing::info!(purchase_id = %purchase.id, pack_id = %purchase.pack_id, "purchase started");
-            PurchaseJson::with_status(&purchase, PurchaseStatus::Reserved)
-        };
-        let mut response = json_response(StatusCode::CREATED, &PurchaseAnswer { purchase: json });
-        let location = GET_PURCHASE.fill(&[&purchase.pack_id, &purchase.id]);
-        if let Ok(location) = HeaderValue::from_str(&location) {
-            response.headers_mut().insert(header::LOCATION, location);
+            return Err(refused(error));
         }
-        if replayed {
-            mark_replayed(&mut response);
-        }
-        Ok(response)
-    })
-    .await
+    };
+    let json = if replayed {
+        // The purchase as it is now, as GET answers it: a hold that ran out is `expired`,
+        // not a `reserved` with an `expiresAt` in the past.
+        PurchaseJson::at(&purchase, now)
+    } else {
+        tracing::info!(purchase_id = %purchase.id, pack_id = %purchase.pack_id, "purchase started");
+        PurchaseJson::with_status(&purchase, PurchaseStatus::Reserved)
+    };
+    let mut response = json_response(StatusCode::CREATED, &PurchaseAnswer { purchase: json });
+    let location = fill(
+        &<__path_get_purchase as utoipa::Path>::path(),
+        &[purchase.pack_id.as_str(), purchase.id.as_str()],
+    );
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    if replayed {
+        mark_replayed(&mut response);
+    }
+    Ok(response)
 }

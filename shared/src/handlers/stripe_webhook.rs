@@ -6,18 +6,19 @@
 //! 2xx for three days: an event this API does not act on, or one about a top-up it does not
 //! know, is answered 200 at once; a store failure is a 503, so that Stripe tries again.
 
-use crate::metrics::{self, Metric};
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use serde::Serialize;
-use utoipa::ToSchema;
 
 use crate::config::Secret;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::request::{body_bytes, invalid_json};
-use crate::http::respond;
+use crate::http::extract::{LimitsBodies, RawBody};
+use crate::http::request::invalid_json;
 use crate::http::response::json_response;
-use crate::http::routes::STRIPE_WEBHOOK;
+use crate::metrics::{self, Metric};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::always_true;
 use crate::store::DynamoStore;
@@ -26,6 +27,7 @@ use crate::store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
 use crate::timestamp::Timestamp;
 use crate::topups::event::{Action, Event, action, check_session};
 use crate::topups::signature;
+use utoipa::ToSchema;
 
 /// What the webhook handler needs.
 pub struct WebhookState<S> {
@@ -33,6 +35,12 @@ pub struct WebhookState<S> {
     /// The endpoint's signing secret (`whsec_...`).
     pub secret: Secret,
     pub max_body_bytes: usize,
+}
+
+impl<S: Send + Sync + 'static> LimitsBodies for WebhookState<S> {
+    fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
 }
 
 impl WebhookState<DynamoStore> {
@@ -60,7 +68,7 @@ struct Received {
     received: bool,
 }
 
-fn received() -> Response<Body> {
+fn received() -> Response {
     json_response(StatusCode::OK, &Received { received: true })
 }
 
@@ -107,41 +115,39 @@ body that is not a Stripe event (`invalid_json`).",
         (status = 503, response = doc::Unavailable),
     ),
 )]
-pub async fn stripe_webhook<S>(state: &WebhookState<S>, request: Request) -> Response<Body>
+pub async fn stripe_webhook<S>(
+    State(state): State<Arc<WebhookState<S>>>,
+    headers: HeaderMap,
+    // lambda_http has already decoded API Gateway's base64 (`isBase64Encoded`): these are the
+    // bytes Stripe signed.
+    RawBody(body): RawBody,
+) -> Result<Response, ApiError>
 where
     S: GetTopUp + SettleTopUp,
 {
-    respond(&request, async {
-        STRIPE_WEBHOOK.params(&request)?;
-        // lambda_http has already decoded API Gateway's base64 (`isBase64Encoded`): these are
-        // the bytes Stripe signed.
-        let body = body_bytes(&request, state.max_body_bytes)?;
-        let header = signature_header(&request);
-        signature::verify(
-            header.as_deref(),
-            body,
-            state.secret.expose(),
-            Timestamp::now().unix_seconds(),
+    let header = signature_header(&headers);
+    signature::verify(
+        header.as_deref(),
+        &body,
+        state.secret.expose(),
+        Timestamp::now().unix_seconds(),
+    )
+    .map_err(|reason| {
+        tracing::info!(reason = %reason, "webhook signature refused");
+        ApiError::refused(
+            ErrorCode::InvalidSignature,
+            "The Stripe-Signature header does not sign this body.",
         )
-        .map_err(|reason| {
-            tracing::info!(reason = %reason, "webhook signature refused");
-            ApiError::refused(
-                ErrorCode::InvalidSignature,
-                "The Stripe-Signature header does not sign this body.",
-            )
-        })?;
-        let event: Event = serde_json::from_slice(body).map_err(|_| invalid_json())?;
-        handle(state, &event).await?;
-        Ok(received())
-    })
-    .await
+    })?;
+    let event: Event = serde_json::from_slice(&body).map_err(|_| invalid_json())?;
+    handle(&state, &event).await?;
+    Ok(received())
 }
 
 /// The `Stripe-Signature` header; sent more than once, its values joined with commas (as API
 /// Gateway joins them).
-fn signature_header(request: &Request) -> Option<String> {
-    let values: Vec<&str> = request
-        .headers()
+fn signature_header(headers: &HeaderMap) -> Option<String> {
+    let values: Vec<&str> = headers
         .get_all("stripe-signature")
         .iter()
         .filter_map(|value| value.to_str().ok())

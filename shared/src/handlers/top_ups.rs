@@ -1,20 +1,21 @@
 //! The fan's top-ups (the `cash-top-ups` function): `POST /api/me/cash/top-ups` asks for one and
 //! opens its Stripe Checkout Session; `GET /api/me/cash/top-ups/{topUpId}` reads one.
 
-use lambda_http::http::{HeaderValue, StatusCode, header};
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
-use crate::handlers::purchase_json::mark_replayed;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::request::{
-    bearer_token, body_bytes, idempotency_key, json_object, request_path, require_json_content_type,
-};
-use crate::http::respond;
-use crate::http::response::json_response;
-use crate::http::routes::{CREATE_TOP_UP, GET_TOP_UP, TopUpPath, resolve};
+use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, LimitsBodies, Path, Verifies};
+use crate::http::request::json_object;
+use crate::http::response::{json_response, mark_replayed};
+use crate::http::routes::fill;
+use crate::ids::TopUpId;
 use crate::metrics::{self, Metric};
 use crate::openapi::headers::{Replayed, TopUpLocation};
 use crate::openapi::schemas::{Currency, Id};
@@ -33,6 +34,32 @@ pub struct TopUpState<S> {
     pub policy: TopUpPolicy,
     pub stripe: StripeClient,
     pub return_urls: ReturnUrls,
+}
+
+impl<S: Send + Sync + 'static> Verifies for TopUpState<S> {
+    fn verifier(&self) -> &TokenVerifier {
+        &self.verifier
+    }
+}
+
+impl<S: Send + Sync + 'static> LimitsBodies for TopUpState<S> {
+    fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+}
+
+/// `/api/me/cash/top-ups/{topUpId}`
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
+pub struct TopUpPath {
+    /// The top-up's `id` (from the create's `Location` or body).
+    #[param(
+        value_type = String,
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        example = "Qm9dX2c3LWp0eFk5a1pUbA"
+    )]
+    pub top_up_id: TopUpId,
 }
 
 impl TopUpState<DynamoStore> {
@@ -83,7 +110,7 @@ struct TopUpAnswer<'a> {
     top_up: TopUpJson<'a>,
 }
 
-fn answer(status: StatusCode, top_up: &TopUp) -> Response<Body> {
+fn answer(status: StatusCode, top_up: &TopUp) -> Response {
     json_response(
         status,
         &TopUpAnswer {
@@ -100,10 +127,11 @@ fn answer(status: StatusCode, top_up: &TopUp) -> Response<Body> {
     )
 }
 
+/// A top-up asked for: an amount in minor units of a currency (`{"amount": 1000, "currency": "USD"}`).
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = TopUpRequest)]
-struct TopUpBody {
+pub struct TopUpBody {
     /// Minor units (cents); within TOPUP_MIN_AMOUNT..TOPUP_MAX_AMOUNT (100..50000 by default).
     #[schema(value_type = u64, minimum = 1)]
     amount: serde_json::Number,
@@ -112,20 +140,12 @@ struct TopUpBody {
     currency: String,
 }
 
-const BODY_SHAPE: &str =
-    "The body must be a JSON object with an integer 'amount' (minor units) and a 'currency'.";
-
-/// Serves both routes of the `cash-top-ups` function: the read, and everything else as the
-/// create (which answers 404/405 for what is not its route).
-pub async fn top_ups<S>(state: &TopUpState<S>, request: Request) -> Response<Body>
-where
-    S: CreateTopUp + SetCheckout + GetTopUp,
-{
-    match resolve(request.method(), request_path(&request)) {
-        Ok((route, _)) if std::ptr::eq(route, &GET_TOP_UP.route) => {
-            get_top_up(state, request).await
-        }
-        _ => create_top_up(state, request).await,
+impl FromJsonBody for TopUpBody {
+    fn from_json(body: &[u8]) -> Result<Self, ApiError> {
+        json_object(
+            body,
+            "The body must be a JSON object with an integer 'amount' (minor units) and a 'currency'.",
+        )
     }
 }
 
@@ -212,59 +232,60 @@ amount or currency) (`idempotency_key_reused`).",
         doc::SignedIn,
     ),
 )]
-pub async fn create_top_up<S>(state: &TopUpState<S>, request: Request) -> Response<Body>
+pub async fn create_top_up<S>(
+    State(state): State<Arc<TopUpState<S>>>,
+    Fan(identity): Fan,
+    IdempotencyKey(key): IdempotencyKey,
+    Json(body): Json<TopUpBody>,
+) -> Result<Response, ApiError>
 where
     S: CreateTopUp + SetCheckout,
 {
-    respond(&request, async {
-        CREATE_TOP_UP.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let key = idempotency_key(&request)?;
-        require_json_content_type(&request)?;
-        let body: TopUpBody = json_object(body_bytes(&request, state.max_body_bytes)?, BODY_SHAPE)?;
-        let amount = state
-            .policy
-            .check(&body.amount, &body.currency)
-            .map_err(|refusal| refused(refusal, &state.policy))?;
-        let asked = TopUp::pending(
-            top_up_id(&identity.user_id, key),
-            identity.user_id.clone(),
-            amount,
-            Timestamp::now(),
-        );
-        let (mut top_up, replayed) = match state.store.create_top_up(&asked).await? {
-            CreatedTopUp::New(top_up) => {
-                // The one place a top-up is created.
-                tracing::info!(top_up_id = %top_up.id, "top-up created");
-                metrics::count(Metric::TopUpsCreated);
-                (top_up, false)
-            }
-            CreatedTopUp::Existing(existing) if !existing.is_repeated_by(&asked.amount) => {
-                return Err(ApiError::refused(
-                    ErrorCode::IdempotencyKeyReused,
-                    "This Idempotency-Key was used for another top-up (another amount or currency).",
-                ));
-            }
-            CreatedTopUp::Existing(existing) => (existing, true),
-        };
-        if top_up.checkout.is_none() {
-            let checkout = state
-                .stripe
-                .create_checkout_session(&top_up, &state.return_urls)
-                .await
-                .map_err(|error| stripe_failure(error, &top_up))?;
-            top_up = state.store.set_checkout(&top_up.id, &checkout).await?;
+    let amount = state
+        .policy
+        .check(&body.amount, &body.currency)
+        .map_err(|refusal| refused(refusal, &state.policy))?;
+    let asked = TopUp::pending(
+        top_up_id(&identity.user_id, &key),
+        identity.user_id.clone(),
+        amount,
+        Timestamp::now(),
+    );
+    let (mut top_up, replayed) = match state.store.create_top_up(&asked).await? {
+        CreatedTopUp::New(top_up) => {
+            // The one place a top-up is created.
+            tracing::info!(top_up_id = %top_up.id, "top-up created");
+            metrics::count(Metric::TopUpsCreated);
+            (top_up, false)
         }
-        let mut response = answer(StatusCode::CREATED, &top_up);
-        if let Ok(location) = HeaderValue::from_str(&GET_TOP_UP.fill(&[&top_up.id])) {
-            response.headers_mut().insert(header::LOCATION, location);
+        CreatedTopUp::Existing(existing) if !existing.is_repeated_by(&asked.amount) => {
+            return Err(ApiError::refused(
+                ErrorCode::IdempotencyKeyReused,
+                "This Idempotency-Key was used for another top-up (another amount or currency).",
+            ));
         }
-        if replayed {
-            mark_replayed(&mut response);
-        }
-        Ok(response)
-    })
-    .await
+        CreatedTopUp::Existing(existing) => (existing, true),
+    };
+    if top_up.checkout.is_none() {
+        let checkout = state
+            .stripe
+            .create_checkout_session(&top_up, &state.return_urls)
+            .await
+            .map_err(|error| stripe_failure(error, &top_up))?;
+        top_up = state.store.set_checkout(&top_up.id, &checkout).await?;
+    }
+    let mut response = answer(StatusCode::CREATED, &top_up);
+    let location = fill(
+        &<__path_get_top_up as utoipa::Path>::path(),
+        &[top_up.id.as_str()],
+    );
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    if replayed {
+        mark_replayed(&mut response);
+    }
+    Ok(response)
 }
 
 fn refused(refusal: TopUpRefusal, policy: &TopUpPolicy) -> ApiError {
@@ -332,19 +353,18 @@ or the id is not an id (`not_found`).",
         doc::SignedIn,
     ),
 )]
-pub async fn get_top_up<S: GetTopUp>(state: &TopUpState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        let TopUpPath { top_up_id } = GET_TOP_UP.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        let top_up = state
-            .store
-            .get_top_up(&top_up_id)
-            .await?
-            .filter(|top_up| top_up.user_id == identity.user_id)
-            .ok_or_else(|| {
-                ApiError::refused(ErrorCode::TopUpNotFound, "You have no top-up with this id.")
-            })?;
-        Ok(answer(StatusCode::OK, &top_up))
-    })
-    .await
+pub async fn get_top_up<S: GetTopUp>(
+    State(state): State<Arc<TopUpState<S>>>,
+    Path(TopUpPath { top_up_id }): Path<TopUpPath>,
+    Fan(identity): Fan,
+) -> Result<Response, ApiError> {
+    let top_up = state
+        .store
+        .get_top_up(&top_up_id)
+        .await?
+        .filter(|top_up| top_up.user_id == identity.user_id)
+        .ok_or_else(|| {
+            ApiError::refused(ErrorCode::TopUpNotFound, "You have no top-up with this id.")
+        })?;
+    Ok(answer(StatusCode::OK, &top_up))
 }

@@ -1,17 +1,19 @@
 //! `POST /api/web3-link`: links a web3 identity (the body's `payload`) to the signed-in user.
 
-use lambda_http::http::StatusCode;
-use lambda_http::{Body, Request, Response};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::request::{bearer_token, body_bytes, json_object, require_json_content_type};
-use crate::http::respond;
+use crate::http::extract::{Fan, FromJsonBody, Json, LimitsBodies, Verifies};
+use crate::http::request::json_object;
 use crate::http::response::json_response;
-use crate::http::routes::WEB3_LINK;
 use crate::links::{LinkUpsert, MAX_PAYLOAD_DEPTH, PayloadError, WEB3_PROVIDER, check_payload};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{always_true, truthy};
@@ -23,6 +25,18 @@ pub struct LinkState<S> {
     pub store: S,
     pub verifier: TokenVerifier,
     pub max_body_bytes: usize,
+}
+
+impl<S: Send + Sync + 'static> Verifies for LinkState<S> {
+    fn verifier(&self) -> &TokenVerifier {
+        &self.verifier
+    }
+}
+
+impl<S: Send + Sync + 'static> LimitsBodies for LinkState<S> {
+    fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -50,6 +64,15 @@ pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
             "The body's 'payload' member is required and must be truthy (not false, 0, \"\" or null).",
         ),
     })
+}
+
+/// The body's `payload`, as [`parse_link_body`] accepts it, kept as sent.
+pub struct LinkPayload(Box<RawValue>);
+
+impl FromJsonBody for LinkPayload {
+    fn from_json(body: &[u8]) -> Result<Self, ApiError> {
+        parse_link_body(body).map(|payload| Self(payload.to_owned()))
+    }
 }
 
 /// `{"success": true, "data": {"userId", "email"}}`.
@@ -108,33 +131,30 @@ replaces the payload and keeps the first link time. The user is the session toke
         (status = 503, response = doc::Unavailable),
     ),
 )]
-pub async fn web3_link<S: UpsertLink>(state: &LinkState<S>, request: Request) -> Response<Body> {
-    respond(&request, async {
-        WEB3_LINK.params(&request)?;
-        let identity = state.verifier.verify(bearer_token(&request)?).await?;
-        require_json_content_type(&request)?;
-        let payload = parse_link_body(body_bytes(&request, state.max_body_bytes)?)?;
-        let link = LinkUpsert {
-            user_id: &identity.user_id,
-            email: identity.email.as_deref(),
-            provider: WEB3_PROVIDER,
-            payload,
-            at: Timestamp::now(),
-        };
-        state.store.upsert_link(&link).await?;
-        tracing::info!(payload_bytes = payload.get().len(), "web3 link saved");
-        Ok(json_response(
-            StatusCode::OK,
-            &LinkResponse {
-                success: true,
-                data: LinkResponseData {
-                    user_id: &identity.user_id,
-                    email: identity.email.as_deref(),
-                },
+pub async fn web3_link<S: UpsertLink>(
+    State(state): State<Arc<LinkState<S>>>,
+    Fan(identity): Fan,
+    Json(LinkPayload(payload)): Json<LinkPayload>,
+) -> Result<Response, ApiError> {
+    let link = LinkUpsert {
+        user_id: &identity.user_id,
+        email: identity.email.as_deref(),
+        provider: WEB3_PROVIDER,
+        payload: &payload,
+        at: Timestamp::now(),
+    };
+    state.store.upsert_link(&link).await?;
+    tracing::info!(payload_bytes = payload.get().len(), "web3 link saved");
+    Ok(json_response(
+        StatusCode::OK,
+        &LinkResponse {
+            success: true,
+            data: LinkResponseData {
+                user_id: &identity.user_id,
+                email: identity.email.as_deref(),
             },
-        ))
-    })
-    .await
+        },
+    ))
 }
 
 #[cfg(test)]

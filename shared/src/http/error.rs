@@ -5,11 +5,11 @@
 
 use std::borrow::Cow;
 
-use lambda_http::http::{HeaderValue, StatusCode, header};
-use lambda_http::{Body, Response};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::http::response::json_response;
+use crate::http::response::json_text_response;
 
 /// The realm announced in `WWW-Authenticate`.
 pub const AUTH_REALM: &str = "fan-api";
@@ -249,9 +249,8 @@ impl ApiError {
         self.status().is_server_error()
     }
 
-    /// Renders the JSON error response, with `WWW-Authenticate`, `Allow` or `Retry-After` where
-    /// the status calls for it.
-    pub fn into_response(self) -> Response<Body> {
+    /// The JSON body: `{"success": false, "error": {"code", "message"}}`.
+    pub fn body(&self) -> String {
         let message = self.public_message();
         let body = ErrorBody {
             success: false,
@@ -260,7 +259,24 @@ impl ApiError {
                 message: &message,
             },
         };
-        let mut response = json_response(self.status(), &body);
+        // Two strings: serialising cannot fail.
+        serde_json::to_string(&body).expect("an error body always serialises")
+    }
+}
+
+/// Every failure of a request becomes its JSON answer here, whichever layer refused it (an
+/// extractor, a handler, the router's fallback, the deadline), and is logged once, in the
+/// request's span: a server fault at error level, a refusal at info. Only the code and the
+/// detail meant for the logs are written: never the request's token, body or e-mail.
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if self.is_server_fault() {
+            tracing::error!(status = status.as_u16(), code = %self.code(), detail = %self, "request failed");
+        } else {
+            tracing::info!(status = status.as_u16(), code = %self.code(), detail = %self, "request refused");
+        }
+        let mut response = json_text_response(status, self.body());
         let headers = response.headers_mut();
         match &self {
             Self::MissingToken => {
@@ -295,8 +311,8 @@ impl ApiError {
 mod tests {
     use super::*;
 
-    fn body_json(response: &Response<Body>) -> serde_json::Value {
-        serde_json::from_slice(response.body().as_ref()).expect("error body is JSON")
+    fn body_json(error: &ApiError) -> serde_json::Value {
+        serde_json::from_str(&error.body()).expect("error body is JSON")
     }
 
     #[test]
@@ -354,10 +370,10 @@ mod tests {
             ),
         ];
         for (error, status, code) in cases {
+            let body = body_json(&error);
             let response = error.into_response();
             assert_eq!(response.status().as_u16(), status, "{code}");
             assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
-            let body = body_json(&response);
             assert_eq!(body["success"], false);
             assert_eq!(body["error"]["code"], code);
             assert!(
@@ -411,7 +427,7 @@ mod tests {
             detail.contains("purchase item") && detail.contains("`price`"),
             "{detail}"
         );
-        let body = body_json(&internal.into_response());
+        let body = body_json(&internal);
         assert!(!body.to_string().contains("price"), "{body}");
 
         let unavailable = ApiError::from(StoreError::unavailable("BatchGetItem: throttled"));
@@ -434,7 +450,7 @@ mod tests {
                 reason: secret.into(),
             },
         ] {
-            let text = String::from_utf8(error.into_response().body().to_vec()).unwrap();
+            let text = error.body();
             assert!(!text.contains("Dispatch"), "{text}");
             assert!(!text.contains("hyper"), "{text}");
         }

@@ -1,7 +1,8 @@
-//! Parsing of the HTTP request: path, bearer token, content type, body limit, query, headers.
+//! Parsing of the request's parts: bearer token, content type, body limit, query, headers. The
+//! extractors ([`crate::http::extract`]) apply them; they are plain functions of the headers and
+//! bytes so that tests and benchmarks call them alone.
 
-use lambda_http::http::{HeaderMap, header};
-use lambda_http::{Request, RequestExt};
+use axum::http::{HeaderMap, header};
 
 use crate::http::error::{ApiError, ErrorCode};
 
@@ -11,28 +12,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024;
 /// The longest `Authorization` header value looked at. Real session tokens are a few KiB at most.
 pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
 
-/// The path the client called, before any stage prefix, without a trailing slash.
-pub fn request_path(request: &Request) -> &str {
-    let path = request.raw_http_path();
-    let path = if path.is_empty() {
-        request.uri().path()
-    } else {
-        path
-    };
-    match path.trim_end_matches('/') {
-        "" => "/",
-        trimmed => trimmed,
-    }
-}
-
 /// The bearer token of the `Authorization` header. The scheme name is case-insensitive.
-pub fn bearer_token(request: &Request) -> Result<&str, ApiError> {
-    bearer_token_in(request.headers())
-}
-
-/// [`bearer_token`] from the headers alone, for a server that judges the token before it reads
-/// the body (the local API).
-pub fn bearer_token_in(headers: &HeaderMap) -> Result<&str, ApiError> {
+pub fn bearer_token(headers: &HeaderMap) -> Result<&str, ApiError> {
     let invalid = |reason: &str| ApiError::InvalidToken {
         message: "The session token is invalid or expired.",
         reason: reason.into(),
@@ -59,9 +40,8 @@ pub fn bearer_token_in(headers: &HeaderMap) -> Result<&str, ApiError> {
 }
 
 /// Requires `Content-Type: application/json`, parameters such as `charset` allowed.
-pub fn require_json_content_type(request: &Request) -> Result<(), ApiError> {
-    let media_type = request
-        .headers()
+pub fn require_json_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let media_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .map(|value| value.split(';').next().unwrap_or_default().trim());
@@ -71,24 +51,18 @@ pub fn require_json_content_type(request: &Request) -> Result<(), ApiError> {
     }
 }
 
-/// Whether the request carries a body (API Gateway sends none for an empty one).
-pub fn has_body(request: &Request) -> bool {
-    !request.body().is_empty()
-}
-
-/// The body bytes (API Gateway's base64 is already decoded), refused over `limit`.
-pub fn body_bytes(request: &Request, limit: usize) -> Result<&[u8], ApiError> {
-    let bytes: &[u8] = request.body().as_ref();
+/// `bytes`, refused over `limit`.
+pub fn within_limit(bytes: &[u8], limit: usize) -> Result<&[u8], ApiError> {
     if bytes.len() > limit {
         return Err(ApiError::PayloadTooLarge { limit });
     }
     Ok(bytes)
 }
 
-/// The single value of query parameter `name` (percent-decoded) from the raw query string; a
+/// The single value of query parameter `name` (percent-decoded) of the raw query string; a
 /// repeated parameter is a 400.
-pub fn single_query_param(request: &Request, name: &str) -> Result<Option<String>, ApiError> {
-    let query = request.uri().query().unwrap_or_default();
+pub fn single_query_param(query: Option<&str>, name: &str) -> Result<Option<String>, ApiError> {
+    let query = query.unwrap_or_default();
     let mut values = url::form_urlencoded::parse(query.as_bytes()).filter(|(key, _)| key == name);
     let first = values.next().map(|(_, value)| value.into_owned());
     if values.next().is_some() {
@@ -104,8 +78,8 @@ pub fn single_query_param(request: &Request, name: &str) -> Result<Option<String
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 
 /// The `Idempotency-Key` header: required, 1-255 visible ASCII characters (0x21-0x7E), once.
-pub fn idempotency_key(request: &Request) -> Result<&str, ApiError> {
-    let mut values = request.headers().get_all("idempotency-key").iter();
+pub fn idempotency_key(headers: &HeaderMap) -> Result<&str, ApiError> {
+    let mut values = headers.get_all("idempotency-key").iter();
     let Some(value) = values.next() else {
         return Err(ApiError::refused(
             ErrorCode::MissingIdempotencyKey,
@@ -155,13 +129,12 @@ pub fn invalid_json() -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lambda_http::{Body, http};
+    use axum::http::HeaderValue;
 
-    fn with_auth(value: &str) -> Request {
-        http::Request::builder()
-            .header(header::AUTHORIZATION, value)
-            .body(Body::Empty)
-            .unwrap()
+    fn with_auth(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        headers
     }
 
     #[test]
@@ -182,10 +155,7 @@ mod tests {
 
     #[test]
     fn missing_empty_or_other_scheme_is_missing_token() {
-        assert_eq!(
-            bearer_token(&Request::default()),
-            Err(ApiError::MissingToken)
-        );
+        assert_eq!(bearer_token(&HeaderMap::new()), Err(ApiError::MissingToken));
         for header in ["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Token abc", ""] {
             assert_eq!(
                 bearer_token(&with_auth(header)),
@@ -204,12 +174,12 @@ mod tests {
         ));
     }
 
-    fn with_content_type(value: Option<&str>) -> Request {
-        let mut builder = http::Request::builder();
+    fn with_content_type(value: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
         if let Some(value) = value {
-            builder = builder.header(header::CONTENT_TYPE, value);
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_str(value).unwrap());
         }
-        builder.body(Body::Empty).unwrap()
+        headers
     }
 
     #[test]
@@ -242,10 +212,10 @@ mod tests {
 
     #[test]
     fn body_limit_is_inclusive() {
-        let request = http::Request::new(Body::Binary(vec![b'x'; 10]));
-        assert_eq!(body_bytes(&request, 10).unwrap().len(), 10);
+        let body = [b'x'; 10];
+        assert_eq!(within_limit(&body, 10).unwrap().len(), 10);
         assert_eq!(
-            body_bytes(&request, 9),
+            within_limit(&body, 9),
             Err(ApiError::PayloadTooLarge { limit: 9 })
         );
     }

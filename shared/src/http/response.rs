@@ -1,11 +1,12 @@
 //! JSON responses.
 
-use lambda_http::http::{HeaderValue, StatusCode, header};
-use lambda_http::{Body, Response};
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use serde::Serialize;
 
 /// A response with `status`, `content-type: application/json` and `value` serialised as its body.
-pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, value: &T) -> Response<Body> {
+pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, value: &T) -> Response {
     // Serialising our own response types cannot fail: they hold only strings, numbers, maps with
     // string keys and already-validated raw JSON.
     json_text_response(
@@ -15,8 +16,8 @@ pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, value: &T) -> Re
 }
 
 /// A response with `status`, `content-type: application/json` and `text`, which is JSON.
-pub fn json_text_response(status: StatusCode, text: String) -> Response<Body> {
-    let mut response = Response::new(Body::Text(text));
+pub fn json_text_response(status: StatusCode, text: String) -> Response {
+    let mut response = Response::new(Body::from(text));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -32,12 +33,19 @@ pub fn json_text_response(status: StatusCode, text: String) -> Response<Body> {
 pub const PUBLIC_MAX_AGE_SECONDS: u32 = 5;
 
 /// `response` marked cacheable by shared caches for [`PUBLIC_MAX_AGE_SECONDS`].
-pub fn publicly_cached(mut response: Response<Body>) -> Response<Body> {
+pub fn publicly_cached(mut response: Response) -> Response {
     response.headers_mut().insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static(PUBLIC_CACHE_CONTROL),
     );
     response
+}
+
+/// `Idempotent-Replayed: true` on `response`: the answer repeats an earlier one.
+pub fn mark_replayed(response: &mut Response) {
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
 }
 
 /// [`PUBLIC_MAX_AGE_SECONDS`] spelt as a header (a test checks they agree).

@@ -1,376 +1,72 @@
-//! The route table: the one declaration of every route of the API, the function (binary) that
-//! serves it, and the router that matches a request against it.
+//! The route declaration: which function (binary under `functions/`) serves which handlers.
+//! A handler's method and path are written once, in its `#[utoipa::path(...)]` attribute, and
+//! read here through [`utoipa::Path`]; this table adds the function. From it come
+//! - each function's router ([`Routes::function_app`]: its routes, and API Gateway's answers to
+//!   every other request, for the `$default` function's sake);
+//! - local-api's router of every route ([`Routes::into_router`], merged);
+//! - [`routes`], the listing `(function, method, path)` from which the template's
+//!   events, the `cargo lambda watch` router, the event fixtures and the OpenAPI paths are made.
 //!
-//! Everything else that routes is derived from [`ROUTES`] or checked against it by tests:
-//! `template.yaml`'s HttpApi events, the `cargo lambda watch` router in `Cargo.toml`,
-//! `openapi.yaml`'s paths, and local-api's dispatch and banner.
-//!
-//! A path template's `{name}` segment matches one path segment, percent-decoded once, that is an
-//! id (`[A-Za-z0-9_-]{1,64}`): anything else cannot name a resource, so the path is a 404.
+//! Why not utoipa-axum's `routes!`: it names a handler by its path alone and cannot take the
+//! handlers' store parameter (`list_packs::<S>`); [`Routes::route`] reads the same
+//! `<__path_x as utoipa::Path>` it reads.
 
-use lambda_http::Request;
-use lambda_http::http::Method;
+use std::sync::{Arc, LazyLock};
 
-use std::marker::PhantomData;
+use axum::Router;
+use axum::handler::Handler;
+use axum::http::{Method, Request, Uri};
+use axum::routing::{MethodFilter, on};
+use lambda_http::RequestExt;
+use tower::ServiceBuilder;
+use utoipa::openapi::path::HttpMethod;
 
-use utoipa::IntoParams;
-
+use crate::handlers::get_pack::GetPackState;
+use crate::handlers::list_packs::ListPacksState;
+use crate::handlers::me::MeState;
+use crate::handlers::purchase_json::PurchaseState;
+use crate::handlers::stripe_webhook::WebhookState;
+use crate::handlers::top_ups::TopUpState;
+use crate::handlers::web3_link::LinkState;
 use crate::http::error::ApiError;
-use crate::http::request::request_path;
-use crate::ids::{InvalidId, PackId, PurchaseId, TopUpId, is_valid_id};
+use crate::ids::is_valid_id;
+use crate::store::cash::{GetBalances, ListLedger};
+use crate::store::links::UpsertLink;
+use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
+use crate::store::purchases::{
+    CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
+};
+use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 
-/// One route: a method on a path template, served by one function.
+/// One route of the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
+    /// The Lambda function (binary) that serves it.
+    pub function: &'static str,
     pub method: Method,
     /// `/api/packs/{packId}`: literal segments and `{name}` parameters.
-    pub path: &'static str,
-    /// The Lambda function (binary under `functions/`) that serves it.
-    pub function: &'static str,
-}
-
-/// A route with the type of its path parameters: what a handler declares and extracts. The
-/// parameter names of `P` are checked against the template when the static is evaluated, so a
-/// misspelt or missing parameter does not compile.
-#[derive(Debug)]
-pub struct Endpoint<P> {
-    pub route: Route,
-    params: PhantomData<fn() -> P>,
-}
-
-impl<P: FromPath> Endpoint<P> {
-    const fn new(method: Method, path: &'static str, function: &'static str) -> Self {
-        assert!(
-            names_match(path, P::NAMES),
-            "the path parameters of the type differ from the template's"
-        );
-        Self {
-            route: Route {
-                method,
-                path,
-                function,
-            },
-            params: PhantomData,
-        }
-    }
-
-    /// The typed path parameters when `request` is for this route; else the error the router
-    /// gives (404, 405). A request for another function's route (`/api/packs/` reaching
-    /// get-pack: API Gateway and the router trim the slash differently) is a 404 too, logged as
-    /// misrouted.
-    pub fn params(&self, request: &Request) -> Result<P, ApiError> {
-        let (matched, params) = resolve(request.method(), request_path(request))?;
-        if !std::ptr::eq(matched, &self.route) {
-            tracing::warn!(
-                route = matched.path,
-                function = self.route.function,
-                "request for another function's route"
-            );
-            return Err(ApiError::not_found());
-        }
-        // The router let only ids through, so this cannot fail for the ids' own grammar.
-        P::from_values(params.0.into_iter().map(|(_, value)| value))
-            .map_err(|_| ApiError::not_found())
-    }
-}
-
-impl<P> Endpoint<P> {
-    /// Whether `request` is for this route: how a function that serves several routes picks
-    /// the handler (which then takes its parameters with [`Endpoint::params`]).
-    pub fn is_for(&self, request: &Request) -> bool {
-        resolve(request.method(), request_path(request))
-            .is_ok_and(|(matched, _)| std::ptr::eq(matched, &self.route))
-    }
-}
-
-impl<P> std::ops::Deref for Endpoint<P> {
-    type Target = Route;
-    fn deref(&self) -> &Route {
-        &self.route
-    }
-}
-
-/// Path parameters as a type: the template's `{name}`s, in order, and how the values become it.
-pub trait FromPath: Sized {
-    const NAMES: &'static [&'static str];
-    fn from_values(values: impl Iterator<Item = String>) -> Result<Self, InvalidId>;
-}
-
-/// A route without parameters.
-#[derive(Debug)]
-pub struct NoParams;
-
-impl FromPath for NoParams {
-    const NAMES: &'static [&'static str] = &[];
-    fn from_values(_: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
-        Ok(Self)
-    }
-}
-
-/// `/api/packs/{packId}...`
-#[derive(Debug, IntoParams)]
-#[into_params(rename_all = "camelCase", parameter_in = Path)]
-pub struct PackPath {
-    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
-    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
-    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
-    pub pack_id: PackId,
-}
-
-impl FromPath for PackPath {
-    const NAMES: &'static [&'static str] = &["packId"];
-    fn from_values(mut values: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
-        Ok(Self {
-            pack_id: PackId::parse(values.next().unwrap_or_default())?,
-        })
-    }
-}
-
-/// `/api/packs/{packId}/purchases/{purchaseId}...`
-#[derive(Debug, IntoParams)]
-#[into_params(rename_all = "camelCase", parameter_in = Path)]
-pub struct PurchasePath {
-    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
-    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
-    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
-    pub pack_id: PackId,
-    /// The purchase's `id` (from the start's `Location` or body). A path segment that is not an
-    /// id once percent-decoded names no resource: 404 `not_found`.
-    #[param(
-        value_type = String,
-        pattern = "^[A-Za-z0-9_-]{1,64}$",
-        example = "aziCO-GO8fL4JY8pIvr5KQ"
-    )]
-    pub purchase_id: PurchaseId,
-}
-
-impl FromPath for PurchasePath {
-    const NAMES: &'static [&'static str] = &["packId", "purchaseId"];
-    fn from_values(mut values: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
-        Ok(Self {
-            pack_id: PackId::parse(values.next().unwrap_or_default())?,
-            purchase_id: PurchaseId::parse(values.next().unwrap_or_default())?,
-        })
-    }
-}
-
-/// `/api/me/cash/top-ups/{topUpId}`
-#[derive(Debug, IntoParams)]
-#[into_params(rename_all = "camelCase", parameter_in = Path)]
-pub struct TopUpPath {
-    /// The top-up's `id` (from the create's `Location` or body).
-    #[param(
-        value_type = String,
-        pattern = "^[A-Za-z0-9_-]{1,64}$",
-        example = "Qm9dX2c3LWp0eFk5a1pUbA"
-    )]
-    pub top_up_id: TopUpId,
-}
-
-impl FromPath for TopUpPath {
-    const NAMES: &'static [&'static str] = &["topUpId"];
-    fn from_values(mut values: impl Iterator<Item = String>) -> Result<Self, InvalidId> {
-        Ok(Self {
-            top_up_id: TopUpId::parse(values.next().unwrap_or_default())?,
-        })
-    }
-}
-
-/// Whether the `{name}` segments of `path` are exactly `names`, in order (a `const fn`, so that
-/// [`Endpoint::new`] checks it at compile time).
-const fn names_match(path: &str, names: &[&str]) -> bool {
-    let path = path.as_bytes();
-    let (mut at, mut next) = (0, 0);
-    while at < path.len() {
-        if path[at] != b'{' {
-            at += 1;
-            continue;
-        }
-        if next == names.len() {
-            return false;
-        }
-        let name = names[next].as_bytes();
-        let mut i = 0;
-        while i < name.len() {
-            if at + 1 + i >= path.len() || path[at + 1 + i] != name[i] {
-                return false;
-            }
-            i += 1;
-        }
-        if at + 1 + i >= path.len() || path[at + 1 + i] != b'}' {
-            return false;
-        }
-        next += 1;
-        at += i + 2;
-    }
-    next == names.len()
-}
-
-pub static LIST_PACKS: Endpoint<NoParams> = Endpoint::new(Method::GET, "/api/packs", "list-packs");
-pub static GET_PACK: Endpoint<PackPath> =
-    Endpoint::new(Method::GET, "/api/packs/{packId}", "get-pack");
-pub static WEB3_LINK: Endpoint<NoParams> =
-    Endpoint::new(Method::POST, "/api/web3-link", "web3-link");
-pub static START_PURCHASE: Endpoint<PackPath> = Endpoint::new(
-    Method::POST,
-    "/api/packs/{packId}/purchases",
-    "start-purchase",
-);
-pub static GET_PURCHASE: Endpoint<PurchasePath> = Endpoint::new(
-    Method::GET,
-    "/api/packs/{packId}/purchases/{purchaseId}",
-    "get-purchase",
-);
-pub static COMPLETE_PURCHASE: Endpoint<PurchasePath> = Endpoint::new(
-    Method::PUT,
-    "/api/packs/{packId}/purchases/{purchaseId}",
-    "complete-purchase",
-);
-pub static OPEN_PACK: Endpoint<PurchasePath> = Endpoint::new(
-    Method::POST,
-    "/api/packs/{packId}/purchases/{purchaseId}/open",
-    "open-pack",
-);
-pub static CREATE_TOP_UP: Endpoint<NoParams> =
-    Endpoint::new(Method::POST, "/api/me/cash/top-ups", "cash-top-ups");
-pub static GET_TOP_UP: Endpoint<TopUpPath> = Endpoint::new(
-    Method::GET,
-    "/api/me/cash/top-ups/{topUpId}",
-    "cash-top-ups",
-);
-pub static STRIPE_WEBHOOK: Endpoint<NoParams> =
-    Endpoint::new(Method::POST, "/api/webhooks/stripe", "stripe-webhook");
-
-// The fan's own view: one function per group of reads that need the same key prefixes
-// (me-purchases: `USER#`; me-cash: `CASH#`, read only), so that IAM stays least-privilege.
-pub static MY_PURCHASES: Endpoint<NoParams> =
-    Endpoint::new(Method::GET, "/api/me/purchases", "me-purchases");
-pub static MY_ITEMS: Endpoint<NoParams> =
-    Endpoint::new(Method::GET, "/api/me/items", "me-purchases");
-pub static MY_CASH: Endpoint<NoParams> = Endpoint::new(Method::GET, "/api/me/cash", "me-cash");
-pub static MY_LEDGER: Endpoint<NoParams> =
-    Endpoint::new(Method::GET, "/api/me/cash/transactions", "me-cash");
-
-/// Every route of the API.
-pub static ROUTES: [&Route; 14] = [
-    &LIST_PACKS.route,
-    &GET_PACK.route,
-    &WEB3_LINK.route,
-    &START_PURCHASE.route,
-    &GET_PURCHASE.route,
-    &COMPLETE_PURCHASE.route,
-    &OPEN_PACK.route,
-    &MY_PURCHASES.route,
-    &MY_ITEMS.route,
-    &MY_CASH.route,
-    &MY_LEDGER.route,
-    &CREATE_TOP_UP.route,
-    &GET_TOP_UP.route,
-    &STRIPE_WEBHOOK.route,
-];
-
-/// The function that also answers every request no route matches (API Gateway's `$default`
-/// route): it answers the API's JSON 404 or 405.
-pub fn default_function() -> &'static str {
-    LIST_PACKS.function
-}
-
-/// The path parameters of a matched route, in template order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct PathParams(Vec<(&'static str, String)>);
-
-impl PathParams {
-    /// The value of `{name}`; every parameter of the matched template is present.
-    pub fn get(&self, name: &str) -> &str {
-        self.0
-            .iter()
-            .find(|(key, _)| *key == name)
-            .map_or("", |(_, value)| value.as_str())
-    }
-}
-
-/// How a path compares with a template.
-enum PathMatch {
-    No,
-    /// The shape matches but a parameter is not an id: no resource can have this path.
-    BadId,
-    Yes(PathParams),
-}
-
-fn match_path(template: &'static str, path: &str) -> PathMatch {
-    let mut segments = path.split('/');
-    let mut params = PathParams::default();
-    let mut bad_id = false;
-    for expected in template.split('/') {
-        let Some(segment) = segments.next() else {
-            return PathMatch::No;
-        };
-        match expected
-            .strip_prefix('{')
-            .and_then(|name| name.strip_suffix('}'))
-        {
-            Some(name) => match percent_decode(segment) {
-                Some(value) if is_valid_id(&value) => params.0.push((name, value)),
-                _ => bad_id = true,
-            },
-            None if segment == expected => {}
-            None => return PathMatch::No,
-        }
-    }
-    match (segments.next(), bad_id) {
-        (Some(_), _) => PathMatch::No,
-        (None, true) => PathMatch::BadId,
-        (None, false) => PathMatch::Yes(params),
-    }
-}
-
-/// `%XX` escapes decoded once; `None` for a malformed escape or bytes that are not UTF-8.
-fn percent_decode(segment: &str) -> Option<String> {
-    if !segment.contains('%') {
-        return Some(segment.to_owned());
-    }
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// The route a method and path select, with its parameters; else the API's 404 or 405 (with
-/// every method of the path in `Allow`).
-pub fn resolve(method: &Method, path: &str) -> Result<(&'static Route, PathParams), ApiError> {
-    let mut allowed: Vec<&str> = Vec::new();
-    let mut bad_id = false;
-    for &candidate in &ROUTES {
-        match match_path(candidate.path, path) {
-            PathMatch::Yes(params) if candidate.method == method => {
-                return Ok((candidate, params));
-            }
-            PathMatch::Yes(_) => allowed.push(candidate.method.as_str()),
-            PathMatch::BadId => bad_id = true,
-            PathMatch::No => {}
-        }
-    }
-    if allowed.is_empty() || bad_id {
-        return Err(ApiError::not_found());
-    }
-    Err(ApiError::MethodNotAllowed {
-        allow: allowed.join(", "),
-    })
+    pub path: String,
 }
 
 impl Route {
+    /// The routes of handler `P` (one per method of its attribute), served by `function`. Only
+    /// the method and path are read: `P::operation()` would build the operation's whole
+    /// documentation, which a function never needs (the OpenAPI document is written by
+    /// scripts/gen).
+    fn of<P: utoipa::Path>(function: &'static str) -> Vec<Self> {
+        let path = P::path();
+        P::methods()
+            .iter()
+            .map(|method| Self {
+                function,
+                method: http_method(method),
+                path: path.clone(),
+            })
+            .collect()
+    }
+
     /// The template's parameter names, in order.
-    pub fn param_names(&self) -> impl Iterator<Item = &'static str> {
+    pub fn param_names(&self) -> impl Iterator<Item = &str> {
         self.path
             .split('/')
             .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
@@ -378,19 +74,314 @@ impl Route {
 
     /// The path with `values` in place of the parameters, in order.
     pub fn fill(&self, values: &[&str]) -> String {
-        let mut values = values.iter();
-        self.path
-            .split('/')
-            .map(|segment| {
-                if segment.starts_with('{') {
-                    values.next().copied().unwrap_or_default()
-                } else {
-                    segment
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("/")
+        fill(&self.path, values)
     }
+}
+
+/// Path template `template` with `values` in place of its parameters, in order.
+pub fn fill(template: &str, values: &[&str]) -> String {
+    let mut values = values.iter();
+    template
+        .split('/')
+        .map(|segment| {
+            if segment.starts_with('{') {
+                values.next().copied().unwrap_or_default()
+            } else {
+                segment
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn http_method(method: &HttpMethod) -> Method {
+    match method {
+        HttpMethod::Get => Method::GET,
+        HttpMethod::Put => Method::PUT,
+        HttpMethod::Post => Method::POST,
+        HttpMethod::Delete => Method::DELETE,
+        HttpMethod::Options => Method::OPTIONS,
+        HttpMethod::Head => Method::HEAD,
+        HttpMethod::Patch => Method::PATCH,
+        HttpMethod::Trace => Method::TRACE,
+    }
+}
+
+/// The routes of one function, as they are declared: an axum router over its state.
+pub struct Routes<St> {
+    function: &'static str,
+    router: Router<St>,
+}
+
+impl<St: Clone + Send + Sync + 'static> Routes<St> {
+    fn new(function: &'static str) -> Self {
+        Self {
+            function,
+            router: Router::new(),
+        }
+    }
+
+    /// Adds `handler` at the method and path of its `#[utoipa::path]` (`P`). axum would answer a
+    /// HEAD of a GET route with the GET handler: API Gateway has no such route, so it is the
+    /// API's 405 too.
+    fn route<P: utoipa::Path, H: Handler<T, St>, T: 'static>(mut self, handler: H) -> Self {
+        let path = P::path();
+        for method in P::methods() {
+            let filter = MethodFilter::try_from(http_method(&method))
+                .expect("every method of an API route is routable");
+            self.router = self.router.route(&path, on(filter, handler.clone()));
+            if method == HttpMethod::Get {
+                self.router = self
+                    .router
+                    .route(&path, on(MethodFilter::HEAD, unrouted(self.function)));
+            }
+        }
+        self
+    }
+
+    /// These routes alone over `state`, for a server of several functions (local-api) to merge.
+    pub fn into_router(self, state: St) -> Router {
+        self.router.with_state(state)
+    }
+
+    /// The function's whole router over `state`, as it answers the requests API Gateway hands
+    /// it: its routes, on the path as the client sent it (before any stage prefix) less a
+    /// trailing slash; and every other request the API's JSON 404 or 405 (with every method of
+    /// the path in `Allow`), a request for another function's route logged as misrouted (API
+    /// Gateway and this router trim a trailing slash differently: `/api/packs/p/` reaches the
+    /// `$default` function).
+    pub fn function_app(self, state: St) -> Router {
+        let function = self.function;
+        let router = self
+            .router
+            .fallback(unrouted(function))
+            .method_not_allowed_fallback(unrouted(function))
+            .with_state(state);
+        Router::new().fallback_service(
+            ServiceBuilder::new()
+                .map_request(api_gateway_path::<axum::body::Body>)
+                .service(router),
+        )
+    }
+}
+
+/// The handler of the requests no route of `function` takes.
+fn unrouted(
+    function: &'static str,
+) -> impl Fn(Method, Uri) -> std::future::Ready<ApiError> + Clone + Send + Sync + 'static {
+    move |method, uri| std::future::ready(unrouted_answer(function, &method, uri.path()))
+}
+
+/// The listing's paths in axum's own matcher, each with its routes.
+static PATHS: LazyLock<matchit::Router<Vec<&'static Route>>> = LazyLock::new(|| {
+    let mut paths: Vec<(&str, Vec<&Route>)> = Vec::new();
+    for route in routes() {
+        match paths.iter_mut().find(|(path, _)| *path == route.path) {
+            Some((_, routes)) => routes.push(route),
+            None => paths.push((&route.path, vec![route])),
+        }
+    }
+    let mut router = matchit::Router::new();
+    for (path, routes) in paths {
+        router
+            .insert(path, routes)
+            .expect("the listing's paths do not conflict");
+    }
+    router
+});
+
+/// The path parameters of a matched route, percent-decoded once, in template order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PathParams(Vec<(String, String)>);
+
+impl PathParams {
+    /// The value of `{name}`; every parameter of the matched template is present.
+    pub fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map_or("", |(_, value)| value.as_str())
+    }
+}
+
+/// The route `method` on `path` (already trimmed) selects, with its parameters; else API
+/// Gateway's `$default` answer: 404 for no route's path, or a parameter that is not an id
+/// (percent-decoded once): no resource can have such a path; 405 for a route's path with
+/// another method (every method of the path in `Allow`).
+pub fn resolve(method: &Method, path: &str) -> Result<(&'static Route, PathParams), ApiError> {
+    let Ok(matched) = PATHS.at(path) else {
+        return Err(ApiError::not_found());
+    };
+    let mut params = PathParams::default();
+    for (name, value) in matched.params.iter() {
+        match percent_encoding::percent_decode_str(value).decode_utf8() {
+            Ok(value) if is_valid_id(&value) => params.0.push((name.to_owned(), value.into())),
+            _ => return Err(ApiError::not_found()),
+        }
+    }
+    match matched.value.iter().find(|route| route.method == method) {
+        Some(route) => Ok((route, params)),
+        None => {
+            let allow: Vec<&str> = matched
+                .value
+                .iter()
+                .map(|route| route.method.as_str())
+                .collect();
+            Err(ApiError::MethodNotAllowed {
+                allow: allow.join(", "),
+            })
+        }
+    }
+}
+
+/// What `function` answers a request none of its routes takes: the `$default` answer, and for
+/// another function's route a 404, logged as misrouted.
+fn unrouted_answer(function: &str, method: &Method, path: &str) -> ApiError {
+    match resolve(method, path) {
+        Ok((route, _)) => {
+            tracing::warn!(
+                route = %route.path,
+                function,
+                "request for another function's route"
+            );
+            ApiError::not_found()
+        }
+        Err(error) => error,
+    }
+}
+
+/// The request with the path the client called (lambda_http's raw path, before any stage
+/// prefix, else the URI's), without trailing slashes.
+fn api_gateway_path<B>(mut request: Request<B>) -> Request<B> {
+    let raw = request.raw_http_path();
+    let path = if raw.is_empty() {
+        request.uri().path()
+    } else {
+        raw
+    };
+    let trimmed = match path.trim_end_matches('/') {
+        "" => "/",
+        trimmed => trimmed,
+    };
+    if trimmed != request.uri().path() {
+        let path_and_query = match request.uri().query() {
+            Some(query) => format!("{trimmed}?{query}"),
+            None => trimmed.to_owned(),
+        };
+        let mut parts = request.uri().clone().into_parts();
+        if let Ok(path_and_query) = path_and_query.parse() {
+            parts.path_and_query = Some(path_and_query);
+            if let Ok(uri) = Uri::from_parts(parts) {
+                *request.uri_mut() = uri;
+            }
+        }
+    }
+    request
+}
+
+/// The declaration: each function with its state, the store operations it may use, and its
+/// handlers (their `#[utoipa::path]` gives each one's method and path). The first is API
+/// Gateway's `$default` route too.
+macro_rules! functions {
+    (
+        default $default:literal;
+        $(
+            $(#[doc = $doc:literal])*
+            $name:literal => $router:ident($state:ident where S: $($bound:tt)+) {
+                $($module:ident::$handler:ident),+ $(,)?
+            }
+        )+
+    ) => {
+        pastey::paste! {
+            /// The function that also answers every request no route matches (API Gateway's
+            /// `$default` route): the API's JSON 404 or 405.
+            pub const DEFAULT_FUNCTION: &str = $default;
+
+            /// Every route of the API, in declaration order.
+            pub fn routes() -> &'static [Route] {
+                static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
+                    let mut routes = Vec::new();
+                    $($(
+                        routes.extend(Route::of::<crate::handlers::$module::[<__path_ $handler>]>($name));
+                    )+)+
+                    routes
+                });
+                &ROUTES
+            }
+
+            $(
+                $(#[doc = $doc])*
+                pub fn $router<S>() -> Routes<Arc<$state<S>>>
+                where
+                    S: $($bound)+ + Send + Sync + 'static,
+                {
+                    Routes::new($name)
+                        $(.route::<crate::handlers::$module::[<__path_ $handler>], _, _>(
+                            crate::handlers::$module::$handler::<S>,
+                        ))+
+                }
+            )+
+        }
+    };
+}
+
+functions! {
+    default "list-packs";
+
+    /// `list-packs`: the active packs; API Gateway's `$default` route.
+    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks) {
+        list_packs::list_packs,
+    }
+    /// `get-pack`: one pack, public.
+    "get-pack" => get_pack_routes(GetPackState where S: GetPack) {
+        get_pack::get_pack,
+    }
+    /// `web3-link`: links a web3 identity to the fan.
+    "web3-link" => web3_link_routes(LinkState where S: UpsertLink) {
+        web3_link::web3_link,
+    }
+    /// `start-purchase`: reserves a unit.
+    "start-purchase" => start_purchase_routes(PurchaseState where S: StartPurchase) {
+        start_purchase::start_purchase,
+    }
+    /// `get-purchase`: one of the fan's purchases.
+    "get-purchase" => get_purchase_routes(PurchaseState where S: GetPurchase + GetRevealedSeed) {
+        get_purchase::get_purchase,
+    }
+    /// `complete-purchase`: pays from the fan's Cash.
+    "complete-purchase" => complete_purchase_routes(PurchaseState where S: CompletePurchase) {
+        complete_purchase::complete_purchase,
+    }
+    /// `open-pack`: reveals a paid pack's items.
+    "open-pack" => open_pack_routes(PurchaseState where S: OpenPurchase) {
+        open_pack::open_pack,
+    }
+    /// `me-purchases`: the fan's purchases and items (reads `USER#` keys only).
+    "me-purchases" => me_purchases_routes(MeState where S: ListMyPurchases + ListMyItems + GetRevealedSeed) {
+        my_purchases::my_purchases,
+        my_purchases::my_items,
+    }
+    /// `me-cash`: the fan's balances and ledger (reads `CASH#` keys only).
+    "me-cash" => me_cash_routes(MeState where S: GetBalances + ListLedger) {
+        my_cash::my_cash,
+        my_cash::my_ledger,
+    }
+    /// `cash-top-ups`: asks for a Cash top-up, reads one.
+    "cash-top-ups" => cash_top_ups_routes(TopUpState where S: CreateTopUp + SetCheckout + GetTopUp) {
+        top_ups::create_top_up,
+        top_ups::get_top_up,
+    }
+    /// `stripe-webhook`: Stripe's signed events.
+    "stripe-webhook" => stripe_webhook_routes(WebhookState where S: GetTopUp + SettleTopUp) {
+        stripe_webhook::stripe_webhook,
+    }
+}
+
+/// Every route of `function`, in declaration order.
+pub fn routes_of(function: &str) -> impl Iterator<Item = &'static Route> {
+    routes()
+        .iter()
+        .filter(move |route| route.function == function)
 }
 
 #[cfg(test)]
@@ -411,7 +402,7 @@ mod tests {
 
     #[test]
     fn every_route_resolves_to_itself_with_its_parameters() {
-        for route in ROUTES {
+        for route in routes() {
             let names: Vec<&str> = route.param_names().collect();
             let values: Vec<String> = (0..names.len()).map(|i| format!("id-{i}")).collect();
             let refs: Vec<&str> = values.iter().map(String::as_str).collect();
@@ -441,7 +432,7 @@ mod tests {
     fn ids_outside_the_grammar_are_404_whatever_the_method() {
         let long = "a".repeat(65);
         for id in [
-            "a%2Fb", "a.b", "..", "%2E%2E", "", "é", "%C3%A9", "a%20b", "%", "%zz", "%FF", &long,
+            "a%2Fb", "a.b", "..", "%2E%2E", "é", "%C3%A9", "a%20b", "%", "%zz", "%FF", &long,
         ] {
             for method in [Method::GET, Method::DELETE] {
                 assert_eq!(
@@ -482,38 +473,44 @@ mod tests {
             "/api/packs/p/purchases/x/open/more",
             "/API/packs",
             "/api//packs",
+            "/api/packs/",
         ] {
             assert_eq!(code(Method::GET, path), Err(ErrorCode::NotFound), "{path}");
         }
     }
 
     #[test]
-    fn parameter_names_are_matched_against_the_template() {
-        assert!(names_match(
-            "/api/packs/{packId}/purchases/{purchaseId}",
-            PurchasePath::NAMES
-        ));
-        assert!(names_match("/api/packs", NoParams::NAMES));
-        for (path, names) in [
-            ("/api/packs/{packId}", &["packID"][..]),
-            ("/api/packs/{packId}", &["pack"]),
-            ("/api/packs/{packId}", &["packIdx"]),
-            ("/api/packs/{packId}", &[]),
-            ("/api/packs", &["packId"]),
-            (
-                "/api/packs/{packId}/purchases/{purchaseId}",
-                &["purchaseId", "packId"],
-            ),
-            ("/api/packs/{packId", &["packId"]),
-        ] {
-            assert!(!names_match(path, names), "{path} {names:?}");
-        }
+    fn the_listing_reads_each_handlers_attribute() {
+        let listed: Vec<String> = routes()
+            .iter()
+            .map(|r| format!("{} {} {}", r.function, r.method, r.path))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                "list-packs GET /api/packs",
+                "get-pack GET /api/packs/{packId}",
+                "web3-link POST /api/web3-link web3_link",
+                "start-purchase POST /api/packs/{packId}/purchases",
+                "get-purchase GET /api/packs/{packId}/purchases/{purchaseId}",
+                "complete-purchase PUT /api/packs/{packId}/purchases/{purchaseId}",
+                "open-pack POST /api/packs/{packId}/purchases/{purchaseId}/open",
+                "me-purchases GET /api/me/purchases",
+                "me-purchases GET /api/me/items",
+                "me-cash GET /api/me/cash",
+                "me-cash GET /api/me/cash/transactions",
+                "cash-top-ups POST /api/me/cash/top-ups",
+                "cash-top-ups GET /api/me/cash/top-ups/{topUpId}",
+                "stripe-webhook POST /api/webhooks/stripe",
+            ]
+        );
+        assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
     }
 
     #[test]
     fn fill_puts_values_in_order() {
         assert_eq!(
-            GET_PURCHASE.fill(&["p1", "u2"]),
+            fill("/api/packs/{packId}/purchases/{purchaseId}", &["p1", "u2"]),
             "/api/packs/p1/purchases/u2"
         );
     }

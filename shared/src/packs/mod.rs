@@ -15,8 +15,8 @@ pub mod seed;
 pub use listing::MIN_CURSOR_SECRET_LEN;
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use strum::{EnumString, IntoStaticStr, VariantArray};
+use utoipa::ToSchema;
 
 use crate::openapi::schemas::{Hex32, Id};
 use crate::timestamp::Timestamp;

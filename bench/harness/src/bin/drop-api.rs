@@ -1,6 +1,6 @@
-//! `drop-api PORT SEED_FILE BUYERS`: the local API of a drop. local-api's own server module
-//! (`infra/local-api/src/server.rs`, compiled in unchanged: its routing, request conversion and
-//! the same handlers) over the in-memory store seeded from SEED_FILE, run as local-api runs it
+//! `drop-api PORT SEED_FILE BUYERS`: the local API of a drop. local-api's own server (the
+//! `local-api` library: its router of every route, over the same handlers) over the in-memory
+//! store seeded from SEED_FILE, run as local-api runs it
 //! (a multi-threaded runtime, the hold sweep every 5 s, logs at `RUST_LOG`), with one
 //! difference: before it serves, buyers `drop-buyer-0` to `drop-buyer-{BUYERS-1}` are each
 //! credited, through the store, the price of one unit of the seed's first pack. local-api
@@ -10,12 +10,10 @@
 //! this server's `/.well-known/jwks.json`), against testkit's keys: the benchmark signs with
 //! testkit's ES256 key, the algorithm of local-api's identity provider.
 
-#[path = "../../../../infra/local-api/src/checkout.rs"]
-mod checkout;
-#[path = "../../../../infra/local-api/src/server.rs"]
-mod server;
-
+use std::sync::Arc;
 use std::time::Duration;
+
+use local_api::{checkout, server};
 
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
@@ -81,21 +79,21 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
     let max_body_bytes = config::max_body_bytes(&Env).expect("MAX_BODY_BYTES");
     server::spawn_sweep(store.clone());
     let app = server::App {
-        purchases: PurchaseState {
+        purchases: Arc::new(PurchaseState {
             store: store.clone(),
             verifier: verifier(),
             hold: config::purchase_hold(&Env).expect("PURCHASE_HOLD_SECONDS"),
             max_body_bytes,
             policy: Default::default(),
-        },
-        list: ListPacksState {
+        }),
+        list: Arc::new(ListPacksState {
             store: store.clone(),
             cursors: CursorSigner::random(),
-        },
-        get_pack: GetPackState {
+        }),
+        get_pack: Arc::new(GetPackState {
             store: store.clone(),
             recent: Default::default(),
-        },
+        }),
         top_ups: checkout::LocalTopUps::new(
             &store,
             &base,
@@ -103,17 +101,17 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             max_body_bytes,
             Default::default(),
         ),
-        link: LinkState {
+        link: Arc::new(LinkState {
             store: store.clone(),
             verifier: verifier(),
             max_body_bytes,
-        },
-        me: shared::handlers::me::MeState {
+        }),
+        me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),
             verifier: verifier(),
             cursors: CursorSigner::random(),
             revealed: Default::default(),
-        },
+        }),
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,
         limits: server::Limits::from_env().expect("LOCAL_API_* limits"),

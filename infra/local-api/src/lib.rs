@@ -1,0 +1,8 @@
+//! The whole API on your machine, as a library: the server of every route over a store
+//! ([`server`]), the local identity provider ([`idp`]) and Stripe's Checkout ([`checkout`]).
+//! `local-api` (the binary) serves it over the in-memory store or a local DynamoDB; the drop
+//! benchmark's `drop-api` over an in-memory store whose buyers it credits.
+
+pub mod checkout;
+pub mod idp;
+pub mod server;
