@@ -171,7 +171,7 @@ async fn counts_land_in_their_own_invocation_and_nowhere_outside_one() {
 }
 
 /// The business events over the in-memory store (what local-api runs), counted by the handlers
-/// as on DynamoDB: the same flow as the binaries' test (functions/start-purchase/tests/metrics.rs).
+/// as on DynamoDB: the same flow as the binaries' test (functions/tests/start_purchase_metrics.rs).
 #[tokio::test]
 async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
     let store = MemoryStore::default();

@@ -408,7 +408,7 @@ fn the_sweep_fixture_is_a_scheduler_event_and_the_sweep_is_scheduled() {
         schedule["Properties"]["ScheduleExpression"].as_str(),
         Some("rate(1 minute)")
     );
-    // The sweep stops starting batches after 45 s (functions/release-holds/src/main.rs).
+    // The sweep stops starting batches after 45 s (functions/src/bin/release-holds.rs).
     assert_eq!(function["Properties"]["Timeout"].as_u64(), Some(60));
 }
 
