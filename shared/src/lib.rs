@@ -19,6 +19,7 @@
 pub mod auth;
 pub mod aws;
 pub mod cash;
+pub mod catalog;
 pub mod config;
 pub mod handlers;
 pub mod http;
@@ -34,3 +35,4 @@ pub mod telemetry;
 pub mod timestamp;
 pub mod topups;
 pub mod truthy;
+pub mod urls;
