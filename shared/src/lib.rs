@@ -28,6 +28,7 @@ pub mod ids;
 pub mod links;
 pub mod metrics;
 pub mod packs;
+pub mod profile;
 pub mod purchases;
 pub mod runtime;
 pub mod store;

@@ -17,7 +17,9 @@ mod tests {
 
     #[test]
     fn only_absolute_https_urls_of_at_most_2048_bytes() {
-        assert!(is_https_url("https://cdn.fan-api.example/teams/nba-lal.png"));
+        assert!(is_https_url(
+            "https://cdn.fan-api.example/teams/nba-lal.png"
+        ));
         let longest = format!("https://a.example/{}", "x".repeat(MAX_URL_BYTES - 18));
         assert_eq!(longest.len(), MAX_URL_BYTES);
         assert!(is_https_url(&longest));

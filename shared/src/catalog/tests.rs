@@ -51,19 +51,84 @@ fn a_sample_parses_and_one_abbreviation_may_serve_two_leagues() {
 fn each_rule_names_its_entry_and_field() {
     type Edit = fn(&mut Value);
     let cases: [(Edit, &str, &str, Rule); 14] = [
-        (|v| v["leagues"][1]["id"] = json!("nba"), "leagues[1] (nba)", "id", Rule::RepeatedId),
-        (|v| v["leagues"][0]["name"] = json!("  "), "leagues[0] (nba)", "name", Rule::Blank),
-        (|v| v["leagues"][0]["sport"] = json!("Basket ball"), "leagues[0] (nba)", "sport", Rule::NotSport),
-        (|v| v["leagues"][0]["logoUrl"] = json!("http://x.example/a.png"), "leagues[0] (nba)", "logoUrl", Rule::NotHttpsUrl),
-        (|v| v["teams"][1]["id"] = json!("nba-lac"), "teams[1] (nba-lac)", "id", Rule::RepeatedId),
-        (|v| v["teams"][1]["leagueId"] = json!("mlb"), "teams[1] (nfl-lac)", "leagueId", Rule::UnknownLeague),
-        (|v| v["teams"][1]["id"] = json!("lac"), "teams[1] (lac)", "id", Rule::NotUnderLeague),
-        (|v| v["teams"][1]["id"] = json!("nfl-"), "teams[1] (nfl-)", "id", Rule::NotUnderLeague),
-        (|v| v["teams"][0]["name"] = json!("x".repeat(61)), "teams[0] (nba-lac)", "name", Rule::TooLong(60)),
-        (|v| v["teams"][0]["city"] = json!(""), "teams[0] (nba-lac)", "city", Rule::Blank),
-        (|v| v["teams"][0]["abbreviation"] = json!("Lac"), "teams[0] (nba-lac)", "abbreviation", Rule::NotAbbreviation),
-        (|v| v["teams"][0]["logoUrl"] = json!("/teams/a.png"), "teams[0] (nba-lac)", "logoUrl", Rule::NotHttpsUrl),
-        (|v| v["teams"][0]["primaryColor"] = json!("#C8102"), "teams[0] (nba-lac)", "primaryColor", Rule::NotColor),
+        (
+            |v| v["leagues"][1]["id"] = json!("nba"),
+            "leagues[1] (nba)",
+            "id",
+            Rule::RepeatedId,
+        ),
+        (
+            |v| v["leagues"][0]["name"] = json!("  "),
+            "leagues[0] (nba)",
+            "name",
+            Rule::Blank,
+        ),
+        (
+            |v| v["leagues"][0]["sport"] = json!("Basket ball"),
+            "leagues[0] (nba)",
+            "sport",
+            Rule::NotSport,
+        ),
+        (
+            |v| v["leagues"][0]["logoUrl"] = json!("http://x.example/a.png"),
+            "leagues[0] (nba)",
+            "logoUrl",
+            Rule::NotHttpsUrl,
+        ),
+        (
+            |v| v["teams"][1]["id"] = json!("nba-lac"),
+            "teams[1] (nba-lac)",
+            "id",
+            Rule::RepeatedId,
+        ),
+        (
+            |v| v["teams"][1]["leagueId"] = json!("mlb"),
+            "teams[1] (nfl-lac)",
+            "leagueId",
+            Rule::UnknownLeague,
+        ),
+        (
+            |v| v["teams"][1]["id"] = json!("lac"),
+            "teams[1] (lac)",
+            "id",
+            Rule::NotUnderLeague,
+        ),
+        (
+            |v| v["teams"][1]["id"] = json!("nfl-"),
+            "teams[1] (nfl-)",
+            "id",
+            Rule::NotUnderLeague,
+        ),
+        (
+            |v| v["teams"][0]["name"] = json!("x".repeat(61)),
+            "teams[0] (nba-lac)",
+            "name",
+            Rule::TooLong(60),
+        ),
+        (
+            |v| v["teams"][0]["city"] = json!(""),
+            "teams[0] (nba-lac)",
+            "city",
+            Rule::Blank,
+        ),
+        (
+            |v| v["teams"][0]["abbreviation"] = json!("Lac"),
+            "teams[0] (nba-lac)",
+            "abbreviation",
+            Rule::NotAbbreviation,
+        ),
+        (
+            |v| v["teams"][0]["logoUrl"] = json!("/teams/a.png"),
+            "teams[0] (nba-lac)",
+            "logoUrl",
+            Rule::NotHttpsUrl,
+        ),
+        (
+            |v| v["teams"][0]["primaryColor"] = json!("#C8102"),
+            "teams[0] (nba-lac)",
+            "primaryColor",
+            Rule::NotColor,
+        ),
         (
             |v| {
                 let mut twin = v["teams"][0].clone();
@@ -117,7 +182,13 @@ fn abbreviations_are_two_to_four_capitals_or_digits() {
 fn the_shape_is_checked_ids_included() {
     for edit in [
         (|v: &mut Value| v["teams"][0]["nickname"] = json!("x")) as fn(&mut Value),
-        |v| v.as_object_mut().unwrap().remove("teams").map(drop).unwrap(),
+        |v| {
+            v.as_object_mut()
+                .unwrap()
+                .remove("teams")
+                .map(drop)
+                .unwrap()
+        },
         |v| v["teams"][0]["id"] = json!("nba lac"),
         |v| v["leagues"][0]["logoUrl"] = Value::Null,
     ] {
@@ -128,8 +199,7 @@ fn the_shape_is_checked_ids_included() {
             "{value}"
         );
     }
-    let Err(CatalogError::Shape(message)) = parse_catalog(r#"{"leagues": [{"id": "a b"}]}"#)
-    else {
+    let Err(CatalogError::Shape(message)) = parse_catalog(r#"{"leagues": [{"id": "a b"}]}"#) else {
         panic!()
     };
     assert!(message.contains("leagues[0].id"), "{message}");
@@ -146,7 +216,10 @@ fn pack_refs_must_name_the_catalogue_and_agree() {
         catalog.check_pack_refs(Some(&league("nba")), Some(&team("nba-lac"))),
         Ok(())
     );
-    assert_eq!(catalog.check_pack_refs(None, Some(&team("nfl-lac"))), Ok(()));
+    assert_eq!(
+        catalog.check_pack_refs(None, Some(&team("nfl-lac"))),
+        Ok(())
+    );
     assert_eq!(
         catalog.check_pack_refs(Some(&league("mlb")), None),
         Err(PackRefError::UnknownLeague)
@@ -183,7 +256,10 @@ fn the_shipped_catalogue_holds_the_real_leagues_and_every_shipped_pack_fits_it()
     }
     let packs = crate::packs::seed::parse_seed(SHIPPED_PACKS).unwrap();
     for pack in &packs {
-        let league = pack.league_id.as_deref().map(|id| LeagueId::parse(id).unwrap());
+        let league = pack
+            .league_id
+            .as_deref()
+            .map(|id| LeagueId::parse(id).unwrap());
         let team = pack.team_id.as_deref().map(|id| TeamId::parse(id).unwrap());
         assert_eq!(
             catalog.check_pack_refs(league.as_ref(), team.as_ref()),
