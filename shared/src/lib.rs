@@ -37,3 +37,4 @@ pub mod timestamp;
 pub mod topups;
 pub mod truthy;
 pub mod urls;
+pub mod wallets;
