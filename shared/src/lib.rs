@@ -5,7 +5,10 @@
 //!   [`packs`] (model, listing, seeding rules, the fair draw), [`purchases`] (holds, limits,
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
 //!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`topups`] (Cash bought through
-//!   Stripe Checkout: top-ups, Stripe's signed events and its API).
+//!   Stripe Checkout: top-ups, Stripe's signed events and its API); the fan app around the packs
+//!   (docs/fan-app.md): [`catalog`] (leagues and teams), [`profile`] (display names, the
+//!   `PATCH /api/me` body), [`wallets`] (linked identities, ids from canonical JSON),
+//!   [`locker_room`] (the public showcase and its stats); [`urls`].
 //! - [`http`]: the route table, request parsing, JSON responses and the one error type.
 //! - [`metrics`]: the CloudWatch metrics the functions emit, counted per invocation and written
 //!   as one Embedded Metric Format line.
@@ -26,6 +29,7 @@ pub mod http;
 pub mod http_client;
 pub mod ids;
 pub mod links;
+pub mod locker_room;
 pub mod metrics;
 pub mod packs;
 pub mod profile;

@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn teams_go_by_league_then_folded_name_then_id() {
-        let mut teams = vec![
+        let mut teams = [
             team("nfl", "nfl-lac", "Chargers"),
             team("nba", "nba-sac", "Kings X"),
             team("nba", "nba-lal", "Lakers"),
@@ -112,7 +112,7 @@ mod tests {
 
     #[test]
     fn leagues_go_by_folded_name_then_id() {
-        let mut leagues = vec![
+        let mut leagues = [
             league("nfl", "NFL"),
             league("premier-league", "Premier League"),
             league("nba", "NBA"),

@@ -13,19 +13,14 @@ use crate::profile::AvatarUrl;
 use crate::profile::name::DisplayName;
 
 /// One member of a patch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Patch<T> {
     /// Not in the body: the field is kept.
+    #[default]
     Absent,
     /// `null`: the field is cleared.
     Clear,
     Set(T),
-}
-
-impl<T> Default for Patch<T> {
-    fn default() -> Self {
-        Patch::Absent
-    }
 }
 
 impl<T> Patch<T> {

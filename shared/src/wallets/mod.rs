@@ -17,12 +17,16 @@ use crate::wallets::canonical::{CanonicalError, canonical_json};
 pub const MAX_WALLETS_PER_FAN: u32 = 20;
 
 /// The id of the wallet a payload links: base64url (no padding) of the first 16 bytes of the
-/// SHA-256 of its canonical JSON; 22 characters of the id grammar. 128 bits keep collisions
+/// SHA-256 of `wallet-v1`, a line feed and its canonical JSON (the version names the
+/// derivation, as `purchase-v1` does a purchase's); 22 characters of the id grammar. 128 bits keep collisions
 /// out of reach for any number of payloads a table can hold, and one payload relinked, however
 /// spelled, finds its wallet.
 pub fn wallet_id(payload_json: &str) -> Result<WalletId, CanonicalError> {
     let canonical = canonical_json(payload_json)?;
-    let digest = digest::digest(&digest::SHA256, canonical.as_bytes());
+    let digest = digest::digest(
+        &digest::SHA256,
+        format!("wallet-v1\n{canonical}").as_bytes(),
+    );
     let id = URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16]);
     Ok(WalletId::parse(id).expect("22 base64url characters are an id"))
 }
@@ -109,7 +113,7 @@ mod tests {
         // Pinned: the id of a stored wallet must not change with a refactor.
         assert_eq!(
             wallet_id("true").unwrap().as_str(),
-            "tb6kG2xiP3wJ8b8k3K5Y6w"
+            "aWJ8qqZTVW8e2E9j0vhAXA"
         );
         assert_eq!(wallet_id("{"), Err(CanonicalError::Syntax));
     }
