@@ -117,6 +117,9 @@ macro_rules! id_type {
     };
 }
 
+/// The macro, for id types whose grammar belongs to a domain module (a display name).
+pub(crate) use id_type;
+
 id_type!(
     /// A pack's id.
     PackId,
@@ -145,6 +148,28 @@ id_type!(
     "1-64 characters of A-Z, a-z, 0-9, _ and -",
     is_valid_id
 );
+id_type!(
+    /// A league of the catalogue (`nba`).
+    LeagueId,
+    "a league id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
+id_type!(
+    /// A team of the catalogue (`nba-lal`: its league's id, `-`, its abbreviation; see
+    /// [`crate::catalog`]).
+    TeamId,
+    "a team id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
+id_type!(
+    /// One of a fan's linked wallets (derived from its payload: [`crate::wallets::wallet_id`]).
+    WalletId,
+    "a wallet id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
 
 #[cfg(test)]
 mod tests {
@@ -156,6 +181,9 @@ mod tests {
         for bad in ["", "a b", "a/b", "é", &"a".repeat(65)] {
             assert!(PackId::parse(bad).is_err(), "{bad:?}");
             assert!(PurchaseId::parse(bad).is_err(), "{bad:?}");
+            assert!(LeagueId::parse(bad).is_err(), "{bad:?}");
+            assert!(TeamId::parse(bad).is_err(), "{bad:?}");
+            assert!(WalletId::parse(bad).is_err(), "{bad:?}");
         }
         assert!(UserId::parse("auth0|user@example.com").is_ok());
         assert!(UserId::parse("x".repeat(255)).is_ok());

@@ -5,7 +5,10 @@
 //!   [`packs`] (model, listing, seeding rules, the fair draw), [`purchases`] (holds, limits,
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
 //!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`topups`] (Cash bought through
-//!   Stripe Checkout: top-ups, Stripe's signed events and its API).
+//!   Stripe Checkout: top-ups, Stripe's signed events and its API); the fan app around the packs
+//!   (docs/fan-app.md): [`catalog`] (leagues and teams), [`profile`] (display names, the
+//!   `PATCH /api/me` body), [`wallets`] (linked identities, ids from canonical JSON),
+//!   [`locker_room`] (the public showcase and its stats); [`urls`].
 //! - [`http`]: the HTTP layer on axum: the route declaration and each function's router, the
 //!   extractors, JSON responses, the one error type, the request's span and deadline.
 //! - [`metrics`]: the CloudWatch metrics the functions emit, counted per invocation and written
@@ -20,15 +23,18 @@
 pub mod auth;
 pub mod aws;
 pub mod cash;
+pub mod catalog;
 pub mod config;
 pub mod handlers;
 pub mod http;
 pub mod http_client;
 pub mod ids;
 pub mod links;
+pub mod locker_room;
 pub mod metrics;
 pub mod openapi;
 pub mod packs;
+pub mod profile;
 pub mod purchases;
 pub mod runtime;
 pub mod secret;
@@ -37,3 +43,5 @@ pub mod telemetry;
 pub mod timestamp;
 pub mod topups;
 pub mod truthy;
+pub mod urls;
+pub mod wallets;

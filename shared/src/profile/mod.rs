@@ -1,0 +1,164 @@
+//! The fan's profile (`GET` / `PATCH /api/me`): created from the session token on the first
+//! call, then changed by patches.
+//!
+//! - [`name`]: display names, their uniqueness key and what a rename frees.
+//! - [`patch`]: the `PATCH /api/me` body and its checks.
+//!
+//! The e-mail comes from the token and is the fan's own: a public view (the locker room) never
+//! carries it.
+
+pub mod name;
+pub mod patch;
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::ids::{TeamId, UserId};
+use crate::profile::name::DisplayName;
+use crate::profile::patch::ProfilePatch;
+use crate::timestamp::Timestamp;
+use crate::urls::is_https_url;
+
+/// An avatar's URL: https, at most 2,048 bytes ([`crate::urls`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct AvatarUrl(String);
+
+impl AvatarUrl {
+    pub fn parse(text: impl Into<String>) -> Option<Self> {
+        let text = text.into();
+        is_https_url(&text).then_some(Self(text))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for AvatarUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for AvatarUrl {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Self::parse(String::deserialize(deserializer)?).ok_or_else(|| {
+            serde::de::Error::custom("an avatar URL must be https, of at most 2048 bytes")
+        })
+    }
+}
+
+/// A fan's profile, as `GET /api/me` answers it (`{"user": ...}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub id: UserId,
+    pub email: Option<String>,
+    pub display_name: Option<DisplayName>,
+    pub avatar_url: Option<AvatarUrl>,
+    pub favorite_team_id: Option<TeamId>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Profile {
+    /// The profile a fan's first call creates: what the token says, the rest null.
+    pub fn new(id: UserId, email: Option<String>, now: Timestamp) -> Self {
+        Self {
+            id,
+            email,
+            display_name: None,
+            avatar_url: None,
+            favorite_team_id: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    /// The profile after `patch` at `now` (`updatedAt` moves only when a field changes).
+    pub fn patched(&self, patch: ProfilePatch, now: Timestamp) -> Self {
+        let next = Self {
+            display_name: patch.display_name.apply(self.display_name.clone()),
+            avatar_url: patch.avatar_url.apply(self.avatar_url.clone()),
+            favorite_team_id: patch.favorite_team_id.apply(self.favorite_team_id.clone()),
+            ..self.clone()
+        };
+        if next == *self {
+            next
+        } else {
+            Self {
+                updated_at: now,
+                ..next
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::patch::ProfilePatchBody;
+    use super::*;
+
+    fn at(text: &str) -> Timestamp {
+        Timestamp::parse(text).unwrap()
+    }
+
+    fn patch(json: &str) -> ProfilePatch {
+        serde_json::from_str::<ProfilePatchBody>(json)
+            .unwrap()
+            .check()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_new_profile_holds_the_token_and_nulls() {
+        let created = at("2026-11-25T21:00:00Z");
+        let profile = Profile::new(
+            UserId::parse("auth0|fan").unwrap(),
+            Some("fan@example.com".into()),
+            created,
+        );
+        assert_eq!(
+            serde_json::to_value(&profile).unwrap(),
+            serde_json::json!({
+                "id": "auth0|fan", "email": "fan@example.com", "displayName": null,
+                "avatarUrl": null, "favoriteTeamId": null,
+                "createdAt": "2026-11-25T21:00:00Z", "updatedAt": "2026-11-25T21:00:00Z"
+            })
+        );
+    }
+
+    #[test]
+    fn a_patch_sets_clears_and_keeps_and_moves_updated_at_only_on_a_change() {
+        let created = at("2026-11-25T21:00:00Z");
+        let later = at("2026-11-25T22:00:00Z");
+        let profile = Profile::new(UserId::parse("fan").unwrap(), None, created);
+        let named = profile.patched(
+            patch(r#"{"displayName": "Alice", "avatarUrl": "https://a.example/a.png"}"#),
+            later,
+        );
+        assert_eq!(named.display_name.as_ref().unwrap().as_str(), "Alice");
+        assert_eq!(
+            named.avatar_url.as_ref().unwrap().as_str(),
+            "https://a.example/a.png"
+        );
+        assert_eq!((named.created_at, named.updated_at), (created, later));
+        let cleared = named.patched(patch(r#"{"avatarUrl": null}"#), at("2026-11-26T00:00:00Z"));
+        assert_eq!(cleared.display_name, named.display_name);
+        assert_eq!(cleared.avatar_url, None);
+        assert_eq!(cleared.updated_at, at("2026-11-26T00:00:00Z"));
+        let same = cleared.patched(
+            patch(r#"{"displayName": "Alice"}"#),
+            at("2027-01-01T00:00:00Z"),
+        );
+        assert_eq!(same, cleared);
+    }
+
+    #[test]
+    fn avatar_urls_are_checked_where_they_are_read() {
+        assert!(serde_json::from_str::<AvatarUrl>(r#""https://a.example/a.png""#).is_ok());
+        assert!(serde_json::from_str::<AvatarUrl>(r#""ftp://a.example/a.png""#).is_err());
+    }
+}
