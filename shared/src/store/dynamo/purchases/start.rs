@@ -194,7 +194,7 @@ impl DynamoStore {
         };
         Ok(StartState {
             pack,
-            buys: buys_from_item(buys.as_ref()),
+            buys: buys_from_item(buys.as_ref())?,
             existing,
             unpaid: unpaid_from_item(unpaid.as_ref())?,
             cash,
@@ -387,7 +387,7 @@ impl DynamoStore {
             }
         }
         if reasons.failed(StartAction::Buys) {
-            state.buys = buys_from_item(reasons.of(StartAction::Buys).item.as_ref());
+            state.buys = buys_from_item(reasons.of(StartAction::Buys).item.as_ref())?;
             lost = true;
         }
         if retry_share {
@@ -423,7 +423,7 @@ impl StartPurchase for DynamoStore {
             let Some(pack) = state.pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
-            let balance = balance_in(state.cash.as_ref(), &pack.price.currency);
+            let balance = balance_in(state.cash.as_ref(), &pack.price.currency)?;
             let (slot, needed) = take_hold_slot(
                 &state.unpaid,
                 request.policy,
