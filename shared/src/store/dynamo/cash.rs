@@ -8,66 +8,19 @@ use aws_sdk_dynamodb::types::{
     Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::records::{CASH_VERSION, SCHEMA_VERSION, check_version};
+use super::records::{
+    CASH_VERSION, CreditRecord, SCHEMA_VERSION, balance_from_item, credit_record_from_item,
+    debit_from_item,
+};
 use super::{Attempts, Cancellation, DynamoStore, Item, classify, number, s};
+use crate::cash::Credit;
+use crate::cash::Debit;
 use crate::cash::ledger::credit_entry_id;
-use crate::cash::{Credit, Debit, Money};
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
-use crate::store::schema::{
-    CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY,
-    LEDGER_PURCHASE_ID, LEDGER_USER_ID, PK, SK, cash_pk, credit_pk,
-};
+use crate::store::schema::{CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, PK, SK, cash_pk, credit_pk};
 use crate::store::schema::{GSI3_PK, GSI3_SK};
 use crate::timestamp::{Timestamp, time_key};
-
-fn corrupt(what: &str, problem: &str) -> StoreError {
-    StoreError::internal(format!("{what} item: {problem}"))
-}
-
-fn whole_number(item: &Item, name: &str) -> Option<u64> {
-    item.get(name)
-        .and_then(|value| value.as_n().ok())
-        .and_then(|text| text.parse().ok())
-}
-
-fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
-    item.get(name)
-        .and_then(|value| value.as_s().ok())
-        .map(String::as_str)
-}
-
-/// Whether the stored credit entry `item` is the same credit as `credit`.
-fn same_credit(item: &Item, credit: &Credit) -> Result<bool, StoreError> {
-    let user = text(item, LEDGER_USER_ID).ok_or_else(|| corrupt("credit", "no `userId`"))?;
-    let amount =
-        whole_number(item, LEDGER_AMOUNT).ok_or_else(|| corrupt("credit", "no whole `amount`"))?;
-    let currency = text(item, LEDGER_CURRENCY).ok_or_else(|| corrupt("credit", "no `currency`"))?;
-    Ok(user == credit.user_id
-        && amount == credit.amount.amount
-        && currency == credit.amount.currency)
-}
-
-fn debit_from_item(item: &Item) -> Result<Debit, StoreError> {
-    check_version(item, "debit", CASH_VERSION)?;
-    let purchase_id = text(item, LEDGER_PURCHASE_ID)
-        .and_then(|id| crate::ids::PurchaseId::parse(id).ok())
-        .ok_or_else(|| corrupt("debit", "no `purchaseId` that is an id"))?;
-    let amount =
-        whole_number(item, LEDGER_AMOUNT).ok_or_else(|| corrupt("debit", "no whole `amount`"))?;
-    let currency = text(item, LEDGER_CURRENCY).ok_or_else(|| corrupt("debit", "no `currency`"))?;
-    let at = text(item, LEDGER_AT)
-        .and_then(|at| Timestamp::parse(at).ok())
-        .ok_or_else(|| corrupt("debit", "no RFC 3339 `at`"))?;
-    Ok(Debit {
-        purchase_id,
-        amount: Money {
-            amount,
-            currency: currency.to_owned(),
-        },
-        at,
-    })
-}
 
 /// What a cancelled credit transaction says: [0] is the credit entry's put, [1] the balance's
 /// update.
@@ -94,16 +47,14 @@ impl DynamoStore {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<[TransactWriteItem; 2], StoreError> {
+        let record = serde_dynamo::to_item::<_, Item>(CreditRecord::new(credit, at))
+            .map_err(|e| StoreError::internal_from("credit item", e))?;
         let entry = Put::builder()
             .table_name(&self.table)
+            .set_item(Some(record))
             .item(PK, s(credit_pk(&credit.reference)))
             .item(SK, s(CREDIT_SK))
             .item(ENTITY, s("credit"))
-            .item(SCHEMA_VERSION, number(CASH_VERSION))
-            .item(LEDGER_USER_ID, s(&credit.user_id))
-            .item(LEDGER_AMOUNT, number(credit.amount.amount))
-            .item(LEDGER_CURRENCY, s(&credit.amount.currency))
-            .item(LEDGER_AT, s(at.to_string()))
             // The fan's ledger entry (the index `GET /api/me/cash/transactions` reads), in the
             // credit's own put: every credit written through here is listed.
             .item(GSI3_PK, s(cash_pk(&credit.user_id)))
@@ -220,12 +171,11 @@ impl DynamoStore {
         let old = match old {
             Some(old) => old,
             // Not returned: read it (a credit entry is never deleted).
-            None => self
-                .credit_entry(&credit.reference)
-                .await?
-                .ok_or_else(|| corrupt("credit", "its put was refused but it cannot be read"))?,
+            None => self.credit_entry(&credit.reference).await?.ok_or_else(|| {
+                StoreError::internal("credit item: its put was refused but it cannot be read")
+            })?,
         };
-        same_credit(&old, credit)
+        credit_record_from_item(old)?.is(credit)
     }
 }
 
@@ -243,12 +193,8 @@ impl GetBalance for DynamoStore {
             .send()
             .await
             .map_err(|e| classify("GetItem", e))?;
-        match output.item {
-            None => Ok(0),
-            Some(item) if !item.contains_key(currency) => Ok(0),
-            Some(item) => whole_number(&item, currency)
-                .ok_or_else(|| corrupt("cash", &format!("`{currency}` is not a whole number"))),
-        }
+        // Projected to the one currency: the item reads as its record of that balance alone.
+        balance_from_item(output.item, currency)
     }
 }
 
@@ -271,10 +217,10 @@ impl ListDebits for DynamoStore {
                 .send()
                 .await
                 .map_err(|e| classify("Query", e))?;
-            for item in output.items() {
+            start = output.last_evaluated_key.filter(|key| !key.is_empty());
+            for item in output.items.unwrap_or_default() {
                 debits.push(debit_from_item(item)?);
             }
-            start = output.last_evaluated_key.filter(|key| !key.is_empty());
             if start.is_none() {
                 break;
             }

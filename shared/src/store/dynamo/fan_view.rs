@@ -10,22 +10,19 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::purchases::{purchase_from_item, status_text};
-use super::records::{CASH_VERSION, check_version};
+use super::records::{balances_from_item, ledger_entry_from_item};
 use super::{DynamoStore, Item, classify, number, s};
-use crate::cash::ledger::{EntryKind, LedgerEntry, LedgerQuery, credit_entry_id, debit_entry_id};
-use crate::cash::{Money, is_currency};
-use crate::ids::PurchaseId;
+use crate::cash::Money;
+use crate::cash::ledger::{LedgerEntry, LedgerQuery};
 use crate::purchases::mine::{MyItem, MyItemsQuery, MyPurchasesQuery, Page};
 use crate::purchases::{Purchase, PurchaseStatus};
 use crate::store::StoreError;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::store::schema::{
-    CASH_SK, CREDIT_PREFIX, ENTITY, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LEDGER_AMOUNT,
-    LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
-    cash_pk, user_pk,
+    CASH_SK, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LEDGER_CURRENCY, PURCHASE_EXPIRES_NS,
+    PURCHASE_STATUS, cash_pk, user_pk,
 };
-use crate::timestamp::Timestamp;
 
 /// The most Queries one page costs.
 const MAX_QUERIES_PER_PAGE: usize = 2;
@@ -265,56 +262,6 @@ impl ListMyItems for DynamoStore {
     }
 }
 
-fn corrupt(problem: &str) -> StoreError {
-    StoreError::internal(format!("ledger entry: {problem}"))
-}
-
-fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
-    item.get(name)?.as_s().ok().map(String::as_str)
-}
-
-fn entry_from_item(item: &Item) -> Result<LedgerEntry, StoreError> {
-    check_version(item, "ledger entry", CASH_VERSION)?;
-    let amount = item
-        .get(LEDGER_AMOUNT)
-        .and_then(|v| v.as_n().ok())
-        .and_then(|n| n.parse().ok())
-        .ok_or_else(|| corrupt("no whole `amount`"))?;
-    let currency = text(item, LEDGER_CURRENCY).ok_or_else(|| corrupt("no `currency`"))?;
-    let at = text(item, LEDGER_AT)
-        .and_then(|at| Timestamp::parse(at).ok())
-        .ok_or_else(|| corrupt("no RFC 3339 `at`"))?;
-    let (kind, id, purchase_id) = match text(item, ENTITY) {
-        Some("credit") => {
-            let reference = text(item, PK)
-                .and_then(|pk| pk.strip_prefix(CREDIT_PREFIX))
-                .ok_or_else(|| corrupt("a credit not keyed by its reference"))?;
-            (EntryKind::Credit, credit_entry_id(reference), None)
-        }
-        Some("debit") => {
-            let purchase_id = text(item, LEDGER_PURCHASE_ID)
-                .and_then(|id| PurchaseId::parse(id).ok())
-                .ok_or_else(|| corrupt("a debit without a `purchaseId` that is an id"))?;
-            (
-                EntryKind::Debit,
-                debit_entry_id(&purchase_id),
-                Some(purchase_id),
-            )
-        }
-        _ => return Err(corrupt("neither a credit nor a debit")),
-    };
-    Ok(LedgerEntry {
-        id,
-        kind,
-        amount: Money {
-            amount,
-            currency: currency.to_owned(),
-        },
-        at,
-        purchase_id,
-    })
-}
-
 impl ListLedger for DynamoStore {
     async fn list_ledger(&self, query: &LedgerQuery) -> Result<Page<LedgerEntry>, StoreError> {
         let mut filter = Filter::default();
@@ -335,7 +282,7 @@ impl ListLedger for DynamoStore {
             &index_query,
             |found| query.limit - found,
             |item, page| {
-                let entry = entry_from_item(&item)?;
+                let entry = ledger_entry_from_item(item)?;
                 if query.matches(&entry) {
                     page.push(entry);
                 }
@@ -358,33 +305,7 @@ impl GetBalances for DynamoStore {
             .send()
             .await
             .map_err(|e| classify("GetItem", e))?;
-        let Some(item) = output.item else {
-            return Ok(Vec::new());
-        };
-        check_version(&item, "cash", CASH_VERSION)?;
-        // A balance is the number attribute named by its currency's code; the others are the
-        // item's keys and bookkeeping.
-        let mut balances = item
-            .iter()
-            .filter(|(name, _)| is_currency(name))
-            .map(|(currency, value)| {
-                let amount = value
-                    .as_n()
-                    .ok()
-                    .and_then(|n| n.parse().ok())
-                    .ok_or_else(|| {
-                        StoreError::internal(format!(
-                            "cash item: `{currency}` is not a whole number"
-                        ))
-                    })?;
-                Ok(Money {
-                    amount,
-                    currency: currency.clone(),
-                })
-            })
-            .collect::<Result<Vec<Money>, StoreError>>()?;
-        balances.sort_by(|a, b| a.currency.cmp(&b.currency));
-        Ok(balances)
+        balances_from_item(output.item)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::records::{LINK_VERSION, LinkRecord, SCHEMA_VERSION};
+use super::records::{LINK_VERSION, LinkRecord, SCHEMA_VERSION, read_record};
 use super::{DynamoStore, Item, classify, number, s};
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
@@ -60,7 +60,5 @@ impl GetLink for DynamoStore {
 
 /// A link from its item, through its record.
 pub(crate) fn link_from_item(item: Item) -> Result<Web3Link, StoreError> {
-    serde_dynamo::from_item::<_, LinkRecord>(item)
-        .map_err(|e| StoreError::internal_from("link item", e))?
-        .try_into()
+    read_record::<LinkRecord, _>(item, "link")
 }

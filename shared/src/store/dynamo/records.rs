@@ -6,6 +6,7 @@
 //!
 //! Items written before records had a version are version 1: the format is the same.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
@@ -15,6 +16,17 @@ use crate::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
+
+mod buys;
+mod cash;
+mod unpaid;
+
+pub(crate) use buys::buys_from_item;
+pub(crate) use cash::{
+    CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
+    debit_from_item, ledger_entry_from_item,
+};
+pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";
@@ -40,17 +52,33 @@ pub(crate) const PACK_VERSION: u32 = 1;
 /// Refuses an item written by a newer release than this one (`newest`): its format may mean
 /// something this code would misread. An item without a version is version 1.
 pub(crate) fn check_version(item: &super::Item, what: &str, newest: u32) -> Result<(), StoreError> {
-    let version = match item.get(SCHEMA_VERSION) {
-        None => 1,
+    readable(what, item_version(item, what)?, newest)
+}
+
+/// The schema version `item` was written in (1 when it has none).
+fn item_version(item: &super::Item, what: &str) -> Result<u32, StoreError> {
+    match item.get(SCHEMA_VERSION) {
+        None => Ok(1),
         Some(value) => value
             .as_n()
             .ok()
             .and_then(|n| n.parse::<u32>().ok())
             .ok_or_else(|| {
                 StoreError::internal(format!("{what} item: `{SCHEMA_VERSION}` is not a version"))
-            })?,
-    };
-    readable(what, version, newest)
+            }),
+    }
+}
+
+/// The domain value of `item`, read as its record `R` (a `what` item) and mapped by `R`'s
+/// `TryFrom`, which checks the version.
+pub(crate) fn read_record<R, T>(item: super::Item, what: &str) -> Result<T, StoreError>
+where
+    R: DeserializeOwned,
+    T: TryFrom<R, Error = StoreError>,
+{
+    serde_dynamo::from_item::<_, R>(item)
+        .map_err(|e| StoreError::internal_from(format!("{what} item"), e))?
+        .try_into()
 }
 
 /// Refuses a record of a `version` newer than this release reads (`newest`).
@@ -274,12 +302,28 @@ mod tests {
     use super::*;
     use crate::store::dynamo::purchases::purchase_from_item;
 
-    fn s(text: &str) -> AttributeValue {
+    pub(super) fn s(text: &str) -> AttributeValue {
         AttributeValue::S(text.into())
     }
 
-    fn n(number: u64) -> AttributeValue {
+    pub(super) fn n(number: u64) -> AttributeValue {
         AttributeValue::N(number.to_string())
+    }
+
+    /// `item` as a newer release would write it.
+    pub(super) fn newer(mut item: super::super::Item) -> super::super::Item {
+        item.insert(SCHEMA_VERSION.into(), n(2));
+        item
+    }
+
+    /// Asserts that reading an item of a newer version was refused for its version.
+    pub(super) fn refused<T: std::fmt::Debug>(result: Result<T, StoreError>) {
+        let error = result.unwrap_err();
+        assert!(
+            error.detail().contains("schema version 2"),
+            "{}",
+            error.detail()
+        );
     }
 
     /// An opened purchase item exactly as the release before records wrote it (no
@@ -361,14 +405,7 @@ mod tests {
 
     #[test]
     fn an_item_of_a_newer_version_is_refused_not_misread() {
-        let mut item = item_of_the_first_format();
-        item.insert(SCHEMA_VERSION.into(), n(2));
-        let error = purchase_from_item(item).unwrap_err();
-        assert!(
-            error.detail().contains("schema version 2"),
-            "{}",
-            error.detail()
-        );
+        refused(purchase_from_item(newer(item_of_the_first_format())));
     }
 
     #[test]
@@ -391,13 +428,7 @@ mod tests {
             pack.id,
             "no version: 1"
         );
-        item.insert(SCHEMA_VERSION.into(), n(2));
-        let error = pack_from_item(item).unwrap_err();
-        assert!(
-            error.detail().contains("schema version 2"),
-            "{}",
-            error.detail()
-        );
+        refused(pack_from_item(newer(item)));
     }
 
     #[test]

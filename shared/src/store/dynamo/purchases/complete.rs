@@ -3,18 +3,18 @@
 use super::holds::unpaid_key;
 use super::transaction::{Transaction, counter, put_new, update};
 use super::{balance_in, cash_key, purchase_from_item, purchase_key, status_text};
+use crate::cash::Debit;
 use crate::cash::ledger::debit_entry_id;
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{CompleteRefusal, Completion, Purchase, PurchaseStatus, check_complete};
 use crate::store::StoreError;
 use crate::store::dynamo::packs::{sale_ends_at, share_key};
-use crate::store::dynamo::records::{CASH_VERSION, SCHEMA_VERSION};
+use crate::store::dynamo::records::{CASH_VERSION, DebitRecord, SCHEMA_VERSION};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, key, number, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{CompleteError, CompletePurchase, Completed, GetPurchase};
 use crate::store::schema::{
-    ENTITY, GSI2_PK, GSI2_SK, LEDGER_AMOUNT, LEDGER_AT, LEDGER_CURRENCY, LEDGER_PURCHASE_ID,
-    PACK_SK, PURCHASE_STATUS, SHARE_SOLD, cash_pk, debit_sk, pack_pk,
+    ENTITY, GSI2_PK, GSI2_SK, PACK_SK, PURCHASE_STATUS, SHARE_SOLD, cash_pk, debit_sk, pack_pk,
 };
 use crate::store::schema::{GSI3_PK, GSI3_SK};
 use crate::store::schema::{UNPAID_VERSION, unpaid_slot};
@@ -48,13 +48,17 @@ impl DynamoStore {
         let table = &self.table;
         let price = &purchase.price;
         let mut debit = key(cash_pk(&purchase.user_id), &debit_sk(&purchase.id));
+        let record = DebitRecord::from(&Debit {
+            purchase_id: purchase.id.clone(),
+            amount: price.clone(),
+            at: now,
+        });
+        debit.extend(
+            serde_dynamo::to_item::<_, Item>(record)
+                .map_err(|e| StoreError::internal_from("debit item", e))?,
+        );
         debit.extend([
             (ENTITY.to_owned(), s("debit")),
-            (SCHEMA_VERSION.to_owned(), number(CASH_VERSION)),
-            (LEDGER_PURCHASE_ID.to_owned(), s(&purchase.id)),
-            (LEDGER_AMOUNT.to_owned(), number(price.amount)),
-            (LEDGER_CURRENCY.to_owned(), s(&price.currency)),
-            (LEDGER_AT.to_owned(), s(now.to_string())),
             // The fan's ledger entry, written by the payment's own transaction.
             (GSI3_PK.to_owned(), s(cash_pk(&purchase.user_id))),
             (
@@ -167,7 +171,7 @@ impl CompletePurchase for DynamoStore {
         let mut attempts = Attempts::new("complete");
         loop {
             let currency = purchase.as_ref().map_or("", |p| p.price.currency.as_str());
-            let balance = balance_in(cash.as_ref(), currency);
+            let balance = balance_in(cash.as_ref(), currency)?;
             let completion =
                 check_complete(purchase.as_ref(), pack_id, sale_ends_at, balance, now)?;
             let Some(current) = purchase.take() else {

@@ -2,13 +2,10 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use crate::purchases::{HoldSlot, UnpaidHolds};
 use crate::store::StoreError;
-use crate::store::dynamo::packs::whole_number;
-use crate::store::dynamo::records::{PURCHASE_VERSION, check_version};
 use crate::store::dynamo::{DynamoStore, Item, classify, key, s};
+use crate::store::schema::UNPAID_SK;
 use crate::store::schema::{GSI2_PK, GSI2_SK, HOLD_UNRELEASABLE, PK, SK, user_pk};
-use crate::store::schema::{UNPAID_SK, UNPAID_VERSION};
 use crate::timestamp::Timestamp;
 
 /// Where a hold sits: its item's key and its holds-index sort key, read before the item is.
@@ -66,30 +63,6 @@ impl DynamoStore {
 
 pub(super) fn unpaid_key(user_id: &str) -> Item {
     key(user_pk(user_id), UNPAID_SK)
-}
-
-/// A fan's unpaid holds from their item (none when it is absent).
-pub(super) fn unpaid_from_item(item: Option<&Item>) -> Result<UnpaidHolds, StoreError> {
-    let Some(item) = item else {
-        return Ok(UnpaidHolds::default());
-    };
-    check_version(item, "unpaid holds", PURCHASE_VERSION)?;
-    let mut holds = UnpaidHolds {
-        slots: Vec::new(),
-        version: whole_number(item, UNPAID_VERSION).unwrap_or(0),
-    };
-    for (name, value) in item {
-        let Some(slot) = name.strip_prefix('s').and_then(|k| k.parse::<usize>().ok()) else {
-            continue;
-        };
-        let held: HoldSlot = serde_dynamo::from_attribute_value(value.clone())
-            .map_err(|e| StoreError::internal_from("unpaid holds item", e))?;
-        if holds.slots.len() <= slot {
-            holds.slots.resize(slot + 1, None);
-        }
-        holds.slots[slot] = Some(held);
-    }
-    Ok(holds)
 }
 
 #[cfg(test)]

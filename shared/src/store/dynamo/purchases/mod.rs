@@ -13,17 +13,16 @@ mod transaction;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::packs::whole_number;
-use super::records::PurchaseRecord;
+use super::records::{PurchaseRecord, balance_from_item, buys_from_item, read_record};
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PurchaseId, UserId};
 use crate::purchases::mine::{opened_list_key, purchase_list_key};
-use crate::purchases::{Buys, Purchase, PurchaseStatus};
+use crate::purchases::{Purchase, PurchaseStatus};
 use crate::store::StoreError;
 use crate::store::purchases::GetPurchase;
 use crate::store::schema::{
-    BUYS_HELD, BUYS_SEQ, CASH_SK, ENTITY, GSI2_PK, GSI2_SK, GSI3_PK, GSI3_SK, PURCHASE_EXPIRES_NS,
-    buys_sk, cash_pk, hold_key, holds_pk, purchase_sk, user_pk,
+    CASH_SK, ENTITY, GSI2_PK, GSI2_SK, GSI3_PK, GSI3_SK, PURCHASE_EXPIRES_NS, buys_sk, cash_pk,
+    hold_key, holds_pk, purchase_sk, user_pk,
 };
 
 fn purchase_key(user_id: &str, purchase_id: &str) -> Item {
@@ -75,22 +74,12 @@ pub(crate) fn purchase_item(purchase: &Purchase) -> Result<Item, StoreError> {
 }
 
 pub(crate) fn purchase_from_item(item: Item) -> Result<Purchase, StoreError> {
-    serde_dynamo::from_item::<_, PurchaseRecord>(item)
-        .map_err(|e| StoreError::internal_from("purchase item", e))?
-        .try_into()
-}
-
-fn buys_from_item(item: Option<&Item>) -> Buys {
-    item.map_or_else(Buys::default, |item| Buys {
-        seq: whole_number(item, BUYS_SEQ).unwrap_or(0),
-        held: whole_number(item, BUYS_HELD).unwrap_or(0),
-    })
+    read_record::<PurchaseRecord, _>(item, "purchase")
 }
 
 /// The balance in `currency` of a user's cash item (0 when none).
-fn balance_in(item: Option<&Item>, currency: &str) -> u64 {
-    item.and_then(|item| whole_number(item, currency))
-        .unwrap_or(0)
+fn balance_in(item: Option<&Item>, currency: &str) -> Result<u64, StoreError> {
+    balance_from_item(item.cloned(), currency)
 }
 
 impl GetPurchase for DynamoStore {

@@ -4,7 +4,7 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
-use super::holds::{unpaid_from_item, unpaid_key};
+use super::holds::unpaid_key;
 use super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
@@ -18,7 +18,9 @@ use crate::purchases::{
 use crate::store::StoreError;
 use crate::store::dynamo::condition::render;
 use crate::store::dynamo::packs::{pack_from_item, share_key, share_units, terms_attributes};
-use crate::store::dynamo::records::{PURCHASE_VERSION, SCHEMA_VERSION};
+use crate::store::dynamo::records::{
+    HoldSlotRecord, PURCHASE_VERSION, SCHEMA_VERSION, unpaid_from_item,
+};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{StartError, StartPurchase, Started};
@@ -114,7 +116,7 @@ impl DynamoStore {
             expires_at: purchase.expires_at,
             price: purchase.price.clone(),
         };
-        let held = serde_dynamo::to_attribute_value(&held)
+        let held = serde_dynamo::to_attribute_value(HoldSlotRecord::from(&held))
             .map_err(|e| StoreError::internal_from("hold slot", e))?;
         let slot_name = unpaid_slot(slot);
         let values = vec![
@@ -194,7 +196,7 @@ impl DynamoStore {
         };
         Ok(StartState {
             pack,
-            buys: buys_from_item(buys.as_ref()),
+            buys: buys_from_item(buys.as_ref())?,
             existing,
             unpaid: unpaid_from_item(unpaid.as_ref())?,
             cash,
@@ -387,7 +389,7 @@ impl DynamoStore {
             }
         }
         if reasons.failed(StartAction::Buys) {
-            state.buys = buys_from_item(reasons.of(StartAction::Buys).item.as_ref());
+            state.buys = buys_from_item(reasons.of(StartAction::Buys).item.as_ref())?;
             lost = true;
         }
         if retry_share {
@@ -423,7 +425,7 @@ impl StartPurchase for DynamoStore {
             let Some(pack) = state.pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
-            let balance = balance_in(state.cash.as_ref(), &pack.price.currency);
+            let balance = balance_in(state.cash.as_ref(), &pack.price.currency)?;
             let (slot, needed) = take_hold_slot(
                 &state.unpaid,
                 request.policy,
