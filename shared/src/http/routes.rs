@@ -490,7 +490,7 @@ mod tests {
             [
                 "list-packs GET /api/packs",
                 "get-pack GET /api/packs/{packId}",
-                "web3-link POST /api/web3-link web3_link",
+                "web3-link POST /api/web3-link",
                 "start-purchase POST /api/packs/{packId}/purchases",
                 "get-purchase GET /api/packs/{packId}/purchases/{purchaseId}",
                 "complete-purchase PUT /api/packs/{packId}/purchases/{purchaseId}",
