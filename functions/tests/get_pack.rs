@@ -154,7 +154,7 @@ async fn answers_packs_and_refuses_what_is_not_one_over_the_runtime_api() {
 /// `nba-rookie-2026` is seeded.
 #[tokio::test]
 async fn the_event_fixture_gets_the_shipped_seed_pack() {
-    let seed_file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../infra/seed/packs.json");
+    let seed_file = concat!(env!("CARGO_MANIFEST_DIR"), "/../infra/seed/packs.json");
     let packs = parse_seed(&std::fs::read(seed_file).unwrap()).expect("the shipped seed parses");
     let pack = packs
         .into_iter()
@@ -165,10 +165,7 @@ async fn the_event_fixture_gets_the_shipped_seed_pack() {
     let runtime = RuntimeApi::start().await;
     let _function = spawn(&runtime, store.table(), testkit::moto::shared_endpoint());
 
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../infra/events/get-pack.json"
-    );
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../infra/events/get-pack.json");
     let event: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
     let (status, body, _) = call(&runtime, event).await;
     assert_eq!(status, 200, "{body}");
