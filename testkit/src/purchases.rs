@@ -3,7 +3,6 @@
 //! balances credited directly in the store, and the event fixtures of `infra/events`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -328,45 +327,10 @@ pub fn seed_pack(id: &str) -> shared::packs::Pack {
         .unwrap_or_else(|| panic!("the shipped seed has no {id}"))
 }
 
-/// The binary of another function of the workspace, beside `this_binary` (a test's own
-/// `CARGO_BIN_EXE_...`), built first (once per test process) so that it is current.
+/// The binary of another function, beside `this_binary` (a test's own `CARGO_BIN_EXE_...`): every
+/// function is a binary of the `functions` crate, and cargo builds them all before its tests.
 pub fn sibling_binary(this_binary: &str, name: &str) -> PathBuf {
-    static BUILT: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
-    let profile_dir = Path::new(this_binary)
-        .parent()
-        .expect("a binary is in its profile's directory");
-    let target_dir = profile_dir
-        .parent()
-        .expect("the profile is in the target directory");
-    let built = BUILT.get_or_init(Default::default);
-    let mut built = built.lock().unwrap();
-    if !built.iter().any(|known| known == name) {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut command = std::process::Command::new(cargo);
-        command
-            .args(["build", "--quiet", "-p", name, "--target-dir"])
-            .arg(target_dir);
-        match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => {}
-            Some(profile) => {
-                command.args([
-                    "--profile",
-                    if profile == "release" {
-                        "release"
-                    } else {
-                        profile
-                    },
-                ]);
-            }
-            None => {}
-        }
-        let status = command
-            .status()
-            .unwrap_or_else(|e| panic!("cargo build -p {name}: {e}"));
-        assert!(status.success(), "cargo build -p {name} failed");
-        built.push(name.to_owned());
-    }
-    profile_dir.join(name)
+    Path::new(this_binary).with_file_name(name)
 }
 
 /// Makes, directly in the store, the purchase that `infra/events/start-purchase.json` starts for
