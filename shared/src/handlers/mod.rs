@@ -20,3 +20,5 @@ pub mod web3_link;
 pub mod me;
 pub mod my_cash;
 pub mod my_purchases;
+// The fan app (issue 28).
+pub mod profile;

@@ -61,6 +61,10 @@ pub enum ErrorCode {
     TopUpNotFound,
     PaymentProviderError,
     InvalidSignature,
+    DisplayNameTaken,
+    TeamNotFound,
+    ItemNotOwned,
+    LockerRoomNotFound,
 }
 
 impl ErrorCode {
@@ -108,6 +112,9 @@ impl ErrorCode {
             }
             Self::TopUpNotFound => StatusCode::NOT_FOUND,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
+            Self::DisplayNameTaken => StatusCode::CONFLICT,
+            Self::TeamNotFound | Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
+            Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
         }
     }
 }
@@ -123,6 +130,14 @@ pub enum ApiError {
     /// A request refused with `code` (its status) and a sentence safe to show.
     #[error("refused ({code}): {message}")]
     Refused {
+        code: ErrorCode,
+        message: Cow<'static, str>,
+    },
+    /// 422: the body names a resource that does not exist (a `favoriteTeamId` naming no team):
+    /// that resource's not-found `code`, but 422, not its 404: the request's own path was found,
+    /// and a client retrying it unchanged gets the same answer.
+    #[error("unprocessable ({code}): {message}")]
+    Unprocessable {
         code: ErrorCode,
         message: Cow<'static, str>,
     },
@@ -211,7 +226,7 @@ impl ApiError {
 
     pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Refused { code, .. } => *code,
+            Self::Refused { code, .. } | Self::Unprocessable { code, .. } => *code,
             Self::MissingToken => ErrorCode::MissingToken,
             Self::InvalidToken { .. } => ErrorCode::InvalidToken,
             Self::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
@@ -222,13 +237,16 @@ impl ApiError {
     }
 
     pub fn status(&self) -> StatusCode {
-        self.code().status()
+        match self {
+            Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => self.code().status(),
+        }
     }
 
     /// The sentence shown to the client: never internal detail.
     pub fn public_message(&self) -> Cow<'static, str> {
         match self {
-            Self::Refused { message, .. } => message.clone(),
+            Self::Refused { message, .. } | Self::Unprocessable { message, .. } => message.clone(),
             Self::MissingToken => {
                 "A session token is required: send 'Authorization: Bearer <token>'.".into()
             }
@@ -324,6 +342,14 @@ mod tests {
                 "invalid_json",
             ),
             (ApiError::MissingToken, 401, "missing_token"),
+            (
+                ApiError::Unprocessable {
+                    code: ErrorCode::TeamNotFound,
+                    message: "no such team".into(),
+                },
+                422,
+                "team_not_found",
+            ),
             (
                 ApiError::InvalidToken {
                     message: "m",

@@ -24,6 +24,7 @@ use utoipa::openapi::path::HttpMethod;
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::me::MeState;
+use crate::handlers::profile::ProfileState;
 use crate::handlers::purchase_json::PurchaseState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
@@ -33,6 +34,7 @@ use crate::ids::is_valid_id;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::links::UpsertLink;
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
+use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
@@ -375,6 +377,11 @@ functions! {
     "stripe-webhook" => stripe_webhook_routes(WebhookState where S: GetTopUp + SettleTopUp) {
         stripe_webhook::stripe_webhook,
     }
+    /// `me-profile`: the fan's profile (`USER#` profile, `NAME#`, `FAN#`; checks `TEAM#`).
+    "me-profile" => me_profile_routes(ProfileState where S: GetProfile + PatchProfile) {
+        profile::get_me,
+        profile::patch_me,
+    }
 }
 
 /// Every route of `function`, in declaration order.
@@ -502,6 +509,8 @@ mod tests {
                 "cash-top-ups POST /api/me/cash/top-ups",
                 "cash-top-ups GET /api/me/cash/top-ups/{topUpId}",
                 "stripe-webhook POST /api/webhooks/stripe",
+                "me-profile GET /api/me",
+                "me-profile PATCH /api/me",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

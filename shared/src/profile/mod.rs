@@ -51,13 +51,21 @@ impl<'de> Deserialize<'de> for AvatarUrl {
 }
 
 /// A fan's profile, as `GET /api/me` answers it (`{"user": ...}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = User)]
 pub struct Profile {
+    /// The session token's `sub`.
+    #[schema(value_type = String, min_length = 1)]
     pub id: UserId,
+    /// The token's e-mail claim when the profile was created; shown to nobody else.
+    #[schema(required)]
     pub email: Option<String>,
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9_.-]{3,24}$", required)]
     pub display_name: Option<DisplayName>,
+    #[schema(value_type = Option<String>, format = "uri", pattern = "^https://", max_length = 2048, required)]
     pub avatar_url: Option<AvatarUrl>,
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9_-]{1,64}$", required)]
     pub favorite_team_id: Option<TeamId>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,

@@ -59,14 +59,22 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
 }
 
 /// The body as sent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ProfilePatch)]
 pub struct ProfilePatchBody {
+    /// Your name as others see it, unique without regard to case; `null` clears it (and frees
+    /// it for others).
     #[serde(default)]
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9_.-]{3,24}$", example = "Zoe.Hoops")]
     pub display_name: Patch<String>,
+    /// An https URL of at most 2,048 bytes; `null` clears it.
     #[serde(default)]
+    #[schema(value_type = Option<String>, format = "uri", pattern = "^https://", max_length = 2048)]
     pub avatar_url: Patch<String>,
+    /// A team of the catalogue (`GET /api/teams`); `null` clears it.
     #[serde(default)]
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-lal")]
     pub favorite_team_id: Patch<String>,
 }
 

@@ -16,6 +16,7 @@ pub mod dynamo;
 pub mod links;
 pub mod memory;
 pub mod packs;
+pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
 pub mod schema;

@@ -13,6 +13,11 @@
 //! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | Cash top-up | `TOPUP#<topUpId>` | `TOPUP` | - |
+//! | a fan's profile | `USER#<userId>` | `PROFILE` | - |
+//! | a display name's holder | `NAME#<nameKey>` | `NAME` | - |
+//! | a fan's public face (locker room) | `FAN#<userId>` | `SHOW` | - |
+//! | a fan's stats | `FAN#<userId>` | `STATS` | - |
+//! | team (catalogue) | `TEAM#<teamId>` | `TEAM` | - |
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -233,6 +238,43 @@ pub const TOPUP_SK: &str = "TOPUP";
 /// A top-up's status and its Checkout Session's id, for conditions.
 pub const TOPUP_STATUS: &str = "status";
 pub const TOPUP_SESSION_ID: &str = "checkoutSessionId";
+
+/// A fan's profile, beside their purchases and links: `USER#<userId>` / `PROFILE`, with `rev`,
+/// a revision every write of it moves on (a patch is conditioned on the one it read).
+pub const PROFILE_SK: &str = "PROFILE";
+pub const PROFILE_REVISION: &str = "rev";
+
+/// The key prefix of display names: one item per name (its lowercase key), holding the `userId`
+/// of the fan who has it, so that two fans racing for one name race for one item.
+pub const NAME_PREFIX: &str = "NAME#";
+pub fn name_pk(key: &crate::profile::name::NameKey) -> String {
+    format!("{NAME_PREFIX}{key}")
+}
+pub const NAME_SK: &str = "NAME";
+pub const NAME_USER_ID: &str = "userId";
+
+/// The key prefix of what the public sees of a fan (their locker room and stats), apart from
+/// `USER#` so that the public function's IAM (`dynamodb:LeadingKeys`) cannot reach a fan's
+/// e-mail, links or purchases.
+pub const FAN_PREFIX: &str = "FAN#";
+pub fn fan_pk(user_id: &crate::ids::UserId) -> String {
+    format!("{FAN_PREFIX}{user_id}")
+}
+/// The public face: copies of the profile's public fields, and the locker room.
+pub const SHOW_SK: &str = "SHOW";
+/// The stats: `packsOpened`, `itemsOwned` and one `r_<rarity>` number per rarity, each added to
+/// by the opening that changes it.
+pub const STATS_SK: &str = "STATS";
+pub const STATS_PACKS_OPENED: &str = "packsOpened";
+pub const STATS_ITEMS_OWNED: &str = "itemsOwned";
+pub const STATS_RARITY_PREFIX: &str = "r_";
+
+/// The key prefix of the catalogue's teams (`TEAM#<teamId>` / `TEAM`).
+pub const TEAM_PREFIX: &str = "TEAM#";
+pub fn team_pk(team_id: &crate::ids::TeamId) -> String {
+    format!("{TEAM_PREFIX}{team_id}")
+}
+pub const TEAM_SK: &str = "TEAM";
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
 pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [

@@ -6,9 +6,11 @@ mod condition;
 mod fan_view;
 mod links;
 mod packs;
+mod profile;
 mod purchases;
 mod records;
 mod topups;
+mod transaction;
 
 use std::collections::HashMap;
 

@@ -3,12 +3,14 @@
 //! against them before the same change is made here.
 
 use super::Tables;
+use crate::ids::UserId;
 use crate::packs::Pack;
 use crate::purchases::{Buys, Purchase, UnpaidHolds};
 use crate::store::condition::{Attributes, Value};
 use crate::store::schema::{
-    BUYS_HELD, BUYS_SEQ, ENDS_AT, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER, PACK_REMAINING,
-    PACK_STATUS, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT, UNPAID_VERSION, unpaid_slot,
+    BUYS_HELD, BUYS_SEQ, ENDS_AT, NAME_USER_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
+    PACK_REMAINING, PACK_STATUS, PK, PROFILE_REVISION, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
+    STARTS_AT, UNPAID_VERSION, unpaid_slot,
 };
 
 /// One attribute name, for an item without maps.
@@ -92,5 +94,40 @@ impl Attributes for CashItem<'_> {
             .balances
             .get(&(self.user_id.to_owned(), currency.to_owned()))
             .map(|&balance| balance.into())
+    }
+}
+
+/// An item that exists and is conditioned on for nothing but that (a team): its key.
+pub(super) struct Present;
+
+impl Attributes for Present {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        (single(path)? == PK).then(|| "present".into())
+    }
+}
+
+/// A fan's profile: its key and revision.
+pub(super) struct ProfileItem(pub u64);
+
+impl Attributes for ProfileItem {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        match single(path)? {
+            PK => Some("present".into()),
+            PROFILE_REVISION => Some(self.0.into()),
+            _ => None,
+        }
+    }
+}
+
+/// A display name's item: its key and holder.
+pub(super) struct NameItem(pub UserId);
+
+impl Attributes for NameItem {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        match single(path)? {
+            PK => Some("present".into()),
+            NAME_USER_ID => Some(self.0.as_str().into()),
+            _ => None,
+        }
     }
 }

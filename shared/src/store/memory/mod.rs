@@ -8,6 +8,7 @@ mod fan_view;
 mod items;
 mod links;
 mod packs;
+mod profile;
 mod purchases;
 mod topups;
 
@@ -15,10 +16,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::cash::{Credit, Debit};
+use crate::ids::{TeamId, UserId};
 use crate::links::Web3Link;
 use crate::packs::Pack;
 use crate::packs::document::PackDocument;
 use crate::packs::listing::ListingKey;
+use crate::profile::name::NameKey;
 use crate::purchases::{Buys, Purchase};
 use crate::store::packs::StoredPack;
 
@@ -52,6 +55,12 @@ struct Tables {
     revealed: std::collections::HashSet<String>,
     /// Cash top-ups by id.
     top_ups: HashMap<String, crate::topups::TopUp>,
+    /// Fans' profiles (with their revisions), by user id.
+    profiles: HashMap<UserId, profile::StoredProfile>,
+    /// Who holds each display name, by its key.
+    names: HashMap<NameKey, UserId>,
+    /// The catalogue's teams, by id.
+    teams: BTreeMap<TeamId, crate::catalog::Team>,
 }
 
 /// In-process store; clones share the same data.

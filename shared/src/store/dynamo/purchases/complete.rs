@@ -1,7 +1,6 @@
 //! Completing a purchase: paying for a held unit from the fan's balance.
 
 use super::holds::unpaid_key;
-use super::transaction::{Transaction, counter, put_new, update};
 use super::{balance_in, cash_key, purchase_from_item, purchase_key, status_text};
 use crate::cash::Debit;
 use crate::cash::ledger::debit_entry_id;
@@ -10,6 +9,7 @@ use crate::purchases::{CompleteRefusal, Completion, Purchase, PurchaseStatus, ch
 use crate::store::StoreError;
 use crate::store::dynamo::packs::{sale_ends_at, share_key};
 use crate::store::dynamo::records::{CASH_VERSION, DebitRecord, SCHEMA_VERSION};
+use crate::store::dynamo::transaction::{Transaction, counter, put_new, update};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, key, number, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{CompleteError, CompletePurchase, Completed, GetPurchase};

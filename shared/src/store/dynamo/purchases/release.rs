@@ -1,11 +1,11 @@
 //! Releasing holds that ran out: their units back into their shares.
 
 use super::holds::HoldEntry;
-use super::transaction::{Transaction, counter, update};
 use super::{buys_key, purchase_from_item, purchase_key, status_text};
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};
 use crate::store::StoreError;
 use crate::store::dynamo::packs::share_key;
+use crate::store::dynamo::transaction::{Transaction, counter, update};
 use crate::store::dynamo::{Attempts, DynamoStore, classify, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{ReleaseHolds, Released};

@@ -5,7 +5,6 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::holds::unpaid_key;
-use super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
     purchase_key, status_text,
@@ -21,6 +20,7 @@ use crate::store::dynamo::packs::{pack_from_item, share_key, share_units, terms_
 use crate::store::dynamo::records::{
     HoldSlotRecord, PURCHASE_VERSION, SCHEMA_VERSION, unpaid_from_item,
 };
+use crate::store::dynamo::transaction::{Reasons, Transaction, build, put_new, update};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{StartError, StartPurchase, Started};
