@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use shared::catalog::Team;
-use shared::ids::{LeagueId, TeamId};
+use shared::ids::TeamId;
 use shared::profile::Profile;
 use shared::profile::patch::{ProfilePatch, ProfilePatchBody};
 use shared::store::profile::{PatchProfileError, ProfileStore};
 use shared::timestamp::Timestamp;
 use testkit::ids;
+use testkit::profiles::team;
 
 testkit::store_contract!(
     arc:
@@ -29,18 +29,6 @@ fn patch(json: &str) -> ProfilePatch {
         .unwrap()
         .check()
         .unwrap()
-}
-
-pub fn team(id: &str) -> Team {
-    Team {
-        id: TeamId::parse(id).unwrap(),
-        league_id: LeagueId::parse("nba").unwrap(),
-        name: "Lakers".into(),
-        city: "Los Angeles".into(),
-        abbreviation: "LAL".into(),
-        logo_url: "https://cdn.example.com/lal.png".into(),
-        primary_color: "#552583".into(),
-    }
 }
 
 async fn patched(

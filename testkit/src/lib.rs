@@ -21,6 +21,7 @@ pub mod logs;
 pub mod mine;
 pub mod moto;
 pub mod packs;
+pub mod profiles;
 pub mod purchases;
 pub mod runtime_api;
 pub mod stripe;
