@@ -33,6 +33,7 @@ testkit::store_contract!(
     the_verifier_agrees_with_packs_opened_through_the_api,
     a_purchase_opened_before_the_reveal_shows_the_seed_once_published,
     the_sweep_publishes_a_revealed_seed,
+    each_opening_adds_to_the_fans_stats_once,
 );
 
 /// A pack with three rarities, items of each, and six slots.
@@ -526,5 +527,54 @@ async fn the_sweep_publishes_a_revealed_seed(store: Arc<impl Store + Clone + 'st
     assert_eq!(
         seed_shown(&state, &purchase).await,
         Value::String(seed.to_hex())
+    );
+}
+
+/// The stats a locker room shows are kept by the openings' own writes: three purchases, each
+/// opened by two racing requests, count three openings and their items, by rarity, exactly.
+async fn each_opening_adds_to_the_fans_stats_once(store: Arc<impl Store + 'static>) {
+    testkit::packs::save(&*store, &drop_pack("p", 60)).await;
+    let mut ids_paid = Vec::new();
+    for key in ["k1", "k2", "k3"] {
+        ids_paid.push(paid(&*store, "fan", "p", key, Timestamp::now()).await.id);
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for id in ids_paid.iter().chain(&ids_paid) {
+        let (store, id) = (store.clone(), id.clone());
+        tasks.spawn(async move {
+            store
+                .open_purchase(&ids::user("fan"), &ids::pack("p"), &id, Timestamp::now())
+                .await
+                .unwrap()
+        });
+    }
+    let answers = tasks.join_all().await;
+    let firsts: Vec<&Purchase> = answers
+        .iter()
+        .filter(|answer| !answer.repeated)
+        .map(|answer| &answer.purchase)
+        .collect();
+    assert_eq!(firsts.len(), 3);
+    let expected = shared::locker_room::stats::LockerStats::of_openings(
+        firsts.iter().map(|p| p.items.as_deref().unwrap()),
+    );
+    let empty = shared::locker_room::LockerRoomBody {
+        title: None,
+        items: Vec::new(),
+    };
+    let room = store
+        .put_locker_room(&ids::user("fan"), &empty, Timestamp::now())
+        .await
+        .unwrap();
+    assert_eq!(room.stats, expected);
+    assert_eq!((room.stats.packs_opened, room.stats.items_owned), (3, 18));
+    let other = store
+        .put_locker_room(&ids::user("other"), &empty, Timestamp::now())
+        .await
+        .unwrap();
+    assert_eq!(
+        other.stats,
+        Default::default(),
+        "another fan's stats are apart"
     );
 }

@@ -17,7 +17,7 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 4] = [
+const GUARDED: [(&str, &[&str], &[&str]); 6] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -34,7 +34,25 @@ const GUARDED: [(&str, &[&str], &[&str]); 4] = [
         &["cash-top-ups", "stripe-webhook"],
         &[],
     ),
+    // Who holds a display name, and what the public sees of a fan: written only by the fan's
+    // own profile.
+    // The public locker rooms read both; the openings add to the stats.
+    (
+        shared::store::schema::NAME_PREFIX,
+        &["me-profile"],
+        &["locker-rooms"],
+    ),
+    (
+        shared::store::schema::FAN_PREFIX,
+        &["me-profile", "open-pack"],
+        &["locker-rooms"],
+    ),
 ];
+
+/// The key prefixes some functions may not reach at all, even to read: a fan's own items
+/// (`USER#`: e-mail, links, purchases) are out of reach of the public locker rooms, which read
+/// the `FAN#` copies instead.
+const PRIVATE: [(&str, &[&str]); 1] = [(shared::store::schema::USER_PREFIX, &["locker-rooms"])];
 
 /// The actions that read (or condition on) an item and never change it.
 const READ_ACTIONS: [&str; 4] = [
@@ -58,11 +76,12 @@ const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
 
 /// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
 /// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
-const DYNAMODB_ACTIONS: [&str; 6] = [
+const DYNAMODB_ACTIONS: [&str; 7] = [
     "dynamodb:BatchGetItem",
     "dynamodb:GetItem",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
     "dynamodb:Query",
     "dynamodb:ConditionCheckItem",
 ];
@@ -162,6 +181,10 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
             problems.push(format!(
                 "{function}: key pattern {prefix:?} is not a literal prefix `NAME#*`"
             ));
+        } else if let Some((private, _)) = PRIVATE.iter().find(|(private, kept_from)| {
+            format!("{literal}#") == *private && kept_from.contains(&function)
+        }) {
+            problems.push(format!("{function}: may reach {private} keys ({prefix})"));
         } else if let Some((guarded, _, _)) = GUARDED.iter().find(|(guarded, allowed, readers)| {
             let reads_only = actions.iter().all(|a| READ_ACTIONS.contains(&a.as_str()));
             format!("{literal}#") == *guarded
@@ -248,7 +271,7 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
 ///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
 /// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
-///   then one `UpdateItem` of the purchase;
+///   then one transaction of `UpdateItem`s: the purchase and the fan's stats (`FAN#`);
 /// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
 ///   (opened purchases), and `BatchGetItem` of packs' public items (`PACK#`: a published seed);
 /// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
@@ -257,7 +280,14 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   (`TOPUP#`) only;
 /// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
 ///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
-///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`).
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`);
+/// - me-profile: `GetItem` and `PutItem` of the fan's profile (`USER#`); in the patch's
+///   transaction, `PutItem` and `DeleteItem` of display names (`NAME#`), `UpdateItem` of the
+///   fan's public face (`FAN#`) and `ConditionCheckItem` of the favourite team (`TEAM#`); for the
+///   locker room, `BatchGetItem` of the fan's purchases (`USER#`), `UpdateItem` and `Query` of
+///   their public face and stats (`FAN#`);
+/// - locker-rooms (public): `GetItem` of a name's holder (`NAME#`) and `Query` of their public
+///   face and stats (`FAN#`): reads only, nothing of `USER#`.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -379,6 +409,7 @@ open-pack:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "USER#*"
+              - "FAN#*"
 release-holds:
   - Statement:
       - Effect: Allow
@@ -480,6 +511,65 @@ stripe-webhook:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CREDIT#*"
+me-profile:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:PutItem
+          - dynamodb:DeleteItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "NAME#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:UpdateItem
+          - dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "FAN#*"
+      - Effect: Allow
+        Action: dynamodb:ConditionCheckItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TEAM#*"
+locker-rooms:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "NAME#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "FAN#*"
 "#,
     )
     .unwrap();
@@ -502,6 +592,44 @@ stripe-webhook:
     assert_eq!(shared::store::schema::cash_pk("u"), "CASH#u");
     assert_eq!(shared::store::schema::topup_pk("t"), "TOPUP#t");
     assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
+    let name = shared::profile::name::DisplayName::parse("Zoe").unwrap();
+    assert_eq!(shared::store::schema::name_pk(&name.key()), "NAME#zoe");
+    let fan = shared::ids::UserId::parse("u").unwrap();
+    assert_eq!(shared::store::schema::fan_pk(&fan), "FAN#u");
+    let team = shared::ids::TeamId::parse("nba-lal").unwrap();
+    assert_eq!(shared::store::schema::team_pk(&team), "TEAM#nba-lal");
+}
+
+/// Display names and the public face stay out of reach of every other function, and money out
+/// of the profile's (the exact policy, team checks only, is pinned above).
+#[test]
+fn the_profiles_policy_cannot_reach_further() {
+    let template = read("template.yaml");
+    let team = "                    - \"TEAM#*\"\n";
+    let money = format!("{team}                    - \"CASH#*\"\n");
+    assert!(
+        caught_in(&template, "  MeProfileFunction:", team, &money),
+        "me-profile reaching CASH# went unnoticed"
+    );
+    // The public function reaching a fan's e-mail, links or purchases, or writing.
+    let fan = "                    - \"FAN#*\"\n";
+    let user = "                    - \"USER#*\"\n";
+    assert!(
+        caught_in(
+            &template,
+            "  LockerRoomsFunction:",
+            fan,
+            &format!("{fan}{user}")
+        ),
+        "locker-rooms reaching USER# went unnoticed"
+    );
+    for guarded in ["NAME#*", "FAN#*"] {
+        let wider = format!("{user}                    - \"{guarded}\"\n");
+        assert!(
+            caught_in(&template, "  StartPurchaseFunction:", user, &wider),
+            "start-purchase reaching {guarded} went unnoticed"
+        );
+    }
 }
 
 /// Whether the policy checks catch `template` with `from` made `to` in the part that begins

@@ -290,6 +290,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's profile
+         * @description The caller's profile. Their first call creates it from the session token: `id` is the token's `sub`, `email` its e-mail claim (or null), the rest null. The e-mail is shown to its owner only: the public locker room never carries it.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user's profile
+         * @description Each of `displayName`, `avatarUrl` and `favoriteTeamId` is kept when absent, cleared by `null`, set by a value; any other member is refused. The whole patch is written in one transaction or not at all.
+         *
+         *     - `displayName`: 3-24 characters of `A-Z`, `a-z`, `0-9`, `_`, `.` and `-`, unique without regard to case (409 `display_name_taken`); the old name is freed in the same write, and the caller's locker room moves to the new name. Changing only the case keeps the name.
+         *     - `avatarUrl`: https, at most 2,048 bytes.
+         *     - `favoriteTeamId`: a team of the catalogue (422 `team_not_found`).
+         *
+         *     A patch before any `GET /api/me` creates the profile first, as `GET` does.
+         */
+        patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/api/me/locker-room": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the signed-in user's locker room
+         * @description Replaces the caller's locker room: an optional `title` and up to 12 of their pulls, each named by the opened purchase it came from and its slot, shown in the order given. An item that is not one the caller pulled (another fan's purchase, one not opened, a slot it does not have) is 422 `item_not_owned` and changes nothing. Answers the locker room as the public sees it (`GET /api/locker-rooms/{displayName}`), with the caller's stats.
+         */
+        put: operations["putMyLockerRoom"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/locker-rooms/{displayName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fan's locker room, by display name
+         * @description The locker room of the fan who holds this display name (without regard to case): their name, avatar and favourite team, the title and items they chose, and their stats (packs opened, items owned, items by rarity, exact as of their last opening). Public and cacheable for a few seconds. A name nobody holds, including one its fan renamed away from, is 404 `locker_room_not_found`. Never carries the fan's e-mail or id.
+         */
+        get: operations["getLockerRoom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -337,7 +407,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "display_name_taken" | "team_not_found" | "item_not_owned" | "locker_room_not_found";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -367,6 +437,49 @@ export interface components {
                 userId: string;
                 /** @description The token's e-mail claim, or null when it has none. */
                 email: string | null;
+            };
+        };
+        /** @description A locker room as anyone sees it. */
+        LockerRoom: {
+            /** @description Null only in the fan's own answer while they have no name (nobody else can find it). */
+            displayName: string | null;
+            /** Format: uri */
+            avatarUrl: string | null;
+            favoriteTeamId: string | null;
+            title: string | null;
+            /** @description At most 12, in the fan's order. */
+            items: components["schemas"]["MyItem"][];
+            stats: components["schemas"]["LockerStats"];
+        };
+        /** @description `{"lockerRoom": ...}`. */
+        LockerRoomAnswer: {
+            lockerRoom: components["schemas"]["LockerRoom"];
+        };
+        /** @description An item the fan pulled: the slot of one of their opened purchases. */
+        LockerRoomItem: {
+            purchaseId: components["schemas"]["Id"];
+            /** Format: int32 */
+            slot: number;
+        };
+        /** @description The body of `PUT /api/me/locker-room`: the whole locker room, replacing the one before. */
+        LockerRoomRequest: {
+            /** @description At most 60 characters, not blank, no control characters; absent or null for none. */
+            title?: string | null;
+            /**
+             * @description The items to show, in the order they are shown: at most 12, each once, each a slot of
+             *     one of your opened purchases.
+             */
+            items: components["schemas"]["LockerRoomItem"][];
+        };
+        /** @description A fan's stats, exact as of their last opening. */
+        LockerStats: {
+            /** Format: int64 */
+            packsOpened: number;
+            /** Format: int64 */
+            itemsOwned: number;
+            /** @description Rarity name to items of it (a rarity never pulled is absent). */
+            byRarity: {
+                [key: string]: number;
             };
         };
         /** @description The caller's balances. */
@@ -507,6 +620,28 @@ export interface components {
             amount: number;
             currency: components["schemas"]["Currency"];
         };
+        /**
+         * @description The body of `PATCH /api/me`, as sent: each member absent (kept), `null` (cleared) or a
+         *     value (set).
+         */
+        ProfilePatch: {
+            /**
+             * @description Your name as others see it, unique without regard to case; `null` clears it (and frees
+             *     it for others).
+             * @example Zoe.Hoops
+             */
+            displayName?: string | null;
+            /**
+             * Format: uri
+             * @description An https URL of at most 2,048 bytes; `null` clears it.
+             */
+            avatarUrl?: string | null;
+            /**
+             * @description A team of the catalogue (`GET /api/teams`); `null` clears it.
+             * @example nba-lal
+             */
+            favoriteTeamId?: string | null;
+        };
         /** @description A purchase as the API shows it. */
         Purchase: {
             /** @description Derived from the user and the `Idempotency-Key` that started it. */
@@ -616,6 +751,23 @@ export interface components {
          * @enum {string}
          */
         TopUpStatus: "pending" | "completed" | "failed" | "expired";
+        /** @description A fan's profile, as `GET /api/me` answers it (`{"user": ...}`). */
+        User: {
+            /** @description The session token's `sub`. */
+            id: string;
+            /** @description The token's e-mail claim when the profile was created; shown to nobody else. */
+            email: string | null;
+            displayName: string | null;
+            /** Format: uri */
+            avatarUrl: string | null;
+            favoriteTeamId: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description `{"user": ...}`. */
+        UserAnswer: {
+            user: components["schemas"]["User"];
+        };
     };
     responses: {
         /**
@@ -1518,6 +1670,365 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "displayName": "Zoe.Hoops",
+                     *         "email": "fan@example.com",
+                     *         "favoriteTeamId": "nba-lal",
+                     *         "id": "user_2NNEqL2nrIRdJ194ndJqAHwEfxC",
+                     *         "updatedAt": "2026-11-26T08:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No route (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 64 KiB (`MAX_BODY_BYTES`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "avatarUrl": null,
+                 *       "displayName": "Zoe.Hoops",
+                 *       "favoriteTeamId": "nba-lal"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProfilePatch"];
+            };
+        };
+        responses: {
+            /** @description The profile as patched. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
+                     *         "createdAt": "2026-11-25T21:00:00Z",
+                     *         "displayName": "Zoe.Hoops",
+                     *         "email": "fan@example.com",
+                     *         "favoriteTeamId": "nba-lal",
+                     *         "id": "user_2NNEqL2nrIRdJ194ndJqAHwEfxC",
+                     *         "updatedAt": "2026-11-26T08:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserAnswer"];
+                };
+            };
+            /** @description Malformed JSON (`invalid_json`); a body that is not an object of those members, each a string or null (`invalid_body`); a value outside its rule (`invalid_body`, naming the member). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_body",
+                     *         "message": "displayName must be 3-24 characters of A-Z, a-z, 0-9, _, . and -, or null"
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No route (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Another fan has this display name (`display_name_taken`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "display_name_taken",
+                     *         "message": "Another fan has this display name (names are unique without regard to case)."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `favoriteTeamId` names no team (`team_not_found`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "team_not_found",
+                     *         "message": "'favoriteTeamId' names no team of the catalogue."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putMyLockerRoom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 64 KiB (`MAX_BODY_BYTES`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "purchaseId": "aziCO-GO8fL4JY8pIvr5KQ",
+                 *           "slot": 2
+                 *         }
+                 *       ],
+                 *       "title": "Rookie gold"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LockerRoomRequest"];
+            };
+        };
+        responses: {
+            /** @description The locker room as the public sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "lockerRoom": {
+                     *         "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
+                     *         "displayName": "Zoe.Hoops",
+                     *         "favoriteTeamId": "nba-lal",
+                     *         "items": [
+                     *           {
+                     *             "imageUrl": "https://cdn.example.com/items/lebron-gold.png",
+                     *             "itemId": "lebron-rookie-gold",
+                     *             "name": "LeBron James Rookie Gold",
+                     *             "openedAt": "2026-11-25T21:04:00Z",
+                     *             "packId": "nba-rookie-2026",
+                     *             "purchaseId": "aziCO-GO8fL4JY8pIvr5KQ",
+                     *             "rarity": "legendary",
+                     *             "slot": 2
+                     *           }
+                     *         ],
+                     *         "stats": {
+                     *           "byRarity": {
+                     *             "common": 11,
+                     *             "legendary": 1,
+                     *             "rare": 3
+                     *           },
+                     *           "itemsOwned": 15,
+                     *           "packsOpened": 3
+                     *         },
+                     *         "title": "Rookie gold"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LockerRoomAnswer"];
+                };
+            };
+            /** @description Malformed JSON (`invalid_json`); a body that is not that object (`invalid_body`); a title over 60 characters, blank or with control characters, more than 12 items or one repeated (`invalid_body`, naming the member). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_body",
+                     *         "message": "items[2]: items[2] repeats an earlier item"
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No route (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description An item is not one you pulled (`item_not_owned`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "item_not_owned",
+                     *         "message": "items[1] is not an item you pulled"
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLockerRoom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A fan's display name, in any case. A path segment outside the names' grammar (3-24
+                 *     characters of `A-Z`, `a-z`, `0-9`, `_`, `.` and `-`) names no resource: 404 `not_found`.
+                 * @example Zoe.Hoops
+                 */
+                displayName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locker room. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=5`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "lockerRoom": {
+                     *         "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
+                     *         "displayName": "Zoe.Hoops",
+                     *         "favoriteTeamId": "nba-lal",
+                     *         "items": [
+                     *           {
+                     *             "imageUrl": "https://cdn.example.com/items/lebron-gold.png",
+                     *             "itemId": "lebron-rookie-gold",
+                     *             "name": "LeBron James Rookie Gold",
+                     *             "openedAt": "2026-11-25T21:04:00Z",
+                     *             "packId": "nba-rookie-2026",
+                     *             "purchaseId": "aziCO-GO8fL4JY8pIvr5KQ",
+                     *             "rarity": "legendary",
+                     *             "slot": 2
+                     *           }
+                     *         ],
+                     *         "stats": {
+                     *           "byRarity": {
+                     *             "common": 11,
+                     *             "legendary": 1,
+                     *             "rare": 3
+                     *           },
+                     *           "itemsOwned": 15,
+                     *           "packsOpened": 3
+                     *         },
+                     *         "title": "Rookie gold"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LockerRoomAnswer"];
+                };
+            };
+            /** @description Nobody holds this name (`locker_room_not_found`), or the segment is no display name (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "locker_room_not_found",
+                     *         "message": "No fan has this display name."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

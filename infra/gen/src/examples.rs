@@ -42,13 +42,15 @@ const PLAIN: RouteExtra = RouteExtra {
 /// The fixtures' path parameters, by name. The purchase is the one the start fixture's key makes
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
-pub const PATH_PARAMETERS: [(&str, &str); 3] = [
+pub const PATH_PARAMETERS: [(&str, &str); 4] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
+    // The name the PATCH fixture gives `me`.
+    ("displayName", "Zoe.Hoops"),
 ];
 
-pub const EXTRAS: [RouteExtra; 14] = [
+pub const EXTRAS: [RouteExtra; 18] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -139,6 +141,33 @@ pub const EXTRAS: [RouteExtra; 14] = [
         event: "GetTopUp",
         fixture: Some("get"),
         signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/me",
+        event: "GetMe",
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "PATCH /api/me",
+        event: "UpdateMe",
+        fixture: Some("patch"),
+        signed_in: true,
+        body: Some(r#"{"displayName": "Zoe.Hoops", "avatarUrl": null}"#),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "PUT /api/me/locker-room",
+        event: "PutMyLockerRoom",
+        fixture: Some("locker-room"),
+        signed_in: true,
+        body: Some(r#"{"title": "Rookie gold", "items": []}"#),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/locker-rooms/{displayName}",
+        event: "GetLockerRoom",
         ..PLAIN
     },
     // Stripe's own request: its signature over the body, and placeholders (`<SESSION>`,

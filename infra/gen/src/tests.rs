@@ -157,11 +157,15 @@ fn a_fixture_that_is_not_its_routes_is_noticed() {
     assert!(noticed("infra/events/web3-link.json", |_| None));
 }
 
-/// The fixtures' paths route: each example parameter is an id (else the path is the API's 404).
+/// The fixtures' paths route: each example parameter is of its grammar (else the path is the
+/// API's 404).
 #[test]
-fn the_example_path_parameters_are_ids() {
+fn the_example_path_parameters_are_of_their_grammar() {
     for (name, value) in crate::examples::PATH_PARAMETERS {
-        assert!(shared::ids::is_valid_id(value), "{name}: {value}");
+        assert!(
+            shared::http::routes::parameter_grammar(name)(value),
+            "{name}: {value}"
+        );
     }
 }
 

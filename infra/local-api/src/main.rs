@@ -263,6 +263,9 @@ where
     println!(
         "  curl -s -X POST {base}/api/web3-link -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payload\":{{\"address\":\"0x52908400098527886E0F7030069857D2E4169EE7\"}}}}'"
     );
+    println!(
+        "  curl -s -X PATCH {base}/api/me -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"displayName\":\"Demo.Fan\"}}'"
+    );
     let balances = demo_balances(&store).await;
     if !balances.is_empty() {
         println!();
@@ -288,6 +291,13 @@ where
         ] {
             println!("  curl -s '{base}/api/{path}' -H 'Authorization: Bearer {token}'");
         }
+        println!(
+            "Show your pulls in your locker room (purchaseId and slot from me/items), then as anyone:"
+        );
+        println!(
+            "  curl -s -X PUT {base}/api/me/locker-room -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"title\":\"My pulls\",\"items\":[{{\"purchaseId\":\"<id>\",\"slot\":0}}]}}'"
+        );
+        println!("  curl -s {base}/api/locker-rooms/Demo.Fan");
     }
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
 
@@ -318,6 +328,14 @@ where
             verifier: verifier(),
             cursors: CursorSigner::random(),
             revealed: Default::default(),
+        }),
+        profile: Arc::new(shared::handlers::profile::ProfileState {
+            store: store.clone(),
+            verifier: verifier(),
+            max_body_bytes: parts.max_body_bytes,
+        }),
+        locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
+            store: store.clone(),
         }),
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,

@@ -26,7 +26,9 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::locker_room::LockerRoomsState;
 use shared::handlers::me::MeState;
+use shared::handlers::profile::ProfileState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
@@ -35,8 +37,8 @@ use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
     cash_top_ups_routes, complete_purchase_routes, get_pack_routes, get_purchase_routes,
-    list_packs_routes, me_cash_routes, me_purchases_routes, open_pack_routes,
-    start_purchase_routes, stripe_webhook_routes, web3_link_routes,
+    list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes, me_purchases_routes,
+    open_pack_routes, start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
 use tower::ServiceExt;
@@ -105,6 +107,10 @@ pub struct App<S> {
     pub purchases: Arc<PurchaseState<S>>,
     /// The state of the fan's own views (me-purchases, me-cash).
     pub me: Arc<MeState<S>>,
+    /// The state of the profile's handlers (me-profile).
+    pub profile: Arc<ProfileState<S>>,
+    /// The state of the public locker rooms (locker-rooms).
+    pub locker_rooms: Arc<LockerRoomsState<S>>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -137,6 +143,8 @@ impl<S: Store + 'static> App<S> {
             .merge(open_pack_routes().into_router(self.purchases.clone()))
             .merge(me_purchases_routes().into_router(self.me.clone()))
             .merge(me_cash_routes().into_router(self.me.clone()))
+            .merge(me_profile_routes().into_router(self.profile.clone()))
+            .merge(locker_rooms_routes().into_router(self.locker_rooms.clone()))
             .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
             .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
             .route(

@@ -21,4 +21,5 @@ pub mod me;
 pub mod my_cash;
 pub mod my_purchases;
 // The fan app (issue 28).
+pub mod locker_room;
 pub mod profile;

@@ -24,8 +24,8 @@ use crate::openapi::schemas::Id;
 use crate::packs::MAX_RARITY_CHARS;
 use crate::purchases::PurchaseStatus;
 use crate::purchases::mine::{
-    DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItemsQuery, MyPurchasesQuery,
-    StatusFilter, is_list_key,
+    DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItem, MyItemsQuery,
+    MyPurchasesQuery, StatusFilter, is_list_key,
 };
 use crate::store::packs::GetRevealedSeed;
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
@@ -169,7 +169,7 @@ pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = MyItem)]
-struct ItemJson<'a> {
+pub(crate) struct ItemJson<'a> {
     #[schema(value_type = Id)]
     item_id: &'a str,
     #[schema(min_length = 1, max_length = 200)]
@@ -184,6 +184,21 @@ struct ItemJson<'a> {
     purchase_id: &'a str,
     slot: u32,
     opened_at: Timestamp,
+}
+
+impl<'a> ItemJson<'a> {
+    pub(crate) fn of(mine: &'a MyItem) -> Self {
+        Self {
+            item_id: &mine.item.item_id,
+            name: &mine.item.name,
+            rarity: &mine.item.rarity,
+            image_url: mine.item.image_url.as_deref(),
+            pack_id: &mine.pack_id,
+            purchase_id: &mine.purchase_id,
+            slot: mine.item.slot,
+            opened_at: mine.opened_at,
+        }
+    }
 }
 
 /// A page of the caller's items.
@@ -295,20 +310,7 @@ pub async fn my_items<S: ListMyItems>(
             after,
         })
         .await?;
-    let items = page
-        .entries
-        .iter()
-        .map(|mine| ItemJson {
-            item_id: &mine.item.item_id,
-            name: &mine.item.name,
-            rarity: &mine.item.rarity,
-            image_url: mine.item.image_url.as_deref(),
-            pack_id: &mine.pack_id,
-            purchase_id: &mine.purchase_id,
-            slot: mine.item.slot,
-            opened_at: mine.opened_at,
-        })
-        .collect();
+    let items = page.entries.iter().map(ItemJson::of).collect();
     Ok(json_response(
         StatusCode::OK,
         &PageJson {

@@ -130,16 +130,20 @@ impl FromJsonBody for PatchBody {
     }
 }
 
+fn team_not_found() -> ApiError {
+    ApiError::unprocessable(
+        ErrorCode::TeamNotFound,
+        "'favoriteTeamId' names no team of the catalogue.",
+    )
+}
+
 fn refused(error: PatchProfileError) -> ApiError {
     match error {
         PatchProfileError::NameTaken => ApiError::refused(
             ErrorCode::DisplayNameTaken,
             "Another fan has this display name (names are unique without regard to case).",
         ),
-        PatchProfileError::TeamNotFound => ApiError::Unprocessable {
-            code: ErrorCode::TeamNotFound,
-            message: "'favoriteTeamId' names no team of the catalogue.".into(),
-        },
+        PatchProfileError::TeamNotFound => team_not_found(),
         PatchProfileError::Store(error) => error.into(),
     }
 }
@@ -191,10 +195,7 @@ object of those members, each a string or null (`invalid_body`); a value outside
         (status = 415, response = doc::UnsupportedMediaType),
         (status = 422, description = "`favoriteTeamId` names no team (`team_not_found`).",
             body = ErrorBody,
-            example = json!(doc::example(ApiError::Unprocessable {
-                code: ErrorCode::TeamNotFound,
-                message: "'favoriteTeamId' names no team of the catalogue.".into(),
-            }))),
+            example = json!(doc::example(team_not_found()))),
         doc::SignedIn,
     ),
 )]

@@ -78,6 +78,13 @@ impl ErrorCode {
         self.into()
     }
 
+    /// Whether the code is also answered at 422 ([`ApiError::Unprocessable`]): a resource's
+    /// not-found code when the body, not the path, names the missing resource
+    /// (`favoriteTeamId`).
+    pub const fn also_unprocessable(self) -> bool {
+        matches!(self, Self::TeamNotFound)
+    }
+
     pub const fn status(self) -> StatusCode {
         match self {
             Self::InvalidJson
@@ -206,6 +213,16 @@ impl ApiError {
     /// A refusal with `code` and a sentence for the client.
     pub fn refused(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
         Self::Refused {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 422 with `code`, a resource's not-found code that may be answered so
+    /// ([`ErrorCode::also_unprocessable`]): the body names a resource that does not exist.
+    pub fn unprocessable(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        debug_assert!(code.also_unprocessable(), "{code} is not answered at 422");
+        Self::Unprocessable {
             code,
             message: message.into(),
         }

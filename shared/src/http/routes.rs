@@ -23,6 +23,7 @@ use utoipa::openapi::path::HttpMethod;
 
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
+use crate::handlers::locker_room::LockerRoomsState;
 use crate::handlers::me::MeState;
 use crate::handlers::profile::ProfileState;
 use crate::handlers::purchase_json::PurchaseState;
@@ -31,8 +32,10 @@ use crate::handlers::top_ups::TopUpState;
 use crate::handlers::web3_link::LinkState;
 use crate::http::error::ApiError;
 use crate::ids::is_valid_id;
+use crate::profile::name::is_valid_display_name;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::links::UpsertLink;
+use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
 use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
@@ -206,10 +209,19 @@ impl PathParams {
     }
 }
 
+/// The grammar of each path parameter, by name: an id's (`[A-Za-z0-9_-]{1,64}`), but for the
+/// parameters that are no ids: a display name (`.` is one of its characters).
+pub fn parameter_grammar(name: &str) -> fn(&str) -> bool {
+    match name {
+        "displayName" => is_valid_display_name,
+        _ => is_valid_id,
+    }
+}
+
 /// The route `method` on `path` (already trimmed) selects, with its parameters; else API
-/// Gateway's `$default` answer: 404 for no route's path, or a parameter that is not an id
-/// (percent-decoded once): no resource can have such a path; 405 for a route's path with
-/// another method (every method of the path in `Allow`).
+/// Gateway's `$default` answer: 404 for no route's path, or a parameter outside its grammar
+/// ([`parameter_grammar`], percent-decoded once): no resource can have such a path; 405 for a
+/// route's path with another method (every method of the path in `Allow`).
 pub fn resolve(method: &Method, path: &str) -> Result<(&'static Route, PathParams), ApiError> {
     let Ok(matched) = PATHS.at(path) else {
         return Err(ApiError::not_found());
@@ -217,7 +229,9 @@ pub fn resolve(method: &Method, path: &str) -> Result<(&'static Route, PathParam
     let mut params = PathParams::default();
     for (name, value) in matched.params.iter() {
         match percent_encoding::percent_decode_str(value).decode_utf8() {
-            Ok(value) if is_valid_id(&value) => params.0.push((name.to_owned(), value.into())),
+            Ok(value) if parameter_grammar(name)(&value) => {
+                params.0.push((name.to_owned(), value.into()));
+            }
             _ => return Err(ApiError::not_found()),
         }
     }
@@ -378,9 +392,14 @@ functions! {
         stripe_webhook::stripe_webhook,
     }
     /// `me-profile`: the fan's profile (`USER#` profile, `NAME#`, `FAN#`; checks `TEAM#`).
-    "me-profile" => me_profile_routes(ProfileState where S: GetProfile + PatchProfile) {
+    "me-profile" => me_profile_routes(ProfileState where S: GetProfile + PatchProfile + PutLockerRoom) {
         profile::get_me,
         profile::patch_me,
+        locker_room::put_locker_room,
+    }
+    /// `locker-rooms`: a fan's public locker room (reads `NAME#` and `FAN#` keys only).
+    "locker-rooms" => locker_rooms_routes(LockerRoomsState where S: GetLockerRoom) {
+        locker_room::get_locker_room,
     }
 }
 
@@ -456,6 +475,30 @@ mod tests {
     }
 
     #[test]
+    fn a_display_name_is_a_path_segment_of_its_own_grammar() {
+        assert_eq!(
+            code(Method::GET, "/api/locker-rooms/Zoe.Hoops"),
+            Ok(("locker-rooms", vec!["Zoe.Hoops".into()]))
+        );
+        assert_eq!(
+            code(Method::GET, "/api/locker-rooms/..."),
+            Ok(("locker-rooms", vec!["...".into()]))
+        );
+        for name in ["ab", "a%2Fb.c", "Zo%C3%AB", &"a".repeat(25), "a%20bc"] {
+            assert_eq!(
+                code(Method::GET, &format!("/api/locker-rooms/{name}")),
+                Err(ErrorCode::NotFound),
+                "{name}"
+            );
+        }
+        // Ids keep theirs: a `.` is no id.
+        assert_eq!(
+            code(Method::GET, "/api/packs/a.b"),
+            Err(ErrorCode::NotFound)
+        );
+    }
+
+    #[test]
     fn a_known_path_with_another_method_is_405_listing_every_method() {
         let allow = |method: Method, path: &str| match resolve(&method, path) {
             Err(ApiError::MethodNotAllowed { allow }) => allow,
@@ -511,6 +554,8 @@ mod tests {
                 "stripe-webhook POST /api/webhooks/stripe",
                 "me-profile GET /api/me",
                 "me-profile PATCH /api/me",
+                "me-profile PUT /api/me/locker-room",
+                "locker-rooms GET /api/locker-rooms/{displayName}",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

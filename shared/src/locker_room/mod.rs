@@ -26,20 +26,27 @@ pub const MAX_TITLE_CHARS: usize = 60;
 pub const MAX_ITEMS: usize = 12;
 
 /// An item the fan pulled: the slot of one of their opened purchases.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LockerRoomItem)]
 pub struct ItemRef {
+    #[schema(value_type = crate::openapi::schemas::Id)]
     pub purchase_id: PurchaseId,
     pub slot: u32,
 }
 
 /// The body of `PUT /api/me/locker-room`: the whole locker room, replacing the one before.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = LockerRoomRequest)]
 pub struct LockerRoomBody {
+    /// At most 60 characters, not blank, no control characters; absent or null for none.
     #[serde(default)]
+    #[schema(max_length = 60, min_length = 1)]
     pub title: Option<String>,
-    /// In the order they are shown.
+    /// The items to show, in the order they are shown: at most 12, each once, each a slot of
+    /// one of your opened purchases.
+    #[schema(max_items = 12)]
     pub items: Vec<ItemRef>,
 }
 

@@ -9,8 +9,9 @@ use serde::Serialize;
 
 use crate::purchases::OpenedItem;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// A fan's stats, exact as of their last opening.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LockerStats {
     pub packs_opened: u64,
     pub items_owned: u64,

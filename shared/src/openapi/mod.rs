@@ -51,6 +51,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::top_ups::create_top_up,
         handlers::top_ups::get_top_up,
         handlers::stripe_webhook::stripe_webhook,
+        handlers::profile::get_me,
+        handlers::profile::patch_me,
+        handlers::locker_room::put_locker_room,
+        handlers::locker_room::get_locker_room,
     ),
     components(responses(
         BadRequest,
@@ -67,9 +71,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Packs"),
         (name = "Purchases"),
         (name = "Auth"),
-        (name = "Me", description = "The signed-in fan's own purchases, items, Cash balances and ledger."),
+        (name = "Me", description = "The signed-in fan's profile, own purchases, items, Cash balances and ledger."),
         (name = "Cash"),
         (name = "Webhooks"),
+        (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
     ),
 )]
 struct Document;

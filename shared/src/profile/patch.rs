@@ -58,7 +58,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
     }
 }
 
-/// The body as sent.
+/// The body of `PATCH /api/me`, as sent: each member absent (kept), `null` (cleared) or a
+/// value (set).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = ProfilePatch)]

@@ -1,7 +1,8 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`]: the traits of each aggregate.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`profile`]: the traits of each
+//!   aggregate.
 //! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
 //!   declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
@@ -14,6 +15,7 @@ pub mod cash;
 pub mod condition;
 pub mod dynamo;
 pub mod links;
+pub mod locker_room;
 pub mod memory;
 pub mod packs;
 pub mod profile;
@@ -115,6 +117,8 @@ pub trait Store:
     + cash::CashStore
     + FanViewStore
     + topups::TopUpStore
+    + profile::ProfileStore
+    + locker_room::LockerRoomStore
 {
 }
 impl<
@@ -123,7 +127,9 @@ impl<
         + links::LinkStore
         + cash::CashStore
         + FanViewStore
-        + topups::TopUpStore,
+        + topups::TopUpStore
+        + profile::ProfileStore
+        + locker_room::LockerRoomStore,
 > Store for S
 {
 }

@@ -131,8 +131,10 @@ pub const DRAW_ITEMS: &str = "items";
 pub const DRAW_ODDS: &str = "odds";
 pub const DRAW_ITEMS_PER_PACK: &str = "itemsPerPack";
 
+/// The key prefix of a fan's own items (profile, links, purchases).
+pub const USER_PREFIX: &str = "USER#";
 pub fn user_pk(user_id: &str) -> String {
-    format!("USER#{user_id}")
+    format!("{USER_PREFIX}{user_id}")
 }
 
 pub fn link_sk(provider: &str) -> String {

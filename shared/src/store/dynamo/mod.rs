@@ -5,6 +5,7 @@ mod cash;
 mod condition;
 mod fan_view;
 mod links;
+mod locker_room;
 mod packs;
 mod profile;
 mod purchases;

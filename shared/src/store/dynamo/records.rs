@@ -19,6 +19,7 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 mod buys;
 mod cash;
+mod locker;
 mod profile;
 mod unpaid;
 
@@ -27,6 +28,7 @@ pub(crate) use cash::{
     CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
     debit_from_item, ledger_entry_from_item,
 };
+pub(crate) use locker::{LOCKER_VERSION, ShowRecord, ShownItemRecord, StoredShow, stats_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 

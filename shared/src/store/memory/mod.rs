@@ -7,6 +7,7 @@ mod cash;
 mod fan_view;
 mod items;
 mod links;
+mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
@@ -59,6 +60,10 @@ struct Tables {
     profiles: HashMap<UserId, profile::StoredProfile>,
     /// Who holds each display name, by its key.
     names: HashMap<NameKey, UserId>,
+    /// Each fan's locker room as put, by user id.
+    shown: HashMap<UserId, locker_room::Shown>,
+    /// Each fan's stats, added to by each of their openings, by user id.
+    stats: HashMap<UserId, crate::locker_room::stats::LockerStats>,
     /// The catalogue's teams, by id.
     teams: BTreeMap<TeamId, crate::catalog::Team>,
 }

@@ -346,6 +346,12 @@ impl OpenPurchase for MemoryStore {
         require("open", &conditions::openable(), Some(&purchase))?;
         let opened = opened(&purchase, &inputs, now)?;
         tables.purchases.insert(at, opened.clone());
+        // The fan's stats, in the same write as the opening (as on DynamoDB).
+        tables
+            .stats
+            .entry(user_id.clone())
+            .or_default()
+            .add_opening(opened.items.as_deref().unwrap_or_default());
         Ok(Opened {
             purchase: opened,
             fairness,

@@ -1,20 +1,27 @@
 //! Opening a paid purchase: its items drawn, written in one conditional update.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{purchase_from_item, purchase_item, purchase_key};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{OpenRefusal, check_open, opened};
 use crate::store::StoreError;
-use crate::store::dynamo::condition::render;
+use crate::store::dynamo::locker_room::stats_update;
 use crate::store::dynamo::packs::draw_inputs_from_item;
-use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key};
+use crate::store::dynamo::transaction::{Transaction, update};
+use crate::store::dynamo::{Attempts, DynamoStore, Item, key};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{OpenError, OpenPurchase, Opened};
 use crate::store::schema::{DRAW_SK, draw_pk};
 use crate::store::schema::{GSI2_PK, GSI2_SK, PURCHASE_STATUS};
 use crate::timestamp::Timestamp;
+
+/// The actions of an opening's transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Purchase,
+    Stats,
+}
 
 impl OpenPurchase for DynamoStore {
     async fn open_purchase(
@@ -66,58 +73,58 @@ impl OpenPurchase for DynamoStore {
             })?;
             values.push((placeholder, value));
         }
-        // One item, so one conditional UpdateItem, not a transaction (half the write units).
-        let condition = render(&conditions::openable());
-        let mut write = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(purchase_key(user_id, purchase_id)))
-            .update_expression(
-                "SET #status = :status, #openedAt = :openedAt, #items = :items, #fairness = :fairness, \
-                 #gsi2pk = :mine, #gsi2sk = :opened_key",
+        // With the fan's stats in the same transaction, so that they never count an opening that
+        // did not happen nor miss one (docs/fan-app.md: 8 WCU an opening instead of 3).
+        let names = [
+            ("#gsi2pk", GSI2_PK),
+            ("#gsi2sk", GSI2_SK),
+            ("#status", PURCHASE_STATUS),
+            ("#openedAt", "openedAt"),
+            ("#items", "items"),
+            ("#fairness", "fairness"),
+        ];
+        let transaction = Transaction::new()
+            .with(
+                Action::Purchase,
+                update(
+                    &self.table,
+                    purchase_key(user_id, purchase_id),
+                    "SET #status = :status, #openedAt = :openedAt, #items = :items, \
+                     #fairness = :fairness, #gsi2pk = :mine, #gsi2sk = :opened_key",
+                    &conditions::openable(),
+                    &names,
+                    values,
+                )?,
             )
-            .condition_expression(condition.expression)
-            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
-            .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
-            .expression_attribute_names("#gsi2pk", GSI2_PK)
-            .expression_attribute_names("#gsi2sk", GSI2_SK)
-            .expression_attribute_names("#status", PURCHASE_STATUS)
-            .expression_attribute_names("#openedAt", "openedAt")
-            .expression_attribute_names("#items", "items")
-            .expression_attribute_names("#fairness", "fairness")
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        for (name, value) in values {
-            write = write.expression_attribute_values(name, value);
-        }
+            .with(
+                Action::Stats,
+                stats_update(
+                    &self.table,
+                    user_id,
+                    opened.items.as_deref().unwrap_or_default(),
+                )?,
+            );
         let mut attempts = Attempts::new("open");
         let failed = loop {
-            let error = match write.clone().send().await {
-                Ok(_) => {
+            match self.run(transaction.clone()).await? {
+                None => {
                     return Ok(Opened {
                         purchase: opened,
                         fairness,
                         repeated: false,
                     });
                 }
-                Err(error) => error,
-            };
-            match error.as_service_error() {
-                Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    break failed.clone();
+                Some(reasons) if reasons.failed(Action::Purchase) => {
+                    break reasons.of(Action::Purchase).item.clone();
                 }
-                // A transaction (a sweep's release that read the purchase while reserved) was
-                // on the item at that moment: nothing was written.
-                Some(UpdateItemError::TransactionConflictException(_)) => {
-                    attempts.after_conflict().await?;
-                }
-                _ => return Err(classify("UpdateItem", error).into()),
+                // Another transaction (a sweep's release that read the purchase while reserved,
+                // another opening of the fan adding to their stats) was on an item: nothing was
+                // written.
+                Some(reasons) => attempts.after(reasons.all()).await?,
             }
         };
         // Opened meanwhile by a concurrent request: answer its draw.
         let current = failed
-            .item()
-            .cloned()
             .map(purchase_from_item)
             .transpose()?
             .ok_or(OpenRefusal::NotFound)?;

@@ -1,0 +1,15 @@
+//! `GET /api/locker-rooms/{displayName}`. Wiring only: the handler is
+//! `shared::handlers::locker_room`.
+
+use std::sync::Arc;
+
+use shared::handlers::locker_room::LockerRoomsState;
+use shared::http::routes::locker_rooms_routes;
+use shared::runtime::serve;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::telemetry::init_json();
+    let state = Arc::new(LockerRoomsState::from_env().await);
+    serve(locker_rooms_routes().function_app(state)).await
+}

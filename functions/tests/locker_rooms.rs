@@ -1,0 +1,125 @@
+//! The real `locker-rooms` binary (GET /api/locker-rooms/{displayName}), run through a Lambda
+//! Runtime API emulator against moto_server; the locker room put through the `me-profile`
+//! binary beside it, as deployed.
+
+use shared::store::purchases::SeedPurchases;
+use shared::timestamp::Timestamp;
+use testkit::events::ApiEvent;
+use testkit::purchases::{Function, PurchaseEnv, fixture, sibling_binary};
+use testkit::tokens::token;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_locker-rooms");
+
+async fn spawn(env: &PurchaseEnv) -> Function {
+    env.spawn(BINARY, &[]).await
+}
+
+#[tokio::test]
+async fn answers_the_locker_room_a_fan_put_under_their_name_only() {
+    let env = PurchaseEnv::new().await;
+    let opened = testkit::mine::purchase("fan-1", 0, 0, true, Timestamp::now());
+    env.store.seed_purchases(&[opened]).await.unwrap();
+    let me = env
+        .spawn(&sibling_binary(BINARY, "me-profile").to_string_lossy(), &[])
+        .await;
+    let fan = token("fan-1", Some("one@example.com"));
+    let call_me =
+        |method: &str, path: &str, body: &str| ApiEvent::new(method, path).bearer(&fan).json(body);
+    let named = me
+        .call(&call_me(
+            "PATCH",
+            "/api/me",
+            r#"{"displayName": "Zoe.Hoops"}"#,
+        ))
+        .await;
+    assert_eq!(named.status, 200, "{named:?}");
+    let put = me
+        .call(&call_me(
+            "PUT",
+            "/api/me/locker-room",
+            r#"{"title": "Gold", "items": [{"purchaseId": "fan-1-0000", "slot": 1}]}"#,
+        ))
+        .await;
+    assert_eq!(put.status, 200, "{put:?}");
+    let refused = me
+        .call(&call_me(
+            "PUT",
+            "/api/me/locker-room",
+            r#"{"items": [{"purchaseId": "fan-2-0000", "slot": 0}]}"#,
+        ))
+        .await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (422, Some("item_not_owned"))
+    );
+
+    let public = spawn(&env).await;
+    let room = public
+        .call(&ApiEvent::get("/api/locker-rooms/zoe.HOOPS"))
+        .await;
+    assert_eq!(room.status, 200, "{room:?}");
+    assert_eq!(room.header("cache-control"), Some("public, max-age=5"));
+    assert_eq!(room.body, put.body);
+    assert!(!room.body.to_string().contains("one@example.com"));
+    me.call(&call_me(
+        "PATCH",
+        "/api/me",
+        r#"{"displayName": "Zoe.Dunks"}"#,
+    ))
+    .await;
+    let old = public
+        .call(&ApiEvent::get("/api/locker-rooms/Zoe.Hoops"))
+        .await;
+    assert_eq!(
+        (old.status, old.code()),
+        (404, Some("locker_room_not_found"))
+    );
+    let moved = public
+        .call(&ApiEvent::get("/api/locker-rooms/Zoe.Dunks"))
+        .await;
+    assert_eq!(
+        moved.body["lockerRoom"]["items"],
+        put.body["lockerRoom"]["items"]
+    );
+}
+
+/// `infra/events/locker-rooms.json`: the locker room of the name the PATCH fixture gives `me`,
+/// and `me-profile.locker-room.json`.
+#[tokio::test]
+async fn the_event_fixtures_answer() {
+    let env = PurchaseEnv::new().await;
+    let me = env
+        .spawn(&sibling_binary(BINARY, "me-profile").to_string_lossy(), &[])
+        .await;
+    let public = spawn(&env).await;
+    let none = public.call_json(fixture("locker-rooms", None)).await;
+    assert_eq!(
+        (none.status, none.code()),
+        (404, Some("locker_room_not_found"))
+    );
+    let me_token = token("me", None);
+    let named = me
+        .call_json(fixture("me-profile.patch", Some(&me_token)))
+        .await;
+    assert_eq!(named.status, 200, "{named:?}");
+    let put = me
+        .call_json(fixture("me-profile.locker-room", Some(&me_token)))
+        .await;
+    assert_eq!(put.status, 200, "{put:?}");
+    let room = public.call_json(fixture("locker-rooms", None)).await;
+    assert_eq!(room.status, 200, "{room:?}");
+    assert_eq!(room.body["lockerRoom"]["title"], "Rookie gold");
+}
+
+#[tokio::test]
+async fn a_dynamodb_outage_is_a_503_with_retry_after() {
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    let function = spawn(&env).await;
+    let event = ApiEvent::get("/api/locker-rooms/nobody");
+    use testkit::fault_proxy::{Fault, THROTTLING};
+    proxy.set(THROTTLING);
+    function.call(&event).await.assert_unavailable();
+    proxy.set(Fault::None);
+    let answer = function.call(&event).await;
+    assert_eq!(answer.status, 404, "{answer:?}");
+}
