@@ -84,7 +84,7 @@ impl Attributes for UnpaidHolds {
 /// A fan's Cash: one attribute per currency held.
 pub(super) struct CashItem<'a> {
     pub tables: &'a Tables,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
 }
 
 impl Attributes for CashItem<'_> {
@@ -92,7 +92,7 @@ impl Attributes for CashItem<'_> {
         let currency = single(path)?;
         self.tables
             .balances
-            .get(&(self.user_id.to_owned(), currency.to_owned()))
+            .get(&(self.user_id.clone(), currency.to_owned()))
             .map(|&balance| balance.into())
     }
 }

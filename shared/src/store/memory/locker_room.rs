@@ -49,7 +49,7 @@ impl PutLockerRoom for MemoryStore {
             .filter_map(|item| {
                 tables
                     .purchases
-                    .get(&(user_id.to_string(), item.purchase_id.to_string()))
+                    .get(&(user_id.clone(), item.purchase_id.clone()))
                     .cloned()
             })
             .collect();
