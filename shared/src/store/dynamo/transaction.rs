@@ -151,19 +151,26 @@ fn placeholders(
     )
 }
 
+/// `builder` (of a `Put`, `Delete` or `ConditionCheck`: each has these setters, no common trait)
+/// on `table`, with the declared `condition`.
+macro_rules! conditioned {
+    ($builder:expr, $table:expr, $condition:expr) => {{
+        let (expression, names, values) = placeholders($condition);
+        $builder
+            .table_name($table)
+            .condition_expression(expression)
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
+    }};
+}
+
 /// A put of `item` (replacing the item of its key) on the declared `condition`.
 pub(crate) fn put(
     table: &str,
     item: Item,
     condition: &Condition,
 ) -> Result<TransactWriteItem, StoreError> {
-    let (expression, names, values) = placeholders(condition);
-    let put = Put::builder()
-        .table_name(table)
-        .set_item(Some(item))
-        .condition_expression(expression)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
+    let put = conditioned!(Put::builder().set_item(Some(item)), table, condition)
         .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
         .build();
     Ok(TransactWriteItem::builder().put(build(put)?).build())
@@ -175,14 +182,7 @@ pub(crate) fn delete(
     key: Item,
     condition: &Condition,
 ) -> Result<TransactWriteItem, StoreError> {
-    let (expression, names, values) = placeholders(condition);
-    let delete = Delete::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .condition_expression(expression)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .build();
+    let delete = conditioned!(Delete::builder().set_key(Some(key)), table, condition).build();
     Ok(TransactWriteItem::builder().delete(build(delete)?).build())
 }
 
@@ -192,14 +192,12 @@ pub(crate) fn check(
     key: Item,
     condition: &Condition,
 ) -> Result<TransactWriteItem, StoreError> {
-    let (expression, names, values) = placeholders(condition);
-    let check = ConditionCheck::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .condition_expression(expression)
-        .set_expression_attribute_names(names)
-        .set_expression_attribute_values(values)
-        .build();
+    let check = conditioned!(
+        ConditionCheck::builder().set_key(Some(key)),
+        table,
+        condition
+    )
+    .build();
     Ok(TransactWriteItem::builder()
         .condition_check(build(check)?)
         .build())
