@@ -5,7 +5,7 @@ use testkit::ids;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use shared::packs::Pack;
-use shared::packs::listing::PageRequest;
+use shared::packs::listing::{PackFilter, PageRequest};
 use shared::packs::seed::parse_seed;
 use shared::store::DynamoStore;
 use shared::store::packs::{GetPack, ListActivePacks};
@@ -80,6 +80,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
             now,
             limit: 100,
             after: None,
+            filter: PackFilter::default(),
         })
         .await
         .unwrap();
