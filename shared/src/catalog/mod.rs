@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 
 use crate::ids::{LeagueId, TeamId};
 use crate::openapi::schemas::Id;
+use crate::packs::Pack;
 use crate::urls::is_https_url;
 
 /// The most characters of a league's or team's name and of a team's city.
@@ -196,6 +197,25 @@ impl Catalog {
             Some(league) if team.league_id != *league => Err(PackRefError::TeamOfAnotherLeague),
             _ => Ok(()),
         }
+    }
+}
+
+impl Catalog {
+    /// The first of `packs` whose `leagueId` or `teamId` does not fit this catalogue
+    /// ([`Catalog::check_pack_refs`]), with its id and why: what seeding refuses. A reference
+    /// outside the id grammar names nothing.
+    pub fn check_packs<'a>(&self, packs: &'a [Pack]) -> Result<(), (&'a str, PackRefError)> {
+        for pack in packs {
+            let league = pack.league_id.as_deref().map(LeagueId::parse).transpose();
+            let team = pack.team_id.as_deref().map(TeamId::parse).transpose();
+            let checked = match (league, team) {
+                (Err(_), _) => Err(PackRefError::UnknownLeague),
+                (_, Err(_)) => Err(PackRefError::UnknownTeam),
+                (Ok(league), Ok(team)) => self.check_pack_refs(league.as_ref(), team.as_ref()),
+            };
+            checked.map_err(|problem| (pack.id.as_str(), problem))?;
+        }
+        Ok(())
     }
 }
 

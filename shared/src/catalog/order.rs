@@ -158,10 +158,24 @@ mod tests {
         assert_eq!((parsed.0.as_str(), parsed.1.as_str()), ("nba", "nba-lal"));
         let nba = league("nba", "NBA");
         assert_eq!(parse_league_key(&league_key(&nba)).unwrap().as_str(), "nba");
-        for bad in ["", "nba", "6e6261#", "6e6#nba", "6E6261#nba", "zz#nba", "6e6261#a b"] {
+        for bad in [
+            "",
+            "nba",
+            "6e6261#",
+            "6e6#nba",
+            "6E6261#nba",
+            "zz#nba",
+            "6e6261#a b",
+        ] {
             assert!(parse_league_key(bad).is_none(), "{bad:?}");
         }
-        for bad in ["", "nba#6c616b657273", "nba#6c61#", "a b#6c61#nba-lal", "nba#xy#nba-lal"] {
+        for bad in [
+            "",
+            "nba#6c616b657273",
+            "nba#6c61#",
+            "a b#6c61#nba-lal",
+            "nba#xy#nba-lal",
+        ] {
             assert!(parse_team_key(bad).is_none(), "{bad:?}");
         }
     }

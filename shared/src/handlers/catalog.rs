@@ -15,7 +15,7 @@ use utoipa::{IntoParams, ToSchema};
 use crate::catalog::order::{parse_league_key, parse_team_key};
 use crate::catalog::{League, Team};
 use crate::handlers::list_packs::{id_param, parse_limit};
-use crate::handlers::me::{MeCursor, PageJson, cursor, next_cursor};
+use crate::handlers::me::{PageJson, cursor, next_cursor};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Path, QueryParams};
 use crate::http::response::{json_response, publicly_cached};
@@ -89,6 +89,16 @@ pub struct CatalogLimit {
     /// Entries per page.
     #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LIMIT))]
     pub limit: Option<u32>,
+}
+
+/// The `cursor` of the catalogue's lists (read by [`CatalogQuery`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CatalogCursor {
+    /// The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+    /// any other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
 }
 
 /// The `leagueId` filter of `GET /api/teams` (read by [`LeagueFilter`]).
@@ -188,7 +198,7 @@ fn cached<T: Serialize>(value: &T) -> Response {
     description = "The leagues of the catalogue, by name (case folded), then `id`. Pages: pass \
 the previous page's `nextCursor` as `cursor`; `nextCursor` is null on the last page.",
     security(),
-    params(CatalogLimit, MeCursor),
+    params(CatalogLimit, CatalogCursor),
     responses(
         (status = 200, description = "A page of leagues.", body = LeaguePage,
             examples(("page" = (value = json!(examples::league_page()))))),
@@ -257,7 +267,7 @@ then `id`; with `leagueId`, that league's teams only (a league without teams: an
 Pages: pass the previous page's `nextCursor` as `cursor`, with the same `leagueId`; \
 `nextCursor` is null on the last page.",
     security(),
-    params(TeamsFilter, CatalogLimit, MeCursor),
+    params(TeamsFilter, CatalogLimit, CatalogCursor),
     responses(
         (status = 200, description = "A page of teams.", body = TeamPage,
             examples(("page" = (value = json!(examples::team_page()))))),

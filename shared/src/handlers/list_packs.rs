@@ -16,8 +16,8 @@ use crate::handlers::catalog::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, fi
 use crate::handlers::me::next_cursor_schema;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
-use crate::ids::{InvalidId, LeagueId, TeamId};
 use crate::http::response::{json_text_response, publicly_cached};
+use crate::ids::{InvalidId, LeagueId, TeamId};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
 use crate::packs::document::PackDocument;

@@ -257,7 +257,8 @@ pub struct PackFilter {
 impl PackFilter {
     /// Whether `pack` is one of the packs this filter lists (its activeness aside).
     pub fn admits(&self, pack: &Pack) -> bool {
-        let names = |wanted: Option<&str>, named: Option<&str>| wanted.is_none_or(|w| named == Some(w));
+        let names =
+            |wanted: Option<&str>, named: Option<&str>| wanted.is_none_or(|w| named == Some(w));
         names(self.league.as_deref(), pack.league_id.as_deref())
             && names(self.team.as_deref(), pack.team_id.as_deref())
     }
@@ -437,10 +438,16 @@ mod tests {
         let nba = filter(Some("nba"), None);
         let not_started = ListingKey::new(ts("2027-01-01T00:00:00Z"), "p");
         let cursor = signer.encode_listing(&nba, &not_started);
-        assert_eq!(signer.decode_listing(&nba, &cursor, now), Err(InvalidCursor));
+        assert_eq!(
+            signer.decode_listing(&nba, &cursor, now),
+            Err(InvalidCursor)
+        );
         let scope = filter_scope(&nba).unwrap();
         let not_a_key = signer.encode_scoped(&scope, "nba-rookie");
-        assert_eq!(signer.decode_listing(&nba, &not_a_key, now), Err(InvalidCursor));
+        assert_eq!(
+            signer.decode_listing(&nba, &not_a_key, now),
+            Err(InvalidCursor)
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use crate::catalog::{League, Team};
+use crate::catalog::{Catalog, League, Team};
 use crate::ids::{LeagueId, TeamId};
 use crate::store::StoreError;
 
@@ -34,8 +34,10 @@ pub trait GetLeague: Send + Sync {
 
 /// A team, or `None`.
 pub trait GetTeam: Send + Sync {
-    fn get_team(&self, id: &TeamId)
-    -> impl Future<Output = Result<Option<Team>, StoreError>> + Send;
+    fn get_team(
+        &self,
+        id: &TeamId,
+    ) -> impl Future<Output = Result<Option<Team>, StoreError>> + Send;
 }
 
 /// A page of the leagues, by name (`request.league` is not read).
@@ -65,3 +67,21 @@ pub trait SeedCatalog: Send + Sync {
 /// Every catalogue operation.
 pub trait CatalogStore: GetLeague + GetTeam + ListLeagues + ListTeams + SeedCatalog {}
 impl<S: GetLeague + GetTeam + ListLeagues + ListTeams + SeedCatalog> CatalogStore for S {}
+
+/// Writes every entry of `catalog`, leagues first (the same file again writes the same items).
+/// Returns the entry that could not be written, with why.
+pub async fn seed_catalog<S: SeedCatalog>(store: &S, catalog: &Catalog) -> Result<(), String> {
+    for league in &catalog.leagues {
+        store
+            .put_league(league)
+            .await
+            .map_err(|e| format!("league {}: {e}", league.id))?;
+    }
+    for team in &catalog.teams {
+        store
+            .put_team(team)
+            .await
+            .map_err(|e| format!("team {}: {e}", team.id))?;
+    }
+    Ok(())
+}

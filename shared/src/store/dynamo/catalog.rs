@@ -8,7 +8,9 @@ use serde::de::DeserializeOwned;
 
 use super::records::{LeagueRecord, TeamRecord, read_record};
 use super::{DynamoStore, Item, classify, key, s};
-use crate::catalog::order::{league_key, league_prefix, parse_league_key, parse_team_key, team_key};
+use crate::catalog::order::{
+    league_key, league_prefix, parse_league_key, parse_team_key, team_key,
+};
 use crate::catalog::{League, Team};
 use crate::ids::{LeagueId, TeamId};
 use crate::store::StoreError;

@@ -23,11 +23,11 @@ mod catalog;
 mod unpaid;
 
 pub(crate) use buys::buys_from_item;
-pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use cash::{
     CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
     debit_from_item, ledger_entry_from_item,
 };
+pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 
 /// The attribute holding an item's schema version.

@@ -25,7 +25,9 @@ fn page<'a, T: Clone + 'a>(
     let more = keyed.len() > request.limit;
     keyed.truncate(request.limit);
     CatalogPage {
-        next: more.then(|| keyed.last().map(|(key, _)| key.clone())).flatten(),
+        next: more
+            .then(|| keyed.last().map(|(key, _)| key.clone()))
+            .flatten(),
         entries: keyed.into_iter().map(|(_, entry)| entry.clone()).collect(),
     }
 }
