@@ -140,8 +140,12 @@ async fn the_event_fixtures_get_the_shipped_catalogue() {
 #[tokio::test]
 async fn missing_settings_stop_the_function_with_a_clear_message() {
     testkit::runtime_api::assert_init_fails_naming(BINARY, &[], "TABLE_NAME").await;
-    testkit::runtime_api::assert_init_fails_naming(BINARY, &[("TABLE_NAME", "t")], "CURSOR_SECRET")
-        .await;
+    testkit::runtime_api::assert_init_fails_naming(
+        BINARY,
+        &[("TABLE_NAME", "fan-api")],
+        "CURSOR_SECRET",
+    )
+    .await;
 }
 
 #[tokio::test]
