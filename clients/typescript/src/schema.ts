@@ -1666,8 +1666,8 @@ export interface operations {
                 /** @description Entries per page. */
                 limit?: number;
                 /**
-                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
-                 *     other value is a 400 `invalid_cursor`).
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
                  */
                 cursor?: string;
             };
@@ -1742,8 +1742,8 @@ export interface operations {
                 /** @description Entries per page. */
                 limit?: number;
                 /**
-                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
-                 *     other value is a 400 `invalid_cursor`).
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
                  */
                 cursor?: string;
             };

@@ -27,8 +27,7 @@ struct Entry {
     what: &'static str,
     sk: &'static str,
     list: &'static str,
-    pk: fn(&str) -> String,
-    /// The item key of the entry a list key names (a cursor's position).
+    /// The partition key of the entry a list key names (a cursor's position).
     key_of: fn(&str) -> Option<String>,
 }
 
@@ -36,7 +35,6 @@ const LEAGUES: Entry = Entry {
     what: "league",
     sk: LEAGUE_SK,
     list: CATALOG_LEAGUES,
-    pk: league_pk,
     key_of: |position| parse_league_key(position).map(|id| league_pk(&id)),
 };
 
@@ -44,22 +42,21 @@ const TEAMS: Entry = Entry {
     what: "team",
     sk: TEAM_SK,
     list: CATALOG_TEAMS,
-    pk: team_pk,
     key_of: |position| parse_team_key(position).map(|(_, id)| team_pk(&id)),
 };
 
 impl DynamoStore {
-    /// Puts `record` whole as `entry`'s item `id`, in its list at `list_key`.
+    /// Puts `record` whole as `entry`'s item of partition `pk`, in its list at `list_key`.
     async fn put_entry<R: Serialize>(
         &self,
         entry: &Entry,
-        id: &str,
+        pk: String,
         record: R,
         list_key: String,
     ) -> Result<(), StoreError> {
         let mut item: Item = serde_dynamo::to_item(record)
             .map_err(|e| StoreError::internal_from(format!("{} item", entry.what), e))?;
-        item.extend(key((entry.pk)(id), entry.sk));
+        item.extend(key(pk, entry.sk));
         item.insert(ENTITY.into(), s(entry.what));
         item.insert(GSI1_PK.into(), s(entry.list));
         item.insert(GSI1_SK.into(), s(list_key));
@@ -73,8 +70,8 @@ impl DynamoStore {
         Ok(())
     }
 
-    /// The entry `id` of `entry`'s kind, through its record `R`.
-    async fn get_entry<R, T>(&self, entry: &Entry, id: &str) -> Result<Option<T>, StoreError>
+    /// The entry of partition `pk` of `entry`'s kind, through its record `R`.
+    async fn get_entry<R, T>(&self, entry: &Entry, pk: String) -> Result<Option<T>, StoreError>
     where
         R: DeserializeOwned,
         T: TryFrom<R, Error = StoreError>,
@@ -83,7 +80,7 @@ impl DynamoStore {
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(key((entry.pk)(id), entry.sk)))
+            .set_key(Some(key(pk, entry.sk)))
             .send()
             .await
             .map_err(|e| classify("GetItem", e))?;
@@ -161,7 +158,7 @@ impl SeedCatalog for DynamoStore {
     async fn put_league(&self, league: &League) -> Result<(), StoreError> {
         self.put_entry(
             &LEAGUES,
-            &league.id,
+            league_pk(&league.id),
             LeagueRecord::from(league),
             league_key(league),
         )
@@ -169,20 +166,26 @@ impl SeedCatalog for DynamoStore {
     }
 
     async fn put_team(&self, team: &Team) -> Result<(), StoreError> {
-        self.put_entry(&TEAMS, &team.id, TeamRecord::from(team), team_key(team))
-            .await
+        self.put_entry(
+            &TEAMS,
+            team_pk(&team.id),
+            TeamRecord::from(team),
+            team_key(team),
+        )
+        .await
     }
 }
 
 impl GetLeague for DynamoStore {
     async fn get_league(&self, id: &LeagueId) -> Result<Option<League>, StoreError> {
-        self.get_entry::<LeagueRecord, _>(&LEAGUES, id).await
+        self.get_entry::<LeagueRecord, _>(&LEAGUES, league_pk(id))
+            .await
     }
 }
 
 impl GetTeam for DynamoStore {
     async fn get_team(&self, id: &TeamId) -> Result<Option<Team>, StoreError> {
-        self.get_entry::<TeamRecord, _>(&TEAMS, id).await
+        self.get_entry::<TeamRecord, _>(&TEAMS, team_pk(id)).await
     }
 }
 

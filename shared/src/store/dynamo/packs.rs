@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, Select, TransactWrite
 
 use super::records::{PACK_VERSION, SCHEMA_VERSION, check_version};
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
+use crate::ids::{LeagueId, PackId, TeamId};
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
@@ -58,15 +59,24 @@ fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)>
         (GSI1_SK, listing.as_ref().map(|key| s(key.as_str()))),
     ];
     // The packs of its league and of its team: the same sparse entry, in the other indexes.
-    let listed_under = |name: Option<&str>, pk: fn(&str) -> String| {
+    // (Seed files hold ids of the id grammar: a pack's league and team parse.)
+    let listed_under = |partition: Option<String>| {
         listing
             .as_ref()
-            .zip(name)
-            .map(|(key, name)| (s(pk(name)), s(key.as_str())))
+            .zip(partition)
+            .map(|(key, partition)| (s(partition), s(key.as_str())))
             .unzip()
     };
-    let (league_pk_value, league_sk_value) = listed_under(pack.league_id.as_deref(), league_pk);
-    let (team_pk_value, team_sk_value) = listed_under(pack.team_id.as_deref(), team_pk);
+    let league = pack
+        .league_id
+        .as_deref()
+        .and_then(|id| LeagueId::parse(id).ok());
+    let team = pack
+        .team_id
+        .as_deref()
+        .and_then(|id| TeamId::parse(id).ok());
+    let (league_pk_value, league_sk_value) = listed_under(league.as_ref().map(league_pk));
+    let (team_pk_value, team_sk_value) = listed_under(team.as_ref().map(team_pk));
     attributes.extend([
         (GSI2_PK, league_pk_value),
         (GSI2_SK, league_sk_value),
@@ -78,19 +88,19 @@ fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)>
 }
 
 /// The item of share `shard` of `pack`'s supply, holding `remaining` units.
-fn share_item(pack: &Pack, shard: u32, remaining: u64) -> Item {
+fn share_item(pack_id: &PackId, pack: &Pack, shard: u32, remaining: u64) -> Item {
     let mut item: Item = terms_attributes(pack)
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))
         .collect();
-    item.extend(share_key(&pack.id, shard));
+    item.extend(share_key(pack_id, shard));
     item.insert(ENTITY.into(), s("supply"));
     item.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
     item.insert(PACK_REMAINING.into(), number(remaining));
     item
 }
 
-pub(crate) fn share_key(pack_id: &str, shard: u32) -> Item {
+pub(crate) fn share_key(pack_id: &PackId, shard: u32) -> Item {
     key(supply_pk(pack_id, shard), SUPPLY_SK)
 }
 
@@ -100,14 +110,14 @@ pub(crate) fn share_units(item: Option<&Item>) -> u64 {
         .unwrap_or(0)
 }
 
-/// The whole item of a pack at `revision`: listable packs get the index keys; others have none,
-/// so the sparse index never holds them.
-pub fn pack_item(pack: &Pack, revision: u64) -> Item {
+/// The whole item of a pack (`pack_id`) at `revision`: listable packs get the index keys; others
+/// have none, so the sparse index never holds them.
+pub fn pack_item(pack_id: &PackId, pack: &Pack, revision: u64) -> Item {
     let mut item: Item = seeded_attributes(pack)
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))
         .collect();
-    item.insert(PK.into(), s(pack_pk(&pack.id)));
+    item.insert(PK.into(), s(pack_pk(pack_id)));
     item.insert(SK.into(), s(PACK_SK));
     item.insert(PACK_REMAINING.into(), number(pack.remaining));
     item.insert(PACK_REVISION.into(), number(revision));
@@ -249,11 +259,16 @@ impl ListActivePacks for DynamoStore {
         let (index, index_pk, index_sk, partition) = listing_index(&request.filter);
         // One more than asked, to know without a second call whether another page follows.
         let read_limit = i32::try_from(request.limit + 1).unwrap_or(i32::MAX);
-        let exclusive_start = request.after.as_ref().map(|key| {
+        let after = request
+            .after
+            .as_ref()
+            .map(|key| Ok::<_, StoreError>((key, listed_pack_id(key.pack_id())?)))
+            .transpose()?;
+        let exclusive_start = after.map(|(key, pack_id)| {
             HashMap::from([
                 (index_pk.to_owned(), s(partition.as_str())),
                 (index_sk.to_owned(), s(key.as_str())),
-                (PK.to_owned(), s(pack_pk(key.pack_id()))),
+                (PK.to_owned(), s(pack_pk(&pack_id))),
                 (SK.to_owned(), s(PACK_SK)),
             ])
         });
@@ -321,6 +336,11 @@ impl ListActivePacks for DynamoStore {
         };
         Ok(Page { packs, next })
     }
+}
+
+/// The id of a listed pack, as its listing key or partition key has it.
+fn listed_pack_id(text: &str) -> Result<PackId, StoreError> {
+    PackId::parse(text).map_err(|e| StoreError::internal_from("a listed pack's id", e))
 }
 
 fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
@@ -403,7 +423,7 @@ pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
 }
 
 impl GetPack for DynamoStore {
-    async fn get_pack(&self, pack_id: &str) -> Result<Option<StoredPack>, StoreError> {
+    async fn get_pack(&self, pack_id: &PackId) -> Result<Option<StoredPack>, StoreError> {
         let [pack_item, draw_item] = self
             .batch_get(
                 [
@@ -423,7 +443,7 @@ impl GetPack for DynamoStore {
 
 impl DynamoStore {
     /// How many shares the stored pack's supply has (0: no such pack).
-    pub(crate) async fn stored_shards(&self, pack_id: &str) -> Result<u32, StoreError> {
+    pub(crate) async fn stored_shards(&self, pack_id: &PackId) -> Result<u32, StoreError> {
         let [item] = self
             .batch_get([key(pack_pk(pack_id), PACK_SK)], true)
             .await?;
@@ -449,7 +469,7 @@ impl DynamoStore {
     /// The units left in each of a pack's `shards` shares.
     pub(crate) async fn read_shares(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
         shards: u32,
         consistent: bool,
     ) -> Result<Vec<u64>, StoreError> {
@@ -470,6 +490,9 @@ impl SeedPack for DynamoStore {
         revision: u64,
         now: Timestamp,
     ) -> Result<(), SeedPackError> {
+        let pack_id = &pack
+            .pack_id()
+            .map_err(|e| StoreError::internal_from("seeding a pack", e))?;
         let table = &self.table;
         let next = number(revision + 1);
         let put = |item: Item, condition: Option<&str>| {
@@ -492,7 +515,7 @@ impl SeedPack for DynamoStore {
                     .into_iter()
                     .filter_map(|(name, value)| Some((name.to_owned(), value?)))
                     .collect();
-                draw.extend(key(draw_pk(&pack.id), DRAW_SK));
+                draw.extend(key(draw_pk(pack_id), DRAW_SK));
                 draw.insert(ENTITY.into(), s("draw"));
                 draw.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
                 draw.insert(
@@ -500,17 +523,17 @@ impl SeedPack for DynamoStore {
                     AttributeValue::B(Blob::new(seed.as_bytes().to_vec())),
                 );
                 let new = Some("attribute_not_exists(#pk)");
-                actions.push(put(pack_item(pack, revision + 1), new)?);
+                actions.push(put(pack_item(pack_id, pack, revision + 1), new)?);
                 actions.push(put(draw, new)?);
                 for (shard, units) in (0..).zip(split_supply(pack.remaining, pack.shard_count())) {
-                    actions.push(put(share_item(pack, shard, units), new)?);
+                    actions.push(put(share_item(pack_id, pack, shard, units), new)?);
                 }
             }
             SeedWrite::Replace | SeedWrite::Update => {
                 let mut attributes = seeded_attributes(pack);
                 attributes.push((PACK_REVISION, Some(next)));
                 let mut condition = "#pk = :pk AND #rev = :rev".to_owned();
-                let mut values = vec![(":pk", s(pack_pk(&pack.id))), (":rev", number(revision))];
+                let mut values = vec![(":pk", s(pack_pk(pack_id))), (":rev", number(revision))];
                 let mut expression_names = vec![("#rev", PACK_REVISION)];
                 if write == SeedWrite::Replace {
                     // No purchase can exist: the file's `remaining` is the truth, and the write
@@ -528,42 +551,42 @@ impl SeedPack for DynamoStore {
                 );
                 let pack_update = update.into_update(
                     table,
-                    key(pack_pk(&pack.id), PACK_SK),
+                    key(pack_pk(pack_id), PACK_SK),
                     &condition,
                     values,
                 )?;
                 actions.push(TransactWriteItem::builder().update(pack_update).build());
                 let draw_update = UpdateExpression::new(draw_inputs(pack)).into_update(
                     table,
-                    key(draw_pk(&pack.id), DRAW_SK),
+                    key(draw_pk(pack_id), DRAW_SK),
                     "attribute_exists(#pk)",
                     [],
                 )?;
                 actions.push(TransactWriteItem::builder().update(draw_update).build());
                 if write == SeedWrite::Replace {
                     // The supply split anew; shares a smaller count no longer has go.
-                    let stored = self.stored_shards(&pack.id).await?;
+                    let stored = self.stored_shards(pack_id).await?;
                     for (shard, units) in
                         (0..).zip(split_supply(pack.remaining, pack.shard_count()))
                     {
-                        actions.push(put(share_item(pack, shard, units), None)?);
+                        actions.push(put(share_item(pack_id, pack, shard, units), None)?);
                     }
                     for shard in pack.shard_count()..stored {
                         let delete = Delete::builder()
                             .table_name(table)
-                            .set_key(Some(share_key(&pack.id, shard)))
+                            .set_key(Some(share_key(pack_id, shard)))
                             .build()
                             .map_err(|e| StoreError::internal_from("delete", e))?;
                         actions.push(TransactWriteItem::builder().delete(delete).build());
                     }
-                } else if self.stored_shards(&pack.id).await? == 0 {
+                } else if self.stored_shards(pack_id).await? == 0 {
                     // Stored before the supply had shares: its exact `remaining` is the pack
                     // item's, split over the shares now (the pack's revision, in the condition
                     // above, keeps it from moving meanwhile). Added to what a share may hold
                     // already: a hold of before the deploy, released since, gave its unit back
                     // to share 0.
                     let [stored] = self
-                        .batch_get([key(pack_pk(&pack.id), PACK_SK)], true)
+                        .batch_get([key(pack_pk(pack_id), PACK_SK)], true)
                         .await?;
                     let remaining = stored
                         .as_ref()
@@ -575,7 +598,7 @@ impl SeedPack for DynamoStore {
                         attributes.push((SCHEMA_VERSION, Some(number(PACK_VERSION))));
                         let share = UpdateExpression::new(attributes).into_added(
                             table,
-                            share_key(&pack.id, shard),
+                            share_key(pack_id, shard),
                             units,
                         )?;
                         actions.push(TransactWriteItem::builder().update(share).build());
@@ -587,7 +610,7 @@ impl SeedPack for DynamoStore {
                         let share_update = UpdateExpression::new(terms_attributes(pack))
                             .into_update(
                                 table,
-                                share_key(&pack.id, shard),
+                                share_key(pack_id, shard),
                                 "attribute_exists(#pk)",
                                 [],
                             )?;
@@ -629,7 +652,7 @@ impl SeedPack for DynamoStore {
 const MAX_TRANSACTION_ACTIONS: usize = 100;
 
 impl ReadSupply for DynamoStore {
-    async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
+    async fn read_supply(&self, pack_id: &PackId) -> Result<Option<Supply>, StoreError> {
         let shards = self.stored_shards(pack_id).await?;
         if shards == 0 {
             return Ok(None);
@@ -685,7 +708,7 @@ impl DynamoStore {
 /// A listed pack as the sweep sees it: its id, shares, `remaining` summary, sale end and
 /// whether its revealed seed is published.
 pub(crate) struct ListedSupply {
-    pub(crate) pack_id: String,
+    pub(crate) pack_id: PackId,
     pub(crate) shards: u32,
     pub(crate) summary: u64,
     ends_at: Option<Timestamp>,
@@ -717,11 +740,13 @@ impl DynamoStore {
                 .await
                 .map_err(|e| classify("Query", e))?;
             for item in output.items.unwrap_or_default() {
-                let pack_id = text(&item, PK).and_then(|pk| pk.strip_prefix("PACK#"));
+                let pack_id = text(&item, PK)
+                    .and_then(|pk| pk.strip_prefix("PACK#"))
+                    .and_then(|id| PackId::parse(id).ok());
                 let shards = whole_number(&item, PACK_SHARDS).and_then(|n| u32::try_from(n).ok());
                 match (pack_id, shards, sale_ends_at(&item, "pack")) {
                     (Some(pack_id), Some(shards), Ok(ends_at)) => listed.push(ListedSupply {
-                        pack_id: pack_id.to_owned(),
+                        pack_id,
                         shards,
                         summary: whole_number(&item, PACK_REMAINING).unwrap_or(0),
                         ends_at,
@@ -740,7 +765,7 @@ impl DynamoStore {
     /// Sets a pack's `remaining` summary (the pack item must exist).
     pub(crate) async fn write_summary(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
         remaining: u64,
     ) -> Result<(), StoreError> {
         // Only a change is written: every instance that finds a pack sold out writes its 0, and
@@ -834,7 +859,7 @@ impl PublishRevealedSeeds for DynamoStore {
 }
 
 impl GetRevealedSeed for DynamoStore {
-    async fn revealed_seed(&self, pack_id: &str) -> Result<Option<ServerSeed>, StoreError> {
+    async fn revealed_seed(&self, pack_id: &PackId) -> Result<Option<ServerSeed>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -854,7 +879,7 @@ impl GetRevealedSeed for DynamoStore {
 
     async fn revealed_seeds(
         &self,
-        pack_ids: &[&str],
+        pack_ids: &[&PackId],
     ) -> Result<Vec<Option<ServerSeed>>, StoreError> {
         let keys: Vec<Item> = pack_ids
             .iter()
