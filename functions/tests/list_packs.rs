@@ -177,8 +177,15 @@ async fn forwarded_headers_that_make_no_uri_get_the_list() {
 #[tokio::test]
 async fn lists_a_leagues_and_a_teams_packs() {
     let store = testkit::moto::shared_table().await;
-    let catalog = shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json"));
-    shared::store::catalog::seed_catalog(&store, &catalog.unwrap())
+    // The entries the filters name, not the whole file: moto copies every table in each
+    // transaction, and 89 more items slow the packs' seeding past the SDK's timeout.
+    let mut catalog =
+        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
+    catalog
+        .leagues
+        .retain(|league| ["nba", "nfl"].contains(&league.id.as_str()));
+    catalog.teams.retain(|team| team.id == "nba-lal");
+    shared::store::catalog::seed_catalog(&store, &catalog)
         .await
         .unwrap();
     let mut lakers = active("lakers", 10);
