@@ -63,7 +63,7 @@ pub fn parse_team_key(key: &str) -> Option<(LeagueId, TeamId)> {
 
 /// The hexadecimal of a folded name (even length, lowercase digits).
 fn is_name_hex(text: &str) -> bool {
-    text.len() % 2 == 0
+    text.len().is_multiple_of(2)
         && text
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
