@@ -9,6 +9,7 @@ use std::sync::Arc;
 use shared::ids::TeamId;
 use shared::profile::Profile;
 use shared::profile::patch::{ProfilePatch, ProfilePatchBody};
+use shared::store::catalog::SeedCatalog;
 use shared::store::profile::{PatchProfileError, ProfileStore};
 use shared::timestamp::Timestamp;
 use testkit::ids;
@@ -94,7 +95,7 @@ async fn the_first_read_creates_the_profile_from_the_token_once(store: Arc<impl 
     assert_eq!(profile(&*store, "fan-3").await, empty);
 }
 
-async fn a_patch_sets_clears_and_keeps_each_field(store: Arc<impl ProfileStore>) {
+async fn a_patch_sets_clears_and_keeps_each_field(store: Arc<impl ProfileStore + SeedCatalog>) {
     store.put_team(&team("nba-lal")).await.unwrap();
     let set = patched(
         &*store,
@@ -177,7 +178,7 @@ async fn a_name_is_one_fans_without_regard_to_case_and_a_rename_frees_the_old_on
 }
 
 async fn a_favourite_team_must_exist_and_a_refused_patch_writes_nothing(
-    store: Arc<impl ProfileStore>,
+    store: Arc<impl ProfileStore + SeedCatalog>,
 ) {
     let before = patched(&*store, "fan-1", r#"{"displayName": "Keeper"}"#)
         .await

@@ -8,7 +8,7 @@ use serde_json::Value;
 use shared::handlers::profile::ProfileState;
 use shared::http::routes::me_profile_routes;
 use shared::store::MemoryStore;
-use shared::store::profile::PutTeam;
+use shared::store::catalog::SeedCatalog;
 use testkit::events::{self, ApiEvent, parts};
 use testkit::tokens::token;
 

@@ -61,8 +61,9 @@ pub enum ErrorCode {
     TopUpNotFound,
     PaymentProviderError,
     InvalidSignature,
-    DisplayNameTaken,
+    LeagueNotFound,
     TeamNotFound,
+    DisplayNameTaken,
     ItemNotOwned,
     LockerRoomNotFound,
 }
@@ -117,10 +118,12 @@ impl ErrorCode {
             Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
                 StatusCode::BAD_REQUEST
             }
-            Self::TopUpNotFound => StatusCode::NOT_FOUND,
+            Self::TopUpNotFound | Self::LeagueNotFound | Self::TeamNotFound => {
+                StatusCode::NOT_FOUND
+            }
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
             Self::DisplayNameTaken => StatusCode::CONFLICT,
-            Self::TeamNotFound | Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
+            Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
             Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
         }
     }

@@ -21,6 +21,7 @@ use lambda_http::RequestExt;
 use tower::ServiceBuilder;
 use utoipa::openapi::path::HttpMethod;
 
+use crate::handlers::catalog::CatalogState;
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::locker_room::LockerRoomsState;
@@ -34,6 +35,7 @@ use crate::http::error::ApiError;
 use crate::ids::is_valid_id;
 use crate::profile::name::is_valid_display_name;
 use crate::store::cash::{GetBalances, ListLedger};
+use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
 use crate::store::links::UpsertLink;
 use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
@@ -345,7 +347,7 @@ functions! {
     default "list-packs";
 
     /// `list-packs`: the active packs; API Gateway's `$default` route.
-    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks) {
+    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks + GetLeague + GetTeam) {
         list_packs::list_packs,
     }
     /// `get-pack`: one pack, public.
@@ -400,6 +402,13 @@ functions! {
     /// `locker-rooms`: a fan's public locker room (reads `NAME#` and `FAN#` keys only).
     "locker-rooms" => locker_rooms_routes(LockerRoomsState where S: GetLockerRoom) {
         locker_room::get_locker_room,
+    }
+    /// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
+    "catalog" => catalog_routes(CatalogState where S: ListLeagues + GetLeague + ListTeams + GetTeam) {
+        catalog::list_leagues,
+        catalog::get_league,
+        catalog::list_teams,
+        catalog::get_team,
     }
 }
 
@@ -556,6 +565,10 @@ mod tests {
                 "me-profile PATCH /api/me",
                 "me-profile PUT /api/me/locker-room",
                 "locker-rooms GET /api/locker-rooms/{displayName}",
+                "catalog GET /api/leagues",
+                "catalog GET /api/leagues/{leagueId}",
+                "catalog GET /api/teams",
+                "catalog GET /api/teams/{teamId}",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

@@ -55,6 +55,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::profile::patch_me,
         handlers::locker_room::put_locker_room,
         handlers::locker_room::get_locker_room,
+        handlers::catalog::list_leagues,
+        handlers::catalog::get_league,
+        handlers::catalog::list_teams,
+        handlers::catalog::get_team,
     ),
     components(responses(
         BadRequest,
@@ -75,6 +79,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Cash"),
         (name = "Webhooks"),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
+        (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
     ),
 )]
 struct Document;

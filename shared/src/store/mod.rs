@@ -1,8 +1,8 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`profile`]: the traits of each
-//!   aggregate.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`profile`],
+//!   [`locker_room`]: the traits of each aggregate.
 //! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
 //!   declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
@@ -12,6 +12,7 @@
 //!   (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
 
 pub mod cash;
+pub mod catalog;
 pub mod condition;
 pub mod dynamo;
 pub mod links;
@@ -119,6 +120,7 @@ pub trait Store:
     + topups::TopUpStore
     + profile::ProfileStore
     + locker_room::LockerRoomStore
+    + catalog::CatalogStore
 {
 }
 impl<
@@ -129,7 +131,8 @@ impl<
         + FanViewStore
         + topups::TopUpStore
         + profile::ProfileStore
-        + locker_room::LockerRoomStore,
+        + locker_room::LockerRoomStore
+        + catalog::CatalogStore,
 > Store for S
 {
 }

@@ -3,7 +3,6 @@
 
 use std::future::Future;
 
-use crate::catalog::Team;
 use crate::ids::UserId;
 use crate::profile::Profile;
 use crate::profile::patch::ProfilePatch;
@@ -50,15 +49,9 @@ pub trait PatchProfile: Send + Sync {
     ) -> impl Future<Output = Result<Profile, PatchProfileError>> + Send;
 }
 
-/// Writes a team of the catalogue (what the catalogue's seeding writes; what a patch checks a
-/// favourite team against).
-pub trait PutTeam: Send + Sync {
-    fn put_team(&self, team: &Team) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
 /// Every profile operation.
-pub trait ProfileStore: GetProfile + PatchProfile + PutTeam {}
-impl<S: GetProfile + PatchProfile + PutTeam> ProfileStore for S {}
+pub trait ProfileStore: GetProfile + PatchProfile {}
+impl<S: GetProfile + PatchProfile> ProfileStore for S {}
 
 /// The conditions of a profile's writes.
 pub mod conditions {

@@ -90,6 +90,10 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             store: store.clone(),
             cursors: CursorSigner::random(),
         }),
+        catalog: Arc::new(shared::handlers::catalog::CatalogState {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        }),
         get_pack: Arc::new(GetPackState {
             store: store.clone(),
             recent: Default::default(),
@@ -111,6 +115,14 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             verifier: verifier(),
             cursors: CursorSigner::random(),
             revealed: Default::default(),
+        }),
+        profile: Arc::new(shared::handlers::profile::ProfileState {
+            store: store.clone(),
+            verifier: verifier(),
+            max_body_bytes,
+        }),
+        locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
+            store: store.clone(),
         }),
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,

@@ -12,13 +12,12 @@ use super::records::{
 };
 use super::transaction::{Transaction, check, delete, put, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
-use crate::catalog::Team;
 use crate::ids::UserId;
 use crate::profile::Profile;
 use crate::profile::name::{NameChange, NameKey, name_change};
 use crate::profile::patch::{Patch, ProfilePatch};
 use crate::store::StoreError;
-use crate::store::profile::{GetProfile, PatchProfile, PatchProfileError, PutTeam, conditions};
+use crate::store::profile::{GetProfile, PatchProfile, PatchProfileError, conditions};
 use crate::store::schema::{
     ENTITY, NAME_SK, PROFILE_SK, SHOW_SK, TEAM_SK, fan_pk, name_pk, team_pk, user_pk,
 };
@@ -263,23 +262,5 @@ impl PatchProfile for DynamoStore {
             }
             attempts.after(reasons.all()).await?;
         }
-    }
-}
-
-impl PutTeam for DynamoStore {
-    async fn put_team(&self, team: &Team) -> Result<(), StoreError> {
-        let mut item: Item =
-            serde_dynamo::to_item(team).map_err(|e| StoreError::internal_from("team item", e))?;
-        item.extend(key(team_pk(&team.id), TEAM_SK));
-        item.insert(ENTITY.into(), s("team"));
-        item.insert(SCHEMA_VERSION.into(), number(1));
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .send()
-            .await
-            .map_err(|e| classify("PutItem", e))?;
-        Ok(())
     }
 }

@@ -4,6 +4,7 @@
 //! shared contract tests run on both.
 
 mod cash;
+mod catalog;
 mod fan_view;
 mod items;
 mod links;
@@ -17,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::cash::{Credit, Debit};
-use crate::ids::{PackId, PurchaseId, TeamId, UserId};
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::links::Web3Link;
 use crate::packs::Pack;
 use crate::packs::document::PackDocument;
@@ -64,8 +65,9 @@ struct Tables {
     shown: HashMap<UserId, locker_room::Shown>,
     /// Each fan's stats, added to by each of their openings, by user id.
     stats: HashMap<UserId, crate::locker_room::stats::LockerStats>,
-    /// The catalogue's teams, by id.
-    teams: BTreeMap<TeamId, crate::catalog::Team>,
+    /// The catalogue, by id.
+    leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
+    teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
 }
 
 /// In-process store; clones share the same data.

@@ -3,14 +3,13 @@
 
 use super::MemoryStore;
 use super::items::{NameItem, Present, ProfileItem};
-use crate::catalog::Team;
 use crate::ids::UserId;
 use crate::profile::Profile;
 use crate::profile::name::{NameChange, name_change};
 use crate::profile::patch::{Patch, ProfilePatch};
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
-use crate::store::profile::{GetProfile, PatchProfile, PatchProfileError, PutTeam, conditions};
+use crate::store::profile::{GetProfile, PatchProfile, PatchProfileError, conditions};
 use crate::timestamp::Timestamp;
 
 /// A profile and its revision, as stored.
@@ -112,12 +111,5 @@ impl PatchProfile for MemoryStore {
             },
         );
         Ok(next)
-    }
-}
-
-impl PutTeam for MemoryStore {
-    async fn put_team(&self, team: &Team) -> Result<(), StoreError> {
-        self.write().teams.insert(team.id.clone(), team.clone());
-        Ok(())
     }
 }
