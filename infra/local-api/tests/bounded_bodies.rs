@@ -29,6 +29,14 @@ async fn post_head(api: &LocalApi, path: &str, headers: &str) -> tokio::net::Tcp
         .await
 }
 
+/// Sends 1 KiB chunks until more than `limit` bytes are out, and not the chunk that ends the body.
+async fn send_chunks_past(stream: &mut tokio::net::TcpStream, limit: usize) {
+    let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
+    for _ in 0..=limit / 0x400 {
+        stream.write_all(chunk.as_bytes()).await.unwrap();
+    }
+}
+
 #[tokio::test]
 async fn the_local_stripe_checks_the_key_before_the_body_and_caps_the_form() {
     let api = LocalApi::start().await;
@@ -76,10 +84,7 @@ async fn the_local_stripe_checks_the_key_before_the_body_and_caps_the_form() {
         &format!("{good}{form}Transfer-Encoding: chunked\r\n"),
     )
     .await;
-    let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
-    for _ in 0..=MAX_FORM_BYTES / 0x400 {
-        stream.write_all(chunk.as_bytes()).await.unwrap();
-    }
+    send_chunks_past(&mut stream, MAX_FORM_BYTES).await;
     let answer = answer_before_the_body(&mut stream, "a chunked form over the cap").await;
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
 }
@@ -129,10 +134,7 @@ async fn the_webhook_refuses_a_body_over_its_limit_without_keeping_it() {
         &format!("{json}Transfer-Encoding: chunked\r\n"),
     )
     .await;
-    let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
-    for _ in 0..=DEFAULT_MAX_BODY_BYTES / 0x400 {
-        stream.write_all(chunk.as_bytes()).await.unwrap();
-    }
+    send_chunks_past(&mut stream, DEFAULT_MAX_BODY_BYTES).await;
     let answer = answer_before_the_body(&mut stream, "a chunked body over the limit").await;
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     assert_eq!(json_body(&answer)["error"]["code"], "payload_too_large");
