@@ -104,6 +104,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             verifier(),
             max_body_bytes,
             Default::default(),
+            &checkout::webhook_secret().expect("LOCAL_API_WEBHOOK_SECRET"),
         ),
         link: Arc::new(LinkState {
             store: store.clone(),
