@@ -20,3 +20,4 @@ pub mod web3_link;
 pub mod me;
 pub mod my_cash;
 pub mod my_purchases;
+pub mod my_wallets;

@@ -61,6 +61,8 @@ pub enum ErrorCode {
     TopUpNotFound,
     PaymentProviderError,
     InvalidSignature,
+    WalletLimitReached,
+    WalletNotFound,
 }
 
 impl ErrorCode {
@@ -106,7 +108,8 @@ impl ErrorCode {
             Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
                 StatusCode::BAD_REQUEST
             }
-            Self::TopUpNotFound => StatusCode::NOT_FOUND,
+            Self::TopUpNotFound | Self::WalletNotFound => StatusCode::NOT_FOUND,
+            Self::WalletLimitReached => StatusCode::CONFLICT,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
         }
     }

@@ -5,7 +5,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::holds::unpaid_key;
-use super::transaction::{Reasons, Transaction, build, put_new, update};
+use super::super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
     purchase_key, status_text,
