@@ -609,9 +609,15 @@ async fn every_item_written_carries_its_schema_version() {
         .open_purchase(&user, &pack_id, &purchase.id, Timestamp::now())
         .await
         .unwrap();
-    testkit::wallets::link(&store, &user, r#"{"address":"0xabc"}"#, Timestamp::now(), None)
-        .await
-        .unwrap();
+    testkit::wallets::link(
+        &store,
+        &user,
+        r#"{"address":"0xabc"}"#,
+        Timestamp::now(),
+        None,
+    )
+    .await
+    .unwrap();
     let items = client_for(&moto.endpoint)
         .await
         .scan()

@@ -54,11 +54,10 @@ struct WalletJson<'a> {
 
 impl<'a> WalletJson<'a> {
     fn of(wallet: &'a Wallet) -> Result<Self, ApiError> {
-        let payload = RawValue::from_string(wallet.payload.clone()).map_err(|e| {
-            ApiError::Internal {
+        let payload =
+            RawValue::from_string(wallet.payload.clone()).map_err(|e| ApiError::Internal {
                 detail: format!("wallet {}: stored payload is not JSON: {e}", wallet.id),
-            }
-        })?;
+            })?;
         Ok(Self {
             id: wallet.id.as_str(),
             payload,

@@ -10,15 +10,15 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
+use crate::handlers::my_wallets::wallet_limit_reached;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, LimitsBodies, Verifies};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
+use crate::ids::WalletId;
 use crate::links::{LinkUpsert, MAX_PAYLOAD_DEPTH, PayloadError, WEB3_PROVIDER, check_payload};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{always_true, truthy};
-use crate::handlers::my_wallets::wallet_limit_reached;
-use crate::ids::WalletId;
 use crate::store::links::{LinkError, UpsertLink};
 use crate::timestamp::Timestamp;
 use crate::wallets::{WalletLimitReached, wallet_id};
@@ -165,10 +165,14 @@ pub async fn web3_link<S: UpsertLink>(
         wallet_id,
         at: Timestamp::now(),
     };
-    let write = state.store.upsert_link(&link).await.map_err(|error| match error {
-        LinkError::Refused(WalletLimitReached) => wallet_limit_reached(),
-        LinkError::Store(error) => error.into(),
-    })?;
+    let write = state
+        .store
+        .upsert_link(&link)
+        .await
+        .map_err(|error| match error {
+            LinkError::Refused(WalletLimitReached) => wallet_limit_reached(),
+            LinkError::Store(error) => error.into(),
+        })?;
     tracing::info!(payload_bytes = payload.get().len(), wallet = ?write, "web3 link saved");
     Ok(json_response(
         StatusCode::OK,

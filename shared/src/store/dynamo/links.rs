@@ -4,8 +4,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::records::{
-    LINK_VERSION, LinkRecord, SCHEMA_VERSION, WALLET_COUNT_VERSION, read_record,
-    wallet_link_update,
+    LINK_VERSION, LinkRecord, SCHEMA_VERSION, WALLET_COUNT_VERSION, read_record, wallet_link_update,
 };
 use super::transaction::{Transaction, update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
@@ -103,7 +102,11 @@ impl DynamoStore {
                     key(user_pk, WALLETS_SK),
                     "SET #entity = :entity, #sv = :sv ADD #n :one",
                     &below_cap(),
-                    &[("#entity", ENTITY), ("#sv", SCHEMA_VERSION), ("#n", WALLETS_COUNT)],
+                    &[
+                        ("#entity", ENTITY),
+                        ("#sv", SCHEMA_VERSION),
+                        ("#n", WALLETS_COUNT),
+                    ],
                     vec![
                         (":entity", s("wallets")),
                         (":sv", number(WALLET_COUNT_VERSION)),

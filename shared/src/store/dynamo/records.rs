@@ -28,9 +28,7 @@ pub(crate) use cash::{
     debit_from_item, ledger_entry_from_item,
 };
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
-pub(crate) use wallets::{
-    WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update,
-};
+pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";

@@ -1,7 +1,7 @@
 //! Releasing holds that ran out: their units back into their shares.
 
-use super::holds::HoldEntry;
 use super::super::transaction::{Transaction, counter, update};
+use super::holds::HoldEntry;
 use super::{buys_key, purchase_from_item, purchase_key, status_text};
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};
 use crate::store::StoreError;
