@@ -91,7 +91,7 @@ spelled, is one wallet: its `lastLinkedAt` moves and its `payload` is the last o
     responses(
         (status = 200, description = "The caller's wallets.", body = Wallets,
             example = json!({"wallets": [{
-                "id": "Xq1YUoKnl0Rl9cT4mGx2hA",
+                "id": "KyI2NcQl3LoMmeYne_3s2w",
                 "payload": {"address": "0x52908400098527886E0F7030069857D2E4169EE7", "chainId": 1},
                 "linkedAt": "2026-11-01T12:00:00Z",
                 "lastLinkedAt": "2026-11-20T08:30:00Z"
@@ -121,7 +121,7 @@ pub struct WalletPath {
     #[param(
         value_type = String,
         pattern = "^[A-Za-z0-9_-]{1,64}$",
-        example = "Xq1YUoKnl0Rl9cT4mGx2hA"
+        example = "KyI2NcQl3LoMmeYne_3s2w"
     )]
     pub wallet_id: WalletId,
 }

@@ -25,14 +25,15 @@ enum Action {
     Count,
 }
 
-/// A link tries the common case first, a relink (the wallet refreshed, the count untouched); a
-/// wallet found absent sends it on to an add (the wallet created, the count up by one under the
-/// cap), and one found present meanwhile (a racing first link) back to a refresh. The count's
-/// condition failing on an add is the cap: the cancelled transaction wrote nothing, the link
-/// included.
+/// A link tries an add first (the wallet created, the count up by one under the cap): a first
+/// link, and every link before the fan's wallets existed, is then one transaction. A wallet
+/// found present sends it on to a refresh (the wallet's payload and `lastLinkedAt` set, the
+/// count untouched), and one found absent meanwhile (removed at once) back to an add. The
+/// count's condition failing on an add of a wallet not held is the cap: the cancelled
+/// transaction wrote nothing, the link included.
 impl UpsertLink for DynamoStore {
     async fn upsert_link(&self, link: &LinkUpsert<'_>) -> Result<WalletWrite, LinkError> {
-        let mut write = WalletWrite::Refresh;
+        let mut write = WalletWrite::Add;
         let mut attempts = Attempts::new("link");
         loop {
             let Some(reasons) = self.run(self.link_transaction(link, write)?).await? else {
