@@ -77,9 +77,16 @@ async fn links_fill_the_list_up_to_the_cap_and_a_removal_frees_a_slot() {
         (404, Some("wallet_not_found"))
     );
     let answer = wallets.call(&delete("fan", &removed)).await;
-    assert_eq!((answer.status, &answer.body), (204, &json!(null)), "no body");
+    assert_eq!(
+        (answer.status, &answer.body),
+        (204, &json!(null)),
+        "no body"
+    );
     let again = wallets.call(&delete("fan", &removed)).await;
-    assert_eq!((again.status, again.code()), (404, Some("wallet_not_found")));
+    assert_eq!(
+        (again.status, again.code()),
+        (404, Some("wallet_not_found"))
+    );
     let linked = link.call(&link_event("fan", &identity(99))).await;
     assert_eq!(linked.status, 200, "the removal freed a slot: {linked:?}");
 }
