@@ -147,7 +147,10 @@ async fn a_removal_frees_one_slot_and_only_the_callers_wallet_is_removed(store: 
         store.delete_wallet(&fan, &id_of("true")).await,
         Ok(Removal::NotHeld)
     );
-    assert_eq!(ids_listed(&*store, &other).await, [others.clone()]);
+    assert_eq!(
+        ids_listed(&*store, &other).await,
+        std::slice::from_ref(&others)
+    );
     assert_eq!(
         link(&*store, &fan, &identity(99), Timestamp::now(), None).await,
         Err(LinkError::Refused(WalletLimitReached)),

@@ -78,18 +78,17 @@ impl DynamoStore {
                 (":at", s(link.at.to_string())),
             ],
         )?;
-        let (expression, names, values) =
-            wallet_link_update(&link.wallet_id, link.payload.get(), link.at);
+        let record = wallet_link_update(&link.wallet_id, link.payload.get(), link.at);
         let wallet = update(
             &self.table,
             key(user_pk.clone(), &wallet_sk(&link.wallet_id)),
-            expression,
+            record.expression,
             &match write {
                 WalletWrite::Refresh => wallet_held(),
                 WalletWrite::Add => wallet_new(),
             },
-            &names,
-            values,
+            &record.names,
+            record.values,
         )?;
         let transaction = Transaction::new()
             .with(Action::Link, link_update)

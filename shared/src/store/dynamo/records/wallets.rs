@@ -50,30 +50,29 @@ pub(crate) fn wallet_from_item(item: Item) -> Result<Wallet, StoreError> {
     read_record::<WalletRecord, _>(item, "wallet")
 }
 
+/// An update expression with its `#name`s and `:value`s.
+pub(crate) struct RecordUpdate {
+    pub expression: &'static str,
+    pub names: [(&'static str, &'static str); 2],
+    pub values: Vec<(&'static str, AttributeValue)>,
+}
+
 /// The update a link of `payload` as wallet `id` at `at` makes to the wallet's item: the
 /// record's every attribute, `linkedAt` only when the item has none (a refresh keeps the first
-/// link's). Its expression, names and values.
-pub(crate) fn wallet_link_update(
-    id: &WalletId,
-    payload: &str,
-    at: Timestamp,
-) -> (
-    &'static str,
-    [(&'static str, &'static str); 2],
-    Vec<(&'static str, AttributeValue)>,
-) {
-    (
-        "SET #entity = :entity, #sv = :sv, id = :id, payload = :payload, \
-         lastLinkedAt = :at, linkedAt = if_not_exists(linkedAt, :at)",
-        [("#entity", ENTITY), ("#sv", SCHEMA_VERSION)],
-        vec![
+/// link's).
+pub(crate) fn wallet_link_update(id: &WalletId, payload: &str, at: Timestamp) -> RecordUpdate {
+    RecordUpdate {
+        expression: "SET #entity = :entity, #sv = :sv, id = :id, payload = :payload, \
+                     lastLinkedAt = :at, linkedAt = if_not_exists(linkedAt, :at)",
+        names: [("#entity", ENTITY), ("#sv", SCHEMA_VERSION)],
+        values: vec![
             (":entity", s("wallet")),
             (":sv", number(WALLET_VERSION)),
             (":id", s(id.as_str())),
             (":payload", s(payload)),
             (":at", s(at.to_string())),
         ],
-    )
+    }
 }
 
 #[cfg(test)]
