@@ -187,7 +187,7 @@ async fn a_write_reported_failed_is_a_503_and_a_retry_leaves_one_record() {
     // The client retries once DynamoDB answers again: still one record, the first linkedAt kept.
     let first = setup
         .direct
-        .get_link("fault-user", "web3")
+        .get_link(&testkit::ids::user("fault-user"), "web3")
         .await
         .unwrap()
         .unwrap();
@@ -196,7 +196,7 @@ async fn a_write_reported_failed_is_a_503_and_a_retry_leaves_one_record() {
     assert_eq!(setup.user_items().await, one_link());
     let second = setup
         .direct
-        .get_link("fault-user", "web3")
+        .get_link(&testkit::ids::user("fault-user"), "web3")
         .await
         .unwrap()
         .unwrap();

@@ -111,7 +111,7 @@ async fn a_21st_identity_is_409_and_writes_nothing() {
     let link = api
         .link
         .store
-        .get_link("fan", WEB3_PROVIDER)
+        .get_link(&testkit::ids::user("fan"), WEB3_PROVIDER)
         .await
         .unwrap()
         .unwrap();

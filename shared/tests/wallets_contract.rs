@@ -82,7 +82,7 @@ async fn a_relink_refreshes_its_wallet_and_a_new_identity_adds_one(store: Arc<im
         [id_of(second), id_of(first)]
     );
     // The link itself is the last one, as before wallets.
-    let linked = store.get_link("fan", WEB3_PROVIDER).await.unwrap().unwrap();
+    let linked = store.get_link(&fan, WEB3_PROVIDER).await.unwrap().unwrap();
     assert_eq!((linked.payload.as_str(), linked.linked_at), (second, t1));
     // Wallets are the fan's own.
     assert!(ids_listed(&*store, &user("stranger")).await.is_empty());
@@ -92,7 +92,7 @@ async fn a_new_identity_past_the_cap_writes_neither_link_nor_wallet(store: Arc<i
     let fan = user("fan");
     link_all(&*store, &fan, 0, MAX_WALLETS_PER_FAN).await;
     let last = identity(MAX_WALLETS_PER_FAN - 1);
-    let before = store.get_link("fan", WEB3_PROVIDER).await.unwrap().unwrap();
+    let before = store.get_link(&fan, WEB3_PROVIDER).await.unwrap().unwrap();
     assert_eq!(before.payload, last);
 
     let refused = link(
@@ -106,7 +106,7 @@ async fn a_new_identity_past_the_cap_writes_neither_link_nor_wallet(store: Arc<i
     assert_eq!(refused, Err(LinkError::Refused(WalletLimitReached)));
     // Nothing written: not the link, not a wallet.
     assert_eq!(
-        store.get_link("fan", WEB3_PROVIDER).await.unwrap().unwrap(),
+        store.get_link(&fan, WEB3_PROVIDER).await.unwrap().unwrap(),
         before
     );
     let listed = ids_listed(&*store, &fan).await;

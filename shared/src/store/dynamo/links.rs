@@ -8,6 +8,7 @@ use super::records::{
 };
 use super::transaction::{Transaction, update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
+use crate::ids::UserId;
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
 use crate::store::links::{GetLink, LinkError, UpsertLink};
@@ -121,7 +122,7 @@ impl DynamoStore {
 impl GetLink for DynamoStore {
     async fn get_link(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         provider: &str,
     ) -> Result<Option<Web3Link>, StoreError> {
         let output = self

@@ -3,6 +3,7 @@
 
 use super::MemoryStore;
 use super::wallets::WalletsItem;
+use crate::ids::UserId;
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
@@ -55,13 +56,13 @@ impl UpsertLink for MemoryStore {
 impl GetLink for MemoryStore {
     async fn get_link(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         provider: &str,
     ) -> Result<Option<Web3Link>, StoreError> {
         Ok(self
             .read()
             .links
-            .get(&(user_id.to_owned(), provider.to_owned()))
+            .get(&(user_id.to_string(), provider.to_owned()))
             .cloned())
     }
 }
