@@ -57,12 +57,14 @@ const INDEX_RESOURCES: [&str; 3] = [
 const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
 
 /// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
-/// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
-const DYNAMODB_ACTIONS: [&str; 6] = [
+/// per contained action: `UpdateItem`, `PutItem`, `DeleteItem`; there is no IAM action of that
+/// name).
+const DYNAMODB_ACTIONS: [&str; 7] = [
     "dynamodb:BatchGetItem",
     "dynamodb:GetItem",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
     "dynamodb:Query",
     "dynamodb:ConditionCheckItem",
 ];
@@ -233,7 +235,10 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
 ///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
-/// - web3-link: `UpdateItem` of the user's link (`USER#`);
+/// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
+///   conditional update) and count of wallets (`USER#`);
+/// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
+///   `DeleteItem` (the wallet) and an `UpdateItem` (the count) (`USER#`);
 /// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
 ///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
 ///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
@@ -467,6 +472,18 @@ me-cash:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CASH#*"
+me-wallets:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:Query
+          - dynamodb:DeleteItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
 cash-top-ups:
   - Statement:
       - Effect: Allow
@@ -556,6 +573,28 @@ catalog:
         "TOPUP#t"
     );
     assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
+    let wallet = shared::ids::WalletId::parse("w").unwrap();
+    assert_eq!(shared::store::schema::wallet_sk(&wallet), "WALLET#w");
+}
+
+/// The wallets' function reaching money or seeds, or another action, is caught.
+#[test]
+fn the_wallets_policy_cannot_reach_further() {
+    let template = read("template.yaml");
+    let user = "                    - \"USER#*\"\n";
+    for extra in ["CASH#*", "DRAW#*"] {
+        let wider = format!("{user}                    - \"{extra}\"\n");
+        assert!(
+            caught_in(&template, "  MeWalletsFunction:", user, &wider),
+            "me-wallets reaching {extra} went unnoticed"
+        );
+    }
+    assert!(caught_in(
+        &template,
+        "  MeWalletsFunction:",
+        "- dynamodb:DeleteItem",
+        "- dynamodb:*"
+    ));
 }
 
 /// Whether the policy checks catch `template` with `from` made `to` in the part that begins

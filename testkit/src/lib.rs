@@ -25,6 +25,7 @@ pub mod purchases;
 pub mod runtime_api;
 pub mod stripe;
 pub mod tokens;
+pub mod wallets;
 
 /// A port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {

@@ -61,7 +61,7 @@ export interface paths {
         put?: never;
         /**
          * Link a web3 identity to the signed-in user
-         * @description Saves the body's `payload` (any JSON value that is truthy by JavaScript's rule: not `false`, `0`, `""` or `null`) as the user's web3 link, exactly as sent. Linking again replaces the payload and keeps the first link time. The user is the session token's `sub`; `email` comes from the token's e-mail claim, or is null.
+         * @description Saves the body's `payload` (any JSON value that is truthy by JavaScript's rule: not `false`, `0`, `""` or `null`) as the user's web3 link, exactly as sent. Linking again replaces the payload and keeps the first link time. The payload is also kept as one of the user's wallets (`GET /api/me/wallets`), identified by its canonical JSON (RFC 8785): the same identity linked again, however spelled, refreshes its wallet's `lastLinkedAt`; a new one adds a wallet, at most 20. The user is the session token's `sub`; `email` comes from the token's e-mail claim, or is null.
          */
         post: operations["createWeb3Link"];
         delete?: never;
@@ -221,6 +221,46 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's linked wallets
+         * @description Every identity the caller linked with `POST /api/web3-link` and has not removed, newest first by first link (at most 20). The same payload linked again, however spelled, is one wallet: its `lastLinkedAt` moves and its `payload` is the last one sent.
+         */
+        get: operations["listMyWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/wallets/{walletId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the signed-in user's wallets
+         * @description Removes the wallet and frees its place among the caller's at most 20: linking a new identity is possible again. The web3 link itself (the last payload linked) is kept. Another user's wallet, or none at all, are the same 404 `wallet_not_found`.
+         */
+        delete: operations["deleteMyWallet"];
         options?: never;
         head?: never;
         patch?: never;
@@ -413,7 +453,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "wallet_limit_reached" | "wallet_not_found";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -497,6 +537,11 @@ export interface components {
             purchases: components["schemas"]["Purchase"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        /** @description The caller's wallets. */
+        MyWallets: {
+            /** @description Newest first (by first link), at most 20. */
+            wallets: components["schemas"]["Wallet"][];
         };
         /** @description The chance of one rarity, in basis points (1/100 of a percent). */
         Odds: {
@@ -733,6 +778,20 @@ export interface components {
          * @enum {string}
          */
         TopUpStatus: "pending" | "completed" | "failed" | "expired";
+        /** @description A linked wallet as the API shows it. */
+        Wallet: {
+            /**
+             * @description Derived from the payload's canonical JSON (RFC 8785): the same identity linked again,
+             *     however spelled, is this wallet.
+             */
+            id: components["schemas"]["Id"];
+            /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
+            payload: unknown;
+            /** @description When the caller first linked it. */
+            linkedAt: components["schemas"]["Timestamp"];
+            /** @description When the caller last linked it. */
+            lastLinkedAt: components["schemas"]["Timestamp"];
+        };
     };
     responses: {
         /**
@@ -974,6 +1033,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The payload is a new identity and the user holds 20 wallets already (`wallet_limit_reached`): nothing was saved, neither the link nor a wallet. Remove one (`DELETE /api/me/wallets/{walletId}`) first; linking a payload the user holds is never refused. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "wallet_limit_reached",
+                     *         "message": "You have linked 20 wallets, the most a fan may hold; remove one (DELETE /api/me/wallets/{walletId}) to link another."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1442,6 +1519,83 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMyWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's wallets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "wallets": [
+                     *         {
+                     *           "id": "KyI2NcQl3LoMmeYne_3s2w",
+                     *           "lastLinkedAt": "2026-11-20T08:30:00Z",
+                     *           "linkedAt": "2026-11-01T12:00:00Z",
+                     *           "payload": {
+                     *             "address": 4.713600493505407e+47,
+                     *             "chainId": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyWallets"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteMyWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's `id`. A path segment that is not an id once percent-decoded (1-64
+                 *     characters of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example KyI2NcQl3LoMmeYne_3s2w
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no wallet with this id (`wallet_not_found`), or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -42,15 +42,17 @@ const PLAIN: RouteExtra = RouteExtra {
 /// The fixtures' path parameters, by name. The purchase is the one the start fixture's key makes
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
-pub const PATH_PARAMETERS: [(&str, &str); 5] = [
+/// The wallet is the one the web3-link fixture's payload links (its id from the payload).
+pub const PATH_PARAMETERS: [(&str, &str); 6] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
     ("leagueId", "nba"),
     ("teamId", "nba-lal"),
+    ("walletId", "KyI2NcQl3LoMmeYne_3s2w"),
 ];
 
-pub const EXTRAS: [RouteExtra; 18] = [
+pub const EXTRAS: [RouteExtra; 20] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -126,6 +128,19 @@ pub const EXTRAS: [RouteExtra; 18] = [
         fixture: Some("transactions"),
         signed_in: true,
         query: "currency=USD&limit=20",
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/me/wallets",
+        event: "MyWallets",
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "DELETE /api/me/wallets/{walletId}",
+        event: "DeleteMyWallet",
+        fixture: Some("delete"),
+        signed_in: true,
         ..PLAIN
     },
     RouteExtra {

@@ -303,6 +303,7 @@ where
     println!(
         "  curl -s -X POST {base}/api/web3-link -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payload\":{{\"address\":\"0x52908400098527886E0F7030069857D2E4169EE7\"}}}}'"
     );
+    println!("  curl -s {base}/api/me/wallets -H 'Authorization: Bearer {token}'");
     let balances = demo_balances(&store).await;
     if !balances.is_empty() {
         println!();
@@ -356,6 +357,10 @@ where
             store: store.clone(),
             verifier: verifier(),
             max_body_bytes: parts.max_body_bytes,
+        }),
+        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
+            store: store.clone(),
+            verifier: verifier(),
         }),
         me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),

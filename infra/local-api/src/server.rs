@@ -28,6 +28,7 @@ use shared::handlers::catalog::CatalogState;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::me::MeState;
+use shared::handlers::my_wallets::WalletsState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
@@ -36,7 +37,8 @@ use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
-    get_purchase_routes, list_packs_routes, me_cash_routes, me_purchases_routes, open_pack_routes,
+    get_purchase_routes, list_packs_routes, me_cash_routes, me_purchases_routes, me_wallets_routes,
+    open_pack_routes,
     start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
@@ -104,6 +106,8 @@ pub struct App<S> {
     pub catalog: Arc<CatalogState<S>>,
     pub get_pack: Arc<GetPackState<S>>,
     pub link: Arc<LinkState<S>>,
+    /// The state of the fan's wallets (me-wallets).
+    pub wallets: Arc<WalletsState<S>>,
     /// The state of the purchase handlers (one process: one state, one JWKS cache).
     pub purchases: Arc<PurchaseState<S>>,
     /// The state of the fan's own views (me-purchases, me-cash).
@@ -140,6 +144,7 @@ impl<S: Store + 'static> App<S> {
             .merge(open_pack_routes().into_router(self.purchases.clone()))
             .merge(me_purchases_routes().into_router(self.me.clone()))
             .merge(me_cash_routes().into_router(self.me.clone()))
+            .merge(me_wallets_routes().into_router(self.wallets.clone()))
             .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
             .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
             .merge(catalog_routes().into_router(self.catalog.clone()))

@@ -21,3 +21,4 @@ pub mod web3_link;
 pub mod me;
 pub mod my_cash;
 pub mod my_purchases;
+pub mod my_wallets;

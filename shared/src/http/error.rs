@@ -63,6 +63,8 @@ pub enum ErrorCode {
     InvalidSignature,
     LeagueNotFound,
     TeamNotFound,
+    WalletLimitReached,
+    WalletNotFound,
 }
 
 impl ErrorCode {
@@ -108,9 +110,11 @@ impl ErrorCode {
             Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
                 StatusCode::BAD_REQUEST
             }
-            Self::TopUpNotFound | Self::LeagueNotFound | Self::TeamNotFound => {
-                StatusCode::NOT_FOUND
-            }
+            Self::TopUpNotFound
+            | Self::LeagueNotFound
+            | Self::TeamNotFound
+            | Self::WalletNotFound => StatusCode::NOT_FOUND,
+            Self::WalletLimitReached => StatusCode::CONFLICT,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
         }
     }

@@ -25,6 +25,7 @@ use crate::handlers::catalog::CatalogState;
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::me::MeState;
+use crate::handlers::my_wallets::WalletsState;
 use crate::handlers::purchase_json::PurchaseState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
@@ -39,6 +40,7 @@ use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
+use crate::store::wallets::{DeleteWallet, ListWallets};
 
 /// One route of the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -361,6 +363,11 @@ functions! {
         my_cash::my_cash,
         my_cash::my_ledger,
     }
+    /// `me-wallets`: the fan's wallets and their removal (`USER#` wallet items and count only).
+    "me-wallets" => me_wallets_routes(WalletsState where S: ListWallets + DeleteWallet) {
+        my_wallets::my_wallets,
+        my_wallets::delete_wallet,
+    }
     /// `cash-top-ups`: asks for a Cash top-up, reads one.
     "cash-top-ups" => cash_top_ups_routes(TopUpState where S: CreateTopUp + SetCheckout + GetTopUp) {
         top_ups::create_top_up,
@@ -501,6 +508,8 @@ mod tests {
                 "me-purchases GET /api/me/items",
                 "me-cash GET /api/me/cash",
                 "me-cash GET /api/me/cash/transactions",
+                "me-wallets GET /api/me/wallets",
+                "me-wallets DELETE /api/me/wallets/{walletId}",
                 "cash-top-ups POST /api/me/cash/top-ups",
                 "cash-top-ups GET /api/me/cash/top-ups/{topUpId}",
                 "stripe-webhook POST /api/webhooks/stripe",

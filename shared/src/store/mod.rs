@@ -1,10 +1,10 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`]: the traits of each
-//!   aggregate.
-//! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
-//!   declared once, rendered for DynamoDB and checked in memory.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`wallets`]: the
+//!   traits of each aggregate.
+//! - [`condition`], [`purchase_conditions`], [`wallet_conditions`]: each condition a write puts
+//!   on the items it changes, declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
 //! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
@@ -22,6 +22,8 @@ pub mod purchase_conditions;
 pub mod purchases;
 pub mod schema;
 pub mod topups;
+pub mod wallet_conditions;
+pub mod wallets;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;
@@ -117,6 +119,7 @@ pub trait Store:
     + FanViewStore
     + topups::TopUpStore
     + catalog::CatalogStore
+    + wallets::WalletStore
 {
 }
 impl<
@@ -126,7 +129,8 @@ impl<
         + cash::CashStore
         + FanViewStore
         + topups::TopUpStore
-        + catalog::CatalogStore,
+        + catalog::CatalogStore
+        + wallets::WalletStore,
 > Store for S
 {
 }

@@ -7,6 +7,8 @@
 //! | a share of a pack's supply | `PACK#<packId>#<k>` | `SUPPLY` | - |
 //! | pack draw inputs | `DRAW#<packId>` | `DRAW` | - |
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
+//! | a fan's wallet (a linked identity) | `USER#<userId>` | `WALLET#<walletId>` | - |
+//! | a fan's count of wallets | `USER#<userId>` | `WALLETS` | - |
 //! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS#<packId>#<k>` / `<expiresAt>#<purchaseId>` while reserved, `USER#<userId>` / `<openedAt>#<purchaseId>` once opened; `GSI3PK` `USER#<userId>` / `<reservedAt>#<purchaseId>` |
 //! | a buyer's purchases of a pack | `USER#<userId>` | `BUYS#<packId>` | - |
 //! | cash balances | `CASH#<userId>` | `CASH` | - |
@@ -58,6 +60,10 @@
 //! - Get a pack by id: one `BatchGetItem` of `PACK#<id>` / `PACK` and `DRAW#<id>` / `DRAW`.
 //! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
 //!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
+//! - A link: one transaction of the link's update and the wallet's (a relink refreshes it; a new
+//!   identity creates it and adds 1 to `WALLETS`' `n` under `n < 20`). A fan's wallets: one
+//!   `Query` on `PK = USER#<userId> AND begins_with(SK, "WALLET#")` (at most 20 items); a removal
+//!   is one transaction of the wallet's delete (it must exist) and `n` down by one.
 //! - The fan's own view, each page one `Query` (two when the first was cut short by entries its
 //!   filter skipped), newest first (`ScanIndexForward = false`), every partition one fan's:
 //!   - my purchases: GSI3 on `GSI3PK = USER#<userId>`, sort key `<reservedAt>#<purchaseId>`,
@@ -148,6 +154,17 @@ pub fn user_pk(user_id: &UserId) -> String {
 pub fn link_sk(provider: &str) -> String {
     format!("LINK#{provider}")
 }
+
+/// The prefix of a fan's wallets (`begins_with(SK, "WALLET#")` does not match `WALLETS`).
+pub const WALLET_PREFIX: &str = "WALLET#";
+pub fn wallet_sk(wallet_id: &crate::ids::WalletId) -> String {
+    format!("{WALLET_PREFIX}{wallet_id}")
+}
+
+/// A fan's count of wallets, `n`: every link that adds a wallet adds 1 under the cap's
+/// condition, every removal takes 1 off, so the cap holds however links race.
+pub const WALLETS_SK: &str = "WALLETS";
+pub const WALLETS_COUNT: &str = "n";
 
 /// The sort-key prefix of a fan's purchases.
 pub const PURCHASE_PREFIX: &str = "PURCHASE#";

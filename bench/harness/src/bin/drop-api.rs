@@ -111,6 +111,10 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             verifier: verifier(),
             max_body_bytes,
         }),
+        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
+            store: store.clone(),
+            verifier: verifier(),
+        }),
         me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),
             verifier: verifier(),

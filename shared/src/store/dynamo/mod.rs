@@ -10,6 +10,8 @@ mod packs;
 mod purchases;
 mod records;
 mod topups;
+mod transaction;
+mod wallets;
 
 use std::collections::HashMap;
 

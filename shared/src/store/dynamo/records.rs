@@ -21,6 +21,7 @@ mod buys;
 mod cash;
 mod catalog;
 mod unpaid;
+mod wallets;
 
 pub(crate) use buys::buys_from_item;
 pub(crate) use cash::{
@@ -29,6 +30,7 @@ pub(crate) use cash::{
 };
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
+pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";

@@ -4,8 +4,8 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
+use super::super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::holds::unpaid_key;
-use super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
     purchase_key, status_text,
