@@ -61,6 +61,7 @@ pub enum ErrorCode {
     TopUpNotFound,
     PaymentProviderError,
     InvalidSignature,
+    TooManyPendingTopUps,
 }
 
 impl ErrorCode {
@@ -108,6 +109,7 @@ impl ErrorCode {
             }
             Self::TopUpNotFound => StatusCode::NOT_FOUND,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
+            Self::TooManyPendingTopUps => StatusCode::CONFLICT,
         }
     }
 }

@@ -19,6 +19,8 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 mod buys;
 mod cash;
+mod pending;
+mod slots;
 mod unpaid;
 
 pub(crate) use buys::buys_from_item;
@@ -26,6 +28,7 @@ pub(crate) use cash::{
     CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
     debit_from_item, ledger_entry_from_item,
 };
+pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 
 /// The attribute holding an item's schema version.
@@ -38,7 +41,7 @@ pub(crate) const PURCHASE_VERSION: u32 = 1;
 /// The version of the Cash items (balances, debits, credits).
 pub(crate) const CASH_VERSION: u32 = 1;
 
-/// The version of the Cash top-up items.
+/// The version of the Cash top-up items (and of a fan's pending top-ups item).
 pub(crate) const TOPUP_VERSION: u32 = 1;
 
 /// The version of the web3 link items.

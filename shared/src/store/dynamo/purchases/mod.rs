@@ -9,7 +9,7 @@ mod holds;
 mod open;
 mod release;
 mod start;
-mod transaction;
+pub(super) mod transaction;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 

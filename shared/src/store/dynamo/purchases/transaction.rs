@@ -91,7 +91,7 @@ impl DynamoStore {
     }
 }
 
-pub(super) fn build<T, E: std::error::Error + Send + Sync + 'static>(
+pub(crate) fn build<T, E: std::error::Error + Send + Sync + 'static>(
     built: Result<T, E>,
 ) -> Result<T, StoreError> {
     built.map_err(|e| StoreError::internal_from("transaction action", e))
@@ -99,7 +99,7 @@ pub(super) fn build<T, E: std::error::Error + Send + Sync + 'static>(
 
 /// An update of `key`: `expression` (with its `#name`s and `:value`s) on the declared
 /// `condition`.
-pub(super) fn update(
+pub(crate) fn update(
     table: &str,
     key: Item,
     expression: &str,
@@ -128,7 +128,7 @@ pub(super) fn update(
 }
 
 /// A put of a new item (its key must be free).
-pub(super) fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
+pub(crate) fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
     let condition = render(&Condition::new_item());
     let put = Put::builder()
         .table_name(table)
