@@ -162,9 +162,15 @@ async fn a_paid_top_up_the_ledger_refuses_is_200_counted_and_credits_nothing() {
     assert_eq!(status, 200);
     assert_eq!(recorded.value(Metric::TopUpsUncredited), Some(1.0));
     assert_eq!(api.status(&id).await, TopUpStatus::Pending);
-    // A balance at its largest.
+    // A balance at its largest (`u64::MAX`).
     let full = pending(&api, "key-2", 500).await;
-    let top = parse_credit("fan", "1000000000000", "USD", "grant-max").unwrap();
+    let top = shared::cash::Credit {
+        amount: shared::cash::Money {
+            amount: u64::MAX - api.balance("fan").await,
+            currency: "USD".into(),
+        },
+        ..parse_credit("fan", "1", "USD", "grant-max").unwrap()
+    };
     store.credit_cash(&top, Timestamp::now()).await.unwrap();
     let before = api.balance("fan").await;
     let body = api.event("evt_full", COMPLETED, &full, "paid").await;

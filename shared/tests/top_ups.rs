@@ -69,6 +69,8 @@ async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
         request.header("idempotency-key"),
         Some(format!("fan-api-topup-{id}").as_str())
     );
+    let created_at = shared::timestamp::Timestamp::parse(top_up["createdAt"].as_str().unwrap());
+    let expires_at = (created_at.unwrap().unix_seconds() + 3600).to_string();
     let expected = [
         ("mode", "payment"),
         ("line_items[0][price_data][currency]", "usd"),
@@ -83,6 +85,9 @@ async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
         ("metadata[userId]", "fan"),
         ("success_url", SUCCESS_URL),
         ("cancel_url", CANCEL_URL),
+        // An hour after the top-up, in whole seconds: its pending slot frees itself then.
+        ("expires_at", &expires_at),
+        ("adaptive_pricing[enabled]", "false"),
     ];
     let form: Vec<(&str, &str)> = request
         .form

@@ -242,7 +242,7 @@ pub const TOPUP_SESSION_ID: &str = "checkoutSessionId";
 /// A fan's pending top-ups ([`crate::topups::pending`]): `v` and one attribute per taken slot,
 /// `t<k>`, a map of the top-up's id and its session's expiry. Under `TOPUP#` (a top-up id never
 /// holds `#`, so no top-up has this key), so that the top-up functions reach it and nothing else.
-pub fn pending_topups_pk(user_id: &str) -> String {
+pub fn pending_topups_pk(user_id: &crate::ids::UserId) -> String {
     format!("{TOPUP_PREFIX}USER#{user_id}")
 }
 pub const PENDING_TOPUPS_SK: &str = "PENDING";

@@ -35,7 +35,7 @@ fn top_up_key(id: &str) -> Item {
     key(topup_pk(id), TOPUP_SK)
 }
 
-fn pending_key(user_id: &str) -> Item {
+fn pending_key(user_id: &UserId) -> Item {
     key(pending_topups_pk(user_id), PENDING_TOPUPS_SK)
 }
 
