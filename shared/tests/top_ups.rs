@@ -605,7 +605,7 @@ async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
         purchases += 1;
     }
     let debits: u64 = store
-        .list_debits("fan")
+        .list_debits(&testkit::ids::user("fan"))
         .await
         .unwrap()
         .iter()

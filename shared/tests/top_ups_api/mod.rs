@@ -170,7 +170,11 @@ impl<S: TopUpStore + GetBalance + 'static> Api<S> {
     }
 
     pub async fn balance(&self, user: &str) -> u64 {
-        self.top_ups.store.get_balance(user, "USD").await.unwrap()
+        self.top_ups
+            .store
+            .get_balance(&testkit::ids::user(user), "USD")
+            .await
+            .unwrap()
     }
 }
 

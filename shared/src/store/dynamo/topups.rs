@@ -31,7 +31,7 @@ use crate::timestamp::Timestamp;
 use crate::topups::pending::take_pending_slot;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
 
-fn top_up_key(id: &str) -> Item {
+fn top_up_key(id: &TopUpId) -> Item {
     key(topup_pk(id), TOPUP_SK)
 }
 
@@ -237,7 +237,7 @@ impl DynamoStore {
     /// `session_id`.
     fn settle_update(
         &self,
-        id: &str,
+        id: &TopUpId,
         session_id: &str,
         status: TopUpStatus,
         completed_at: Option<Timestamp>,
