@@ -455,7 +455,7 @@ async fn events_in_any_order_never_undo_a_completion_and_never_credit_twice() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged() {
+async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged_and_counted() {
     let (logs, _guard) = testkit::logs::capture();
     let api = api(MemoryStore::default()).await;
     let id = pending(&api, "key-1", 500).await;
@@ -468,8 +468,14 @@ async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged(
         let body = session_event(
             event_id, COMPLETED, session_id, &id, amount, currency, "paid",
         );
-        let answer = api.deliver(&body).await;
+        // Counted, for the alarm: a fan paid and was not credited.
+        let (answer, recorded) = shared::metrics::record(api.deliver(&body)).await;
         assert_eq!(answer.status, 200);
+        assert_eq!(
+            recorded.value(shared::metrics::Metric::TopUpsUnmatched),
+            Some(1.0),
+            "{event_id}"
+        );
         assert!(
             logs.text()
                 .lines()

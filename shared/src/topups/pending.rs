@@ -69,15 +69,10 @@ impl TopUp {
 /// Which slot a top-up created at `now` takes, for a fan with `pending`: the rule both stores
 /// apply, the DynamoDB one inside its write's condition (the slots as read).
 pub fn take_pending_slot(pending: &PendingTopUps, now: Timestamp) -> Result<u32, TooManyPending> {
-    (0..MAX_PENDING_TOP_UPS)
-        .find(|&k| {
-            pending
-                .slots
-                .get(k as usize)
-                .and_then(Option::as_ref)
-                .is_none_or(|slot| slot.expires_at <= now)
-        })
-        .ok_or(TooManyPending)
+    crate::slots::first_free(&pending.slots, MAX_PENDING_TOP_UPS, |slot| {
+        slot.expires_at <= now
+    })
+    .ok_or(TooManyPending)
 }
 
 #[cfg(test)]
