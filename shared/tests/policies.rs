@@ -260,10 +260,12 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
 ///   (the ledger): reads only, no write to `CASH#`;
 /// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
-///   (`TOPUP#`) only;
+///   (`TOPUP#`) only, the fan's pending slots (`TOPUP#USER#<userId>`) included: the create's
+///   transaction is the put and an update;
 /// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
 ///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
-///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`);
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`); the fan's
+///   pending slots read and one freed (`TOPUP#`);
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
 ///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
 #[test]

@@ -281,7 +281,7 @@ export interface paths {
          *
          *     `Idempotency-Key` names the top-up, as for a purchase start: the same key answers the same top-up, as it is now, with `Idempotent-Replayed: true`, and opens no second session; the same key with another amount or currency is 422 `idempotency_key_reused`.
          *
-         *     Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to 50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by default). Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same key); Stripe refusing the session is a 502 `payment_provider_error`.
+         *     Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to 50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by default). A user holds at most 5 pending top-ups (neither completed, failed nor expired): one more is 409 `too_many_pending_top_ups` and opens no session; a top-up's Checkout Session expires an hour after it is opened, which frees its place, as its payment or failure does. Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same key); Stripe refusing the session is a 502 `payment_provider_error`.
          */
         post: operations["createTopUp"];
         delete?: never;
@@ -323,7 +323,7 @@ export interface paths {
          * Stripe's signed events (Checkout Sessions of top-ups)
          * @description For Stripe only: no session token, the `Stripe-Signature` header is the proof. It must carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256, keyed with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400 `invalid_signature` and changes nothing.
          *
-         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, or a top-up this deployment does not know, is answered 200 and ignored. A store failure is a 503, so that Stripe retries.
+         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, or a top-up this deployment does not know, is answered 200 and ignored. A paid session that does not match its top-up, or whose credit the ledger refuses, is answered 200 (no retry would change it), credits nothing, and is counted and alarmed on for the operator to settle. A store failure is a 503, so that Stripe retries.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -453,7 +453,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "wallet_limit_reached" | "wallet_not_found";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -1671,6 +1671,24 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description The user holds 5 pending top-ups already (`too_many_pending_top_ups`): pay for one, or wait for its Checkout Session to expire (an hour after it was opened). A repeat of one of their keys is still answered its top-up. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "too_many_pending_top_ups",
+                     *         "message": "You have as many unpaid top-ups as a fan may: pay for one, or wait for its checkout page to expire (an hour after it was opened)."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description This `Idempotency-Key` asked for another top-up (another amount or currency) (`idempotency_key_reused`). */

@@ -146,6 +146,7 @@ pub const EXTRAS: [RouteExtra; 20] = [
     RouteExtra {
         route: "POST /api/me/cash/top-ups",
         event: "CreateTopUp",
+        throttle: Some(("TopUpRateLimit", "TopUpBurstLimit")),
         signed_in: true,
         body: Some(r#"{"amount":1000,"currency":"USD"}"#),
         idempotency_key: Some("try-1"),

@@ -65,6 +65,7 @@ pub enum ErrorCode {
     TeamNotFound,
     WalletLimitReached,
     WalletNotFound,
+    TooManyPendingTopUps,
 }
 
 impl ErrorCode {
@@ -116,6 +117,7 @@ impl ErrorCode {
             | Self::WalletNotFound => StatusCode::NOT_FOUND,
             Self::WalletLimitReached => StatusCode::CONFLICT,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
+            Self::TooManyPendingTopUps => StatusCode::CONFLICT,
         }
     }
 }

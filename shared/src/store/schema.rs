@@ -22,6 +22,7 @@
 //! and of its team: `GSI2PK` `LEAGUE#<leagueId>` and `GSI3PK` `TEAM#<teamId>`, each with the
 //! listing key as sort key, written by the same seeding write as its `GSI1` keys (the pack item
 //! uses neither index otherwise).
+//! | a fan's pending top-ups | `TOPUP#USER#<userId>` | `PENDING` | - |
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -175,10 +176,14 @@ pub fn purchase_sk(purchase_id: &PurchaseId) -> String {
 /// A fan's unpaid holds, across packs: `v` (a version every write moves on) and one attribute
 /// per taken slot, `s<k>`, a map of the hold's purchase id, expiry and price.
 pub const UNPAID_SK: &str = "UNPAID";
-pub const UNPAID_VERSION: &str = "v";
+pub const UNPAID_VERSION: &str = SLOTS_VERSION;
+pub const UNPAID_SLOT_PREFIX: char = 's';
 pub fn unpaid_slot(slot: u32) -> String {
-    format!("s{slot}")
+    format!("{UNPAID_SLOT_PREFIX}{slot}")
 }
+
+/// The version of an item of numbered slots (a fan's unpaid holds, their pending top-ups).
+pub const SLOTS_VERSION: &str = "v";
 
 /// A buyer's counter of purchases of one pack: `seq` (the last nonce) and `held` (reserved,
 /// completed and opened purchases, which count towards `maxPerUser`).
@@ -283,6 +288,17 @@ pub const TEAM_SK: &str = "TEAM";
 /// The partitions of `GSI1` that hold the catalogue's lists.
 pub const CATALOG_LEAGUES: &str = "CATALOG#LEAGUES";
 pub const CATALOG_TEAMS: &str = "CATALOG#TEAMS";
+/// A fan's pending top-ups ([`crate::topups::pending`]): `v` and one attribute per taken slot,
+/// `t<k>`, a map of the top-up's id and its session's expiry. Under `TOPUP#` (a top-up id never
+/// holds `#`, so no top-up has this key), so that the top-up functions reach it and nothing else.
+pub fn pending_topups_pk(user_id: &crate::ids::UserId) -> String {
+    format!("{TOPUP_PREFIX}USER#{user_id}")
+}
+pub const PENDING_TOPUPS_SK: &str = "PENDING";
+pub const PENDING_SLOT_PREFIX: char = 't';
+pub fn pending_slot(slot: u32) -> String {
+    format!("{PENDING_SLOT_PREFIX}{slot}")
+}
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
 pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [

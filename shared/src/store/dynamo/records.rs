@@ -20,6 +20,8 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 mod buys;
 mod cash;
 mod catalog;
+mod pending;
+mod slots;
 mod unpaid;
 mod wallets;
 
@@ -29,6 +31,7 @@ pub(crate) use cash::{
     debit_from_item, ledger_entry_from_item,
 };
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
+pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 
@@ -42,7 +45,7 @@ pub(crate) const PURCHASE_VERSION: u32 = 1;
 /// The version of the Cash items (balances, debits, credits).
 pub(crate) const CASH_VERSION: u32 = 1;
 
-/// The version of the Cash top-up items.
+/// The version of the Cash top-up items (and of a fan's pending top-ups item).
 pub(crate) const TOPUP_VERSION: u32 = 1;
 
 /// The version of the league and team items.
