@@ -127,7 +127,11 @@ async fn a_start_repeated_after_its_hold_ran_out_answers_expired() {
 #[tokio::test]
 async fn a_key_sent_twice_is_one_joined_key_through_api_gateway_and_refused_as_two() {
     let state = memory_state().await;
-    let twice = start(&state, start_event("fan", "a").header("idempotency-key", "b")).await;
+    let twice = start(
+        &state,
+        start_event("fan", "a").header("idempotency-key", "b"),
+    )
+    .await;
     assert_eq!(twice.0, 201, "{}", twice.1);
     let joined = start(&state, start_event("fan", "a,b")).await;
     assert_eq!((joined.0, &joined.1), (201, &twice.1));
