@@ -39,7 +39,13 @@ async fn pays_from_the_balance_once_over_the_runtime_api() {
         json!({"balance": {"amount": 501, "currency": "USD"}})
     );
     assert_eq!(paid.header("idempotent-replayed"), None);
-    assert_eq!(env.store.get_balance("buyer", "USD").await.unwrap(), 501);
+    assert_eq!(
+        env.store
+            .get_balance(&testkit::ids::user("buyer"), "USD")
+            .await
+            .unwrap(),
+        501
+    );
 
     // Again: the same purchase, a replay, no second debit.
     let again = function
@@ -48,7 +54,13 @@ async fn pays_from_the_balance_once_over_the_runtime_api() {
     assert_eq!(again.status, 200, "{again:?}");
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(again.body, paid.body);
-    assert_eq!(env.store.get_balance("buyer", "USD").await.unwrap(), 501);
+    assert_eq!(
+        env.store
+            .get_balance(&testkit::ids::user("buyer"), "USD")
+            .await
+            .unwrap(),
+        501
+    );
 
     // A buyer without the balance: 402, the reservation kept.
     let broke = function
@@ -108,12 +120,24 @@ async fn an_expired_hold_is_released_instead_of_paid() {
         (answer.status, answer.code()),
         (410, Some("reservation_expired"))
     );
-    let pack = env.store.get_pack("p").await.unwrap().unwrap().pack;
+    let pack = env
+        .store
+        .get_pack(&testkit::ids::pack("p"))
+        .await
+        .unwrap()
+        .unwrap()
+        .pack;
     assert_eq!(
         testkit::packs::remaining(&env.store, "p").await,
         pack.total_supply
     );
-    assert_eq!(env.store.get_balance("buyer", "USD").await.unwrap(), 1000);
+    assert_eq!(
+        env.store
+            .get_balance(&testkit::ids::user("buyer"), "USD")
+            .await
+            .unwrap(),
+        1000
+    );
 }
 
 /// `infra/events/complete-purchase.json` (with a token for `me`) pays for the purchase the start
@@ -166,7 +190,10 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         assert_eq!(answer.header("idempotent-replayed"), None, "paid once");
     }
     assert_eq!(
-        env.store.get_balance("buyer", "USD").await.unwrap(),
+        env.store
+            .get_balance(&testkit::ids::user("buyer"), "USD")
+            .await
+            .unwrap(),
         5000 - 2 * 499
     );
     assert!(

@@ -55,7 +55,11 @@ async fn assert_answers(store: &DynamoStore, answer: &Value, pack: &Pack, reveal
         .and_then(|object| object.remove("fairness"))
         .expect("fairness");
     assert_eq!(fields, serde_json::to_value(pack).unwrap(), "{answer}");
-    let stored = store.get_pack(&pack.id).await.unwrap().expect("stored");
+    let stored = store
+        .get_pack(&testkit::ids::pack(&pack.id))
+        .await
+        .unwrap()
+        .expect("stored");
     assert!(is_hex_64(&fairness["serverSeedHash"]), "{fairness}");
     assert_eq!(fairness["serverSeedHash"], stored.seed.commitment());
     if revealed {

@@ -47,7 +47,12 @@ async fn opens_a_paid_pack_once_with_the_published_draw() {
     testkit::packs::save(&env.store, &active("p", 10)).await;
     let purchase = paid(&env, "buyer", "p", "k").await;
     let reserved = reserve(&env.store, "buyer", "p", "unpaid", 600).await;
-    let stored = env.store.get_pack("p").await.unwrap().unwrap();
+    let stored = env
+        .store
+        .get_pack(&testkit::ids::pack("p"))
+        .await
+        .unwrap()
+        .unwrap();
     let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
 

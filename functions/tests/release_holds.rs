@@ -67,7 +67,7 @@ async fn the_scheduled_event_releases_the_expired_holds_and_only_those() {
     assert_eq!(remaining(&env, "p").await, 99);
     assert_eq!(
         env.store
-            .get_pack("p")
+            .get_pack(&testkit::ids::pack("p"))
             .await
             .unwrap()
             .unwrap()

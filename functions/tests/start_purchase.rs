@@ -244,7 +244,12 @@ async fn eight_instances_sell_exactly_the_units_there_are_over_ten_shares() {
             .take(3)
             .collect::<Vec<_>>()
     );
-    let supply = env.store.read_supply("drop").await.unwrap().unwrap();
+    let supply = env
+        .store
+        .read_supply(&testkit::ids::pack("drop"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(supply.shares, [0; 10]);
     assert_eq!((supply.held, supply.sold), (units, 0), "the books balance");
 }

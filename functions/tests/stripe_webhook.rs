@@ -80,7 +80,13 @@ async fn a_signed_fixture_event_credits_the_top_up_once_over_the_runtime_api() {
         assert_eq!(answer.status, 200, "{answer:?}");
         assert_eq!(answer.body, serde_json::json!({"received": true}));
     }
-    assert_eq!(env.store.get_balance("me", "USD").await.unwrap(), 1000);
+    assert_eq!(
+        env.store
+            .get_balance(&testkit::ids::user("me"), "USD")
+            .await
+            .unwrap(),
+        1000
+    );
     let stored = env.store.get_top_up(&pending.id).await.unwrap().unwrap();
     assert_eq!(stored.status, TopUpStatus::Completed);
 }

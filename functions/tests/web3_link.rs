@@ -49,7 +49,12 @@ async fn links_over_the_runtime_api_with_keys_from_the_jwks_url() {
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["data"]["userId"], user);
         assert_eq!(
-            store.get_link(user, "web3").await.unwrap().unwrap().payload,
+            store
+                .get_link(&testkit::ids::user(user), "web3")
+                .await
+                .unwrap()
+                .unwrap()
+                .payload,
             r#"{"wallet":"0x1"}"#
         );
     }

@@ -38,7 +38,10 @@ fn credit(user: &str, amount: u64, currency: &str, reference: &str) -> Credit {
 }
 
 async fn balance(store: &impl GetBalance, user: &str, currency: &str) -> u64 {
-    store.get_balance(user, currency).await.expect("balance")
+    store
+        .get_balance(&testkit::ids::user(user), currency)
+        .await
+        .expect("balance")
 }
 
 async fn a_credit_adds_to_the_balance(store: impl CashStore) {
@@ -143,7 +146,7 @@ async fn balances_are_per_user_and_per_currency(store: impl CashStore) {
 /// credited), and neither the balance nor the ledger changes.
 async fn a_credit_past_the_largest_balance_is_refused_and_writes_nothing(store: impl CashStore) {
     let full = Credit {
-        user_id: "u1".into(),
+        user_id: testkit::ids::user("u1"),
         amount: Money {
             amount: u64::MAX,
             currency: "USD".into(),
@@ -167,13 +170,19 @@ async fn a_credit_past_the_largest_balance_is_refused_and_writes_nothing(store: 
 
 async fn nobody_has_a_zero_balance_and_no_debits(store: impl CashStore) {
     assert_eq!(balance(&store, "nobody", "USD").await, 0);
-    assert_eq!(store.list_debits("nobody").await, Ok(Vec::new()));
+    assert_eq!(
+        store.list_debits(&testkit::ids::user("nobody")).await,
+        Ok(Vec::new())
+    );
     // Credits are not debits.
     store
         .credit_cash(&credit("somebody", 10, "USD", "r"), Timestamp::now())
         .await
         .unwrap();
-    assert_eq!(store.list_debits("somebody").await, Ok(Vec::new()));
+    assert_eq!(
+        store.list_debits(&testkit::ids::user("somebody")).await,
+        Ok(Vec::new())
+    );
 }
 
 /// Runs `credits` all at once, each on its own task.
@@ -297,7 +306,7 @@ async fn a_credit_writes_its_ledger_entry_and_one_balance_per_currency() {
         ]))
     );
     assert_eq!(
-        item(&store, cash_pk("u1"), CASH_SK).await,
+        item(&store, cash_pk(&testkit::ids::user("u1")), CASH_SK).await,
         Some(HashMap::from([
             (PK.to_owned(), text("CASH#u1")),
             (SK.to_owned(), text("CASH")),
@@ -342,30 +351,40 @@ async fn debits_written_by_purchases_are_listed_oldest_first() {
         ("u2", "p-d", 5, "2026-11-19T10:00:00Z"),
     ] {
         put(
-            cash_pk(user),
-            debit_sk(purchase),
+            cash_pk(&testkit::ids::user(user)),
+            debit_sk(&testkit::ids::purchase(purchase)),
             debit(purchase, amount, at),
         )
         .await
         .unwrap();
     }
     // Other items of the user, and a key that only looks like a debit's prefix.
-    put(cash_pk("u1"), CASH_SK.into(), vec![("USD", number(9))])
-        .await
-        .unwrap();
-    put(user_pk("u1"), "PURCHASE#p-a".into(), vec![])
-        .await
-        .unwrap();
     put(
-        user_pk("u1"),
-        debit_sk("p-e"),
+        cash_pk(&testkit::ids::user("u1")),
+        CASH_SK.into(),
+        vec![("USD", number(9))],
+    )
+    .await
+    .unwrap();
+    put(
+        user_pk(&testkit::ids::user("u1")),
+        "PURCHASE#p-a".into(),
+        vec![],
+    )
+    .await
+    .unwrap();
+    put(
+        user_pk(&testkit::ids::user("u1")),
+        debit_sk(&testkit::ids::purchase("p-e")),
         debit("p-e", 7, "2026-11-18T10:00:00Z"),
     )
     .await
     .unwrap();
-    put(cash_pk("u1"), "DEBIT".into(), vec![]).await.unwrap();
+    put(cash_pk(&testkit::ids::user("u1")), "DEBIT".into(), vec![])
+        .await
+        .unwrap();
 
-    let debits = store.list_debits("u1").await.unwrap();
+    let debits = store.list_debits(&testkit::ids::user("u1")).await.unwrap();
     let listed: Vec<(&str, u64, &str, String)> = debits
         .iter()
         .map(|d| {
@@ -385,7 +404,14 @@ async fn debits_written_by_purchases_are_listed_oldest_first() {
             ("p-a", 499, "USD", "2026-11-21T10:00:00Z".to_owned()),
         ]
     );
-    assert_eq!(store.list_debits("u2").await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .list_debits(&testkit::ids::user("u2"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     assert_eq!(
         debits[0].amount,
         Money {

@@ -166,7 +166,7 @@ async fn a_write_reported_failed_is_a_503_and_a_retry_leaves_one_record() {
     // The client retries once DynamoDB answers again: still one record, the first linkedAt kept.
     let first = setup
         .direct
-        .get_link("fault-user", "web3")
+        .get_link(&testkit::ids::user("fault-user"), "web3")
         .await
         .unwrap()
         .unwrap();
@@ -175,7 +175,7 @@ async fn a_write_reported_failed_is_a_503_and_a_retry_leaves_one_record() {
     assert_eq!(setup.user_items().await, 1);
     let second = setup
         .direct
-        .get_link("fault-user", "web3")
+        .get_link(&testkit::ids::user("fault-user"), "web3")
         .await
         .unwrap()
         .unwrap();

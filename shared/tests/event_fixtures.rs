@@ -47,7 +47,7 @@ async fn web3_link_fixture_links_with_a_token_in_place_of_the_placeholder() {
     assert_eq!(status, 200, "{body}");
     let link = state
         .store
-        .get_link("fixture-user", "web3")
+        .get_link(&testkit::ids::user("fixture-user"), "web3")
         .await
         .unwrap()
         .unwrap();

@@ -289,7 +289,12 @@ async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
     for (user, currency) in [("fan-1", "USD"), ("fan-1", "EUR"), ("fan-2", "USD")] {
         assert_eq!(
             ledger_sum(store.as_ref(), user, currency).await,
-            i128::from(store.get_balance(user, currency).await.unwrap()),
+            i128::from(
+                store
+                    .get_balance(&testkit::ids::user(user), currency)
+                    .await
+                    .unwrap()
+            ),
             "{user} {currency}"
         );
     }
@@ -300,7 +305,13 @@ async fn the_ledger_lists_every_credit_and_debit_and_adds_up_to_the_balance(
 async fn balances_are_every_currency_held_sorted_and_none_for_a_stranger(
     store: Arc<impl Store + SeedPurchases>,
 ) {
-    assert_eq!(store.get_balances("fan-1").await.unwrap(), Vec::new());
+    assert_eq!(
+        store
+            .get_balances(&testkit::ids::user("fan-1"))
+            .await
+            .unwrap(),
+        Vec::new()
+    );
     for (amount, currency, reference) in [(5, "USD", "r1"), (7, "EUR", "r2"), (9, "CAD", "r3")] {
         let credit = parse_credit("fan-1", &amount.to_string(), currency, reference).unwrap();
         store.credit_cash(&credit, Timestamp::now()).await.unwrap();
@@ -310,8 +321,17 @@ async fn balances_are_every_currency_held_sorted_and_none_for_a_stranger(
         currency: currency.into(),
     };
     assert_eq!(
-        store.get_balances("fan-1").await.unwrap(),
+        store
+            .get_balances(&testkit::ids::user("fan-1"))
+            .await
+            .unwrap(),
         vec![money(9, "CAD"), money(7, "EUR"), money(5, "USD")]
     );
-    assert_eq!(store.get_balances("fan-2").await.unwrap(), Vec::new());
+    assert_eq!(
+        store
+            .get_balances(&testkit::ids::user("fan-2"))
+            .await
+            .unwrap(),
+        Vec::new()
+    );
 }

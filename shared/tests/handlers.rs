@@ -230,7 +230,7 @@ async fn link_saves_and_answers_the_user() {
     );
     let link = state
         .store
-        .get_link("user_42", WEB3_PROVIDER)
+        .get_link(&testkit::ids::user("user_42"), WEB3_PROVIDER)
         .await
         .unwrap()
         .expect("stored");
@@ -257,7 +257,7 @@ async fn link_answers_null_email_and_accepts_base64_bodies_and_charset() {
     assert_eq!(
         state
             .store
-            .get_link("user_7", WEB3_PROVIDER)
+            .get_link(&testkit::ids::user("user_7"), WEB3_PROVIDER)
             .await
             .unwrap()
             .unwrap()
@@ -295,7 +295,7 @@ async fn link_refuses_falsy_and_malformed_bodies_and_writes_nothing() {
     assert!(
         state
             .store
-            .get_link("user_1", WEB3_PROVIDER)
+            .get_link(&testkit::ids::user("user_1"), WEB3_PROVIDER)
             .await
             .unwrap()
             .is_none()

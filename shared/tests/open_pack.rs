@@ -132,7 +132,12 @@ fn item_ids(purchase: &Purchase) -> Vec<String> {
 async fn an_open_draws_the_published_items_once(store: Arc<impl Store>) {
     let pack = drop_pack("p", 60);
     testkit::packs::save(&*store, &pack).await;
-    let seed = store.get_pack("p").await.unwrap().unwrap().seed;
+    let seed = store
+        .get_pack(&testkit::ids::pack("p"))
+        .await
+        .unwrap()
+        .unwrap()
+        .seed;
     let purchase = paid(&*store, "fan", "p", "k", Timestamp::now()).await;
     let now = Timestamp::now();
     let first = store
@@ -459,7 +464,12 @@ async fn a_purchase_opened_before_the_reveal_shows_the_seed_once_published(
         0,
         "once"
     );
-    let seed = store.get_pack("p").await.unwrap().unwrap().seed;
+    let seed = store
+        .get_pack(&testkit::ids::pack("p"))
+        .await
+        .unwrap()
+        .unwrap()
+        .seed;
     assert_eq!(shown().await, Value::String(seed.to_hex()));
 }
 
@@ -522,7 +532,12 @@ async fn the_sweep_publishes_a_revealed_seed(store: Arc<impl Store + Clone + 'st
     };
     let swept = release_holds(&sweep, ()).await.unwrap();
     assert_eq!(swept.seeds_published, 1, "{swept:?}");
-    let seed = store.get_pack("p").await.unwrap().unwrap().seed;
+    let seed = store
+        .get_pack(&testkit::ids::pack("p"))
+        .await
+        .unwrap()
+        .unwrap()
+        .seed;
     assert_eq!(
         seed_shown(&state, &purchase).await,
         Value::String(seed.to_hex())

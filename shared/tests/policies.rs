@@ -495,12 +495,24 @@ stripe-webhook:
     assert_eq!(Value::Mapping(policies), expected);
     // The prefixes are the store's.
     assert_eq!(shared::store::schema::DRAW_PREFIX, "DRAW#");
-    assert_eq!(shared::store::schema::pack_pk("p"), "PACK#p");
-    assert_eq!(shared::store::schema::user_pk("u"), "USER#u");
+    assert_eq!(
+        shared::store::schema::pack_pk(&testkit::ids::pack("p")),
+        "PACK#p"
+    );
+    assert_eq!(
+        shared::store::schema::user_pk(&testkit::ids::user("u")),
+        "USER#u"
+    );
     assert_eq!(shared::store::schema::GSI2, "GSI2");
     assert_eq!(shared::store::schema::GSI3, "GSI3");
-    assert_eq!(shared::store::schema::cash_pk("u"), "CASH#u");
-    assert_eq!(shared::store::schema::topup_pk("t"), "TOPUP#t");
+    assert_eq!(
+        shared::store::schema::cash_pk(&testkit::ids::user("u")),
+        "CASH#u"
+    );
+    assert_eq!(
+        shared::store::schema::topup_pk(&testkit::ids::top_up("t")),
+        "TOPUP#t"
+    );
     assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
 }
 

@@ -353,7 +353,15 @@ async fn every_bad_completion_gets_its_4xx_and_a_paid_one_answers_its_balance() 
     let again = pay(&state, pay_event("fan", &id)).await;
     assert_eq!((again.0, &again.1), (200, &paid.1));
     assert_eq!(again.2["idempotent-replayed"], "true");
-    assert_eq!(state.store.list_debits("fan").await.unwrap().len(), 1);
+    assert_eq!(
+        state
+            .store
+            .list_debits(&testkit::ids::user("fan"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 /// A purchase of pack `p` by "fan" with key "k", made through the store: started and ending
@@ -392,7 +400,14 @@ async fn a_hold_outliving_its_packs_reveal_is_410() {
     assert_eq!(code(&answer), (410, "reservation_expired"));
     let message = answer.1["error"]["message"].as_str().unwrap();
     assert!(message.contains("seed"), "{message}");
-    assert!(state.store.list_debits("fan").await.unwrap().is_empty());
+    assert!(
+        state
+            .store
+            .list_debits(&testkit::ids::user("fan"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test]
@@ -470,7 +485,7 @@ async fn assert_books(store: &impl Store, ids: &[String]) {
     let remaining = testkit::packs::remaining(store, "p").await;
     assert_eq!(remaining + live, 100, "no unit lost or made");
     let debits: u64 = store
-        .list_debits("fan")
+        .list_debits(&testkit::ids::user("fan"))
         .await
         .unwrap()
         .iter()
@@ -534,7 +549,13 @@ async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balan
     let refused = pay(&state, pay_event("fan", &id)).await;
     assert_eq!(code(&refused), (503, "service_unavailable"));
     assert_books(&direct, std::slice::from_ref(&id)).await;
-    assert!(direct.list_debits("fan").await.unwrap().is_empty());
+    assert!(
+        direct
+            .list_debits(&testkit::ids::user("fan"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 
     // The payment applied but its answer lost: one debit, the balance answered exact.
     proxy.set_for_operation(
@@ -545,7 +566,14 @@ async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balan
     let paid = pay(&state, pay_event("fan", &id)).await;
     assert_eq!(paid.0, 200, "{}", paid.1);
     assert_eq!(paid.1["cash"]["balance"]["amount"], 10_000 - 499);
-    assert_eq!(direct.list_debits("fan").await.unwrap().len(), 1);
+    assert_eq!(
+        direct
+            .list_debits(&testkit::ids::user("fan"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     assert_books(&direct, &[id]).await;
 }
 
@@ -721,7 +749,14 @@ async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_a
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["purchase"]["status"], "opened");
     assert_eq!(proxy.operation_count("UpdateItem") - before, 3, "open");
-    assert_eq!(direct.list_debits("fan").await.unwrap().len(), 1);
+    assert_eq!(
+        direct
+            .list_debits(&testkit::ids::user("fan"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     assert_books(&direct, std::slice::from_ref(&id)).await;
 
     // Conflicts on every try: 503 after 8 transactions.

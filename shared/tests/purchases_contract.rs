@@ -138,7 +138,11 @@ async fn assert_books_balance(
         "remaining plus live purchases"
     );
     // The store's own books, counted apart: the shares' units, the holds index, the sold counts.
-    let supply = store.read_supply(&pack.id).await.unwrap().unwrap();
+    let supply = store
+        .read_supply(&testkit::ids::pack(&pack.id))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         supply.accounted(),
         initial,
@@ -149,7 +153,7 @@ async fn assert_books_balance(
     }
     for (user, credit) in credited {
         let debits: u64 = store
-            .list_debits(user)
+            .list_debits(&testkit::ids::user(user))
             .await
             .unwrap()
             .iter()
@@ -157,7 +161,10 @@ async fn assert_books_balance(
             .sum();
         let paid = paid.get(user.as_str()).copied().unwrap_or(0);
         assert_eq!(debits, paid, "{user}: debits are the paid prices");
-        let balance = store.get_balance(user, &pack.price.currency).await.unwrap();
+        let balance = store
+            .get_balance(&testkit::ids::user(user), &pack.price.currency)
+            .await
+            .unwrap();
         assert_eq!(balance, credit - paid, "{user}: balance");
         // The fan's ledger (credits and debits, as the fan's view lists it) adds up to it.
         assert_eq!(
@@ -335,7 +342,10 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
         (PurchaseStatus::Completed, Some(now), 1)
     );
     assert_eq!(
-        store.get_balance("u", "EUR").await.unwrap(),
+        store
+            .get_balance(&testkit::ids::user("u"), "EUR")
+            .await
+            .unwrap(),
         1000,
         "other currencies untouched"
     );
@@ -356,7 +366,7 @@ async fn a_completion_pays_once_from_an_exact_balance(store: Arc<impl Store>) {
             Err(CompleteError::Refused(CompleteRefusal::NotFound))
         );
     }
-    let debits = store.list_debits("u").await.unwrap();
+    let debits = store.list_debits(&testkit::ids::user("u")).await.unwrap();
     assert_eq!(debits.len(), 1);
     assert_eq!(
         (debits[0].purchase_id.as_str(), &debits[0].amount),
@@ -408,7 +418,13 @@ async fn free_packs_are_paid_from_a_balance_of_zero(store: Arc<impl Store>) {
             "{user} {key}: {paid:?}"
         );
     }
-    assert_eq!(store.get_balance("fan", "USD").await.unwrap(), 0);
+    assert_eq!(
+        store
+            .get_balance(&testkit::ids::user("fan"), "USD")
+            .await
+            .unwrap(),
+        0
+    );
 }
 
 async fn an_expired_hold_cannot_be_paid_and_its_unit_comes_back_once(store: Arc<impl Store>) {
@@ -621,7 +637,14 @@ async fn ten_completions_of_one_purchase_debit_once(store: Arc<impl Store + 'sta
         r,
         Ok(Completed::Paid { balance: 4501, .. } | Completed::Repeated { balance: 4501, .. })
     )));
-    assert_eq!(store.list_debits("fan").await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .list_debits(&testkit::ids::user("fan"))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     let credited = HashMap::from([("fan".to_owned(), 5000)]);
     assert_books_balance(
         &*store,
@@ -661,7 +684,11 @@ async fn a_completion_racing_the_sweep_at_expiry_wins_or_loses_whole(
             },
             {
                 let store = store.clone();
-                async move { store.release_holds(Some("p"), expiry, 10).await }
+                async move {
+                    store
+                        .release_holds(Some(&testkit::ids::pack("p")), expiry, 10)
+                        .await
+                }
             }
         );
         let sweep = sweep.unwrap();
@@ -745,7 +772,13 @@ async fn a_release_lost_to_a_payment_answers_the_payment() {
         .await
         .unwrap();
     assert_eq!(stored.unwrap().status, PurchaseStatus::Completed);
-    assert_eq!(store.get_balance("fan", "USD").await.unwrap(), 501);
+    assert_eq!(
+        store
+            .get_balance(&testkit::ids::user("fan"), "USD")
+            .await
+            .unwrap(),
+        501
+    );
 }
 
 /// DynamoDB only (the in-memory store cannot hold a bad record): a hold whose purchase cannot be
@@ -770,7 +803,7 @@ async fn a_hold_that_cannot_be_released_never_stops_the_others() {
         .client()
         .update_item()
         .table_name(store.table())
-        .key(PK, AttributeValue::S(user_pk("bad")))
+        .key(PK, AttributeValue::S(user_pk(&testkit::ids::user("bad"))))
         .key(SK, AttributeValue::S(purchase_sk(&holds[0].id)))
         .update_expression("SET price = :garbage")
         .expression_attribute_values(":garbage", AttributeValue::S("not money".into()))
@@ -791,7 +824,7 @@ async fn a_hold_that_cannot_be_released_never_stops_the_others() {
         .client()
         .get_item()
         .table_name(store.table())
-        .key(PK, AttributeValue::S(user_pk("bad")))
+        .key(PK, AttributeValue::S(user_pk(&testkit::ids::user("bad"))))
         .key(SK, AttributeValue::S(purchase_sk(&holds[0].id)))
         .send()
         .await
@@ -824,7 +857,7 @@ async fn unreleasable_holds_never_keep_the_sweep_from_the_ones_behind_them() {
                 .client()
                 .update_item()
                 .table_name(store.table())
-                .key(PK, AttributeValue::S(user_pk(&user)))
+                .key(PK, AttributeValue::S(user_pk(&testkit::ids::user(&user))))
                 .key(SK, AttributeValue::S(purchase_sk(&hold.id)))
                 .update_expression("SET price = :garbage")
                 .expression_attribute_values(":garbage", AttributeValue::S("not money".into()))
@@ -836,7 +869,7 @@ async fn unreleasable_holds_never_keep_the_sweep_from_the_ones_behind_them() {
     let mut total = Released::default();
     for _ in 0..2 {
         let swept = store
-            .release_holds(Some("p"), Timestamp::now(), 25)
+            .release_holds(Some(&testkit::ids::pack("p")), Timestamp::now(), 25)
             .await
             .unwrap();
         total.released += swept.released;
@@ -864,7 +897,12 @@ async fn thirty_units_over_ten_shares_all_sell_one_buyer_after_another(store: Ar
         Err(StartError::Refused(StartRefusal::SoldOut))
     );
     assert_eq!(
-        store.read_supply("p").await.unwrap().unwrap().shares,
+        store
+            .read_supply(&testkit::ids::pack("p"))
+            .await
+            .unwrap()
+            .unwrap()
+            .shares,
         [0; 10]
     );
     assert_books_balance(&*store, &pack, 30, &purchases, &HashMap::new()).await;
@@ -892,7 +930,12 @@ async fn expired_units_go_back_to_their_shares_and_sell_again(store: Arc<impl St
         .unwrap();
     assert_eq!(released.released, 6);
     assert_eq!(
-        store.read_supply("p").await.unwrap().unwrap().shares,
+        store
+            .read_supply(&testkit::ids::pack("p"))
+            .await
+            .unwrap()
+            .unwrap()
+            .shares,
         [2, 2, 2],
         "each unit back in its own share"
     );
@@ -1086,7 +1129,11 @@ async fn twenty_racing_starts_of_one_fan_take_exactly_their_unpaid_holds(
     assert_eq!(created, 2, "{results:?}");
     let mut held = 0;
     for n in 0..20 {
-        let supply = store.read_supply(&format!("p{n}")).await.unwrap().unwrap();
+        let supply = store
+            .read_supply(&testkit::ids::pack(&format!("p{n}")))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(supply.accounted(), 2, "p{n}: the books balance");
         held += supply.held;
     }
@@ -1137,8 +1184,8 @@ async fn a_hold_whose_count_is_gone_is_released_all_the_same() {
         .client()
         .delete_item()
         .table_name(store.table())
-        .key(PK, AttributeValue::S(user_pk("fan")))
-        .key(SK, AttributeValue::S(buys_sk("p")))
+        .key(PK, AttributeValue::S(user_pk(&testkit::ids::user("fan"))))
+        .key(SK, AttributeValue::S(buys_sk(&testkit::ids::pack("p"))))
         .send()
         .await
         .unwrap();
@@ -1193,7 +1240,10 @@ async fn a_hold_whose_share_has_no_remaining_is_released_all_the_same() {
         .client()
         .update_item()
         .table_name(store.table())
-        .key(PK, AttributeValue::S(supply_pk("p", 0)))
+        .key(
+            PK,
+            AttributeValue::S(supply_pk(&testkit::ids::pack("p"), 0)),
+        )
         .key(SK, AttributeValue::S(SUPPLY_SK.into()))
         .update_expression("REMOVE #remaining")
         .expression_attribute_names("#remaining", PACK_REMAINING)

@@ -172,10 +172,17 @@ async fn a_pack_leaving_active_status_leaves_the_list(store: &impl Store) {
     testkit::packs::save(store, &with_status(pack.clone(), PackStatus::Archived)).await;
     assert!(page(store, 10, None).await.packs.is_empty());
     assert_eq!(
-        store.get_pack("p").await.unwrap().map(|p| p.pack.status),
+        store
+            .get_pack(&testkit::ids::pack("p"))
+            .await
+            .unwrap()
+            .map(|p| p.pack.status),
         Some(PackStatus::Archived)
     );
-    assert_eq!(store.get_pack("nope").await.unwrap(), None);
+    assert_eq!(
+        store.get_pack(&testkit::ids::pack("nope")).await.unwrap(),
+        None
+    );
 }
 
 async fn a_pack_whose_sale_start_moves_is_listed_once(store: &impl Store) {
@@ -223,7 +230,11 @@ fn pack_with_items(id: &str) -> Pack {
 async fn a_pack_reads_back_field_for_field_with_items_and_a_seed(store: &impl Store) {
     let pack = pack_with_items("full");
     testkit::packs::save(store, &pack).await;
-    let stored = store.get_pack("full").await.unwrap().expect("stored");
+    let stored = store
+        .get_pack(&testkit::ids::pack("full"))
+        .await
+        .unwrap()
+        .expect("stored");
     assert_eq!(stored.pack, pack);
     assert_eq!(stored.seed.commitment().len(), 64);
     let listed = page(store, 10, None).await;
@@ -234,14 +245,22 @@ async fn a_pack_reads_back_field_for_field_with_items_and_a_seed(store: &impl St
 async fn reseeding_a_pack_on_sale_keeps_remaining_and_its_seed(store: &impl Store) {
     let pack = pack_with_items("live");
     testkit::packs::save(store, &pack).await;
-    let first = store.get_pack("live").await.unwrap().unwrap();
+    let first = store
+        .get_pack(&testkit::ids::pack("live"))
+        .await
+        .unwrap()
+        .unwrap();
     let mut renamed = pack.clone();
     renamed.name = "Renamed".into();
     renamed.remaining = pack.total_supply;
     renamed.status = PackStatus::Archived;
     let write = seed(store, &renamed, Timestamp::now()).await.unwrap();
     assert_eq!(write, SeedWrite::Update);
-    let second = store.get_pack("live").await.unwrap().unwrap();
+    let second = store
+        .get_pack(&testkit::ids::pack("live"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(second.pack.name, "Renamed");
     assert_eq!(second.pack.remaining, 42, "remaining belongs to the buyers");
     assert_eq!(second.seed, first.seed, "the server seed never changes");
@@ -251,7 +270,11 @@ async fn reseeding_a_pack_on_sale_keeps_remaining_and_its_seed(store: &impl Stor
 async fn reseeding_refuses_to_change_what_buyers_pay_for(store: &impl Store) {
     let pack = pack_with_items("frozen");
     testkit::packs::save(store, &pack).await;
-    let before = store.get_pack("frozen").await.unwrap().unwrap();
+    let before = store
+        .get_pack(&testkit::ids::pack("frozen"))
+        .await
+        .unwrap()
+        .unwrap();
     let mut repriced = pack.clone();
     repriced.price.amount += 1;
     repriced.name = "Should not land".into();
@@ -259,14 +282,26 @@ async fn reseeding_refuses_to_change_what_buyers_pay_for(store: &impl Store) {
         seed(store, &repriced, Timestamp::now()).await,
         Err(SeedFailure::Refused(ReseedRefusal::Frozen("price")))
     );
-    assert_eq!(store.get_pack("frozen").await.unwrap().unwrap(), before);
+    assert_eq!(
+        store
+            .get_pack(&testkit::ids::pack("frozen"))
+            .await
+            .unwrap()
+            .unwrap(),
+        before
+    );
 }
 
 async fn a_pack_before_its_sale_is_replaced_whole(store: &impl Store) {
     let mut pack = pack_with_items("soon");
     pack.sale_starts_at = Some(testkit::packs::at(3600));
     testkit::packs::save(store, &pack).await;
-    let seed_before = store.get_pack("soon").await.unwrap().unwrap().seed;
+    let seed_before = store
+        .get_pack(&testkit::ids::pack("soon"))
+        .await
+        .unwrap()
+        .unwrap()
+        .seed;
     pack.price.amount = 1;
     pack.remaining = 7;
     pack.supply_shards = Some(3);
@@ -277,11 +312,20 @@ async fn a_pack_before_its_sale_is_replaced_whole(store: &impl Store) {
         seed(store, &pack, Timestamp::now()).await,
         Ok(SeedWrite::Replace)
     );
-    let stored = store.get_pack("soon").await.unwrap().unwrap();
+    let stored = store
+        .get_pack(&testkit::ids::pack("soon"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.pack, pack);
     assert_eq!(stored.seed, seed_before);
     assert_eq!(
-        store.read_supply("soon").await.unwrap().unwrap().shares,
+        store
+            .read_supply(&testkit::ids::pack("soon"))
+            .await
+            .unwrap()
+            .unwrap()
+            .shares,
         [3, 2, 2],
         "re-sized before the sale: 7 units split exactly over 3 shares, the other 2 gone"
     );
@@ -294,7 +338,11 @@ async fn a_pack_whose_sale_starts_within_the_freeze_keeps_its_terms(store: &impl
     let mut pack = pack_with_items("close");
     pack.sale_starts_at = Some(testkit::packs::at(240));
     testkit::packs::save(store, &pack).await;
-    let before = store.get_pack("close").await.unwrap().unwrap();
+    let before = store
+        .get_pack(&testkit::ids::pack("close"))
+        .await
+        .unwrap()
+        .unwrap();
     let mut repriced = pack.clone();
     repriced.price.amount += 1;
     assert_eq!(
@@ -312,13 +360,24 @@ async fn a_pack_whose_sale_starts_within_the_freeze_keeps_its_terms(store: &impl
             .await,
         Err(SeedPackError::Changed)
     );
-    assert_eq!(store.get_pack("close").await.unwrap().unwrap(), before);
+    assert_eq!(
+        store
+            .get_pack(&testkit::ids::pack("close"))
+            .await
+            .unwrap()
+            .unwrap(),
+        before
+    );
 }
 
 async fn a_seeding_write_over_a_stale_read_changes_nothing(store: &impl Store) {
     let pack = pack_with_items("raced");
     testkit::packs::save(store, &pack).await;
-    let read = store.get_pack("raced").await.unwrap().unwrap();
+    let read = store
+        .get_pack(&testkit::ids::pack("raced"))
+        .await
+        .unwrap()
+        .unwrap();
     let mut first = pack.clone();
     first.name = "First".into();
     store
@@ -353,7 +412,13 @@ async fn a_seeding_write_over_a_stale_read_changes_nothing(store: &impl Store) {
         Err(SeedPackError::Changed)
     );
     assert_eq!(
-        store.get_pack("raced").await.unwrap().unwrap().pack.name,
+        store
+            .get_pack(&testkit::ids::pack("raced"))
+            .await
+            .unwrap()
+            .unwrap()
+            .pack
+            .name,
         "First"
     );
 }
@@ -370,8 +435,9 @@ async fn upsert(
     email: Option<&str>,
 ) {
     let payload = raw(payload);
+    let user_id = testkit::ids::user(user_id);
     let link = LinkUpsert {
-        user_id,
+        user_id: &user_id,
         email,
         provider: WEB3_PROVIDER,
         payload: &payload,
@@ -391,7 +457,7 @@ async fn linking_again_replaces_the_payload_and_keeps_linked_at(store: &impl Sto
     )
     .await;
     let link = store
-        .get_link("user_1", WEB3_PROVIDER)
+        .get_link(&testkit::ids::user("user_1"), WEB3_PROVIDER)
         .await
         .unwrap()
         .unwrap();
@@ -402,7 +468,7 @@ async fn linking_again_replaces_the_payload_and_keeps_linked_at(store: &impl Sto
     let t2 = Timestamp::now();
     upsert(store, "user_1", "[1,2]", t2, None).await;
     let link = store
-        .get_link("user_1", WEB3_PROVIDER)
+        .get_link(&testkit::ids::user("user_1"), WEB3_PROVIDER)
         .await
         .unwrap()
         .unwrap();
@@ -415,14 +481,14 @@ async fn linking_again_replaces_the_payload_and_keeps_linked_at(store: &impl Sto
     );
     assert!(
         store
-            .get_link("user_2", WEB3_PROVIDER)
+            .get_link(&testkit::ids::user("user_2"), WEB3_PROVIDER)
             .await
             .unwrap()
             .is_none()
     );
     assert!(
         store
-            .get_link("user_1", "other-provider")
+            .get_link(&testkit::ids::user("user_1"), "other-provider")
             .await
             .unwrap()
             .is_none()
@@ -451,7 +517,7 @@ async fn every_json_value_round_trips_exactly(store: &impl Store) {
         upsert(store, &user, json, Timestamp::now(), None).await;
         assert_eq!(
             store
-                .get_link(&user, WEB3_PROVIDER)
+                .get_link(&testkit::ids::user(&user), WEB3_PROVIDER)
                 .await
                 .unwrap()
                 .unwrap()
@@ -480,7 +546,11 @@ async fn a_seeding_write_whose_answer_was_lost_is_decided_again() {
     let pack = pack_with_items("lost");
     seed(&store, &pack, Timestamp::now()).await.unwrap();
     assert_eq!(proxy.operation_count("TransactWriteItems"), 3);
-    let stored = direct.get_pack("lost").await.unwrap().unwrap();
+    let stored = direct
+        .get_pack(&testkit::ids::pack("lost"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(stored.pack.name, pack.name);
 }
 
@@ -521,7 +591,13 @@ async fn memory_store_can_start_with_packs() {
         with_status(active("b", 1), PackStatus::Draft),
     ]);
     assert_eq!(ids(&page(&store, 10, None).await.packs), ["a"]);
-    assert!(store.get_pack("b").await.unwrap().is_some());
+    assert!(
+        store
+            .get_pack(&testkit::ids::pack("b"))
+            .await
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[tokio::test]
@@ -559,7 +635,8 @@ async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
         }),
     ];
     for (index, (id, corrupt)) in corruptions.into_iter().enumerate() {
-        let mut item = pack_item(&active(id, 20 + index as i64), 1);
+        let pack = active(id, 20 + index as i64);
+        let mut item = pack_item(&testkit::ids::pack(id), &pack, 1);
         corrupt(&mut item);
         store
             .client()
@@ -586,7 +663,12 @@ async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
         (seen, after),
         (vec!["good-1".to_owned(), "good-2".to_owned()], None)
     );
-    assert!(store.get_pack("not-json").await.is_err());
+    assert!(
+        store
+            .get_pack(&testkit::ids::pack("not-json"))
+            .await
+            .is_err()
+    );
 }
 
 /// Every item a flow writes (pack, shares, draw inputs, Cash and its credit, the start's count,
@@ -603,7 +685,7 @@ async fn every_item_written_carries_its_schema_version() {
     let pack = active("versioned", 60);
     testkit::packs::save(&store, &pack).await;
     let credit = Credit {
-        user_id: "fan".into(),
+        user_id: testkit::ids::user("fan"),
         amount: Money {
             amount: 100_000,
             currency: pack.price.currency.clone(),
@@ -624,7 +706,7 @@ async fn every_item_written_carries_its_schema_version() {
     let payload = RawValue::from_string(r#"{"address":"0xabc"}"#.into()).unwrap();
     store
         .upsert_link(&LinkUpsert {
-            user_id: "fan",
+            user_id: &testkit::ids::user("fan"),
             email: None,
             provider: WEB3_PROVIDER,
             payload: &payload,

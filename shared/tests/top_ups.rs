@@ -173,7 +173,11 @@ impl<S: TopUpStore + GetBalance + 'static> Api<S> {
     }
 
     async fn balance(&self, user: &str) -> u64 {
-        self.top_ups.store.get_balance(user, "USD").await.unwrap()
+        self.top_ups
+            .store
+            .get_balance(&testkit::ids::user(user), "USD")
+            .await
+            .unwrap()
     }
 }
 
@@ -770,7 +774,7 @@ async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
         purchases += 1;
     }
     let debits: u64 = store
-        .list_debits("fan")
+        .list_debits(&testkit::ids::user("fan"))
         .await
         .unwrap()
         .iter()

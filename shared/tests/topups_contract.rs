@@ -66,7 +66,10 @@ async fn status(store: &impl TopUpStore, id: &TopUpId) -> TopUpStatus {
 }
 
 async fn balance(store: &impl GetBalance) -> u64 {
-    store.get_balance("fan", "USD").await.unwrap()
+    store
+        .get_balance(&testkit::ids::user("fan"), "USD")
+        .await
+        .unwrap()
 }
 
 async fn a_top_up_is_created_once_per_id(store: impl TopUpStore) {

@@ -118,7 +118,7 @@ macro_rules! store_contract {
 
 /// Typed ids from test literals (a literal outside the grammar is a mistake in the test).
 pub mod ids {
-    use shared::ids::{PackId, PurchaseId, UserId};
+    use shared::ids::{PackId, PurchaseId, TopUpId, UserId};
 
     pub fn user(id: &str) -> UserId {
         UserId::parse(id).expect("a user id")
@@ -130,5 +130,9 @@ pub mod ids {
 
     pub fn purchase(id: &str) -> PurchaseId {
         PurchaseId::parse(id).expect("a purchase id")
+    }
+
+    pub fn top_up(id: &str) -> TopUpId {
+        TopUpId::parse(id).expect("a top-up id")
     }
 }

@@ -1,5 +1,6 @@
 //! Packs for tests, timed relative to now.
 
+use shared::ids::PackId;
 use shared::packs::{Odds, Pack, PackItem, PackStatus, Price};
 use shared::store::packs::{GetPack, ReadSupply, SeedPack};
 use shared::timestamp::Timestamp;
@@ -72,9 +73,10 @@ pub fn listed_json(pack: &Pack) -> serde_json::Value {
 
 /// A pack's exact `remaining`: the units in its shares, read strongly consistent (the pack's own
 /// `remaining` is a summary the sweep refreshes).
-pub async fn remaining<S: ReadSupply>(store: &S, pack_id: &str) -> u64 {
+pub async fn remaining<S: ReadSupply>(store: &S, pack_id: impl AsRef<str>) -> u64 {
+    let pack_id = PackId::parse(pack_id.as_ref()).expect("a pack id");
     store
-        .read_supply(pack_id)
+        .read_supply(&pack_id)
         .await
         .unwrap_or_else(|e| panic!("reading the supply of {pack_id}: {e}"))
         .unwrap_or_else(|| panic!("no pack {pack_id}"))

@@ -77,7 +77,8 @@ fn page_serialisation(c: &mut Criterion) {
 }
 
 fn item_conversion(c: &mut Criterion) {
-    let item = pack_item(&hundred_packs()[0], 1);
+    let pack = &hundred_packs()[0];
+    let item = pack_item(&pack.pack_id().unwrap(), pack, 1);
     c.bench_function("dynamodb_item_to_pack_document", |b| {
         b.iter(|| document_from_item(&mut black_box(item.clone())).unwrap())
     });

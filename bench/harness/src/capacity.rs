@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::{Value, json};
+use shared::ids::PackId;
 use shared::packs::seed::parse_seed;
 use shared::store::DynamoStore;
 use shared::store::schema::{DRAW_SK, PACK_SK, draw_pk, pack_pk};
@@ -80,7 +81,8 @@ pub async fn analyse(
     user: &str,
     purchase_id: &str,
 ) -> Value {
-    let pack = item_size(&get(store, pack_pk(pack_id), PACK_SK).await);
+    let typed = PackId::parse(pack_id).expect("a pack id");
+    let pack = item_size(&get(store, pack_pk(&typed), PACK_SK).await);
     let buys = item_size(&get(store, format!("USER#{user}"), &format!("BUYS#{pack_id}")).await);
     let purchase = item_size(
         &get(
@@ -93,8 +95,9 @@ pub async fn analyse(
     let mut shipped = Vec::new();
     for seeded in parse_seed(SEED).expect("the shipped seed") {
         testkit::packs::save(fresh, &seeded).await;
-        let pack_item = item_size(&get(fresh, pack_pk(&seeded.id), PACK_SK).await);
-        let draw_item = item_size(&get(fresh, draw_pk(&seeded.id), DRAW_SK).await);
+        let id = seeded.pack_id().expect("a pack id");
+        let pack_item = item_size(&get(fresh, pack_pk(&id), PACK_SK).await);
+        let draw_item = item_size(&get(fresh, draw_pk(&id), DRAW_SK).await);
         shipped.push((seeded.id, pack_item, draw_item));
     }
     let pack_wcu = transactional_wcu(pack);

@@ -22,6 +22,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+use shared::ids::PackId;
 use shared::packs::Pack;
 use shared::packs::seed::parse_seed;
 use shared::store::packs::ReadSupply;
@@ -496,7 +497,7 @@ pub async fn lambda(
         .filter(|a| a.status == 409 && a.code() == "sold_out")
         .count();
     let remaining = store
-        .read_supply(PACK)
+        .read_supply(&PackId::parse(PACK).expect("a pack id"))
         .await
         .expect("read the pack's supply")
         .map(|supply| supply.remaining());

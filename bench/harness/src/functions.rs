@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
 use serde_json::{Value, json};
 use shared::cash::Money;
-use shared::ids::PurchaseId;
+use shared::ids::{PurchaseId, TopUpId, UserId};
 use shared::packs::seed::parse_seed;
 use shared::purchases::{StartRequest, purchase_id, random_client_seed};
 use shared::store::DynamoStore;
@@ -414,7 +414,8 @@ impl Bench {
             "usd",
             "paid",
         );
-        self.written.push((topup_pk(id), TOPUP_SK.to_owned()));
+        self.written
+            .push((topup_pk(&top_up.id), TOPUP_SK.to_owned()));
         let reference = credit_reference(&top_up.id);
         self.written
             .push((credit_pk(&reference), CREDIT_SK.to_owned()));
@@ -460,7 +461,8 @@ impl Bench {
             let parsed: Value =
                 serde_json::from_str(body.as_str().unwrap_or_default()).expect("a JSON body");
             let id = parsed["topUp"]["id"].as_str().expect("the top-up's id");
-            self.written.push((topup_pk(id), TOPUP_SK.to_owned()));
+            let id = TopUpId::parse(id).expect("a top-up id");
+            self.written.push((topup_pk(&id), TOPUP_SK.to_owned()));
         }
         if matches!(
             kind,
@@ -471,13 +473,15 @@ impl Bench {
             let id = parsed["purchase"]["id"]
                 .as_str()
                 .expect("the purchase's id");
-            self.written.push((user_pk(BUYER), purchase_sk(id)));
+            let id = PurchaseId::parse(id).expect("a purchase id");
+            let buyer = UserId::parse(BUYER).expect("the buyer's id is one");
+            self.written.push((user_pk(&buyer), purchase_sk(&id)));
             if kind == Kind::StartPurchase {
                 // The buyer's unpaid holds, so that the next start is not past
                 // MAX_UNPAID_HOLDS (every start of the run is the same buyer's).
-                self.written.push((user_pk(BUYER), UNPAID_SK.to_owned()));
+                self.written.push((user_pk(&buyer), UNPAID_SK.to_owned()));
             } else {
-                self.written.push((cash_pk(BUYER), debit_sk(id)));
+                self.written.push((cash_pk(&buyer), debit_sk(&id)));
             }
         }
         true

@@ -55,7 +55,10 @@ fn stderr(output: &Output) -> String {
 }
 
 async fn balance(store: &DynamoStore, user: &str, currency: &str) -> u64 {
-    store.get_balance(user, currency).await.unwrap()
+    store
+        .get_balance(&testkit::ids::user(user), currency)
+        .await
+        .unwrap()
 }
 
 /// Whether the table holds a credit entry for `reference`.

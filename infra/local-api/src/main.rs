@@ -26,6 +26,7 @@ use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::routes;
+use shared::ids::UserId;
 use shared::packs::Pack;
 use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
@@ -340,8 +341,9 @@ where
 /// The demo user's balances, as `10000 CAD, 10000 EUR, ...` (empty when none).
 async fn demo_balances<S: GetBalance>(store: &S) -> String {
     let mut shown = Vec::new();
+    let demo_user = UserId::parse(DEMO_USER).expect("the demo user's id is one");
     for currency in ["CAD", "EUR", "GBP", "USD"] {
-        if let Ok(balance @ 1..) = store.get_balance(DEMO_USER, currency).await {
+        if let Ok(balance @ 1..) = store.get_balance(&demo_user, currency).await {
             shown.push(format!("{balance} {currency}"));
         }
     }

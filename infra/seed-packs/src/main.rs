@@ -10,6 +10,7 @@
 use std::process::ExitCode;
 
 use shared::config::{Env, table_name};
+use shared::ids::PackId;
 use shared::packs::seed::SeedWrite;
 use shared::packs::seed::parse_seed;
 use shared::store::packs::{GetPack, ReadSupply, seed};
@@ -54,12 +55,10 @@ async fn check_books(pack_ids: &[String]) -> Result<(), String> {
     let store = DynamoStore::new(shared::aws::dynamodb_client().await, table);
     let mut unbalanced = 0;
     for pack_id in pack_ids {
+        let id = PackId::parse(pack_id.as_str()).map_err(|e| format!("pack {pack_id}: {e}"))?;
         let (Some(stored), Some(supply)) = (
-            store.get_pack(pack_id).await.map_err(|e| e.to_string())?,
-            store
-                .read_supply(pack_id)
-                .await
-                .map_err(|e| e.to_string())?,
+            store.get_pack(&id).await.map_err(|e| e.to_string())?,
+            store.read_supply(&id).await.map_err(|e| e.to_string())?,
         ) else {
             return Err(format!("pack {pack_id}: no such pack"));
         };

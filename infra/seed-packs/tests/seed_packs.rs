@@ -63,7 +63,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
     for pack in &expected {
         assert_eq!(
             store
-                .get_pack(&pack.id)
+                .get_pack(&testkit::ids::pack(&pack.id))
                 .await
                 .unwrap()
                 .map(|stored| stored.pack)
@@ -114,7 +114,7 @@ async fn a_bad_pack_is_named_and_nothing_is_written() {
     );
     assert!(
         store
-            .get_pack(packs[0]["id"].as_str().unwrap())
+            .get_pack(&testkit::ids::pack(packs[0]["id"].as_str().unwrap()))
             .await
             .unwrap()
             .is_none()
@@ -178,7 +178,14 @@ async fn reseeding_keeps_what_buyers_did_and_refuses_to_change_what_they_pay_for
         .unwrap();
     let stored = |id: &'static str| {
         let store = store.clone();
-        async move { store.get_pack(id).await.unwrap().unwrap().pack }
+        async move {
+            store
+                .get_pack(&testkit::ids::pack(id))
+                .await
+                .unwrap()
+                .unwrap()
+                .pack
+        }
     };
     let remaining = |id: &'static str| {
         let store = store.clone();
@@ -316,9 +323,20 @@ async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
         .send()
         .await
         .unwrap();
-    let read = store.get_pack("legacy").await.unwrap().unwrap().pack;
+    let read = store
+        .get_pack(&testkit::ids::pack("legacy"))
+        .await
+        .unwrap()
+        .unwrap()
+        .pack;
     assert_eq!((read.remaining, read.supply_shards), (93, None));
-    assert_eq!(store.read_supply("legacy").await.unwrap(), None);
+    assert_eq!(
+        store
+            .read_supply(&testkit::ids::pack("legacy"))
+            .await
+            .unwrap(),
+        None
+    );
     // A hold of before the deploy, released after it: its unit went back to share 0.
     store
         .client()
@@ -334,7 +352,11 @@ async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
 
     let seeded = seed_packs(store.table(), std::slice::from_ref(&pack)).await;
     assert!(seeded.status.success(), "{seeded:?}");
-    let supply = store.read_supply("legacy").await.unwrap().unwrap();
+    let supply = store
+        .read_supply(&testkit::ids::pack("legacy"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         supply.remaining(),
         94,

@@ -6,6 +6,7 @@ pub mod ledger;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ids::{MAX_USER_ID_BYTES, UserId};
 use crate::timestamp::Timestamp;
 
 /// The largest single credit, in minor units.
@@ -32,7 +33,7 @@ pub fn is_currency(code: &str) -> bool {
 /// A credit to a user's balance, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credit {
-    pub user_id: String,
+    pub user_id: UserId,
     pub amount: Money,
     /// Unique per credit: the same reference credits once.
     pub reference: String,
@@ -43,6 +44,9 @@ pub struct Credit {
 pub enum CreditError {
     #[error("--user must not be empty")]
     EmptyUser,
+    /// Longer than a session token's `sub` may be: no fan could ever read the balance.
+    #[error("--user must be at most {MAX_USER_ID_BYTES} bytes")]
+    User,
     #[error("--amount must be a whole number of minor units from 1 to {MAX_CREDIT}")]
     Amount,
     #[error("--currency must be an ISO 4217 code of three capital letters")]
@@ -69,6 +73,7 @@ pub fn parse_credit(
     if user_id.trim().is_empty() {
         return Err(CreditError::EmptyUser);
     }
+    let user_id = UserId::parse(user_id).map_err(|_| CreditError::User)?;
     let amount = (amount.bytes().all(|b| b.is_ascii_digit()) && !amount.is_empty())
         .then(|| amount.parse::<u64>().ok())
         .flatten()
@@ -86,7 +91,7 @@ pub fn parse_credit(
         return Err(CreditError::ReservedReference);
     }
     Ok(Credit {
-        user_id: user_id.to_owned(),
+        user_id,
         amount: Money {
             amount,
             currency: currency.to_owned(),
@@ -111,6 +116,14 @@ mod tests {
     fn credits_are_whole_positive_bounded_amounts_of_a_currency_with_a_reference() {
         let ok = parse_credit("u1", "1500", "USD", "grant-2026-11").unwrap();
         assert_eq!(ok.amount.amount, 1500);
+        assert_eq!(ok.user_id, "u1");
+        let longest = "x".repeat(MAX_USER_ID_BYTES);
+        assert!(parse_credit(&longest, "1", "USD", "r").is_ok());
+        let too_long = "x".repeat(MAX_USER_ID_BYTES + 1);
+        assert_eq!(
+            parse_credit(&too_long, "1", "USD", "r"),
+            Err(CreditError::User)
+        );
         assert!(parse_credit("u1", &MAX_CREDIT.to_string(), "EUR", "r").is_ok());
         for (user, amount, currency, reference, error) in [
             ("", "1", "USD", "r", CreditError::EmptyUser),

@@ -59,10 +59,10 @@ impl RecentPacks {
     async fn get<S: GetPack>(
         &self,
         store: &S,
-        pack_id: &str,
+        pack_id: &PackId,
     ) -> Result<Option<StoredPack>, StoreError> {
         let lock = || self.packs.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((read_at, stored)) = lock().get(pack_id)
+        if let Some((read_at, stored)) = lock().get(pack_id.as_str())
             && read_at.elapsed() < self.keep_for
         {
             return Ok(stored.clone());
@@ -73,7 +73,7 @@ impl RecentPacks {
             if packs.len() >= MAX_RECENT_PACKS {
                 packs.clear();
             }
-            packs.insert(pack_id.to_owned(), (Instant::now(), stored.clone()));
+            packs.insert(pack_id.to_string(), (Instant::now(), stored.clone()));
         }
         Ok(stored)
     }
@@ -185,7 +185,7 @@ pub async fn get_pack<S: GetPack>(
 ) -> Result<Response, ApiError> {
     let stored = state
         .recent
-        .get(&state.store, pack_id.as_str())
+        .get(&state.store, &pack_id)
         .await?
         .filter(|stored| stored.pack.status != PackStatus::Draft)
         .ok_or_else(pack_not_found)?;
@@ -216,12 +216,13 @@ mod tests {
         let kept = RecentPacks::keeping(Duration::from_millis(300));
         let fresh = RecentPacks::default();
         let name = |stored: Option<StoredPack>| stored.unwrap().pack.name;
-        assert_eq!(name(kept.get(&store, "p").await.unwrap()), "Rookie Pack");
+        let p = &PackId::parse("p").unwrap();
+        assert_eq!(name(kept.get(&store, p).await.unwrap()), "Rookie Pack");
         pack.name = "Renamed".into();
         seed(&store, &pack, Timestamp::now()).await.unwrap();
-        assert_eq!(name(kept.get(&store, "p").await.unwrap()), "Rookie Pack");
-        assert_eq!(name(fresh.get(&store, "p").await.unwrap()), "Renamed");
+        assert_eq!(name(kept.get(&store, p).await.unwrap()), "Rookie Pack");
+        assert_eq!(name(fresh.get(&store, p).await.unwrap()), "Renamed");
         tokio::time::sleep(Duration::from_millis(350)).await;
-        assert_eq!(name(kept.get(&store, "p").await.unwrap()), "Renamed");
+        assert_eq!(name(kept.get(&store, p).await.unwrap()), "Renamed");
     }
 }

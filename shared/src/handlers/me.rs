@@ -62,12 +62,12 @@ impl RevealedSeeds {
                 .as_ref()
                 .is_some_and(|fairness| fairness.server_seed.is_none())
         };
-        let mut asked: Vec<&str> = {
+        let mut asked: Vec<&PackId> = {
             let known = self.known();
             purchases
                 .iter()
                 .filter(|p| unseen(p) && !known.contains_key(p.pack_id.as_str()))
-                .map(|p| p.pack_id.as_str())
+                .map(|p| &p.pack_id)
                 .collect()
         };
         asked.sort_unstable();
@@ -77,7 +77,7 @@ impl RevealedSeeds {
             let mut known = self.known();
             for (pack_id, seed) in asked.iter().zip(seeds) {
                 if let Some(seed) = seed {
-                    known.insert((*pack_id).to_owned(), seed);
+                    known.insert(pack_id.to_string(), seed);
                 }
             }
         }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::ids::UserId;
 use crate::timestamp::Timestamp;
 use crate::truthy::is_truthy;
 
@@ -65,7 +66,7 @@ fn nesting_exceeds(json: &str, max: usize) -> bool {
 /// `linkedAt`.
 #[derive(Debug, Clone, Copy)]
 pub struct LinkUpsert<'a> {
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
     pub email: Option<&'a str>,
     pub provider: &'static str,
     pub payload: &'a RawValue,

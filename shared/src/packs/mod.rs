@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use strum::{EnumString, IntoStaticStr, VariantArray};
 use utoipa::ToSchema;
 
+use crate::ids::{InvalidId, PackId};
 use crate::openapi::schemas::{Hex32, Id};
 use crate::timestamp::Timestamp;
 
@@ -201,6 +202,12 @@ fn check_optional_id(field: &str, value: Option<&str>) -> Result<(), FieldError>
 }
 
 impl Pack {
+    /// Its id, typed: what the store keys it by. The id stays text in the pack itself, so that
+    /// [`Pack::validate`] can name a malformed one as a field of its seed file.
+    pub fn pack_id(&self) -> Result<PackId, InvalidId> {
+        PackId::parse(self.id.as_str())
+    }
+
     /// Checks every rule of a pack; the first broken one is returned with its field.
     pub fn validate(&self) -> Result<(), FieldError> {
         if !is_valid_id(&self.id) {

@@ -3,6 +3,7 @@
 use std::future::Future;
 
 use crate::cash::{Credit, Debit};
+use crate::ids::UserId;
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
 
@@ -43,7 +44,7 @@ pub trait CreditCash: Send + Sync {
 pub trait GetBalance: Send + Sync {
     fn get_balance(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         currency: &str,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 }
@@ -52,7 +53,7 @@ pub trait GetBalance: Send + Sync {
 pub trait ListDebits: Send + Sync {
     fn list_debits(
         &self,
-        user_id: &str,
+        user_id: &UserId,
     ) -> impl Future<Output = Result<Vec<Debit>, StoreError>> + Send;
 }
 
@@ -65,7 +66,7 @@ impl<S: CreditCash + GetBalance + ListDebits> CashStore for S {}
 pub trait GetBalances: Send + Sync {
     fn get_balances(
         &self,
-        user_id: &str,
+        user_id: &UserId,
     ) -> impl Future<Output = Result<Vec<crate::cash::Money>, StoreError>> + Send;
 }
 

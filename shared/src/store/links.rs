@@ -2,6 +2,7 @@
 
 use std::future::Future;
 
+use crate::ids::UserId;
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
 
@@ -17,7 +18,7 @@ pub trait UpsertLink: Send + Sync {
 pub trait GetLink: Send + Sync {
     fn get_link(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         provider: &str,
     ) -> impl Future<Output = Result<Option<Web3Link>, StoreError>> + Send;
 }

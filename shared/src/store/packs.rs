@@ -2,6 +2,7 @@
 
 use std::future::Future;
 
+use crate::ids::PackId;
 use crate::packs::Pack;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{Page, PageRequest};
@@ -30,7 +31,7 @@ pub trait ListActivePacks: Send + Sync {
 pub trait GetPack: Send + Sync {
     fn get_pack(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
     ) -> impl Future<Output = Result<Option<StoredPack>, StoreError>> + Send;
 }
 
@@ -86,7 +87,7 @@ impl Supply {
 pub trait ReadSupply: Send + Sync {
     fn read_supply(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
     ) -> impl Future<Output = Result<Option<Supply>, StoreError>> + Send;
 }
 
@@ -111,13 +112,13 @@ pub trait PublishRevealedSeeds: Send + Sync {
 pub trait GetRevealedSeed: Send + Sync {
     fn revealed_seed(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
     ) -> impl Future<Output = Result<Option<ServerSeed>, StoreError>> + Send;
 
     /// The published seeds of several packs (at most 100), in their order, in one read.
     fn revealed_seeds(
         &self,
-        pack_ids: &[&str],
+        pack_ids: &[&PackId],
     ) -> impl Future<Output = Result<Vec<Option<ServerSeed>>, StoreError>> + Send;
 }
 
@@ -168,9 +169,12 @@ pub async fn seed<S: GetPack + SeedPack>(
     now: Timestamp,
 ) -> Result<SeedWrite, SeedFailure> {
     const TRIES: u32 = 3;
+    let pack_id = pack
+        .pack_id()
+        .map_err(|e| StoreError::internal_from("seeding a pack", e))?;
     let mut tries = 1;
     loop {
-        let stored = store.get_pack(&pack.id).await?;
+        let stored = store.get_pack(&pack_id).await?;
         let write = plan_reseed(stored.as_ref().map(|stored| &stored.pack), pack, now)?;
         let revision = stored.map_or(0, |stored| stored.revision);
         match store.seed_pack(pack, write, revision, now).await {

@@ -9,6 +9,7 @@ use super::schema::{
     PACK_STATUS, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT, UNPAID_VERSION, unpaid_slot,
 };
 use crate::cash::Money;
+use crate::ids::PurchaseId;
 use crate::packs::Pack;
 use crate::purchases::{Buys, PurchaseStatus};
 use crate::timestamp::Timestamp;
@@ -86,8 +87,11 @@ pub fn balance_as_read(price: &Money, balance: u64) -> Condition {
 
 /// The fan's unpaid-holds slot `slot` still holds purchase `purchase_id` (a payment frees only
 /// its own hold's slot).
-pub fn slot_holds(slot: u32, purchase_id: &str) -> Condition {
-    Condition::eq(&format!("{}.purchaseId", unpaid_slot(slot)), purchase_id)
+pub fn slot_holds(slot: u32, purchase_id: &PurchaseId) -> Condition {
+    Condition::eq(
+        &format!("{}.purchaseId", unpaid_slot(slot)),
+        purchase_id.as_str(),
+    )
 }
 
 /// A hold can be released at `now`: reserved and run out ([`crate::purchases::Purchase::hold_expired_at`]).

@@ -99,7 +99,7 @@ pub struct Released {
 pub trait ReleaseHolds: Send + Sync {
     fn release_holds(
         &self,
-        pack_id: Option<&str>,
+        pack_id: Option<&PackId>,
         now: Timestamp,
         max: usize,
     ) -> impl Future<Output = Result<Released, StoreError>> + Send;

@@ -66,6 +66,8 @@ use aws_sdk_dynamodb::types::{
     ProjectionType, ScalarAttributeType,
 };
 
+use crate::ids::{PackId, PurchaseId, TopUpId, UserId};
+
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
 pub const GSI1: &str = "GSI1";
@@ -96,7 +98,7 @@ pub const PACK_DOC: &str = "doc";
 /// A pack's `remaining`, a number, so that purchases can change it with a condition.
 pub const PACK_REMAINING: &str = crate::packs::document::REMAINING;
 
-pub fn pack_pk(pack_id: &str) -> String {
+pub fn pack_pk(pack_id: &PackId) -> String {
     format!("PACK#{pack_id}")
 }
 pub const PACK_SK: &str = "PACK";
@@ -108,14 +110,14 @@ pub const PACK_SHARDS: &str = "shards";
 pub const SHARE_SOLD: &str = "sold";
 
 /// Share `shard` of a pack's supply: its own partition key (pack ids never hold `#`).
-pub fn supply_pk(pack_id: &str, shard: u32) -> String {
+pub fn supply_pk(pack_id: &PackId, shard: u32) -> String {
     format!("PACK#{pack_id}#{shard}")
 }
 pub const SUPPLY_SK: &str = "SUPPLY";
 
 /// The key prefix of draw inputs, for IAM's `dynamodb:LeadingKeys`.
 pub const DRAW_PREFIX: &str = "DRAW#";
-pub fn draw_pk(pack_id: &str) -> String {
+pub fn draw_pk(pack_id: &PackId) -> String {
     format!("{DRAW_PREFIX}{pack_id}")
 }
 pub const DRAW_SK: &str = "DRAW";
@@ -126,7 +128,7 @@ pub const DRAW_ITEMS: &str = "items";
 pub const DRAW_ODDS: &str = "odds";
 pub const DRAW_ITEMS_PER_PACK: &str = "itemsPerPack";
 
-pub fn user_pk(user_id: &str) -> String {
+pub fn user_pk(user_id: &UserId) -> String {
     format!("USER#{user_id}")
 }
 
@@ -134,8 +136,10 @@ pub fn link_sk(provider: &str) -> String {
     format!("LINK#{provider}")
 }
 
-pub fn purchase_sk(purchase_id: &str) -> String {
-    format!("PURCHASE#{purchase_id}")
+/// The sort-key prefix of a fan's purchases.
+pub const PURCHASE_PREFIX: &str = "PURCHASE#";
+pub fn purchase_sk(purchase_id: &PurchaseId) -> String {
+    format!("{PURCHASE_PREFIX}{purchase_id}")
 }
 
 /// A fan's unpaid holds, across packs: `v` (a version every write moves on) and one attribute
@@ -148,7 +152,7 @@ pub fn unpaid_slot(slot: u32) -> String {
 
 /// A buyer's counter of purchases of one pack: `seq` (the last nonce) and `held` (reserved,
 /// completed and opened purchases, which count towards `maxPerUser`).
-pub fn buys_sk(pack_id: &str) -> String {
+pub fn buys_sk(pack_id: &PackId) -> String {
     format!("BUYS#{pack_id}")
 }
 pub const BUYS_SEQ: &str = "seq";
@@ -158,7 +162,7 @@ pub const BUYS_HELD: &str = "held";
 pub const CASH_PREFIX: &str = "CASH#";
 
 /// The partition of a user's money: balances and debits.
-pub fn cash_pk(user_id: &str) -> String {
+pub fn cash_pk(user_id: &UserId) -> String {
     format!("{CASH_PREFIX}{user_id}")
 }
 
@@ -168,7 +172,7 @@ pub fn cash_pk(user_id: &str) -> String {
 pub const CASH_SK: &str = "CASH";
 
 /// The ledger entry of a purchase's debit.
-pub fn debit_sk(purchase_id: &str) -> String {
+pub fn debit_sk(purchase_id: &PurchaseId) -> String {
     format!("DEBIT#{purchase_id}")
 }
 pub const DEBIT_PREFIX: &str = "DEBIT#";
@@ -195,7 +199,7 @@ pub const HOLD_UNRELEASABLE: &str = "unreleasable";
 
 /// A partition of the holds index: the reserved purchases whose unit came from share `shard`
 /// of a pack, by expiry.
-pub fn holds_pk(pack_id: &str, shard: u32) -> String {
+pub fn holds_pk(pack_id: &PackId, shard: u32) -> String {
     format!("HOLDS#{pack_id}#{shard}")
 }
 /// A purchase's share of its pack's supply (a number).
@@ -206,8 +210,8 @@ pub const GSI2_SK: &str = "GSI2SK";
 
 /// The holds-index sort key of a hold ending at `expires_at`: fixed-width nanoseconds, so that
 /// key order is expiry order.
-pub fn hold_key(expires_at: crate::timestamp::Timestamp, purchase_id: &str) -> String {
-    crate::timestamp::time_key(expires_at, purchase_id)
+pub fn hold_key(expires_at: crate::timestamp::Timestamp, purchase_id: &PurchaseId) -> String {
+    crate::timestamp::time_key(expires_at, purchase_id.as_str())
 }
 
 /// Every hold key at or below this bound is of a hold that has ended at `now`.
@@ -226,7 +230,7 @@ pub const GSI3_SK: &str = "GSI3SK";
 /// id alone: Stripe's webhook names it by id (`client_reference_id`) and nothing else; it carries
 /// its `userId`, and a fan reads only their own.
 pub const TOPUP_PREFIX: &str = "TOPUP#";
-pub fn topup_pk(top_up_id: &str) -> String {
+pub fn topup_pk(top_up_id: &TopUpId) -> String {
     format!("{TOPUP_PREFIX}{top_up_id}")
 }
 pub const TOPUP_SK: &str = "TOPUP";

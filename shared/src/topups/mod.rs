@@ -96,7 +96,7 @@ impl TopUp {
     /// The credit this top-up makes when paid: its stored amount, to its user, once.
     pub fn credit(&self) -> Credit {
         Credit {
-            user_id: self.user_id.to_string(),
+            user_id: self.user_id.clone(),
             amount: self.amount.clone(),
             reference: credit_reference(&self.id),
         }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::ids::PackId;
 use crate::packs::Pack;
 use crate::packs::seed::replaceable;
 use crate::purchases::random_shard;
@@ -20,7 +21,7 @@ pub const SOLD_OUT_MEMORY: Duration = Duration::from_secs(1);
 
 #[derive(Debug, Default)]
 pub(crate) struct PackCache {
-    packs: Mutex<HashMap<String, Entry>>,
+    packs: Mutex<HashMap<PackId, Entry>>,
 }
 
 #[derive(Debug, Default)]
@@ -35,31 +36,31 @@ struct Entry {
 }
 
 impl PackCache {
-    fn with<T>(&self, pack_id: &str, f: impl FnOnce(&mut Entry) -> T) -> T {
+    fn with<T>(&self, pack_id: &PackId, f: impl FnOnce(&mut Entry) -> T) -> T {
         let mut packs = self.packs.lock().unwrap_or_else(PoisonError::into_inner);
-        f(packs.entry(pack_id.to_owned()).or_default())
+        f(packs.entry(pack_id.clone()).or_default())
     }
 
     /// The pack's terms, when kept.
-    pub(crate) fn terms(&self, pack_id: &str) -> Option<Pack> {
+    pub(crate) fn terms(&self, pack_id: &PackId) -> Option<Pack> {
         self.with(pack_id, |entry| entry.terms.clone())
     }
 
     /// Keeps `pack`'s terms if they are frozen at `now` (seeding can no longer replace them).
-    pub(crate) fn keep_terms(&self, pack: &Pack, now: Timestamp) {
+    pub(crate) fn keep_terms(&self, pack_id: &PackId, pack: &Pack, now: Timestamp) {
         if !replaceable(pack, now) {
-            self.with(&pack.id, |entry| entry.terms = Some(pack.clone()));
+            self.with(pack_id, |entry| entry.terms = Some(pack.clone()));
         }
     }
 
-    pub(crate) fn forget_terms(&self, pack_id: &str) {
+    pub(crate) fn forget_terms(&self, pack_id: &PackId) {
         self.with(pack_id, |entry| entry.terms = None);
     }
 
     /// A share to try first: a random one of those not last seen empty; none when every share
     /// was, as a try would then most likely be a write refused (2 write units, a round trip)
     /// before the read of every share that decides.
-    pub(crate) fn pick_shard(&self, pack_id: &str, shards: u32) -> Option<u32> {
+    pub(crate) fn pick_shard(&self, pack_id: &PackId, shards: u32) -> Option<u32> {
         self.with(pack_id, |entry| {
             let open: Vec<u32> = (0..shards)
                 .filter(|&k| !entry.empty.get(k as usize).copied().unwrap_or(false))
@@ -69,7 +70,7 @@ impl PackCache {
         })
     }
 
-    pub(crate) fn mark_empty(&self, pack_id: &str, shard: u32) {
+    pub(crate) fn mark_empty(&self, pack_id: &PackId, shard: u32) {
         self.with(pack_id, |entry| {
             let at = shard as usize;
             if entry.empty.len() <= at {
@@ -80,13 +81,13 @@ impl PackCache {
     }
 
     /// What a read of every share found.
-    pub(crate) fn learn(&self, pack_id: &str, shares: &[u64]) {
+    pub(crate) fn learn(&self, pack_id: &PackId, shares: &[u64]) {
         self.with(pack_id, |entry| {
             entry.empty = shares.iter().map(|&units| units == 0).collect();
         });
     }
 
-    pub(crate) fn sold_out(&self, pack_id: &str) -> bool {
+    pub(crate) fn sold_out(&self, pack_id: &PackId) -> bool {
         self.with(pack_id, |entry| {
             entry
                 .sold_out_until
@@ -95,7 +96,7 @@ impl PackCache {
     }
 
     /// The supply was read empty; `true` the first time, when the summary should say 0.
-    pub(crate) fn mark_sold_out(&self, pack_id: &str) -> bool {
+    pub(crate) fn mark_sold_out(&self, pack_id: &PackId) -> bool {
         self.with(pack_id, |entry| {
             entry.sold_out_until = Some(Instant::now() + SOLD_OUT_MEMORY);
             !std::mem::replace(&mut entry.summary_zeroed, true)
@@ -103,7 +104,7 @@ impl PackCache {
     }
 
     /// A unit went back (a release by this instance): its pack is no longer sold out here.
-    pub(crate) fn unit_returned(&self, pack_id: &str, shard: u32) {
+    pub(crate) fn unit_returned(&self, pack_id: &PackId, shard: u32) {
         self.with(pack_id, |entry| {
             entry.sold_out_until = None;
             entry.summary_zeroed = false;

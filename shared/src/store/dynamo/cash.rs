@@ -16,6 +16,7 @@ use super::{Attempts, Cancellation, DynamoStore, Item, classify, number, s};
 use crate::cash::Credit;
 use crate::cash::Debit;
 use crate::cash::ledger::credit_entry_id;
+use crate::ids::UserId;
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
 use crate::store::schema::{CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, PK, SK, cash_pk, credit_pk};
@@ -180,7 +181,7 @@ impl DynamoStore {
 }
 
 impl GetBalance for DynamoStore {
-    async fn get_balance(&self, user_id: &str, currency: &str) -> Result<u64, StoreError> {
+    async fn get_balance(&self, user_id: &UserId, currency: &str) -> Result<u64, StoreError> {
         let output = self
             .client
             .get_item()
@@ -199,7 +200,7 @@ impl GetBalance for DynamoStore {
 }
 
 impl ListDebits for DynamoStore {
-    async fn list_debits(&self, user_id: &str) -> Result<Vec<Debit>, StoreError> {
+    async fn list_debits(&self, user_id: &UserId) -> Result<Vec<Debit>, StoreError> {
         let mut debits = Vec::new();
         let mut start: Option<HashMap<_, _>> = None;
         loop {

@@ -14,6 +14,7 @@ use super::records::{balances_from_item, ledger_entry_from_item};
 use super::{DynamoStore, Item, classify, number, s};
 use crate::cash::Money;
 use crate::cash::ledger::{LedgerEntry, LedgerQuery};
+use crate::ids::{PackId, UserId};
 use crate::purchases::mine::{MyItem, MyItemsQuery, MyPurchasesQuery, Page};
 use crate::purchases::{Purchase, PurchaseStatus};
 use crate::store::StoreError;
@@ -183,11 +184,11 @@ fn purchases_filter(query: &MyPurchasesQuery) -> Filter {
         }
         filter.and(term);
     }
-    pack_filter(&mut filter, query.pack_id.as_deref());
+    pack_filter(&mut filter, query.pack_id.as_ref());
     filter
 }
 
-fn pack_filter(filter: &mut Filter, pack_id: Option<&str>) {
+fn pack_filter(filter: &mut Filter, pack_id: Option<&PackId>) {
     if let Some(pack_id) = pack_id {
         filter.names.push(("#pack", "packId"));
         filter.values.push((":pack", s(pack_id)));
@@ -229,7 +230,7 @@ impl ListMyPurchases for DynamoStore {
 impl ListMyItems for DynamoStore {
     async fn list_my_items(&self, query: &MyItemsQuery) -> Result<Page<MyItem>, StoreError> {
         let mut filter = Filter::default();
-        pack_filter(&mut filter, query.pack_id.as_deref());
+        pack_filter(&mut filter, query.pack_id.as_ref());
         let index_query = NewestFirst {
             index: GSI2,
             pk_name: GSI2_PK,
@@ -295,7 +296,7 @@ impl ListLedger for DynamoStore {
 }
 
 impl GetBalances for DynamoStore {
-    async fn get_balances(&self, user_id: &str) -> Result<Vec<Money>, StoreError> {
+    async fn get_balances(&self, user_id: &UserId) -> Result<Vec<Money>, StoreError> {
         let output = self
             .client
             .get_item()

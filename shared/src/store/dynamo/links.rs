@@ -4,6 +4,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::records::{LINK_VERSION, LinkRecord, SCHEMA_VERSION, read_record};
 use super::{DynamoStore, Item, classify, number, s};
+use crate::ids::UserId;
 use crate::links::{LinkUpsert, Web3Link};
 use crate::store::StoreError;
 use crate::store::links::{GetLink, UpsertLink};
@@ -41,7 +42,7 @@ impl UpsertLink for DynamoStore {
 impl GetLink for DynamoStore {
     async fn get_link(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         provider: &str,
     ) -> Result<Option<Web3Link>, StoreError> {
         let output = self

@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, Select, TransactWrite
 
 use super::records::{PACK_VERSION, SCHEMA_VERSION, check_version};
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
+use crate::ids::PackId;
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
@@ -61,19 +62,19 @@ fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)>
 }
 
 /// The item of share `shard` of `pack`'s supply, holding `remaining` units.
-fn share_item(pack: &Pack, shard: u32, remaining: u64) -> Item {
+fn share_item(pack_id: &PackId, pack: &Pack, shard: u32, remaining: u64) -> Item {
     let mut item: Item = terms_attributes(pack)
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))
         .collect();
-    item.extend(share_key(&pack.id, shard));
+    item.extend(share_key(pack_id, shard));
     item.insert(ENTITY.into(), s("supply"));
     item.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
     item.insert(PACK_REMAINING.into(), number(remaining));
     item
 }
 
-pub(crate) fn share_key(pack_id: &str, shard: u32) -> Item {
+pub(crate) fn share_key(pack_id: &PackId, shard: u32) -> Item {
     key(supply_pk(pack_id, shard), SUPPLY_SK)
 }
 
@@ -83,14 +84,14 @@ pub(crate) fn share_units(item: Option<&Item>) -> u64 {
         .unwrap_or(0)
 }
 
-/// The whole item of a pack at `revision`: listable packs get the index keys; others have none,
-/// so the sparse index never holds them.
-pub fn pack_item(pack: &Pack, revision: u64) -> Item {
+/// The whole item of a pack (`pack_id`) at `revision`: listable packs get the index keys; others
+/// have none, so the sparse index never holds them.
+pub fn pack_item(pack_id: &PackId, pack: &Pack, revision: u64) -> Item {
     let mut item: Item = seeded_attributes(pack)
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))
         .collect();
-    item.insert(PK.into(), s(pack_pk(&pack.id)));
+    item.insert(PK.into(), s(pack_pk(pack_id)));
     item.insert(SK.into(), s(PACK_SK));
     item.insert(PACK_REMAINING.into(), number(pack.remaining));
     item.insert(PACK_REVISION.into(), number(revision));
@@ -220,11 +221,16 @@ impl ListActivePacks for DynamoStore {
     async fn list_active_packs(&self, request: &PageRequest) -> Result<Page, StoreError> {
         // One more than asked, to know without a second call whether another page follows.
         let read_limit = i32::try_from(request.limit + 1).unwrap_or(i32::MAX);
-        let exclusive_start = request.after.as_ref().map(|key| {
+        let after = request
+            .after
+            .as_ref()
+            .map(|key| Ok::<_, StoreError>((key, listed_pack_id(key.pack_id())?)))
+            .transpose()?;
+        let exclusive_start = after.map(|(key, pack_id)| {
             HashMap::from([
                 (GSI1_PK.to_owned(), s(LISTED_PACKS)),
                 (GSI1_SK.to_owned(), s(key.as_str())),
-                (PK.to_owned(), s(pack_pk(key.pack_id()))),
+                (PK.to_owned(), s(pack_pk(&pack_id))),
                 (SK.to_owned(), s(PACK_SK)),
             ])
         });
@@ -277,6 +283,11 @@ impl ListActivePacks for DynamoStore {
         };
         Ok(Page { packs, next })
     }
+}
+
+/// The id of a listed pack, as its listing key or partition key has it.
+fn listed_pack_id(text: &str) -> Result<PackId, StoreError> {
+    PackId::parse(text).map_err(|e| StoreError::internal_from("a listed pack's id", e))
 }
 
 fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
@@ -359,7 +370,7 @@ pub(crate) fn pack_from_item(mut item: Item) -> Result<Pack, StoreError> {
 }
 
 impl GetPack for DynamoStore {
-    async fn get_pack(&self, pack_id: &str) -> Result<Option<StoredPack>, StoreError> {
+    async fn get_pack(&self, pack_id: &PackId) -> Result<Option<StoredPack>, StoreError> {
         let [pack_item, draw_item] = self
             .batch_get(
                 [
@@ -379,7 +390,7 @@ impl GetPack for DynamoStore {
 
 impl DynamoStore {
     /// How many shares the stored pack's supply has (0: no such pack).
-    pub(crate) async fn stored_shards(&self, pack_id: &str) -> Result<u32, StoreError> {
+    pub(crate) async fn stored_shards(&self, pack_id: &PackId) -> Result<u32, StoreError> {
         let [item] = self
             .batch_get([key(pack_pk(pack_id), PACK_SK)], true)
             .await?;
@@ -405,7 +416,7 @@ impl DynamoStore {
     /// The units left in each of a pack's `shards` shares.
     pub(crate) async fn read_shares(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
         shards: u32,
         consistent: bool,
     ) -> Result<Vec<u64>, StoreError> {
@@ -426,6 +437,9 @@ impl SeedPack for DynamoStore {
         revision: u64,
         now: Timestamp,
     ) -> Result<(), SeedPackError> {
+        let pack_id = &pack
+            .pack_id()
+            .map_err(|e| StoreError::internal_from("seeding a pack", e))?;
         let table = &self.table;
         let next = number(revision + 1);
         let put = |item: Item, condition: Option<&str>| {
@@ -448,7 +462,7 @@ impl SeedPack for DynamoStore {
                     .into_iter()
                     .filter_map(|(name, value)| Some((name.to_owned(), value?)))
                     .collect();
-                draw.extend(key(draw_pk(&pack.id), DRAW_SK));
+                draw.extend(key(draw_pk(pack_id), DRAW_SK));
                 draw.insert(ENTITY.into(), s("draw"));
                 draw.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
                 draw.insert(
@@ -456,17 +470,17 @@ impl SeedPack for DynamoStore {
                     AttributeValue::B(Blob::new(seed.as_bytes().to_vec())),
                 );
                 let new = Some("attribute_not_exists(#pk)");
-                actions.push(put(pack_item(pack, revision + 1), new)?);
+                actions.push(put(pack_item(pack_id, pack, revision + 1), new)?);
                 actions.push(put(draw, new)?);
                 for (shard, units) in (0..).zip(split_supply(pack.remaining, pack.shard_count())) {
-                    actions.push(put(share_item(pack, shard, units), new)?);
+                    actions.push(put(share_item(pack_id, pack, shard, units), new)?);
                 }
             }
             SeedWrite::Replace | SeedWrite::Update => {
                 let mut attributes = seeded_attributes(pack);
                 attributes.push((PACK_REVISION, Some(next)));
                 let mut condition = "#pk = :pk AND #rev = :rev".to_owned();
-                let mut values = vec![(":pk", s(pack_pk(&pack.id))), (":rev", number(revision))];
+                let mut values = vec![(":pk", s(pack_pk(pack_id))), (":rev", number(revision))];
                 let mut expression_names = vec![("#rev", PACK_REVISION)];
                 if write == SeedWrite::Replace {
                     // No purchase can exist: the file's `remaining` is the truth, and the write
@@ -484,42 +498,42 @@ impl SeedPack for DynamoStore {
                 );
                 let pack_update = update.into_update(
                     table,
-                    key(pack_pk(&pack.id), PACK_SK),
+                    key(pack_pk(pack_id), PACK_SK),
                     &condition,
                     values,
                 )?;
                 actions.push(TransactWriteItem::builder().update(pack_update).build());
                 let draw_update = UpdateExpression::new(draw_inputs(pack)).into_update(
                     table,
-                    key(draw_pk(&pack.id), DRAW_SK),
+                    key(draw_pk(pack_id), DRAW_SK),
                     "attribute_exists(#pk)",
                     [],
                 )?;
                 actions.push(TransactWriteItem::builder().update(draw_update).build());
                 if write == SeedWrite::Replace {
                     // The supply split anew; shares a smaller count no longer has go.
-                    let stored = self.stored_shards(&pack.id).await?;
+                    let stored = self.stored_shards(pack_id).await?;
                     for (shard, units) in
                         (0..).zip(split_supply(pack.remaining, pack.shard_count()))
                     {
-                        actions.push(put(share_item(pack, shard, units), None)?);
+                        actions.push(put(share_item(pack_id, pack, shard, units), None)?);
                     }
                     for shard in pack.shard_count()..stored {
                         let delete = Delete::builder()
                             .table_name(table)
-                            .set_key(Some(share_key(&pack.id, shard)))
+                            .set_key(Some(share_key(pack_id, shard)))
                             .build()
                             .map_err(|e| StoreError::internal_from("delete", e))?;
                         actions.push(TransactWriteItem::builder().delete(delete).build());
                     }
-                } else if self.stored_shards(&pack.id).await? == 0 {
+                } else if self.stored_shards(pack_id).await? == 0 {
                     // Stored before the supply had shares: its exact `remaining` is the pack
                     // item's, split over the shares now (the pack's revision, in the condition
                     // above, keeps it from moving meanwhile). Added to what a share may hold
                     // already: a hold of before the deploy, released since, gave its unit back
                     // to share 0.
                     let [stored] = self
-                        .batch_get([key(pack_pk(&pack.id), PACK_SK)], true)
+                        .batch_get([key(pack_pk(pack_id), PACK_SK)], true)
                         .await?;
                     let remaining = stored
                         .as_ref()
@@ -531,7 +545,7 @@ impl SeedPack for DynamoStore {
                         attributes.push((SCHEMA_VERSION, Some(number(PACK_VERSION))));
                         let share = UpdateExpression::new(attributes).into_added(
                             table,
-                            share_key(&pack.id, shard),
+                            share_key(pack_id, shard),
                             units,
                         )?;
                         actions.push(TransactWriteItem::builder().update(share).build());
@@ -543,7 +557,7 @@ impl SeedPack for DynamoStore {
                         let share_update = UpdateExpression::new(terms_attributes(pack))
                             .into_update(
                                 table,
-                                share_key(&pack.id, shard),
+                                share_key(pack_id, shard),
                                 "attribute_exists(#pk)",
                                 [],
                             )?;
@@ -585,7 +599,7 @@ impl SeedPack for DynamoStore {
 const MAX_TRANSACTION_ACTIONS: usize = 100;
 
 impl ReadSupply for DynamoStore {
-    async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
+    async fn read_supply(&self, pack_id: &PackId) -> Result<Option<Supply>, StoreError> {
         let shards = self.stored_shards(pack_id).await?;
         if shards == 0 {
             return Ok(None);
@@ -641,7 +655,7 @@ impl DynamoStore {
 /// A listed pack as the sweep sees it: its id, shares, `remaining` summary, sale end and
 /// whether its revealed seed is published.
 pub(crate) struct ListedSupply {
-    pub(crate) pack_id: String,
+    pub(crate) pack_id: PackId,
     pub(crate) shards: u32,
     pub(crate) summary: u64,
     ends_at: Option<Timestamp>,
@@ -673,11 +687,13 @@ impl DynamoStore {
                 .await
                 .map_err(|e| classify("Query", e))?;
             for item in output.items.unwrap_or_default() {
-                let pack_id = text(&item, PK).and_then(|pk| pk.strip_prefix("PACK#"));
+                let pack_id = text(&item, PK)
+                    .and_then(|pk| pk.strip_prefix("PACK#"))
+                    .and_then(|id| PackId::parse(id).ok());
                 let shards = whole_number(&item, PACK_SHARDS).and_then(|n| u32::try_from(n).ok());
                 match (pack_id, shards, sale_ends_at(&item, "pack")) {
                     (Some(pack_id), Some(shards), Ok(ends_at)) => listed.push(ListedSupply {
-                        pack_id: pack_id.to_owned(),
+                        pack_id,
                         shards,
                         summary: whole_number(&item, PACK_REMAINING).unwrap_or(0),
                         ends_at,
@@ -696,7 +712,7 @@ impl DynamoStore {
     /// Sets a pack's `remaining` summary (the pack item must exist).
     pub(crate) async fn write_summary(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
         remaining: u64,
     ) -> Result<(), StoreError> {
         // Only a change is written: every instance that finds a pack sold out writes its 0, and
@@ -790,7 +806,7 @@ impl PublishRevealedSeeds for DynamoStore {
 }
 
 impl GetRevealedSeed for DynamoStore {
-    async fn revealed_seed(&self, pack_id: &str) -> Result<Option<ServerSeed>, StoreError> {
+    async fn revealed_seed(&self, pack_id: &PackId) -> Result<Option<ServerSeed>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -810,7 +826,7 @@ impl GetRevealedSeed for DynamoStore {
 
     async fn revealed_seeds(
         &self,
-        pack_ids: &[&str],
+        pack_ids: &[&PackId],
     ) -> Result<Vec<Option<ServerSeed>>, StoreError> {
         let keys: Vec<Item> = pack_ids
             .iter()

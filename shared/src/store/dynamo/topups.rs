@@ -21,7 +21,7 @@ use crate::store::topups::{
 use crate::timestamp::Timestamp;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
 
-fn top_up_key(id: &str) -> Item {
+fn top_up_key(id: &TopUpId) -> Item {
     key(topup_pk(id), TOPUP_SK)
 }
 
@@ -112,7 +112,7 @@ impl SetCheckout for DynamoStore {
 }
 
 impl DynamoStore {
-    async fn top_up_item(&self, id: &str) -> Result<Option<Item>, StoreError> {
+    async fn top_up_item(&self, id: &TopUpId) -> Result<Option<Item>, StoreError> {
         let output = self
             .client
             .get_item()
@@ -129,7 +129,7 @@ impl DynamoStore {
     /// `session_id`.
     fn settle_update(
         &self,
-        id: &str,
+        id: &TopUpId,
         session_id: &str,
         status: TopUpStatus,
         completed_at: Option<Timestamp>,

@@ -3,6 +3,7 @@
 use super::{MemoryStore, Tables};
 use crate::cash::ledger::{EntryKind, LedgerEntry, credit_entry_id};
 use crate::cash::{Credit, Debit};
+use crate::ids::UserId;
 use crate::store::StoreError;
 use crate::store::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
 use crate::timestamp::Timestamp;
@@ -44,9 +45,9 @@ impl Tables {
     }
 
     /// Writes `entry` to the fan's ledger, under its list key (the index DynamoDB keeps).
-    pub(super) fn add_to_ledger(&mut self, user_id: &str, entry: LedgerEntry) {
+    pub(super) fn add_to_ledger(&mut self, user_id: &UserId, entry: LedgerEntry) {
         self.ledger
-            .insert((user_id.to_owned(), entry.list_key()), entry);
+            .insert((user_id.to_string(), entry.list_key()), entry);
     }
 }
 
@@ -62,23 +63,23 @@ impl CreditCash for MemoryStore {
 }
 
 impl GetBalance for MemoryStore {
-    async fn get_balance(&self, user_id: &str, currency: &str) -> Result<u64, StoreError> {
+    async fn get_balance(&self, user_id: &UserId, currency: &str) -> Result<u64, StoreError> {
         Ok(self
             .read()
             .balances
-            .get(&(user_id.to_owned(), currency.to_owned()))
+            .get(&(user_id.clone(), currency.to_owned()))
             .copied()
             .unwrap_or(0))
     }
 }
 
 impl ListDebits for MemoryStore {
-    async fn list_debits(&self, user_id: &str) -> Result<Vec<Debit>, StoreError> {
+    async fn list_debits(&self, user_id: &UserId) -> Result<Vec<Debit>, StoreError> {
         let mut debits: Vec<Debit> = self
             .read()
             .debits
-            .range((user_id.to_owned(), String::new())..)
-            .take_while(|((user, _), _)| user == user_id)
+            .iter()
+            .filter(|((user, _), _)| user == user_id)
             .map(|(_, debit)| debit.clone())
             .collect();
         debits.sort_by(|a, b| (a.at, &a.purchase_id).cmp(&(b.at, &b.purchase_id)));

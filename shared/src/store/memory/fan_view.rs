@@ -4,6 +4,7 @@
 use super::MemoryStore;
 use crate::cash::Money;
 use crate::cash::ledger::{LedgerEntry, LedgerQuery};
+use crate::ids::UserId;
 use crate::purchases::Purchase;
 use crate::purchases::mine::{
     ItemsPosition, MyItem, MyItemsQuery, MyPurchasesQuery, Page, opened_list_key, purchase_list_key,
@@ -42,7 +43,7 @@ fn page_below<T>(
 }
 
 impl MemoryStore {
-    fn purchases_of(&self, user_id: &str) -> Vec<Purchase> {
+    fn purchases_of(&self, user_id: &UserId) -> Vec<Purchase> {
         self.read()
             .purchases
             .iter()
@@ -125,7 +126,7 @@ impl ListLedger for MemoryStore {
 }
 
 impl GetBalances for MemoryStore {
-    async fn get_balances(&self, user_id: &str) -> Result<Vec<Money>, StoreError> {
+    async fn get_balances(&self, user_id: &UserId) -> Result<Vec<Money>, StoreError> {
         let mut balances: Vec<Money> = self
             .read()
             .balances
@@ -146,7 +147,7 @@ impl crate::store::purchases::SeedPurchases for MemoryStore {
         let mut tables = self.write();
         for purchase in purchases {
             tables.purchases.insert(
-                (purchase.user_id.to_string(), purchase.id.to_string()),
+                (purchase.user_id.clone(), purchase.id.clone()),
                 purchase.clone(),
             );
         }

@@ -3,6 +3,7 @@
 //! against them before the same change is made here.
 
 use super::Tables;
+use crate::ids::UserId;
 use crate::packs::Pack;
 use crate::purchases::{Buys, Purchase, UnpaidHolds};
 use crate::store::condition::{Attributes, Value};
@@ -82,7 +83,7 @@ impl Attributes for UnpaidHolds {
 /// A fan's Cash: one attribute per currency held.
 pub(super) struct CashItem<'a> {
     pub tables: &'a Tables,
-    pub user_id: &'a str,
+    pub user_id: &'a UserId,
 }
 
 impl Attributes for CashItem<'_> {
@@ -90,7 +91,7 @@ impl Attributes for CashItem<'_> {
         let currency = single(path)?;
         self.tables
             .balances
-            .get(&(self.user_id.to_owned(), currency.to_owned()))
+            .get(&(self.user_id.clone(), currency.to_owned()))
             .map(|&balance| balance.into())
     }
 }

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::cash::{Credit, Debit};
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::links::Web3Link;
 use crate::packs::Pack;
 use crate::packs::document::PackDocument;
@@ -31,17 +32,17 @@ struct Tables {
     /// By (user id, provider).
     links: HashMap<(String, String), Web3Link>,
     /// Balances by (user id, currency).
-    balances: HashMap<(String, String), u64>,
+    balances: HashMap<(UserId, String), u64>,
     /// Credit ledger entries by reference.
     credits: HashMap<String, Credit>,
     /// Debit ledger entries by (user id, purchase id).
-    debits: BTreeMap<(String, String), Debit>,
+    debits: BTreeMap<(UserId, PurchaseId), Debit>,
     /// Every fan's ledger (credits and debits) by (user id, list key): the fan's index.
     ledger: BTreeMap<(String, String), crate::cash::ledger::LedgerEntry>,
     /// Purchases by (user id, purchase id).
-    purchases: HashMap<(String, String), Purchase>,
+    purchases: HashMap<(UserId, PurchaseId), Purchase>,
     /// A buyer's purchases of a pack, by (user id, pack id).
-    buys: HashMap<(String, String), Buys>,
+    buys: HashMap<(UserId, PackId), Buys>,
     /// Each pack's supply, by pack id: the units left in each share.
     supply: HashMap<String, Vec<u64>>,
     /// Each pack's units sold (paid), by pack id.

@@ -3,6 +3,7 @@
 use std::ops::Bound;
 
 use super::{MemoryStore, Tables};
+use crate::ids::PackId;
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
@@ -50,7 +51,8 @@ impl Tables {
 impl Tables {
     /// Moves `change` units into share `shard` of a pack's supply (a release: 1; a start: -1)
     /// and its `remaining` with it, in its listing too: in memory the summary is never behind.
-    pub(super) fn move_units(&mut self, pack_id: &str, shard: u32, change: i64) {
+    pub(super) fn move_units(&mut self, pack_id: &PackId, shard: u32, change: i64) {
+        let pack_id = pack_id.as_str();
         let Some(share) = self
             .supply
             .get_mut(pack_id)
@@ -124,8 +126,8 @@ impl ListActivePacks for MemoryStore {
 }
 
 impl GetPack for MemoryStore {
-    async fn get_pack(&self, pack_id: &str) -> Result<Option<StoredPack>, StoreError> {
-        Ok(self.read().packs.get(pack_id).cloned())
+    async fn get_pack(&self, pack_id: &PackId) -> Result<Option<StoredPack>, StoreError> {
+        Ok(self.read().packs.get(pack_id.as_str()).cloned())
     }
 }
 
@@ -164,17 +166,17 @@ impl SeedPack for MemoryStore {
 }
 
 impl ReadSupply for MemoryStore {
-    async fn read_supply(&self, pack_id: &str) -> Result<Option<Supply>, StoreError> {
+    async fn read_supply(&self, pack_id: &PackId) -> Result<Option<Supply>, StoreError> {
         let tables = self.read();
         let held = tables
             .purchases
             .values()
-            .filter(|p| p.pack_id == pack_id && p.status == PurchaseStatus::Reserved)
+            .filter(|p| p.pack_id == *pack_id && p.status == PurchaseStatus::Reserved)
             .count();
-        Ok(tables.supply.get(pack_id).map(|shares| Supply {
+        Ok(tables.supply.get(pack_id.as_str()).map(|shares| Supply {
             shares: shares.clone(),
             held: held as u64,
-            sold: tables.sold.get(pack_id).copied().unwrap_or(0),
+            sold: tables.sold.get(pack_id.as_str()).copied().unwrap_or(0),
         }))
     }
 }
@@ -204,18 +206,23 @@ impl PublishRevealedSeeds for MemoryStore {
 }
 
 impl GetRevealedSeed for MemoryStore {
-    async fn revealed_seed(&self, pack_id: &str) -> Result<Option<ServerSeed>, StoreError> {
+    async fn revealed_seed(&self, pack_id: &PackId) -> Result<Option<ServerSeed>, StoreError> {
         let tables = self.read();
         Ok(tables
             .revealed
-            .contains(pack_id)
-            .then(|| tables.packs.get(pack_id).map(|stored| stored.seed.clone()))
+            .contains(pack_id.as_str())
+            .then(|| {
+                tables
+                    .packs
+                    .get(pack_id.as_str())
+                    .map(|stored| stored.seed.clone())
+            })
             .flatten())
     }
 
     async fn revealed_seeds(
         &self,
-        pack_ids: &[&str],
+        pack_ids: &[&PackId],
     ) -> Result<Vec<Option<ServerSeed>>, StoreError> {
         let mut seeds = Vec::with_capacity(pack_ids.len());
         for pack_id in pack_ids {

@@ -21,15 +21,11 @@ use crate::store::purchases::{
 };
 use crate::timestamp::Timestamp;
 
-fn key(user_id: &str, id: &str) -> (String, String) {
-    (user_id.to_owned(), id.to_owned())
-}
-
 impl Tables {
     /// Releases the hold of the purchase at `at` if it is reserved and expired at `now`: the
     /// purchase's state alone decides (as on DynamoDB); its unit goes back to its share and its
     /// buyer's count down.
-    fn release(&mut self, at: &(String, String), now: Timestamp) -> bool {
+    fn release(&mut self, at: &(UserId, PurchaseId), now: Timestamp) -> bool {
         let Some(purchase) = self.purchases.get_mut(at) else {
             return false;
         };
@@ -43,7 +39,7 @@ impl Tables {
             purchase.supply_shard,
         );
         self.move_units(&pack_id, shard, 1);
-        if let Some(buys) = self.buys.get_mut(&key(&user_id, &pack_id)) {
+        if let Some(buys) = self.buys.get_mut(&(user_id, pack_id)) {
             buys.held = buys.held.saturating_sub(1);
         }
         // As on DynamoDB: counted where every release goes through.
@@ -53,8 +49,8 @@ impl Tables {
 
     /// A share of `pack_id` with a unit left: `first` if it has one, else another (a start
     /// that meets an empty share goes on to the others before it answers sold out).
-    fn share_with_a_unit(&self, pack_id: &str, first: u32) -> Option<u32> {
-        let shares = self.supply.get(pack_id)?;
+    fn share_with_a_unit(&self, pack_id: &PackId, first: u32) -> Option<u32> {
+        let shares = self.supply.get(pack_id.as_str())?;
         let count = u32::try_from(shares.len()).ok()?;
         (0..count)
             .map(|step| (first + step) % count)
@@ -62,12 +58,17 @@ impl Tables {
     }
 
     /// Releases up to `max` expired holds (of `pack_id`, or of all).
-    fn release_expired(&mut self, pack_id: Option<&str>, now: Timestamp, max: usize) -> Released {
-        let mut expired: Vec<(Timestamp, (String, String))> = self
+    fn release_expired(
+        &mut self,
+        pack_id: Option<&PackId>,
+        now: Timestamp,
+        max: usize,
+    ) -> Released {
+        let mut expired: Vec<(Timestamp, (UserId, PurchaseId))> = self
             .purchases
             .iter()
             .filter(|(_, p)| p.status == PurchaseStatus::Reserved && p.hold_expired_at(now))
-            .filter(|(_, p)| pack_id.is_none_or(|id| p.pack_id == id))
+            .filter(|(_, p)| pack_id.is_none_or(|id| p.pack_id == *id))
             .map(|(at, p)| (p.expires_at, at.clone()))
             .collect();
         expired.sort();
@@ -83,9 +84,9 @@ impl Tables {
         report
     }
 
-    fn balance(&self, user_id: &str, currency: &str) -> u64 {
+    fn balance(&self, user_id: &UserId, currency: &str) -> u64 {
         self.balances
-            .get(&key(user_id, currency))
+            .get(&(user_id.clone(), currency.to_owned()))
             .copied()
             .unwrap_or(0)
     }
@@ -94,7 +95,7 @@ impl Tables {
 impl StartPurchase for MemoryStore {
     async fn start_purchase(&self, request: &StartRequest) -> Result<Started, StartError> {
         let mut tables = self.write();
-        let at = key(&request.user_id, &request.purchase_id);
+        let at = (request.user_id.clone(), request.purchase_id.clone());
         if let Some(existing) = tables.purchases.get(&at) {
             return if request.is_repeated_by(existing) {
                 Ok(Started::Repeated(existing.clone()))
@@ -102,7 +103,7 @@ impl StartPurchase for MemoryStore {
                 Err(StartError::KeyReused)
             };
         }
-        let buys_at = key(&request.user_id, &request.pack_id);
+        let buys_at = (request.user_id.clone(), request.pack_id.clone());
         let pack = tables
             .packs
             .get(request.pack_id.as_str())
@@ -110,15 +111,15 @@ impl StartPurchase for MemoryStore {
             .filter(|pack| pack.status != PackStatus::Draft)
             .ok_or(StartRefusal::PackNotFound)?;
         let first = random_shard(pack.shard_count());
-        let mut shard = tables.share_with_a_unit(&pack.id, first);
+        let mut shard = tables.share_with_a_unit(&request.pack_id, first);
         if shard.is_none() && pack.is_active_at(request.now) {
             tables.release_expired(Some(&request.pack_id), request.now, usize::MAX);
-            shard = tables.share_with_a_unit(&pack.id, first);
+            shard = tables.share_with_a_unit(&request.pack_id, first);
         }
         let mut buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
         if check_start(Some(&pack), buys, request.now) == Err(StartRefusal::LimitReached) {
             // The count includes holds that ran out unreleased: those are not live.
-            let dead: Vec<(String, String)> = tables
+            let dead: Vec<(UserId, PurchaseId)> = tables
                 .purchases
                 .iter()
                 .filter(|(_, p)| p.user_id == request.user_id && p.pack_id == request.pack_id)
@@ -128,7 +129,7 @@ impl StartPurchase for MemoryStore {
                 tables.release(&at, request.now);
             }
             buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
-            shard = shard.or_else(|| tables.share_with_a_unit(&pack.id, first));
+            shard = shard.or_else(|| tables.share_with_a_unit(&request.pack_id, first));
         }
         check_start(Some(&pack), buys, request.now)?;
         let holds = tables
@@ -189,7 +190,7 @@ impl StartPurchase for MemoryStore {
             expires_at: purchase.expires_at,
             price: purchase.price.clone(),
         });
-        tables.move_units(&pack.id, shard, -1);
+        tables.move_units(&request.pack_id, shard, -1);
         tables.buys.insert(
             buys_at,
             Buys {
@@ -211,7 +212,7 @@ impl GetPurchase for MemoryStore {
         Ok(self
             .read()
             .purchases
-            .get(&key(user_id, purchase_id))
+            .get(&(user_id.clone(), purchase_id.clone()))
             .cloned())
     }
 }
@@ -225,7 +226,7 @@ impl CompletePurchase for MemoryStore {
         now: Timestamp,
     ) -> Result<Completed, CompleteError> {
         let mut tables = self.write();
-        let at = key(user_id, purchase_id);
+        let at = (user_id.clone(), purchase_id.clone());
         let Some(purchase) = tables.purchases.get(&at).cloned() else {
             return Err(CompleteRefusal::NotFound.into());
         };
@@ -263,9 +264,9 @@ impl CompletePurchase for MemoryStore {
                 };
                 tables
                     .balances
-                    .insert(key(user_id, &currency), balance - amount);
+                    .insert((user_id.clone(), currency), balance - amount);
                 tables.debits.insert(
-                    key(user_id, purchase_id),
+                    (user_id.clone(), purchase_id.clone()),
                     Debit {
                         purchase_id: purchase_id.clone(),
                         amount: paid.price.clone(),
@@ -305,7 +306,7 @@ impl CompletePurchase for MemoryStore {
 impl ReleaseHolds for MemoryStore {
     async fn release_holds(
         &self,
-        pack_id: Option<&str>,
+        pack_id: Option<&PackId>,
         now: Timestamp,
         max: usize,
     ) -> Result<Released, StoreError> {
@@ -322,7 +323,7 @@ impl OpenPurchase for MemoryStore {
         now: Timestamp,
     ) -> Result<Opened, OpenError> {
         let mut tables = self.write();
-        let at = key(user_id, purchase_id);
+        let at = (user_id.clone(), purchase_id.clone());
         let purchase = tables.purchases.get(&at).cloned();
         let open_now = check_open(purchase.as_ref(), pack_id, now)?;
         let (Some(purchase), Some(stored)) = (purchase, tables.packs.get(pack_id.as_str())) else {

@@ -2,6 +2,7 @@
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
+use crate::ids::UserId;
 use crate::store::StoreError;
 use crate::store::dynamo::{DynamoStore, Item, classify, key, s};
 use crate::store::schema::UNPAID_SK;
@@ -61,26 +62,29 @@ impl DynamoStore {
     }
 }
 
-pub(super) fn unpaid_key(user_id: &str) -> Item {
+pub(super) fn unpaid_key(user_id: &UserId) -> Item {
     key(user_pk(user_id), UNPAID_SK)
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::ids::PurchaseId;
     use crate::store::schema::{hold_key, holds_ended_bound};
     use crate::timestamp::Timestamp;
 
     #[test]
     fn hold_keys_sort_by_expiry_and_the_bound_takes_exactly_the_ended() {
         let at = |text: &str| Timestamp::parse(text).unwrap();
+        let id = |text: &str| PurchaseId::parse(text).unwrap();
         let now = at("2026-06-01T12:00:00Z");
         let bound = holds_ended_bound(now);
-        assert!(hold_key(at("2026-06-01T11:59:59.999999999Z"), "zzz") <= bound);
-        assert!(hold_key(now, "zzzzzzzzzzzzzzzzzzzzzz") <= bound);
-        assert!(hold_key(now, "-") <= bound);
-        assert!(hold_key(at("2026-06-01T12:00:00.000000001Z"), "-") > bound);
+        assert!(hold_key(at("2026-06-01T11:59:59.999999999Z"), &id("zzz")) <= bound);
+        assert!(hold_key(now, &id("zzzzzzzzzzzzzzzzzzzzzz")) <= bound);
+        assert!(hold_key(now, &id("-")) <= bound);
+        assert!(hold_key(at("2026-06-01T12:00:00.000000001Z"), &id("-")) > bound);
         assert!(
-            hold_key(at("1970-01-01T00:00:00Z"), "a") < hold_key(at("2026-01-01T00:00:00Z"), "a")
+            hold_key(at("1970-01-01T00:00:00Z"), &id("a"))
+                < hold_key(at("2026-01-01T00:00:00Z"), &id("a"))
         );
     }
 }

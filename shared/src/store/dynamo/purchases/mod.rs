@@ -15,7 +15,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::records::{PurchaseRecord, balance_from_item, buys_from_item, read_record};
 use super::{DynamoStore, Item, key, number, s};
-use crate::ids::{PurchaseId, UserId};
+use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::mine::{opened_list_key, purchase_list_key};
 use crate::purchases::{Purchase, PurchaseStatus};
 use crate::store::StoreError;
@@ -25,15 +25,15 @@ use crate::store::schema::{
     hold_key, holds_pk, purchase_sk, user_pk,
 };
 
-fn purchase_key(user_id: &str, purchase_id: &str) -> Item {
+fn purchase_key(user_id: &UserId, purchase_id: &PurchaseId) -> Item {
     key(user_pk(user_id), &purchase_sk(purchase_id))
 }
 
-fn buys_key(user_id: &str, pack_id: &str) -> Item {
+fn buys_key(user_id: &UserId, pack_id: &PackId) -> Item {
     key(user_pk(user_id), &buys_sk(pack_id))
 }
 
-fn cash_key(user_id: &str) -> Item {
+fn cash_key(user_id: &UserId) -> Item {
     key(cash_pk(user_id), CASH_SK)
 }
 

@@ -3,6 +3,7 @@
 use super::holds::HoldEntry;
 use super::transaction::{Transaction, counter, update};
 use super::{buys_key, purchase_from_item, purchase_key, status_text};
+use crate::ids::PackId;
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};
 use crate::store::StoreError;
 use crate::store::dynamo::packs::share_key;
@@ -93,7 +94,7 @@ impl DynamoStore {
     /// its shares in random order: bounded work, whatever the backlog of other packs.
     pub(super) async fn release_pack_holds(
         &self,
-        pack_id: &str,
+        pack_id: &PackId,
         shards: u32,
         now: Timestamp,
         max: usize,
@@ -171,7 +172,7 @@ impl DynamoStore {
 impl ReleaseHolds for DynamoStore {
     async fn release_holds(
         &self,
-        pack_id: Option<&str>,
+        pack_id: Option<&PackId>,
         now: Timestamp,
         max: usize,
     ) -> Result<Released, StoreError> {

@@ -26,9 +26,9 @@ use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{StartError, StartPurchase, Started};
 use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, ENTITY, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
-    SK, pack_pk, purchase_sk, user_pk,
+    SK, pack_pk, user_pk,
 };
-use crate::store::schema::{UNPAID_VERSION, unpaid_slot};
+use crate::store::schema::{PURCHASE_PREFIX, UNPAID_VERSION, unpaid_slot};
 
 /// The actions of a start's transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ impl DynamoStore {
         ];
         let share_update = update(
             table,
-            share_key(&pack.id, purchase.supply_shard),
+            share_key(&request.pack_id, purchase.supply_shard),
             "SET #remaining = #remaining - :one",
             &conditions::share_sells(pack, request.now),
             &[("#remaining", PACK_REMAINING)],
@@ -189,7 +189,7 @@ impl DynamoStore {
             None => {
                 let pack = next().map(pack_from_item).transpose()?;
                 if let Some(pack) = &pack {
-                    self.cache.keep_terms(pack, request.now);
+                    self.cache.keep_terms(&request.pack_id, pack, request.now);
                 }
                 pack
             }
@@ -221,7 +221,7 @@ impl DynamoStore {
                 .expression_attribute_names("#status", PURCHASE_STATUS)
                 .expression_attribute_names("#expires", PURCHASE_EXPIRES_NS)
                 .expression_attribute_values(":user", s(user_pk(&request.user_id)))
-                .expression_attribute_values(":purchases", s(purchase_sk("")))
+                .expression_attribute_values(":purchases", s(PURCHASE_PREFIX))
                 .expression_attribute_values(":pack", s(&request.pack_id))
                 .expression_attribute_values(":reserved", status_text(PurchaseStatus::Reserved))
                 .expression_attribute_values(":now", number(request.now.unix_nanos()))
@@ -304,7 +304,7 @@ impl DynamoStore {
         search: &mut ShareSearch,
         attempts: &Attempts,
     ) -> Result<Found, StartError> {
-        let pack_id = request.pack_id.as_str();
+        let pack_id = &request.pack_id;
         if !search.put_back && self.cache.sold_out(pack_id) {
             return Err(StartRefusal::SoldOut.into());
         }
@@ -359,7 +359,7 @@ impl DynamoStore {
         shard: u32,
         search: &mut ShareSearch,
     ) -> Result<bool, StoreError> {
-        let pack_id = request.pack_id.as_str();
+        let pack_id = &request.pack_id;
         let mut lost = false;
         if reasons.failed(StartAction::Unpaid) {
             // Another start or payment of this fan's came between: decide on their holds now.

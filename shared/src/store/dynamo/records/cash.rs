@@ -77,7 +77,7 @@ impl CreditRecord {
     pub(crate) fn new(credit: &Credit, at: Timestamp) -> Self {
         Self {
             schema_version: CASH_VERSION,
-            user_id: credit.user_id.clone(),
+            user_id: credit.user_id.to_string(),
             amount: credit.amount.amount,
             currency: credit.amount.currency.clone(),
             at,
@@ -88,7 +88,7 @@ impl CreditRecord {
     /// reference).
     pub(crate) fn is(&self, credit: &Credit) -> Result<bool, StoreError> {
         readable("credit", self.schema_version, CASH_VERSION)?;
-        Ok(self.user_id == credit.user_id
+        Ok(credit.user_id == self.user_id.as_str()
             && self.amount == credit.amount.amount
             && self.currency == credit.amount.currency)
     }
@@ -218,6 +218,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
+    use crate::ids::UserId;
     use crate::store::dynamo::records::SCHEMA_VERSION;
     use crate::store::dynamo::records::tests::{n, newer, refused, s};
 
@@ -287,7 +288,7 @@ mod tests {
     #[test]
     fn a_credit_of_todays_format_reads_as_the_same_credit_and_a_ledger_entry() {
         let credit = Credit {
-            user_id: "fan".into(),
+            user_id: UserId::parse("fan").unwrap(),
             amount: Money {
                 amount: 5000,
                 currency: "EUR".into(),
@@ -297,7 +298,7 @@ mod tests {
         let record = credit_record_from_item(credit_item()).unwrap();
         assert!(record.is(&credit).unwrap());
         let other = Credit {
-            user_id: "someone-else".into(),
+            user_id: UserId::parse("someone-else").unwrap(),
             ..credit.clone()
         };
         assert!(!record.is(&other).unwrap());
