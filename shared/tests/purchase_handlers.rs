@@ -122,8 +122,9 @@ async fn a_start_repeated_after_its_hold_ran_out_answers_expired() {
 
 /// API Gateway (payload 2.0) joins a header sent twice into one value, with a comma: two
 /// `Idempotency-Key` headers `a` and `b` reach the function as the one key `a,b`, the key of
-/// `Idempotency-Key: a,b`. Handed to the router as two values (local-api serves hyper's request
-/// as it came), they are 400 `invalid_idempotency_key`. SECURITY.md says both.
+/// `Idempotency-Key: a,b` (local-api joins them the same way: its `hostile.rs`). Only a request
+/// handed to the router with two values, which neither makes, is 400 `invalid_idempotency_key`.
+/// SECURITY.md says so.
 #[tokio::test]
 async fn a_key_sent_twice_is_one_joined_key_through_api_gateway_and_refused_as_two() {
     let state = memory_state().await;
