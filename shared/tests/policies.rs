@@ -230,7 +230,8 @@ fn a_policy_that_reaches_further_is_caught() {
 
 /// Each function may use only the DynamoDB actions it needs, on only what it reads or writes
 /// (`dynamodb:LeadingKeys`); read `shared/src/store/dynamo/*.rs` for the calls:
-/// - list-packs: `Query` of the listing index;
+/// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
+///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
 /// - web3-link: `UpdateItem` of the user's link (`USER#`);
 /// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
@@ -257,7 +258,9 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   (`TOPUP#`) only;
 /// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
 ///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
-///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`).
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`);
+/// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
+///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -268,6 +271,28 @@ list-packs:
       - Effect: Allow
         Action: dynamodb:Query
         Resource: !Sub "${Table.Arn}/index/GSI1"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TEAM#*"
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+              - "TEAM#*"
 get-pack:
   - Statement:
       - Effect: Allow
@@ -480,6 +505,23 @@ stripe-webhook:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CREDIT#*"
+catalog:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+              - "TEAM#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CATALOG#*"
 "#,
     )
     .unwrap();

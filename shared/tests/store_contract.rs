@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::value::RawValue;
 use shared::links::{LinkUpsert, WEB3_PROVIDER};
 use shared::packs::document::PackDocument;
-use shared::packs::listing::{ListingKey, Page, PageRequest};
+use shared::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
 use shared::packs::seed::{ReseedRefusal, SeedWrite};
 use shared::packs::{Odds, Pack, PackItem, PackStatus};
 use shared::store::Store;
@@ -52,6 +52,7 @@ async fn try_page(
             now: Timestamp::now(),
             limit,
             after,
+            filter: PackFilter::default(),
         })
         .await
 }

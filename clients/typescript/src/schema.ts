@@ -15,7 +15,9 @@ export interface paths {
          * List the active packs
          * @description A pack is active when its `status` is `active`, its sale has started (`saleStartsAt <= now`) and has not ended (`saleEndsAt` is null or later than now). Sold-out active packs are listed with `remaining: 0`. Order: `saleStartsAt` newest first, then `id` ascending.
          *
-         *     Pages: pass the previous page's `nextCursor` as `cursor`. A page may hold fewer than `limit` packs while more follow; `nextCursor` is null only on the last page.
+         *     `leagueId` and `teamId` list only the active packs naming that league or team (both: naming both), in the same order; an id the catalogue does not hold is a 404 (`league_not_found`, `team_not_found`), a league or team without active packs an empty page.
+         *
+         *     Pages: pass the previous page's `nextCursor` as `cursor`, with the same filters. A page may hold fewer than `limit` packs while more follow; `nextCursor` is null only on the last page.
          */
         get: operations["listPacks"];
         put?: never;
@@ -290,6 +292,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leagues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the leagues
+         * @description The leagues of the catalogue, by name (case folded), then `id`. Pages: pass the previous page's `nextCursor` as `cursor`; `nextCursor` is null on the last page.
+         */
+        get: operations["listLeagues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leagues/{leagueId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one league */
+        get: operations["getLeague"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the teams
+         * @description The teams of the catalogue by league (its `id`), then name (case folded), then `id`; with `leagueId`, that league's teams only (a league without teams: an empty page). Pages: pass the previous page's `nextCursor` as `cursor`, with the same `leagueId`; `nextCursor` is null on the last page.
+         */
+        get: operations["listTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{teamId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one team */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -337,10 +413,28 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
+        /** @description A league of the catalogue. */
+        League: {
+            id: components["schemas"]["Id"];
+            name: string;
+            /** @description `basketball`, `american-football`, `soccer`, ... */
+            sport: string;
+            /** Format: uri */
+            logoUrl: string;
+        };
+        LeagueAnswer: {
+            league: components["schemas"]["League"];
+        };
+        /** @description A page of leagues. */
+        LeaguePage: {
+            leagues: components["schemas"]["League"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description One credit or debit of a balance. */
         LedgerEntry: {
             id: components["schemas"]["Id"];
@@ -580,6 +674,29 @@ export interface components {
                 object: unknown;
             };
         };
+        /** @description A team of the catalogue. */
+        Team: {
+            /** @description Its league's id, `-`, and a short name of its own (`nba-lal`). */
+            id: components["schemas"]["Id"];
+            leagueId: components["schemas"]["Id"];
+            /** @description The name without the city (`Lakers`); a club known by one name has it whole (`Arsenal`). */
+            name: string;
+            city: string;
+            abbreviation: string;
+            /** Format: uri */
+            logoUrl: string;
+            /** @description `#RRGGBB`. */
+            primaryColor: string;
+        };
+        TeamAnswer: {
+            team: components["schemas"]["Team"];
+        };
+        /** @description A page of teams. */
+        TeamPage: {
+            teams: components["schemas"]["Team"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /**
          * Format: date-time
          * @description RFC 3339, UTC.
@@ -744,11 +861,23 @@ export interface operations {
     listPacks: {
         parameters: {
             query?: {
+                /**
+                 * @description Only the packs of this league (a league's `id`; an unknown one is a 404
+                 *     `league_not_found`).
+                 * @example nba
+                 */
+                leagueId?: components["schemas"]["Id"];
+                /**
+                 * @description Only the packs of this team (a team's `id`; an unknown one is a 404 `team_not_found`).
+                 *     With `leagueId`, the packs naming both.
+                 * @example nba-lal
+                 */
+                teamId?: components["schemas"]["Id"];
                 /** @description Packs per page. */
                 limit?: number;
                 /**
-                 * @description The `nextCursor` of the previous page, as given (opaque and signed; any other value is a
-                 *     400).
+                 * @description The `nextCursor` of the previous page, as given, with the same filters (opaque and
+                 *     signed; any other value is a 400).
                  */
                 cursor?: string;
             };
@@ -768,6 +897,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description `leagueId` or `teamId` names nothing in the catalogue (`league_not_found`, `team_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1518,6 +1656,170 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLeagues: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leagues. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaguePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLeague: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The league's `id`. A path segment that is not an id once percent-decoded is 404
+                 *     `not_found`.
+                 * @example nba
+                 */
+                leagueId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The league. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeagueAnswer"];
+                };
+            };
+            /** @description No league has this id (`league_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the teams of this league (a league's `id`; an unknown one is a 404
+                 *     `league_not_found`).
+                 * @example nba
+                 */
+                leagueId?: components["schemas"]["Id"];
+                /** @description Entries per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of teams. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `leagueId` names no league (`league_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "league_not_found",
+                     *         "message": "No league has this id."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The team's `id`. A path segment that is not an id once percent-decoded is 404
+                 *     `not_found`.
+                 * @example nba-lal
+                 */
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAnswer"];
+                };
+            };
+            /** @description No team has this id (`team_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

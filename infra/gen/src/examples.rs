@@ -42,13 +42,15 @@ const PLAIN: RouteExtra = RouteExtra {
 /// The fixtures' path parameters, by name. The purchase is the one the start fixture's key makes
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
-pub const PATH_PARAMETERS: [(&str, &str); 3] = [
+pub const PATH_PARAMETERS: [(&str, &str); 5] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
+    ("leagueId", "nba"),
+    ("teamId", "nba-lal"),
 ];
 
-pub const EXTRAS: [RouteExtra; 14] = [
+pub const EXTRAS: [RouteExtra; 18] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -157,6 +159,31 @@ pub const EXTRAS: [RouteExtra; 14] = [
             ("content-type", "application/json; charset=utf-8"),
             ("stripe-signature", "<SIGNATURE>"),
         ],
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leagues",
+        event: "ListLeagues",
+        fixture: Some("leagues"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leagues/{leagueId}",
+        event: "GetLeague",
+        fixture: Some("league"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/teams",
+        event: "ListTeams",
+        fixture: Some("teams"),
+        query: "leagueId=nba&limit=50",
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/teams/{teamId}",
+        event: "GetTeam",
+        fixture: Some("team"),
         ..PLAIN
     },
 ];

@@ -24,6 +24,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
+use shared::handlers::catalog::CatalogState;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::me::MeState;
@@ -34,8 +35,8 @@ use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
-    cash_top_ups_routes, complete_purchase_routes, get_pack_routes, get_purchase_routes,
-    list_packs_routes, me_cash_routes, me_purchases_routes, open_pack_routes,
+    cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
+    get_purchase_routes, list_packs_routes, me_cash_routes, me_purchases_routes, open_pack_routes,
     start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
@@ -99,6 +100,8 @@ impl Default for Limits {
 
 pub struct App<S> {
     pub list: Arc<ListPacksState<S>>,
+    /// The catalogue's handlers (leagues and teams).
+    pub catalog: Arc<CatalogState<S>>,
     pub get_pack: Arc<GetPackState<S>>,
     pub link: Arc<LinkState<S>>,
     /// The state of the purchase handlers (one process: one state, one JWKS cache).
@@ -139,6 +142,7 @@ impl<S: Store + 'static> App<S> {
             .merge(me_cash_routes().into_router(self.me.clone()))
             .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
             .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
+            .merge(catalog_routes().into_router(self.catalog.clone()))
             .route(
                 "/openapi.json",
                 get(move || std::future::ready(json_response(StatusCode::OK, &openapi))),

@@ -61,6 +61,8 @@ pub enum ErrorCode {
     TopUpNotFound,
     PaymentProviderError,
     InvalidSignature,
+    LeagueNotFound,
+    TeamNotFound,
 }
 
 impl ErrorCode {
@@ -106,7 +108,9 @@ impl ErrorCode {
             Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
                 StatusCode::BAD_REQUEST
             }
-            Self::TopUpNotFound => StatusCode::NOT_FOUND,
+            Self::TopUpNotFound | Self::LeagueNotFound | Self::TeamNotFound => {
+                StatusCode::NOT_FOUND
+            }
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
         }
     }

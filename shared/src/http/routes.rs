@@ -21,6 +21,7 @@ use lambda_http::RequestExt;
 use tower::ServiceBuilder;
 use utoipa::openapi::path::HttpMethod;
 
+use crate::handlers::catalog::CatalogState;
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::me::MeState;
@@ -31,6 +32,7 @@ use crate::handlers::web3_link::LinkState;
 use crate::http::error::ApiError;
 use crate::ids::is_valid_id;
 use crate::store::cash::{GetBalances, ListLedger};
+use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
 use crate::store::links::UpsertLink;
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
 use crate::store::purchases::{
@@ -329,7 +331,7 @@ functions! {
     default "list-packs";
 
     /// `list-packs`: the active packs; API Gateway's `$default` route.
-    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks) {
+    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks + GetLeague + GetTeam) {
         list_packs::list_packs,
     }
     /// `get-pack`: one pack, public.
@@ -374,6 +376,13 @@ functions! {
     /// `stripe-webhook`: Stripe's signed events.
     "stripe-webhook" => stripe_webhook_routes(WebhookState where S: GetTopUp + SettleTopUp) {
         stripe_webhook::stripe_webhook,
+    }
+    /// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
+    "catalog" => catalog_routes(CatalogState where S: ListLeagues + GetLeague + ListTeams + GetTeam) {
+        catalog::list_leagues,
+        catalog::get_league,
+        catalog::list_teams,
+        catalog::get_team,
     }
 }
 
@@ -502,6 +511,10 @@ mod tests {
                 "cash-top-ups POST /api/me/cash/top-ups",
                 "cash-top-ups GET /api/me/cash/top-ups/{topUpId}",
                 "stripe-webhook POST /api/webhooks/stripe",
+                "catalog GET /api/leagues",
+                "catalog GET /api/leagues/{leagueId}",
+                "catalog GET /api/teams",
+                "catalog GET /api/teams/{teamId}",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

@@ -51,6 +51,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::top_ups::create_top_up,
         handlers::top_ups::get_top_up,
         handlers::stripe_webhook::stripe_webhook,
+        handlers::catalog::list_leagues,
+        handlers::catalog::get_league,
+        handlers::catalog::list_teams,
+        handlers::catalog::get_team,
     ),
     components(responses(
         BadRequest,
@@ -70,6 +74,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Me", description = "The signed-in fan's own purchases, items, Cash balances and ledger."),
         (name = "Cash"),
         (name = "Webhooks"),
+        (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
     ),
 )]
 struct Document;

@@ -1,7 +1,8 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`]: the traits of each aggregate.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`]: the traits of each
+//!   aggregate.
 //! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
 //!   declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
@@ -11,6 +12,7 @@
 //!   (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
 
 pub mod cash;
+pub mod catalog;
 pub mod condition;
 pub mod dynamo;
 pub mod links;
@@ -114,6 +116,7 @@ pub trait Store:
     + cash::CashStore
     + FanViewStore
     + topups::TopUpStore
+    + catalog::CatalogStore
 {
 }
 impl<
@@ -122,7 +125,8 @@ impl<
         + links::LinkStore
         + cash::CashStore
         + FanViewStore
-        + topups::TopUpStore,
+        + topups::TopUpStore
+        + catalog::CatalogStore,
 > Store for S
 {
 }

@@ -13,6 +13,13 @@
 //! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | Cash top-up | `TOPUP#<topUpId>` | `TOPUP` | - |
+//! | league | `LEAGUE#<leagueId>` | `LEAGUE` | `CATALOG#LEAGUES` / [`league_key`](crate::catalog::order::league_key) |
+//! | team | `TEAM#<teamId>` | `TEAM` | `CATALOG#TEAMS` / [`team_key`](crate::catalog::order::team_key) |
+//!
+//! A listed pack (the pack item while its status is `active`) is also in the packs of its league
+//! and of its team: `GSI2PK` `LEAGUE#<leagueId>` and `GSI3PK` `TEAM#<teamId>`, each with the
+//! listing key as sort key, written by the same seeding write as its `GSI1` keys (the pack item
+//! uses neither index otherwise).
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -42,6 +49,12 @@
 //!   sort key is the [`ListingKey`](crate::packs::listing::ListingKey), so the key order is the
 //!   list order. Packs whose sale has ended are filtered on `listEndsAt`; only `doc`, `remaining`
 //!   and `GSI1SK` come back.
+//! - List a league's or a team's active packs: the same Query on `GSI2` (`GSI2PK =
+//!   LEAGUE#<leagueId>`) or `GSI3` (`GSI3PK = TEAM#<teamId>`; with a league too, filtered on the
+//!   item's `GSI2PK`), in the same order, sparse in the same way.
+//! - The catalogue: `Query` GSI1 on `GSI1PK = CATALOG#LEAGUES` or `CATALOG#TEAMS` (with
+//!   `begins_with(GSI1SK, "<leagueId>#")` for one league's teams), the key order the list order;
+//!   `GetItem` `LEAGUE#<id>` / `TEAM#<id>` by id.
 //! - Get a pack by id: one `BatchGetItem` of `PACK#<id>` / `PACK` and `DRAW#<id>` / `DRAW`.
 //! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
 //!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
@@ -66,7 +79,7 @@ use aws_sdk_dynamodb::types::{
     ProjectionType, ScalarAttributeType,
 };
 
-use crate::ids::{PackId, PurchaseId, TopUpId, UserId};
+use crate::ids::{LeagueId, PackId, PurchaseId, TeamId, TopUpId, UserId};
 
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
@@ -237,6 +250,22 @@ pub const TOPUP_SK: &str = "TOPUP";
 /// A top-up's status and its Checkout Session's id, for conditions.
 pub const TOPUP_STATUS: &str = "status";
 pub const TOPUP_SESSION_ID: &str = "checkoutSessionId";
+
+/// The key prefix of leagues, and of the packs of a league in `GSI2`.
+pub const LEAGUE_PREFIX: &str = "LEAGUE#";
+pub fn league_pk(league_id: &LeagueId) -> String {
+    format!("{LEAGUE_PREFIX}{league_id}")
+}
+pub const LEAGUE_SK: &str = "LEAGUE";
+/// The key prefix of teams, and of the packs of a team in `GSI3`.
+pub const TEAM_PREFIX: &str = "TEAM#";
+pub fn team_pk(team_id: &TeamId) -> String {
+    format!("{TEAM_PREFIX}{team_id}")
+}
+pub const TEAM_SK: &str = "TEAM";
+/// The partitions of `GSI1` that hold the catalogue's lists.
+pub const CATALOG_LEAGUES: &str = "CATALOG#LEAGUES";
+pub const CATALOG_TEAMS: &str = "CATALOG#TEAMS";
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
 pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [

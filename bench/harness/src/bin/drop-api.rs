@@ -90,6 +90,10 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             store: store.clone(),
             cursors: CursorSigner::random(),
         }),
+        catalog: Arc::new(shared::handlers::catalog::CatalogState {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        }),
         get_pack: Arc::new(GetPackState {
             store: store.clone(),
             recent: Default::default(),

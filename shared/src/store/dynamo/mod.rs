@@ -2,6 +2,7 @@
 
 mod cache;
 mod cash;
+mod catalog;
 mod condition;
 mod fan_view;
 mod links;

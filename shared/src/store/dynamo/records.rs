@@ -19,6 +19,7 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 mod buys;
 mod cash;
+mod catalog;
 mod unpaid;
 
 pub(crate) use buys::buys_from_item;
@@ -26,6 +27,7 @@ pub(crate) use cash::{
     CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
     debit_from_item, ledger_entry_from_item,
 };
+pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 
 /// The attribute holding an item's schema version.
@@ -40,6 +42,9 @@ pub(crate) const CASH_VERSION: u32 = 1;
 
 /// The version of the Cash top-up items.
 pub(crate) const TOPUP_VERSION: u32 = 1;
+
+/// The version of the league and team items.
+pub(crate) const CATALOG_VERSION: u32 = 1;
 
 /// The version of the web3 link items.
 pub(crate) const LINK_VERSION: u32 = 1;

@@ -4,6 +4,7 @@
 //! shared contract tests run on both.
 
 mod cash;
+mod catalog;
 mod fan_view;
 mod items;
 mod links;
@@ -53,6 +54,9 @@ struct Tables {
     revealed: std::collections::HashSet<String>,
     /// Cash top-ups by id.
     top_ups: HashMap<String, crate::topups::TopUp>,
+    /// The catalogue, by id.
+    leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
+    teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
 }
 
 /// In-process store; clones share the same data.
