@@ -75,7 +75,8 @@ const INDEX_RESOURCES: [&str; 3] = [
 const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
 
 /// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
-/// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
+/// per contained action: `UpdateItem`, `PutItem`, `DeleteItem`, `ConditionCheckItem`; there is no
+/// IAM action of that name).
 const DYNAMODB_ACTIONS: [&str; 7] = [
     "dynamodb:BatchGetItem",
     "dynamodb:GetItem",
@@ -256,7 +257,10 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
 ///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
-/// - web3-link: `UpdateItem` of the user's link (`USER#`);
+/// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
+///   conditional update) and count of wallets (`USER#`);
+/// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
+///   `DeleteItem` (the wallet) and an `UpdateItem` (the count) (`USER#`);
 /// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
 ///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
 ///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
@@ -278,10 +282,12 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
 ///   (the ledger): reads only, no write to `CASH#`;
 /// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
-///   (`TOPUP#`) only;
+///   (`TOPUP#`) only, the fan's pending slots (`TOPUP#USER#<userId>`) included: the create's
+///   transaction is the put and an update;
 /// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
 ///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
-///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`);
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`); the fan's
+///   pending slots read and one freed (`TOPUP#`);
 /// - me-profile: `GetItem` and `PutItem` of the fan's profile (`USER#`); in the patch's
 ///   transaction, `PutItem` and `DeleteItem` of display names (`NAME#`), `UpdateItem` of the
 ///   fan's public face (`FAN#`) and `ConditionCheckItem` of the favourite team (`TEAM#`); for the
@@ -498,6 +504,18 @@ me-cash:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CASH#*"
+me-wallets:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:Query
+          - dynamodb:DeleteItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
 cash-top-ups:
   - Statement:
       - Effect: Allow
@@ -652,6 +670,8 @@ catalog:
     assert_eq!(shared::store::schema::fan_pk(&fan), "FAN#u");
     let team = shared::ids::TeamId::parse("nba-lal").unwrap();
     assert_eq!(shared::store::schema::team_pk(&team), "TEAM#nba-lal");
+    let wallet = shared::ids::WalletId::parse("w").unwrap();
+    assert_eq!(shared::store::schema::wallet_sk(&wallet), "WALLET#w");
 }
 
 /// Display names and the public face stay out of reach of every other function, and money out
@@ -684,6 +704,26 @@ fn the_profiles_policy_cannot_reach_further() {
             "start-purchase reaching {guarded} went unnoticed"
         );
     }
+}
+
+/// The wallets' function reaching money or seeds, or another action, is caught.
+#[test]
+fn the_wallets_policy_cannot_reach_further() {
+    let template = read("template.yaml");
+    let user = "                    - \"USER#*\"\n";
+    for extra in ["CASH#*", "DRAW#*"] {
+        let wider = format!("{user}                    - \"{extra}\"\n");
+        assert!(
+            caught_in(&template, "  MeWalletsFunction:", user, &wider),
+            "me-wallets reaching {extra} went unnoticed"
+        );
+    }
+    assert!(caught_in(
+        &template,
+        "  MeWalletsFunction:",
+        "- dynamodb:DeleteItem",
+        "- dynamodb:*"
+    ));
 }
 
 /// Whether the policy checks catch `template` with `from` made `to` in the part that begins

@@ -42,17 +42,19 @@ const PLAIN: RouteExtra = RouteExtra {
 /// The fixtures' path parameters, by name. The purchase is the one the start fixture's key makes
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
-pub const PATH_PARAMETERS: [(&str, &str); 6] = [
+/// The wallet is the one the web3-link fixture's payload links (its id from the payload).
+pub const PATH_PARAMETERS: [(&str, &str); 7] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
     ("leagueId", "nba"),
     ("teamId", "nba-lal"),
+    ("walletId", "KyI2NcQl3LoMmeYne_3s2w"),
     // The name the PATCH fixture gives `me`.
     ("displayName", "Zoe.Hoops"),
 ];
 
-pub const EXTRAS: [RouteExtra; 22] = [
+pub const EXTRAS: [RouteExtra; 24] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -131,8 +133,22 @@ pub const EXTRAS: [RouteExtra; 22] = [
         ..PLAIN
     },
     RouteExtra {
+        route: "GET /api/me/wallets",
+        event: "MyWallets",
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "DELETE /api/me/wallets/{walletId}",
+        event: "DeleteMyWallet",
+        fixture: Some("delete"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
         route: "POST /api/me/cash/top-ups",
         event: "CreateTopUp",
+        throttle: Some(("TopUpRateLimit", "TopUpBurstLimit")),
         signed_in: true,
         body: Some(r#"{"amount":1000,"currency":"USD"}"#),
         idempotency_key: Some("try-1"),

@@ -183,6 +183,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let max_body_bytes = config::max_body_bytes(&Env).map_err(|e| e.to_string())?;
 
     let parts = Parts {
+        webhook_secret: checkout::webhook_secret()?,
         base,
         auth,
         hold: config::purchase_hold(&Env).map_err(|e| e.to_string())?,
@@ -234,6 +235,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 }
 
 struct Parts {
+    /// Stripe's webhook signing secret, of the local Checkout and the webhook route.
+    webhook_secret: String,
     base: String,
     auth: AuthConfig,
     hold: Duration,
@@ -283,6 +286,12 @@ where
         "  identity provider: local ({base}/.well-known/jwks.json, key in {})",
         idp::state_dir().display()
     );
+    println!(
+        "  Stripe: the local Checkout ({base}{}/v1/checkout/sessions); webhook signing secret {} ({})",
+        checkout::STRIPE_PATH,
+        parts.webhook_secret,
+        checkout::WEBHOOK_SECRET_VAR
+    );
     println!();
     println!("Token for demo-user (valid 24 h; more with: local-api token --sub ID --email ADDR):");
     println!("{token}");
@@ -297,6 +306,7 @@ where
     println!(
         "  curl -s -X PATCH {base}/api/me -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"displayName\":\"Demo.Fan\"}}'"
     );
+    println!("  curl -s {base}/api/me/wallets -H 'Authorization: Bearer {token}'");
     let balances = demo_balances(&store).await;
     if !balances.is_empty() {
         println!();
@@ -358,6 +368,10 @@ where
             verifier: verifier(),
             max_body_bytes: parts.max_body_bytes,
         }),
+        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
+            store: store.clone(),
+            verifier: verifier(),
+        }),
         me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),
             verifier: verifier(),
@@ -381,6 +395,7 @@ where
             verifier(),
             parts.max_body_bytes,
             config::top_up_policy(&Env).map_err(|e| e.to_string())?,
+            &parts.webhook_secret,
         ),
     };
     let shutdown = async {

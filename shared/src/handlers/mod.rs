@@ -23,4 +23,5 @@ pub mod my_cash;
 pub mod my_purchases;
 // The fan app (issue 28).
 pub mod locker_room;
+pub mod my_wallets;
 pub mod profile;

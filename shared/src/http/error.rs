@@ -66,6 +66,9 @@ pub enum ErrorCode {
     DisplayNameTaken,
     ItemNotOwned,
     LockerRoomNotFound,
+    WalletLimitReached,
+    WalletNotFound,
+    TooManyPendingTopUps,
 }
 
 impl ErrorCode {
@@ -118,13 +121,16 @@ impl ErrorCode {
             Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
                 StatusCode::BAD_REQUEST
             }
-            Self::TopUpNotFound | Self::LeagueNotFound | Self::TeamNotFound => {
-                StatusCode::NOT_FOUND
-            }
+            Self::TopUpNotFound
+            | Self::LeagueNotFound
+            | Self::TeamNotFound
+            | Self::WalletNotFound => StatusCode::NOT_FOUND,
+            Self::WalletLimitReached => StatusCode::CONFLICT,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
             Self::DisplayNameTaken => StatusCode::CONFLICT,
             Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
             Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TooManyPendingTopUps => StatusCode::CONFLICT,
         }
     }
 }

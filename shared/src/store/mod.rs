@@ -1,10 +1,10 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`profile`],
-//!   [`locker_room`]: the traits of each aggregate.
-//! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
-//!   declared once, rendered for DynamoDB and checked in memory.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`wallets`],
+//!   [`profile`], [`locker_room`]: the traits of each aggregate.
+//! - [`condition`], [`purchase_conditions`], [`wallet_conditions`]: each condition a write puts
+//!   on the items it changes, declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
 //! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
@@ -24,6 +24,8 @@ pub mod purchase_conditions;
 pub mod purchases;
 pub mod schema;
 pub mod topups;
+pub mod wallet_conditions;
+pub mod wallets;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;
@@ -121,6 +123,7 @@ pub trait Store:
     + profile::ProfileStore
     + locker_room::LockerRoomStore
     + catalog::CatalogStore
+    + wallets::WalletStore
 {
 }
 impl<
@@ -132,7 +135,8 @@ impl<
         + topups::TopUpStore
         + profile::ProfileStore
         + locker_room::LockerRoomStore
-        + catalog::CatalogStore,
+        + catalog::CatalogStore
+        + wallets::WalletStore,
 > Store for S
 {
 }

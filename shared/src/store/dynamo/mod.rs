@@ -13,6 +13,7 @@ mod purchases;
 mod records;
 mod topups;
 mod transaction;
+mod wallets;
 
 use std::collections::HashMap;
 

@@ -21,8 +21,11 @@ mod buys;
 mod cash;
 mod catalog;
 mod locker;
+mod pending;
 mod profile;
+mod slots;
 mod unpaid;
+mod wallets;
 
 pub(crate) use buys::buys_from_item;
 pub(crate) use cash::{
@@ -31,8 +34,10 @@ pub(crate) use cash::{
 };
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use locker::{LOCKER_VERSION, ShowRecord, ShownItemRecord, StoredShow, stats_from_item};
+pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
+pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";
@@ -44,7 +49,7 @@ pub(crate) const PURCHASE_VERSION: u32 = 1;
 /// The version of the Cash items (balances, debits, credits).
 pub(crate) const CASH_VERSION: u32 = 1;
 
-/// The version of the Cash top-up items.
+/// The version of the Cash top-up items (and of a fan's pending top-ups item).
 pub(crate) const TOPUP_VERSION: u32 = 1;
 
 /// The version of the league and team items.

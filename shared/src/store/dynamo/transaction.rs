@@ -1,5 +1,6 @@
-//! The actions of a transaction (a purchase's, a profile's), each under a name: a cancelled transaction's
-//! reasons are read by the name of the action they concern, not by its position in the list.
+//! The actions of a transaction (a purchase's, a profile's, a link's), each under a name: a
+//! cancelled transaction's reasons are read by the name of the action they concern, not by its
+//! position in the list.
 
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure,

@@ -13,6 +13,7 @@ mod packs;
 mod profile;
 mod purchases;
 mod topups;
+mod wallets;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -35,6 +36,8 @@ struct Tables {
     listed: BTreeMap<ListingKey, (Pack, PackDocument)>,
     /// By (user id, provider).
     links: HashMap<(String, String), Web3Link>,
+    /// Each fan's wallets by id (the count of wallets is the map's length).
+    wallets: HashMap<crate::ids::UserId, BTreeMap<crate::ids::WalletId, crate::wallets::Wallet>>,
     /// Balances by (user id, currency).
     balances: HashMap<(UserId, String), u64>,
     /// Credit ledger entries by reference.
