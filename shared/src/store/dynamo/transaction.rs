@@ -2,6 +2,7 @@
 //! cancelled transaction's reasons are read by the name of the action they concern, not by its
 //! position in the list.
 
+use aws_sdk_dynamodb::types::builders::UpdateBuilder;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ConditionCheck, Delete, Put, ReturnValuesOnConditionCheckFailure,
     TransactWriteItem, Update,
@@ -99,36 +100,6 @@ pub(crate) fn build<T, E: std::error::Error + Send + Sync + 'static>(
     built.map_err(|e| StoreError::internal_from("transaction action", e))
 }
 
-/// An update of `key`: `expression` (with its `#name`s and `:value`s) on the declared
-/// `condition`.
-pub(crate) fn update(
-    table: &str,
-    key: Item,
-    expression: &str,
-    condition: &Condition,
-    names: &[(&str, &str)],
-    values: Vec<(&str, AttributeValue)>,
-) -> Result<TransactWriteItem, StoreError> {
-    let condition = render(condition);
-    let mut builder = Update::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .update_expression(expression)
-        .condition_expression(condition.expression)
-        .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
-        .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
-        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-    for (name, attribute) in names {
-        builder = builder.expression_attribute_names(*name, *attribute);
-    }
-    for (name, value) in values {
-        builder = builder.expression_attribute_values(name, value);
-    }
-    Ok(TransactWriteItem::builder()
-        .update(build(builder.build())?)
-        .build())
-}
-
 /// A put of a new item (its key must be free).
 pub(crate) fn put_new(table: &str, item: Item) -> Result<TransactWriteItem, StoreError> {
     put(table, item, &Condition::new_item())
@@ -220,6 +191,21 @@ pub(crate) fn counter(
     )
 }
 
+/// An update of `key`: `expression` (with its `#name`s and `:value`s) on the declared
+/// `condition`.
+pub(crate) fn update(
+    table: &str,
+    key: Item,
+    expression: &str,
+    condition: &Condition,
+    names: &[(&str, &str)],
+    values: Vec<(&str, AttributeValue)>,
+) -> Result<TransactWriteItem, StoreError> {
+    let builder = conditioned!(Update::builder(), table, condition)
+        .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+    update_with(builder, key, expression, names, values)
+}
+
 /// An update of `key`: `expression` (with its `#name`s and `:value`s), on no condition (an item
 /// every such write may create or change, as a counter).
 pub(crate) fn update_always(
@@ -229,10 +215,25 @@ pub(crate) fn update_always(
     names: &[(&str, &str)],
     values: Vec<(&str, AttributeValue)>,
 ) -> Result<TransactWriteItem, StoreError> {
-    let mut builder = Update::builder()
-        .table_name(table)
-        .set_key(Some(key))
-        .update_expression(expression);
+    update_with(
+        Update::builder().table_name(table),
+        key,
+        expression,
+        names,
+        values,
+    )
+}
+
+/// `builder` (an update's table, and its condition if any) with its key, expression and the
+/// expression's own names and values (added to the condition's).
+fn update_with(
+    mut builder: UpdateBuilder,
+    key: Item,
+    expression: &str,
+    names: &[(&str, &str)],
+    values: Vec<(&str, AttributeValue)>,
+) -> Result<TransactWriteItem, StoreError> {
+    builder = builder.set_key(Some(key)).update_expression(expression);
     for (name, attribute) in names {
         builder = builder.expression_attribute_names(*name, *attribute);
     }
