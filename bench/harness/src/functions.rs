@@ -343,7 +343,7 @@ impl Bench {
                         id
                     }
                 };
-                get_event(PACK, &id, &token).to_json()
+                get_event(PACK, id.as_str(), &token).to_json()
             }
             Kind::StartPurchase => {
                 let key = self.key();
@@ -351,7 +351,7 @@ impl Bench {
             }
             Kind::CompletePurchase => {
                 let id = self.reserve().await;
-                complete_event(PACK, &id, &token).to_json()
+                complete_event(PACK, id.as_str(), &token).to_json()
             }
             Kind::OpenPack => {
                 let id = self.reserve().await;

@@ -27,7 +27,7 @@ impl UpsertLink for DynamoStore {
             .expression_attribute_names("#sv", SCHEMA_VERSION)
             .expression_attribute_values(":entity", s("link"))
             .expression_attribute_values(":sv", number(LINK_VERSION))
-            .expression_attribute_values(":user", s(link.user_id))
+            .expression_attribute_values(":user", s(link.user_id.as_str()))
             .expression_attribute_values(":email", email)
             .expression_attribute_values(":provider", s(link.provider))
             .expression_attribute_values(":payload", s(link.payload.get()))
