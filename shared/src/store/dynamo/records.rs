@@ -19,6 +19,7 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 mod buys;
 mod cash;
+mod draw;
 mod unpaid;
 
 pub(crate) use buys::buys_from_item;
@@ -26,6 +27,7 @@ pub(crate) use cash::{
     CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
     debit_from_item, ledger_entry_from_item,
 };
+pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 
 /// The attribute holding an item's schema version.

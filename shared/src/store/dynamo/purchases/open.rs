@@ -8,7 +8,7 @@ use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{OpenRefusal, check_open, opened};
 use crate::store::StoreError;
 use crate::store::dynamo::condition::render;
-use crate::store::dynamo::packs::draw_inputs_from_item;
+use crate::store::dynamo::records::draw_inputs_from_item;
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{OpenError, OpenPurchase, Opened};
@@ -38,7 +38,7 @@ impl OpenPurchase for DynamoStore {
         let (Some(purchase), Some(draw_item)) = (purchase, draw_item) else {
             return Err(StoreError::internal(format!("pack {pack_id} has no draw inputs")).into());
         };
-        let inputs = draw_inputs_from_item(&draw_item)?;
+        let inputs = draw_inputs_from_item(draw_item)?;
         let fairness = inputs.fairness_at(now);
         if !open_now {
             return Ok(Opened {
