@@ -11,10 +11,10 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::condition::render;
-use super::transaction::{put_new, update};
 use super::records::{
     PendingSlotRecord, SCHEMA_VERSION, TOPUP_VERSION, TopUpRecord, pending_from_item,
 };
+use super::transaction::{put_new, update};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::ids::{TopUpId, UserId};
 use crate::store::StoreError;
