@@ -128,9 +128,9 @@ async fn answers_packs_and_refuses_what_is_not_one_over_the_runtime_api() {
             "{id:?}: {body}"
         );
     }
-    // An empty id: `/api/packs/` is, without its trailing slash, the list's path
-    // (shared::http::routes, `Routes::function_app`), so get-pack takes it for another function's route:
-    // a 404, logged as misrouted. API Gateway and `cargo lambda watch` never send it here.
+    // An empty id: `/api/packs/` has a trailing slash, which is no route (README's rule,
+    // shared::http::routes, `Routes::function_app`): the 404. API Gateway and `cargo lambda
+    // watch` never send it here.
     let (status, body, _) = get(&runtime, "/api/packs/").await;
     assert_eq!(
         (status, body["error"]["code"].as_str()),

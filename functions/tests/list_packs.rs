@@ -170,3 +170,70 @@ async fn forwarded_headers_that_make_no_uri_get_the_list() {
         "the same process answered throughout"
     );
 }
+
+/// `leagueId` and `teamId` read the packs' own index entries (GSI2, GSI3: the policy's
+/// `LEAGUE#` and `TEAM#` partitions) and tell an unknown league or team (404) from one without
+/// active packs.
+#[tokio::test]
+async fn lists_a_leagues_and_a_teams_packs() {
+    let store = testkit::moto::shared_table().await;
+    // The entries the filters name, not the whole file: moto copies every table in each
+    // transaction, and 89 more items slow the packs' seeding past the SDK's timeout.
+    let mut catalog =
+        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
+    catalog
+        .leagues
+        .retain(|league| ["nba", "nfl"].contains(&league.id.as_str()));
+    catalog.teams.retain(|team| team.id.as_str() == "nba-lal");
+    shared::store::catalog::seed_catalog(&store, &catalog)
+        .await
+        .unwrap();
+    let mut lakers = active("lakers", 10);
+    lakers.team_id = Some("nba-lal".into());
+    for pack in [lakers, active("nba-other", 20)] {
+        testkit::packs::save(&store, &pack).await;
+    }
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn(&runtime, store.table());
+    let ids = |body: &Value| -> Vec<String> {
+        body["packs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|pack| pack["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (status, body) = http_parts(&list(&runtime, "teamId=nba-lal").await);
+    assert_eq!(
+        (status, ids(&body)),
+        (200, vec!["lakers".to_owned()]),
+        "{body}"
+    );
+    let (status, body) = http_parts(&list(&runtime, "leagueId=nba&limit=1").await);
+    assert_eq!(
+        (status, ids(&body)),
+        (200, vec!["lakers".to_owned()]),
+        "{body}"
+    );
+    let cursor = body["nextCursor"].as_str().expect("more follow").to_owned();
+    let (status, body) =
+        http_parts(&list(&runtime, &format!("leagueId=nba&cursor={cursor}")).await);
+    assert_eq!(
+        (status, ids(&body)),
+        (200, vec!["nba-other".to_owned()]),
+        "{body}"
+    );
+    let (status, body) = http_parts(&list(&runtime, "leagueId=nfl").await);
+    assert_eq!((status, ids(&body).len()), (200, 0), "{body}");
+    for (query, code) in [
+        ("leagueId=mls", "league_not_found"),
+        ("teamId=nfl-zzz", "team_not_found"),
+    ] {
+        let (status, body) = http_parts(&list(&runtime, query).await);
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (404, Some(code)),
+            "{query}"
+        );
+    }
+}

@@ -38,6 +38,7 @@ pub mod profile;
 pub mod purchases;
 pub mod runtime;
 pub mod secret;
+pub mod slots;
 pub mod store;
 pub mod telemetry;
 pub mod timestamp;

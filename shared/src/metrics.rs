@@ -45,6 +45,12 @@ pub enum Metric {
     TopUpsCreated,
     /// A top-up credited to a Cash balance.
     TopUpsCredited,
+    /// A paid session (signed) that does not match its top-up (session, amount or currency):
+    /// a fan paid and was not credited. Alarmed on; settled by hand (docs/operations.md).
+    TopUpsUnmatched,
+    /// A paid top-up whose credit was refused (its reference used by another credit, or the
+    /// balance at its largest): a fan paid and was not credited. Alarmed on, as above.
+    TopUpsUncredited,
     /// A DynamoDB transaction cancelled by a concurrent one on the same item (then decided again).
     TransactionConflicts,
     /// A DynamoDB call throttled (after the SDK's retries).
@@ -52,7 +58,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 14] = [
         Metric::Requests,
         Metric::Latency,
         Metric::PurchasesStarted,
@@ -63,6 +69,8 @@ impl Metric {
         Metric::HoldsReleased,
         Metric::TopUpsCreated,
         Metric::TopUpsCredited,
+        Metric::TopUpsUnmatched,
+        Metric::TopUpsUncredited,
         Metric::TransactionConflicts,
         Metric::DynamoDbThrottled,
     ];
@@ -80,6 +88,8 @@ impl Metric {
             Metric::HoldsReleased => "HoldsReleased",
             Metric::TopUpsCreated => "TopUpsCreated",
             Metric::TopUpsCredited => "TopUpsCredited",
+            Metric::TopUpsUnmatched => "TopUpsUnmatched",
+            Metric::TopUpsUncredited => "TopUpsUncredited",
             Metric::TransactionConflicts => "TransactionConflicts",
             Metric::DynamoDbThrottled => "DynamoDbThrottled",
         }

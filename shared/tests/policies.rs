@@ -57,12 +57,14 @@ const INDEX_RESOURCES: [&str; 3] = [
 const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
 
 /// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
-/// per contained action: `UpdateItem`, `PutItem`; there is no IAM action of that name).
-const DYNAMODB_ACTIONS: [&str; 6] = [
+/// per contained action: `UpdateItem`, `PutItem`, `DeleteItem`; there is no IAM action of that
+/// name).
+const DYNAMODB_ACTIONS: [&str; 7] = [
     "dynamodb:BatchGetItem",
     "dynamodb:GetItem",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
     "dynamodb:Query",
     "dynamodb:ConditionCheckItem",
 ];
@@ -230,9 +232,13 @@ fn a_policy_that_reaches_further_is_caught() {
 
 /// Each function may use only the DynamoDB actions it needs, on only what it reads or writes
 /// (`dynamodb:LeadingKeys`); read `shared/src/store/dynamo/*.rs` for the calls:
-/// - list-packs: `Query` of the listing index;
+/// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
+///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
-/// - web3-link: `UpdateItem` of the user's link (`USER#`);
+/// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
+///   conditional update) and count of wallets (`USER#`);
+/// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
+///   `DeleteItem` (the wallet) and an `UpdateItem` (the count) (`USER#`);
 /// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
 ///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
 ///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
@@ -254,10 +260,14 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
 ///   (the ledger): reads only, no write to `CASH#`;
 /// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
-///   (`TOPUP#`) only;
+///   (`TOPUP#`) only, the fan's pending slots (`TOPUP#USER#<userId>`) included: the create's
+///   transaction is the put and an update;
 /// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
 ///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
-///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`).
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`); the fan's
+///   pending slots read and one freed (`TOPUP#`);
+/// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
+///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -268,6 +278,28 @@ list-packs:
       - Effect: Allow
         Action: dynamodb:Query
         Resource: !Sub "${Table.Arn}/index/GSI1"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "TEAM#*"
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+              - "TEAM#*"
 get-pack:
   - Statement:
       - Effect: Allow
@@ -442,6 +474,18 @@ me-cash:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CASH#*"
+me-wallets:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:Query
+          - dynamodb:DeleteItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
 cash-top-ups:
   - Statement:
       - Effect: Allow
@@ -480,6 +524,23 @@ stripe-webhook:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CREDIT#*"
+catalog:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+              - "TEAM#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CATALOG#*"
 "#,
     )
     .unwrap();
@@ -514,6 +575,28 @@ stripe-webhook:
         "TOPUP#t"
     );
     assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
+    let wallet = shared::ids::WalletId::parse("w").unwrap();
+    assert_eq!(shared::store::schema::wallet_sk(&wallet), "WALLET#w");
+}
+
+/// The wallets' function reaching money or seeds, or another action, is caught.
+#[test]
+fn the_wallets_policy_cannot_reach_further() {
+    let template = read("template.yaml");
+    let user = "                    - \"USER#*\"\n";
+    for extra in ["CASH#*", "DRAW#*"] {
+        let wider = format!("{user}                    - \"{extra}\"\n");
+        assert!(
+            caught_in(&template, "  MeWalletsFunction:", user, &wider),
+            "me-wallets reaching {extra} went unnoticed"
+        );
+    }
+    assert!(caught_in(
+        &template,
+        "  MeWalletsFunction:",
+        "- dynamodb:DeleteItem",
+        "- dynamodb:*"
+    ));
 }
 
 /// Whether the policy checks catch `template` with `from` made `to` in the part that begins

@@ -120,6 +120,36 @@ async fn a_start_repeated_after_its_hold_ran_out_answers_expired() {
     assert_eq!(again.1["purchase"]["status"], "expired");
 }
 
+/// API Gateway (payload 2.0) joins a header sent twice into one value, with a comma: two
+/// `Idempotency-Key` headers `a` and `b` reach the function as the one key `a,b`, the key of
+/// `Idempotency-Key: a,b` (local-api joins them the same way: its `hostile.rs`). Only a request
+/// handed to the router with two values, which neither makes, is 400 `invalid_idempotency_key`.
+/// SECURITY.md says so.
+#[tokio::test]
+async fn a_key_sent_twice_is_one_joined_key_through_api_gateway_and_refused_as_two() {
+    let state = memory_state().await;
+    let twice = start(
+        &state,
+        start_event("fan", "a").header("idempotency-key", "b"),
+    )
+    .await;
+    assert_eq!(twice.0, 201, "{}", twice.1);
+    let joined = start(&state, start_event("fan", "a,b")).await;
+    assert_eq!((joined.0, &joined.1), (201, &twice.1));
+    assert_eq!(joined.2["idempotent-replayed"], "true");
+
+    let mut request = start_event("fan", "a").request();
+    request.headers_mut().append(
+        "idempotency-key",
+        lambda_http::http::HeaderValue::from_static("b"),
+    );
+    let (status, body) = parts(&call(start_purchase_routes(), &state, request).await);
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("invalid_idempotency_key"))
+    );
+}
+
 #[tokio::test]
 async fn every_bad_start_gets_its_4xx() {
     let state = memory_state().await;

@@ -18,6 +18,7 @@ use shared::purchases::{
 use shared::store::Store;
 use shared::store::purchases::{CompleteError, Completed, Released, StartError, Started};
 use shared::timestamp::Timestamp;
+use testkit::at_once;
 use testkit::packs::{active, at, ending, with_status};
 
 testkit::store_contract!(
@@ -518,26 +519,6 @@ async fn the_sweep_releases_expired_holds_and_frees_the_buyers_slots(store: Arc<
             .status,
         PurchaseStatus::Expired
     );
-}
-
-/// Runs `count` tasks at once, each with its index.
-async fn at_once<T, F, Fut>(count: usize, task: F) -> Vec<T>
-where
-    T: Send + 'static,
-    F: Fn(usize) -> Fut,
-    Fut: Future<Output = T> + Send + 'static,
-{
-    let barrier = Arc::new(tokio::sync::Barrier::new(count));
-    let mut tasks = tokio::task::JoinSet::new();
-    for index in 0..count {
-        let barrier = barrier.clone();
-        let work = task(index);
-        tasks.spawn(async move {
-            barrier.wait().await;
-            work.await
-        });
-    }
-    tasks.join_all().await
 }
 
 async fn two_hundred_buyers_on_fifty_units_get_exactly_fifty(store: Arc<impl Store + 'static>) {

@@ -4,10 +4,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde_json::value::RawValue;
-use shared::links::{LinkUpsert, WEB3_PROVIDER};
+use shared::links::WEB3_PROVIDER;
 use shared::packs::document::PackDocument;
-use shared::packs::listing::{ListingKey, Page, PageRequest};
+use shared::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
 use shared::packs::seed::{ReseedRefusal, SeedWrite};
 use shared::packs::{Odds, Pack, PackItem, PackStatus};
 use shared::store::Store;
@@ -52,6 +51,7 @@ async fn try_page(
             now: Timestamp::now(),
             limit,
             after,
+            filter: PackFilter::default(),
         })
         .await
 }
@@ -423,10 +423,6 @@ async fn a_seeding_write_over_a_stale_read_changes_nothing(store: &impl Store) {
     );
 }
 
-fn raw(json: &str) -> Box<RawValue> {
-    RawValue::from_string(json.to_owned()).unwrap()
-}
-
 async fn upsert(
     store: &impl Store,
     user_id: &str,
@@ -434,16 +430,9 @@ async fn upsert(
     at: Timestamp,
     email: Option<&str>,
 ) {
-    let payload = raw(payload);
-    let user_id = testkit::ids::user(user_id);
-    let link = LinkUpsert {
-        user_id: &user_id,
-        email,
-        provider: WEB3_PROVIDER,
-        payload: &payload,
-        at,
-    };
-    store.upsert_link(&link).await.expect("upsert link");
+    testkit::wallets::link(store, &testkit::ids::user(user_id), payload, at, email)
+        .await
+        .expect("upsert link");
 }
 
 async fn linking_again_replaces_the_payload_and_keeps_linked_at(store: &impl Store) {
@@ -678,7 +667,6 @@ async fn unreadable_pack_items_are_skipped_and_the_rest_listed_whole() {
 async fn every_item_written_carries_its_schema_version() {
     use shared::cash::{Credit, Money};
     use shared::store::cash::CreditCash;
-    use shared::store::links::UpsertLink;
     use shared::store::purchases::{CompletePurchase, OpenPurchase};
     let moto = MotoServer::start().await;
     let store = moto.new_table().await;
@@ -703,17 +691,15 @@ async fn every_item_written_carries_its_schema_version() {
         .open_purchase(&user, &pack_id, &purchase.id, Timestamp::now())
         .await
         .unwrap();
-    let payload = RawValue::from_string(r#"{"address":"0xabc"}"#.into()).unwrap();
-    store
-        .upsert_link(&LinkUpsert {
-            user_id: &testkit::ids::user("fan"),
-            email: None,
-            provider: WEB3_PROVIDER,
-            payload: &payload,
-            at: Timestamp::now(),
-        })
-        .await
-        .unwrap();
+    testkit::wallets::link(
+        &store,
+        &user,
+        r#"{"address":"0xabc"}"#,
+        Timestamp::now(),
+        None,
+    )
+    .await
+    .unwrap();
     let items = client_for(&moto.endpoint)
         .await
         .scan()

@@ -12,21 +12,10 @@ use std::collections::BTreeSet;
 
 use serde_norway::Value;
 use shared::metrics::{DIMENSION, Metric, NAMESPACE};
-use support::{assert_each_alteration_caught, assert_none, read};
-
-fn parse(template_text: &str) -> Value {
-    serde_norway::from_str(template_text).expect("template.yaml parses")
-}
+use support::{assert_each_alteration_caught, assert_none, parse, read, resources, text, yaml};
 
 fn template() -> Value {
     parse(&read("template.yaml"))
-}
-
-fn text(value: &Value) -> String {
-    value
-        .as_str()
-        .unwrap_or_else(|| panic!("expected a string, got {value:?}"))
-        .to_owned()
 }
 
 /// (name, key schema, projection type) of a global secondary index.
@@ -156,22 +145,6 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
         .collect();
     expected.insert("release-holds".to_owned());
     assert_eq!(binaries, expected);
-}
-
-/// The resources of one type, with their logical ids.
-fn resources<'a>(template: &'a Value, kind: &str) -> Vec<(String, &'a Value)> {
-    template["Resources"]
-        .as_mapping()
-        .expect("Resources")
-        .iter()
-        .filter(|(_, resource)| resource["Type"].as_str() == Some(kind))
-        .map(|(name, resource)| (text(name), resource))
-        .collect()
-}
-
-/// A YAML value as the template writes it (`!Ref Table`, `!GetAtt Queue.Arn`).
-fn yaml(source: &str) -> Value {
-    serde_norway::from_str(source).unwrap()
 }
 
 /// The (namespace, metric name, dimension values) an alarm without metric math watches.

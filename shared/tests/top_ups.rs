@@ -4,187 +4,24 @@
 //! every order, mismatched sessions, concurrent deliveries (on DynamoDB through the
 //! one-request-at-a-time proxy, and in memory), and the books after all of it.
 
+mod top_ups_api;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use shared::config::{Secret, StripeApi};
 use shared::http::routes::{
     cash_top_ups_routes, complete_purchase_routes, start_purchase_routes, stripe_webhook_routes,
 };
-use std::sync::Arc;
-
-use lambda_http::{Body, Response};
-use serde_json::Value;
-use shared::config::{Secret, StripeApi};
-use shared::handlers::stripe_webhook::WebhookState;
-use shared::handlers::top_ups::TopUpState;
-use shared::ids::TopUpId;
 use shared::store::MemoryStore;
 use shared::store::cash::GetBalance;
 use shared::store::topups::TopUpStore;
-use shared::topups::stripe::{ReturnUrls, StripeClient};
-use shared::topups::{TopUpPolicy, TopUpStatus};
+use shared::topups::TopUpStatus;
+use shared::topups::stripe::StripeClient;
 use testkit::events::{ApiEvent, call};
-use testkit::stripe::{
-    SECRET_KEY, StripeStub, WEBHOOK_SECRET, now, python_signature, session_event,
-};
+use testkit::stripe::{SECRET_KEY, WEBHOOK_SECRET, now, python_signature, session_event};
 use testkit::tokens::token;
-
-const SUCCESS_URL: &str = "https://fan.example/cash/done";
-const CANCEL_URL: &str = "https://fan.example/cash/cancelled";
-const TOP_UPS: &str = "/api/me/cash/top-ups";
-const WEBHOOK: &str = "/api/webhooks/stripe";
-
-struct Api<S> {
-    stub: StripeStub,
-    top_ups: Arc<TopUpState<S>>,
-    webhook: Arc<WebhookState<S>>,
-}
-
-/// An answer: status, JSON body, headers.
-struct Answer {
-    status: u16,
-    body: Value,
-    response: Response<Body>,
-}
-
-impl Answer {
-    fn of(response: Response<Body>) -> Self {
-        let (status, body) = testkit::events::parts(&response);
-        Self {
-            status,
-            body,
-            response,
-        }
-    }
-
-    fn code(&self) -> &str {
-        self.body["error"]["code"].as_str().unwrap_or_default()
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-    }
-
-    fn top_up_id(&self) -> TopUpId {
-        TopUpId::parse(self.body["topUp"]["id"].as_str().unwrap()).unwrap()
-    }
-}
-
-async fn api<S: Clone>(store: S) -> Api<S> {
-    let stub = StripeStub::start().await;
-    let stripe = StripeClient::new(&StripeApi {
-        base: stub.base(),
-        secret_key: Secret::new(SECRET_KEY),
-    });
-    Api {
-        top_ups: Arc::new(TopUpState {
-            store: store.clone(),
-            verifier: testkit::tokens::verifier(),
-            max_body_bytes: 65536,
-            policy: TopUpPolicy::default(),
-            stripe,
-            return_urls: ReturnUrls {
-                success: SUCCESS_URL.into(),
-                cancel: CANCEL_URL.into(),
-            },
-        }),
-        webhook: Arc::new(WebhookState {
-            store,
-            secret: Secret::new(WEBHOOK_SECRET),
-            max_body_bytes: 65536,
-        }),
-        stub,
-    }
-}
-
-fn create_event(user: &str, key: &str, body: &str) -> ApiEvent {
-    ApiEvent::post(TOP_UPS)
-        .bearer(&token(user, None))
-        .header("idempotency-key", key)
-        .json(body)
-}
-
-impl<S: TopUpStore + GetBalance + 'static> Api<S> {
-    async fn call(&self, event: &ApiEvent) -> Answer {
-        Answer::of(call(cash_top_ups_routes(), &self.top_ups, event.request()).await)
-    }
-
-    async fn create(&self, user: &str, key: &str, amount: u64) -> Answer {
-        let body = format!(r#"{{"amount": {amount}, "currency": "USD"}}"#);
-        self.call(&create_event(user, key, &body)).await
-    }
-
-    async fn get(&self, user: &str, id: &str) -> Answer {
-        let event = ApiEvent::get(&format!("{TOP_UPS}/{id}")).bearer(&token(user, None));
-        self.call(&event).await
-    }
-
-    /// Posts `body` to the webhook with `signature` (none when `None`).
-    async fn deliver_signed(&self, body: &str, signature: Option<&str>) -> Answer {
-        let mut event = ApiEvent::post(WEBHOOK)
-            .header("content-type", "application/json; charset=utf-8")
-            .body(body);
-        if let Some(signature) = signature {
-            event = event.header("stripe-signature", signature);
-        }
-        Answer::of(call(stripe_webhook_routes(), &self.webhook, event.request()).await)
-    }
-
-    /// Posts `body` signed now with the webhook secret, by Python.
-    async fn deliver(&self, body: &str) -> Answer {
-        let signature = python_signature(body, WEBHOOK_SECRET, now());
-        self.deliver_signed(body, Some(&signature)).await
-    }
-
-    /// The Checkout Session stored for a top-up.
-    async fn session(&self, id: &TopUpId) -> String {
-        let top_up = self.top_ups.store.get_top_up(id).await.unwrap().unwrap();
-        top_up.checkout.expect("a session").session_id
-    }
-
-    /// A signed event of `kind` about top-up `id`'s own session, paying its amount.
-    async fn event(
-        &self,
-        event_id: &str,
-        kind: &str,
-        id: &TopUpId,
-        payment_status: &str,
-    ) -> String {
-        let top_up = self.top_ups.store.get_top_up(id).await.unwrap().unwrap();
-        session_event(
-            event_id,
-            kind,
-            &self.session(id).await,
-            id.as_str(),
-            top_up.amount.amount,
-            "usd",
-            payment_status,
-        )
-    }
-
-    async fn status(&self, id: &TopUpId) -> TopUpStatus {
-        self.top_ups
-            .store
-            .get_top_up(id)
-            .await
-            .unwrap()
-            .unwrap()
-            .status
-    }
-
-    async fn balance(&self, user: &str) -> u64 {
-        self.top_ups
-            .store
-            .get_balance(&testkit::ids::user(user), "USD")
-            .await
-            .unwrap()
-    }
-}
-
-const COMPLETED: &str = "checkout.session.completed";
-const EXPIRED: &str = "checkout.session.expired";
-const FAILED: &str = "checkout.session.async_payment_failed";
-const SUCCEEDED: &str = "checkout.session.async_payment_succeeded";
+use top_ups_api::*;
 
 #[tokio::test]
 async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
@@ -232,6 +69,8 @@ async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
         request.header("idempotency-key"),
         Some(format!("fan-api-topup-{id}").as_str())
     );
+    let created_at = shared::timestamp::Timestamp::parse(top_up["createdAt"].as_str().unwrap());
+    let expires_at = (created_at.unwrap().unix_seconds() + 3600).to_string();
     let expected = [
         ("mode", "payment"),
         ("line_items[0][price_data][currency]", "usd"),
@@ -246,6 +85,9 @@ async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
         ("metadata[userId]", "fan"),
         ("success_url", SUCCESS_URL),
         ("cancel_url", CANCEL_URL),
+        // An hour after the top-up, in whole seconds: its pending slot frees itself then.
+        ("expires_at", &expires_at),
+        ("adaptive_pricing[enabled]", "false"),
     ];
     let form: Vec<(&str, &str)> = request
         .form
@@ -457,17 +299,6 @@ async fn stripe_refusing_is_a_502_logged_without_the_secret() {
     logs.assert_free_of(&["sk_test_wrong_key_999", SECRET_KEY]);
 }
 
-/// A pending top-up of `amount` for `fan` and its id.
-async fn pending<S: TopUpStore + GetBalance + 'static>(
-    api: &Api<S>,
-    key: &str,
-    amount: u64,
-) -> TopUpId {
-    let created = api.create("fan", key, amount).await;
-    assert_eq!(created.status, 201, "{}", created.body);
-    created.top_up_id()
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn a_paid_session_credits_once_and_shows_completed() {
     let (logs, _guard) = testkit::logs::capture();
@@ -624,7 +455,7 @@ async fn events_in_any_order_never_undo_a_completion_and_never_credit_twice() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged() {
+async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged_and_counted() {
     let (logs, _guard) = testkit::logs::capture();
     let api = api(MemoryStore::default()).await;
     let id = pending(&api, "key-1", 500).await;
@@ -643,8 +474,14 @@ async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged(
             currency,
             "paid",
         );
-        let answer = api.deliver(&body).await;
+        // Counted, for the alarm: a fan paid and was not credited.
+        let (answer, recorded) = shared::metrics::record(api.deliver(&body)).await;
         assert_eq!(answer.status, 200);
+        assert_eq!(
+            recorded.value(shared::metrics::Metric::TopUpsUnmatched),
+            Some(1.0),
+            "{event_id}"
+        );
         assert!(
             logs.text()
                 .lines()

@@ -9,8 +9,9 @@ use shared::cash::ledger::{EntryKind, LedgerQuery};
 use shared::cash::{Money, parse_credit};
 use shared::ids::TopUpId;
 use shared::store::cash::{CreditCash, CreditCashError, GetBalance, ListLedger};
-use shared::store::topups::{CompletedTopUp, CreatedTopUp, TopUpStore};
+use shared::store::topups::{CompletedTopUp, CreateTopUpError, CreatedTopUp, TopUpStore};
 use shared::timestamp::Timestamp;
+use shared::topups::pending::{MAX_PENDING_TOP_UPS, SESSION_LIFETIME_SECONDS, TooManyPending};
 use shared::topups::{Checkout, TopUp, TopUpStatus, credit_reference, top_up_id};
 
 testkit::store_contract!(
@@ -21,13 +22,17 @@ testkit::store_contract!(
     failures_and_expiries_never_change_a_completed_top_up,
     events_of_another_session_change_nothing,
     a_credit_reference_taken_by_an_operator_is_not_credited_again,
+    a_fans_pending_top_ups_are_capped_and_a_settled_or_expired_one_frees_its_place,
 );
 
 mod concurrent {
-    use super::eight_concurrent_completions_credit_once;
+    use super::{
+        eight_concurrent_completions_credit_once, twenty_concurrent_creates_hold_at_most_the_cap,
+    };
     testkit::store_contract!(
         arc:
         eight_concurrent_completions_credit_once,
+        twenty_concurrent_creates_hold_at_most_the_cap,
     );
 }
 
@@ -263,4 +268,106 @@ where
         .map(|e| (e.kind, e.amount.amount, e.purchase_id.clone()))
         .collect();
     assert_eq!(entries, [(EntryKind::Credit, 1234, None)]);
+}
+
+fn is_new(created: Result<CreatedTopUp, CreateTopUpError>) -> bool {
+    matches!(created, Ok(CreatedTopUp::New(_)))
+}
+
+const FULL: Result<CreatedTopUp, CreateTopUpError> =
+    Err(CreateTopUpError::TooManyPending(TooManyPending));
+
+async fn a_fans_pending_top_ups_are_capped_and_a_settled_or_expired_one_frees_its_place(
+    store: impl TopUpStore + GetBalance,
+) {
+    let mut held = Vec::new();
+    for k in 0..MAX_PENDING_TOP_UPS {
+        held.push(with_session(&store, &format!("k{k}"), 100, &format!("cs_{k}")).await);
+    }
+    let one_more = pending("fan", "one-more", 100);
+    assert_eq!(store.create_top_up(&one_more).await, FULL);
+    assert_eq!(
+        store.get_top_up(&one_more.id).await.unwrap(),
+        None,
+        "nothing written"
+    );
+    // A repeat of a held key is its top-up, at the cap or not; another fan has their own places.
+    assert!(matches!(
+        store.create_top_up(&pending("fan", "k0", 100)).await,
+        Ok(CreatedTopUp::Existing(_))
+    ));
+    assert!(is_new(
+        store
+            .create_top_up(&pending("other", "one-more", 100))
+            .await
+    ));
+
+    // Completed, failed, expired: each frees one place, taken at once by one more create.
+    store
+        .complete_top_up(&held[0], Timestamp::now())
+        .await
+        .unwrap();
+    store
+        .close_top_up(&held[1].id, "cs_1", TopUpStatus::Failed)
+        .await
+        .unwrap();
+    store
+        .close_top_up(&held[2].id, "cs_2", TopUpStatus::Expired)
+        .await
+        .unwrap();
+    for k in 0..3 {
+        assert!(
+            is_new(
+                store
+                    .create_top_up(&pending("fan", &format!("freed-{k}"), 100))
+                    .await
+            ),
+            "{k}"
+        );
+    }
+    assert_eq!(
+        store.create_top_up(&pending("fan", "full", 100)).await,
+        FULL
+    );
+
+    // Once their sessions' lifetime has passed, no event needed: every place is free again.
+    let later = Timestamp::now()
+        .plus_seconds(i64::try_from(SESSION_LIFETIME_SECONDS).unwrap() + 2)
+        .unwrap();
+    for k in 0..MAX_PENDING_TOP_UPS {
+        let mut top_up = pending("fan", &format!("later-{k}"), 100);
+        top_up.created_at = later;
+        assert!(is_new(store.create_top_up(&top_up).await), "{k}");
+    }
+    let mut top_up = pending("fan", "later-full", 100);
+    top_up.created_at = later;
+    assert_eq!(store.create_top_up(&top_up).await, FULL);
+}
+
+/// Twenty creates of one fan at once, each with its own key: exactly the cap are created, every
+/// other one is refused as over it (none fails), and the fan holds the cap's top-ups.
+async fn twenty_concurrent_creates_hold_at_most_the_cap<S>(store: Arc<S>)
+where
+    S: TopUpStore + 'static,
+{
+    let tasks: Vec<_> = (0..20)
+        .map(|k| {
+            let (store, top_up) = (store.clone(), pending("fan", &format!("k{k}"), 100));
+            tokio::spawn(async move { (store.create_top_up(&top_up).await, top_up.id) })
+        })
+        .collect();
+    let mut created = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            (Ok(CreatedTopUp::New(_)), id) => created.push(id),
+            (refused, id) => {
+                assert_eq!(refused, FULL);
+                assert_eq!(store.get_top_up(&id).await.unwrap(), None);
+            }
+        }
+    }
+    assert_eq!(created.len(), MAX_PENDING_TOP_UPS as usize);
+    for id in &created {
+        assert_eq!(status(&*store, id).await, TopUpStatus::Pending);
+    }
 }

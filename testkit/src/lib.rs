@@ -25,6 +25,7 @@ pub mod purchases;
 pub mod runtime_api;
 pub mod stripe;
 pub mod tokens;
+pub mod wallets;
 
 /// A port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {
@@ -32,6 +33,27 @@ pub fn free_port() -> u16 {
         .and_then(|listener| listener.local_addr())
         .expect("bind 127.0.0.1:0")
         .port()
+}
+
+/// Runs `count` tasks at once (each waits at a barrier for the others), each with its index;
+/// their results in the order they finished.
+pub async fn at_once<T, F, Fut>(count: usize, task: F) -> Vec<T>
+where
+    T: Send + 'static,
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = T> + Send + 'static,
+{
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(count));
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..count {
+        let barrier = barrier.clone();
+        let work = task(index);
+        tasks.spawn(async move {
+            barrier.wait().await;
+            work.await
+        });
+    }
+    tasks.join_all().await
 }
 
 /// The cursor-signing secret of tests and local runs of the functions.

@@ -266,8 +266,23 @@ pub async fn reserve(
     key: &str,
     hold_seconds: i64,
 ) -> Purchase {
-    let now = Timestamp::now();
-    let request = StartRequest {
+    let request = start_request(user, pack, key, Timestamp::now(), hold_seconds);
+    match store.start_purchase(&request).await {
+        Ok(Started::Created(purchase)) => purchase,
+        other => panic!("reserving {pack} for {user}: {other:?}"),
+    }
+}
+
+/// A start of `pack` by `user` with `key` (and no client seed) at `now`, holding the unit for
+/// `hold_seconds`, under [`ROOMY`].
+pub fn start_request(
+    user: &str,
+    pack: &str,
+    key: &str,
+    now: Timestamp,
+    hold_seconds: i64,
+) -> StartRequest {
+    StartRequest {
         user_id: crate::ids::user(user),
         pack_id: crate::ids::pack(pack),
         purchase_id: purchase_id(&crate::ids::user(user), key),
@@ -276,10 +291,6 @@ pub async fn reserve(
         now,
         expires_at: now.plus_seconds(hold_seconds).expect("in range"),
         policy: ROOMY,
-    };
-    match store.start_purchase(&request).await {
-        Ok(Started::Created(purchase)) => purchase,
-        other => panic!("reserving {pack} for {user}: {other:?}"),
     }
 }
 

@@ -204,8 +204,10 @@ pub fn http_parts(outcome: &Outcome) -> (u16, Value) {
         panic!("the function failed: {outcome:?}")
     };
     let status = document["statusCode"].as_u64().expect("statusCode") as u16;
+    // No body (a 204) is null; any other must be JSON.
     let body = document["body"]
         .as_str()
+        .filter(|b| !b.is_empty())
         .map_or(Value::Null, |b| serde_json::from_str(b).expect("JSON body"));
     (status, body)
 }

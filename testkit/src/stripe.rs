@@ -2,7 +2,9 @@
 //! (`POST /v1/checkout/sessions`): it checks and records what it receives (headers and form
 //! fields) and answers as Stripe does: the session (the same one again for a repeated
 //! `Idempotency-Key` with the same fields, a 400 `idempotency_error` with others), 401 for
-//! another secret key, 400 `parameter_missing` for a missing field, and whatever failures a test
+//! another secret key, 400 `parameter_missing` for a missing field, 400 for an `expires_at`
+//! outside Stripe's 30 minutes to 24 hours; and it refuses (400) what this deployment's contract
+//! forbids: no `Stripe-Version` of [`API_VERSION`], Adaptive Pricing not off; and whatever failures a test
 //! scripts ([`StripeStub::fail_next`]: 429, 500, ...). Plus signed webhook events, made with
 //! Python's standard library (`hmac`, `hashlib`) so that the signatures do not come from the
 //! code under test.
@@ -16,13 +18,18 @@ use http_body_util::{BodyExt, Full};
 use hyper::{Response, StatusCode};
 use serde_json::{Value, json};
 
+/// The Stripe API version this stub answers as (written here, not read from the code under test):
+/// a request without it, or of another version, is refused, as the deployment pins it.
+pub const API_VERSION: &str = "2025-03-31.basil";
+
 /// The secret key the stub accepts (and tests configure).
 pub const SECRET_KEY: &str = "sk_test_stub_0123456789abcdef";
 /// A webhook signing secret for tests.
 pub const WEBHOOK_SECRET: &str = "whsec_test_0123456789abcdefghijklmnop";
 
-/// The fields Stripe requires of a one-time payment session with one ad hoc line item.
-const REQUIRED: [&str; 10] = [
+/// The fields Stripe requires of a one-time payment session with one ad hoc line item, and those
+/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off).
+const REQUIRED: [&str; 12] = [
     "mode",
     "line_items[0][price_data][currency]",
     "line_items[0][price_data][unit_amount]",
@@ -33,7 +40,12 @@ const REQUIRED: [&str; 10] = [
     "metadata[userId]",
     "success_url",
     "cancel_url",
+    "expires_at",
+    "adaptive_pricing[enabled]",
 ];
+
+/// Stripe's bounds on a session's `expires_at`: 30 minutes to 24 hours after its creation.
+const EXPIRES_WITHIN: std::ops::RangeInclusive<u64> = 30 * 60..=24 * 60 * 60;
 
 /// One request as the stub received it.
 #[derive(Debug, Clone)]
@@ -171,11 +183,31 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
     if received.header("content-type") != Some("application/x-www-form-urlencoded") {
         return error(400, "invalid_request_error", "invalid_content_type");
     }
+    match received.header("stripe-version") {
+        Some(API_VERSION) => {}
+        // Stripe itself would answer in the account's default version: the deployment pins one.
+        None => return error(400, "invalid_request_error", "stripe_version_missing"),
+        Some(_) => return error(400, "invalid_request_error", "stripe_version_unexpected"),
+    }
     if let Some(missing) = REQUIRED.iter().find(|name| received.field(name).is_none()) {
         return error(
             400,
             "invalid_request_error",
             &format!("parameter_missing:{missing}"),
+        );
+    }
+    if received.field("adaptive_pricing[enabled]") != Some("false") {
+        return error(400, "invalid_request_error", "adaptive_pricing_enabled");
+    }
+    let expires_in = received
+        .field("expires_at")
+        .and_then(|at| at.parse::<u64>().ok())
+        .and_then(|at| at.checked_sub(now()));
+    if !expires_in.is_some_and(|seconds| EXPIRES_WITHIN.contains(&seconds)) {
+        return error(
+            400,
+            "invalid_request_error",
+            "parameter_invalid_integer:expires_at",
         );
     }
     let Some(key) = received.header("idempotency-key").map(str::to_owned) else {
@@ -201,6 +233,8 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
         "client_reference_id": field("client_reference_id"),
         "metadata": {"topUpId": field("metadata[topUpId]"), "userId": field("metadata[userId]")},
         "url": format!("https://checkout.stripe.com/c/pay/{id}"),
+        "expires_at": field("expires_at").parse::<u64>().ok(),
+        "adaptive_pricing": {"enabled": false},
     });
     state
         .sessions
@@ -222,7 +256,7 @@ pub fn session_event(
     json!({
         "id": event_id,
         "object": "event",
-        "api_version": "2024-06-20",
+        "api_version": API_VERSION,
         "created": 1_700_000_000,
         "type": kind,
         "livemode": false,
@@ -267,4 +301,89 @@ pub fn python_signature(body: &str, secret: &str, timestamp: u64) -> String {
 /// Now, in Unix seconds.
 pub fn now() -> u64 {
     shared::timestamp::Timestamp::now().unix_seconds()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session request as the deployment sends it, with `version` and `adaptive` (the value of
+    /// `adaptive_pricing[enabled]`, absent when `None`).
+    fn request(version: Option<&str>, adaptive: Option<&str>, expires_in: u64) -> Received {
+        let mut form: Vec<(String, String)> = [
+            ("mode", "payment"),
+            ("line_items[0][price_data][currency]", "usd"),
+            ("line_items[0][price_data][unit_amount]", "500"),
+            (
+                "line_items[0][price_data][product_data][name]",
+                "Cash top-up",
+            ),
+            ("line_items[0][quantity]", "1"),
+            ("client_reference_id", "t1"),
+            ("metadata[topUpId]", "t1"),
+            ("metadata[userId]", "fan"),
+            ("success_url", "https://fan.example/ok"),
+            ("cancel_url", "https://fan.example/no"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        form.push(("expires_at".into(), (now() + expires_in).to_string()));
+        form.extend(adaptive.map(|v| ("adaptive_pricing[enabled]".to_owned(), v.to_owned())));
+        let mut headers: HashMap<String, String> = [
+            ("authorization", format!("Bearer {SECRET_KEY}")),
+            ("content-type", "application/x-www-form-urlencoded".into()),
+            ("idempotency-key", "k".into()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        headers.extend(version.map(|v| ("stripe-version".to_owned(), v.to_owned())));
+        Received {
+            method: "POST".into(),
+            path: "/v1/checkout/sessions".into(),
+            headers,
+            form,
+        }
+    }
+
+    #[test]
+    fn a_session_without_the_pinned_version_or_with_adaptive_pricing_is_refused() {
+        let mut state = State::default();
+        let pinned = Some(API_VERSION);
+        for (received, code) in [
+            (request(None, Some("false"), 3600), "stripe_version_missing"),
+            (
+                request(Some("2024-06-20"), Some("false"), 3600),
+                "stripe_version_unexpected",
+            ),
+            (
+                request(pinned, None, 3600),
+                "parameter_missing:adaptive_pricing[enabled]",
+            ),
+            (
+                request(pinned, Some("true"), 3600),
+                "adaptive_pricing_enabled",
+            ),
+            (
+                request(pinned, Some("false"), 60),
+                "parameter_invalid_integer:expires_at",
+            ),
+            (
+                request(pinned, Some("false"), 25 * 3600),
+                "parameter_invalid_integer:expires_at",
+            ),
+        ] {
+            let (status, body) = answer(&mut state, received);
+            assert_eq!(
+                (status.as_u16(), &body["error"]["code"]),
+                (400, &json!(code))
+            );
+        }
+        assert!(state.sessions.is_empty());
+        let (status, body) = answer(&mut state, request(pinned, Some("false"), 3600));
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["adaptive_pricing"]["enabled"], false);
+        assert_eq!(state.sessions.len(), 1);
+    }
 }

@@ -19,7 +19,8 @@ use shared::purchases::{StartRequest, purchase_id, random_client_seed};
 use shared::store::DynamoStore;
 use shared::store::purchases::{CompletePurchase, StartPurchase, Started};
 use shared::store::schema::{
-    CREDIT_SK, TOPUP_SK, UNPAID_SK, cash_pk, credit_pk, debit_sk, purchase_sk, topup_pk, user_pk,
+    CREDIT_SK, PENDING_TOPUPS_SK, TOPUP_SK, UNPAID_SK, cash_pk, credit_pk, debit_sk,
+    pending_topups_pk, purchase_sk, topup_pk, user_pk,
 };
 use shared::store::topups::{CreateTopUp, SetCheckout};
 use shared::timestamp::Timestamp;
@@ -416,6 +417,7 @@ impl Bench {
         );
         self.written
             .push((topup_pk(&top_up.id), TOPUP_SK.to_owned()));
+        self.written.push(pending_top_ups_key());
         let reference = credit_reference(&top_up.id);
         self.written
             .push((credit_pk(&reference), CREDIT_SK.to_owned()));
@@ -463,6 +465,8 @@ impl Bench {
             let id = parsed["topUp"]["id"].as_str().expect("the top-up's id");
             let id = TopUpId::parse(id).expect("a top-up id");
             self.written.push((topup_pk(&id), TOPUP_SK.to_owned()));
+            // Its slot among the buyer's pending top-ups, so that the next create has a place.
+            self.written.push(pending_top_ups_key());
         }
         if matches!(
             kind,
@@ -523,6 +527,14 @@ impl Bench {
                 .expect("deleting what a request wrote");
         }
     }
+}
+
+/// The buyer's pending top-ups item (`PK`, `SK`): each top-up request takes a slot in it.
+fn pending_top_ups_key() -> (String, String) {
+    (
+        pending_topups_pk(&testkit::ids::user(BUYER)),
+        PENDING_TOPUPS_SK.to_owned(),
+    )
 }
 
 /// Stripe's `Stripe-Signature` header for `body`, signed now with the webhook secret the bench

@@ -15,7 +15,9 @@ export interface paths {
          * List the active packs
          * @description A pack is active when its `status` is `active`, its sale has started (`saleStartsAt <= now`) and has not ended (`saleEndsAt` is null or later than now). Sold-out active packs are listed with `remaining: 0`. Order: `saleStartsAt` newest first, then `id` ascending.
          *
-         *     Pages: pass the previous page's `nextCursor` as `cursor`. A page may hold fewer than `limit` packs while more follow; `nextCursor` is null only on the last page.
+         *     `leagueId` and `teamId` list only the active packs naming that league or team (both: naming both), in the same order; an id the catalogue does not hold is a 404 (`league_not_found`, `team_not_found`), a league or team without active packs an empty page.
+         *
+         *     Pages: pass the previous page's `nextCursor` as `cursor`, with the same filters. A page may hold fewer than `limit` packs while more follow; `nextCursor` is null only on the last page.
          */
         get: operations["listPacks"];
         put?: never;
@@ -59,7 +61,7 @@ export interface paths {
         put?: never;
         /**
          * Link a web3 identity to the signed-in user
-         * @description Saves the body's `payload` (any JSON value that is truthy by JavaScript's rule: not `false`, `0`, `""` or `null`) as the user's web3 link, exactly as sent. Linking again replaces the payload and keeps the first link time. The user is the session token's `sub`; `email` comes from the token's e-mail claim, or is null.
+         * @description Saves the body's `payload` (any JSON value that is truthy by JavaScript's rule: not `false`, `0`, `""` or `null`) as the user's web3 link, exactly as sent. Linking again replaces the payload and keeps the first link time. The payload is also kept as one of the user's wallets (`GET /api/me/wallets`), identified by its canonical JSON (RFC 8785): the same identity linked again, however spelled, refreshes its wallet's `lastLinkedAt`; a new one adds a wallet, at most 20. The user is the session token's `sub`; `email` comes from the token's e-mail claim, or is null.
          */
         post: operations["createWeb3Link"];
         delete?: never;
@@ -224,6 +226,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's linked wallets
+         * @description Every identity the caller linked with `POST /api/web3-link` and has not removed, newest first by first link (at most 20). The same payload linked again, however spelled, is one wallet: its `lastLinkedAt` moves and its `payload` is the last one sent.
+         */
+        get: operations["listMyWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/wallets/{walletId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the signed-in user's wallets
+         * @description Removes the wallet and frees its place among the caller's at most 20: linking a new identity is possible again. The web3 link itself (the last payload linked) is kept. Another user's wallet, or none at all, are the same 404 `wallet_not_found`.
+         */
+        delete: operations["deleteMyWallet"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/cash/top-ups": {
         parameters: {
             query?: never;
@@ -239,7 +281,7 @@ export interface paths {
          *
          *     `Idempotency-Key` names the top-up, as for a purchase start: the same key answers the same top-up, as it is now, with `Idempotent-Replayed: true`, and opens no second session; the same key with another amount or currency is 422 `idempotency_key_reused`.
          *
-         *     Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to 50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by default). Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same key); Stripe refusing the session is a 502 `payment_provider_error`.
+         *     Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to 50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by default). A user holds at most 5 pending top-ups (neither completed, failed nor expired): one more is 409 `too_many_pending_top_ups` and opens no session; a top-up's Checkout Session expires an hour after it is opened, which frees its place, as its payment or failure does. Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same key); Stripe refusing the session is a 502 `payment_provider_error`.
          */
         post: operations["createTopUp"];
         delete?: never;
@@ -281,9 +323,83 @@ export interface paths {
          * Stripe's signed events (Checkout Sessions of top-ups)
          * @description For Stripe only: no session token, the `Stripe-Signature` header is the proof. It must carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256, keyed with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400 `invalid_signature` and changes nothing.
          *
-         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, or a top-up this deployment does not know, is answered 200 and ignored. A store failure is a 503, so that Stripe retries.
+         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, or a top-up this deployment does not know, is answered 200 and ignored. A paid session that does not match its top-up, or whose credit the ledger refuses, is answered 200 (no retry would change it), credits nothing, and is counted and alarmed on for the operator to settle. A store failure is a 503, so that Stripe retries.
          */
         post: operations["stripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leagues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the leagues
+         * @description The leagues of the catalogue, by name (case folded), then `id`. Pages: pass the previous page's `nextCursor` as `cursor`; `nextCursor` is null on the last page.
+         */
+        get: operations["listLeagues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leagues/{leagueId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one league */
+        get: operations["getLeague"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the teams
+         * @description The teams of the catalogue by league (its `id`), then name (case folded), then `id`; with `leagueId`, that league's teams only (a league without teams: an empty page). Pages: pass the previous page's `nextCursor` as `cursor`, with the same `leagueId`; `nextCursor` is null on the last page.
+         */
+        get: operations["listTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/teams/{teamId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one team */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -337,10 +453,28 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
+        /** @description A league of the catalogue. */
+        League: {
+            id: components["schemas"]["Id"];
+            name: string;
+            /** @description `basketball`, `american-football`, `soccer`, ... */
+            sport: string;
+            /** Format: uri */
+            logoUrl: string;
+        };
+        LeagueAnswer: {
+            league: components["schemas"]["League"];
+        };
+        /** @description A page of leagues. */
+        LeaguePage: {
+            leagues: components["schemas"]["League"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description One credit or debit of a balance. */
         LedgerEntry: {
             id: components["schemas"]["Id"];
@@ -403,6 +537,11 @@ export interface components {
             purchases: components["schemas"]["Purchase"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        /** @description The caller's wallets. */
+        MyWallets: {
+            /** @description Newest first (by first link), at most 20. */
+            wallets: components["schemas"]["Wallet"][];
         };
         /** @description The chance of one rarity, in basis points (1/100 of a percent). */
         Odds: {
@@ -580,6 +719,29 @@ export interface components {
                 object: unknown;
             };
         };
+        /** @description A team of the catalogue. */
+        Team: {
+            /** @description Its league's id, `-`, and a short name of its own (`nba-lal`). */
+            id: components["schemas"]["Id"];
+            leagueId: components["schemas"]["Id"];
+            /** @description The name without the city (`Lakers`); a club known by one name has it whole (`Arsenal`). */
+            name: string;
+            city: string;
+            abbreviation: string;
+            /** Format: uri */
+            logoUrl: string;
+            /** @description `#RRGGBB`. */
+            primaryColor: string;
+        };
+        TeamAnswer: {
+            team: components["schemas"]["Team"];
+        };
+        /** @description A page of teams. */
+        TeamPage: {
+            teams: components["schemas"]["Team"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /**
          * Format: date-time
          * @description RFC 3339, UTC.
@@ -616,6 +778,20 @@ export interface components {
          * @enum {string}
          */
         TopUpStatus: "pending" | "completed" | "failed" | "expired";
+        /** @description A linked wallet as the API shows it. */
+        Wallet: {
+            /**
+             * @description Derived from the payload's canonical JSON (RFC 8785): the same identity linked again,
+             *     however spelled, is this wallet.
+             */
+            id: components["schemas"]["Id"];
+            /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
+            payload: unknown;
+            /** @description When the caller first linked it. */
+            linkedAt: components["schemas"]["Timestamp"];
+            /** @description When the caller last linked it. */
+            lastLinkedAt: components["schemas"]["Timestamp"];
+        };
     };
     responses: {
         /**
@@ -744,11 +920,23 @@ export interface operations {
     listPacks: {
         parameters: {
             query?: {
+                /**
+                 * @description Only the packs of this league (a league's `id`; an unknown one is a 404
+                 *     `league_not_found`).
+                 * @example nba
+                 */
+                leagueId?: components["schemas"]["Id"];
+                /**
+                 * @description Only the packs of this team (a team's `id`; an unknown one is a 404 `team_not_found`).
+                 *     With `leagueId`, the packs naming both.
+                 * @example nba-lal
+                 */
+                teamId?: components["schemas"]["Id"];
                 /** @description Packs per page. */
                 limit?: number;
                 /**
-                 * @description The `nextCursor` of the previous page, as given (opaque and signed; any other value is a
-                 *     400).
+                 * @description The `nextCursor` of the previous page, as given, with the same filters (opaque and
+                 *     signed; any other value is a 400).
                  */
                 cursor?: string;
             };
@@ -768,6 +956,15 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description `leagueId` or `teamId` names nothing in the catalogue (`league_not_found`, `team_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -836,6 +1033,24 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The payload is a new identity and the user holds 20 wallets already (`wallet_limit_reached`): nothing was saved, neither the link nor a wallet. Remove one (`DELETE /api/me/wallets/{walletId}`) first; linking a payload the user holds is never refused. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "wallet_limit_reached",
+                     *         "message": "You have linked 20 wallets, the most a fan may hold; remove one (DELETE /api/me/wallets/{walletId}) to link another."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -1309,6 +1524,83 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listMyWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's wallets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "wallets": [
+                     *         {
+                     *           "id": "KyI2NcQl3LoMmeYne_3s2w",
+                     *           "lastLinkedAt": "2026-11-20T08:30:00Z",
+                     *           "linkedAt": "2026-11-01T12:00:00Z",
+                     *           "payload": {
+                     *             "address": 4.713600493505407e+47,
+                     *             "chainId": 1
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyWallets"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteMyWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's `id`. A path segment that is not an id once percent-decoded (1-64
+                 *     characters of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example KyI2NcQl3LoMmeYne_3s2w
+                 */
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no wallet with this id (`wallet_not_found`), or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createTopUp: {
         parameters: {
             query?: never;
@@ -1379,6 +1671,24 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description The user holds 5 pending top-ups already (`too_many_pending_top_ups`): pay for one, or wait for its Checkout Session to expire (an hour after it was opened). A repeat of one of their keys is still answered its top-up. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "too_many_pending_top_ups",
+                     *         "message": "You have as many unpaid top-ups as a fan may: pay for one, or wait for its checkout page to expire (an hour after it was opened)."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description This `Idempotency-Key` asked for another top-up (another amount or currency) (`idempotency_key_reused`). */
@@ -1518,6 +1828,170 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLeagues: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leagues. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaguePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLeague: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The league's `id`. A path segment that is not an id once percent-decoded is 404
+                 *     `not_found`.
+                 * @example nba
+                 */
+                leagueId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The league. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeagueAnswer"];
+                };
+            };
+            /** @description No league has this id (`league_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the teams of this league (a league's `id`; an unknown one is a 404
+                 *     `league_not_found`).
+                 * @example nba
+                 */
+                leagueId?: components["schemas"]["Id"];
+                /** @description Entries per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of teams. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description `leagueId` names no league (`league_not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "league_not_found",
+                     *         "message": "No league has this id."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The team's `id`. A path segment that is not an id once percent-decoded is 404
+                 *     `not_found`.
+                 * @example nba-lal
+                 */
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamAnswer"];
+                };
+            };
+            /** @description No team has this id (`team_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

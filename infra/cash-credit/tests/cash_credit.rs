@@ -1,11 +1,15 @@
-//! The `cash-credit` binary against moto_server.
+//! The `cash-credit` binary against moto_server: credits, and top-ups settled by hand.
 
 use std::process::Output;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use shared::cash::Money;
 use shared::store::DynamoStore;
 use shared::store::cash::GetBalance;
 use shared::store::schema::{CREDIT_SK, PK, SK, credit_pk};
+use shared::store::topups::{CompletedTopUp, CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
+use shared::timestamp::Timestamp;
+use shared::topups::{Checkout, TopUp, TopUpStatus, credit_reference, top_up_id};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_cash-credit");
 
@@ -256,4 +260,93 @@ async fn store_and_configuration_failures_exit_1() {
         stderr(&unreachable).contains("store unavailable"),
         "{unreachable:?}"
     );
+}
+
+/// A pending top-up of `user` with a Checkout Session (as the create leaves it), or without one.
+async fn top_up(store: &DynamoStore, user: &str, key: &str, session: bool) -> TopUp {
+    let user = testkit::ids::user(user);
+    let money = Money {
+        amount: 1500,
+        currency: "USD".into(),
+    };
+    let top_up = TopUp::pending(top_up_id(&user, key), user, money, Timestamp::now());
+    store.create_top_up(&top_up).await.unwrap();
+    if !session {
+        return top_up;
+    }
+    let checkout = Checkout {
+        session_id: format!("cs_{key}"),
+        url: format!("https://checkout.stripe.com/c/pay/cs_{key}"),
+    };
+    store.set_checkout(&top_up.id, &checkout).await.unwrap()
+}
+
+async fn settle(store: &DynamoStore, id: &str) -> Output {
+    cash_credit(store, &["--settle-top-up", id]).await
+}
+
+#[tokio::test]
+async fn a_paid_top_up_is_settled_by_hand_exactly_once() {
+    let store = testkit::moto::shared_table().await;
+    let paid = top_up(&store, "settle-fan-1", "k1", true).await;
+    // Two operators at once, then the same command again: one credit.
+    let (first, second) = tokio::join!(
+        settle(&store, paid.id.as_str()),
+        settle(&store, paid.id.as_str())
+    );
+    let outputs = [first, second, settle(&store, paid.id.as_str()).await];
+    for output in &outputs {
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    }
+    let settled: Vec<String> = outputs.iter().map(stdout).collect();
+    let credited = format!(
+        "settled top-up {}: credited 1500 USD to settle-fan-1; balance now 1500 USD\n",
+        paid.id
+    );
+    assert_eq!(
+        settled.iter().filter(|out| **out == credited).count(),
+        1,
+        "{settled:?}"
+    );
+    assert!(settled[2].contains("nothing changed"), "{settled:?}");
+    assert_eq!(balance(&store, "settle-fan-1", "USD").await, 1500);
+    assert!(credit_entry_exists(&store, &credit_reference(&paid.id)).await);
+    let stored = store.get_top_up(&paid.id).await.unwrap().unwrap();
+    assert_eq!(stored.status, TopUpStatus::Completed);
+    // A late delivery of Stripe's event credits nothing either.
+    assert_eq!(
+        store.complete_top_up(&paid, Timestamp::now()).await,
+        Ok(CompletedTopUp::AlreadyCompleted)
+    );
+    assert_eq!(balance(&store, "settle-fan-1", "USD").await, 1500);
+}
+
+#[tokio::test]
+async fn a_top_up_stripe_took_no_money_for_is_not_settled() {
+    let store = testkit::moto::shared_table().await;
+    let failed = top_up(&store, "settle-fan-2", "k1", true).await;
+    store
+        .close_top_up(&failed.id, "cs_k1", TopUpStatus::Failed)
+        .await
+        .unwrap();
+    let no_session = top_up(&store, "settle-fan-2", "k2", false).await;
+    for (id, reason) in [
+        (failed.id.as_str(), "is failed"),
+        (no_session.id.as_str(), "never had a Checkout Session"),
+        ("no-such-top-up", "no top-up no-such-top-up"),
+    ] {
+        let output = settle(&store, id).await;
+        assert_eq!(output.status.code(), Some(1), "{id}: {output:?}");
+        assert!(stderr(&output).contains(reason), "{id}: {output:?}");
+    }
+    assert_eq!(balance(&store, "settle-fan-2", "USD").await, 0);
+    // It takes the top-up alone: who, what and the reference are the top-up's.
+    for args in [
+        &["--settle-top-up", "t1", "--user", "u"][..],
+        &["--settle-top-up", "not an id!"][..],
+        &["--settle-top-up"][..],
+    ] {
+        let output = cash_credit_at("http://127.0.0.1:9", Some("fan-api"), args).await;
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+    }
 }

@@ -42,13 +42,17 @@ const PLAIN: RouteExtra = RouteExtra {
 /// The fixtures' path parameters, by name. The purchase is the one the start fixture's key makes
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
-pub const PATH_PARAMETERS: [(&str, &str); 3] = [
+/// The wallet is the one the web3-link fixture's payload links (its id from the payload).
+pub const PATH_PARAMETERS: [(&str, &str); 6] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
+    ("leagueId", "nba"),
+    ("teamId", "nba-lal"),
+    ("walletId", "KyI2NcQl3LoMmeYne_3s2w"),
 ];
 
-pub const EXTRAS: [RouteExtra; 14] = [
+pub const EXTRAS: [RouteExtra; 20] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -127,8 +131,22 @@ pub const EXTRAS: [RouteExtra; 14] = [
         ..PLAIN
     },
     RouteExtra {
+        route: "GET /api/me/wallets",
+        event: "MyWallets",
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "DELETE /api/me/wallets/{walletId}",
+        event: "DeleteMyWallet",
+        fixture: Some("delete"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
         route: "POST /api/me/cash/top-ups",
         event: "CreateTopUp",
+        throttle: Some(("TopUpRateLimit", "TopUpBurstLimit")),
         signed_in: true,
         body: Some(r#"{"amount":1000,"currency":"USD"}"#),
         idempotency_key: Some("try-1"),
@@ -157,6 +175,31 @@ pub const EXTRAS: [RouteExtra; 14] = [
             ("content-type", "application/json; charset=utf-8"),
             ("stripe-signature", "<SIGNATURE>"),
         ],
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leagues",
+        event: "ListLeagues",
+        fixture: Some("leagues"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leagues/{leagueId}",
+        event: "GetLeague",
+        fixture: Some("league"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/teams",
+        event: "ListTeams",
+        fixture: Some("teams"),
+        query: "leagueId=nba&limit=50",
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/teams/{teamId}",
+        event: "GetTeam",
+        fixture: Some("team"),
         ..PLAIN
     },
 ];

@@ -5,6 +5,14 @@
 //! `checkout.session.expired` one, signed with this server's own webhook secret as Stripe signs
 //! them, over HTTP to this server's own `POST /api/webhooks/stripe`: the production handler
 //! verifies and settles it. No Stripe account, no network.
+//!
+//! As strict as Stripe where a developer could otherwise build on what Stripe never does: the
+//! key is checked before the form is read, and the form is read under the server's body timeout
+//! and [`MAX_FORM_BYTES`]; a session id is random (`cs_test_` and 48 hex digits: the id is all
+//! that its Pay and Cancel buttons need, so it must not be guessable); an expired session is
+//! never paid, a paid one never expired. The webhook secret is `LOCAL_API_WEBHOOK_SECRET` or a
+//! random one, printed in the banner either way, so that a developer can sign events the page
+//! has no button for (`checkout.session.async_payment_succeeded`, a replay).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,7 +23,7 @@ use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -24,6 +32,8 @@ use shared::auth::TokenVerifier;
 use shared::config::{Secret, StripeApi};
 use shared::handlers::stripe_webhook::WebhookState;
 use shared::handlers::top_ups::TopUpState;
+use shared::http::error::ApiError;
+use shared::http::extract::read_body;
 use shared::topups::stripe::{ReturnUrls, StripeClient};
 use shared::topups::{TopUpPolicy, signature};
 
@@ -32,6 +42,29 @@ pub const STRIPE_PATH: &str = "/local/stripe";
 const PAGES: &str = "/local/checkout/";
 /// The secret key the local Stripe accepts (the local API's top-up handler sends it).
 pub const SECRET_KEY: &str = "sk_local_fan_api";
+/// The largest form `POST /v1/checkout/sessions` reads. The handler's is under 1 KiB (a dozen
+/// fields, two local URLs, ids of at most 64 characters); 16 KiB leaves room for the fields a
+/// later Stripe call adds, while a client can make the process keep no more than this.
+pub const MAX_FORM_BYTES: usize = 16 * 1024;
+/// The variable that sets the webhook signing secret (else a random one per start).
+pub const WEBHOOK_SECRET_VAR: &str = "LOCAL_API_WEBHOOK_SECRET";
+
+/// The webhook signing secret: `LOCAL_API_WEBHOOK_SECRET` when set (not empty), else a random
+/// `whsec_local_...`.
+pub fn webhook_secret() -> Result<String, String> {
+    match std::env::var(WEBHOOK_SECRET_VAR) {
+        Ok(secret) if secret.trim().is_empty() => Err(format!("{WEBHOOK_SECRET_VAR} is empty")),
+        Ok(secret) => Ok(secret),
+        Err(_) => Ok(format!("whsec_local_{}", random_hex(24))),
+    }
+}
+
+/// `bytes` random bytes from the system's source, as hex.
+fn random_hex(bytes: usize) -> String {
+    let mut random = vec![0u8; bytes];
+    aws_lc_rs::rand::fill(&mut random).expect("the system random source works");
+    random.iter().map(|byte| format!("{byte:02x}")).collect()
+}
 
 #[derive(Clone)]
 struct Session {
@@ -40,7 +73,7 @@ struct Session {
     currency: String,
     success_url: String,
     cancel_url: String,
-    /// `open` until paid or cancelled.
+    /// `open` until paid or cancelled (`expired`); never one and then the other.
     state: &'static str,
 }
 
@@ -53,16 +86,16 @@ pub struct LocalTopUps<S> {
 }
 
 impl<S: Clone> LocalTopUps<S> {
+    /// Its Checkout page signs events with `webhook_secret`, its webhook route verifies them
+    /// with it.
     pub fn new(
         store: &S,
         base: &str,
         verifier: TokenVerifier,
         max_body_bytes: usize,
         policy: TopUpPolicy,
+        webhook_secret: &str,
     ) -> Self {
-        // This process's own webhook secret: its Checkout page signs with it, its webhook route
-        // verifies with it.
-        let webhook_secret = format!("whsec_local_{}", shared::purchases::random_client_seed());
         Self {
             top_ups: Arc::new(TopUpState {
                 store: store.clone(),
@@ -80,10 +113,10 @@ impl<S: Clone> LocalTopUps<S> {
             }),
             webhook: Arc::new(WebhookState {
                 store: store.clone(),
-                secret: Secret::new(webhook_secret.clone()),
+                secret: Secret::new(webhook_secret),
                 max_body_bytes,
             }),
-            checkout: Arc::new(LocalCheckout::new(base, &webhook_secret)),
+            checkout: Arc::new(LocalCheckout::new(base, webhook_secret)),
         }
     }
 }
@@ -115,12 +148,27 @@ impl LocalCheckout {
         let parts = &parts;
         let path = parts.uri.path();
         if path == format!("{STRIPE_PATH}/v1/checkout/sessions") && parts.method == Method::POST {
-            let body = body
-                .collect()
-                .await
-                .map(|b| b.to_bytes())
-                .unwrap_or_default();
-            return self.create_session(parts, &body);
+            // The key first: a caller without it makes this server read nothing.
+            if !authorized(parts) {
+                return stripe_error(
+                    StatusCode::UNAUTHORIZED,
+                    "api_key_invalid",
+                    "Invalid API Key provided.",
+                );
+            }
+            return match read_body(&parts.headers, body, MAX_FORM_BYTES).await {
+                Ok(form) => self.create_session(parts, &form),
+                Err(ApiError::PayloadTooLarge { .. }) => stripe_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "request_too_large",
+                    "The request body is too large.",
+                ),
+                Err(_) => stripe_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request_body",
+                    "The request body could not be read.",
+                ),
+            };
         }
         let Some(rest) = path.strip_prefix(PAGES) else {
             return page(StatusCode::NOT_FOUND, "Not found", "No such local page.");
@@ -143,15 +191,9 @@ impl LocalCheckout {
         }
     }
 
-    /// `POST /v1/checkout/sessions` as Stripe answers it, for what the handler sends.
+    /// `POST /v1/checkout/sessions` as Stripe answers it, for what the handler sends (the
+    /// caller's key already checked).
     fn create_session(&self, parts: &Parts, body: &[u8]) -> Response {
-        let authorized = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .is_some_and(|value| value.as_bytes() == format!("Bearer {SECRET_KEY}").as_bytes());
-        if !authorized {
-            return stripe_error(StatusCode::UNAUTHORIZED, "api_key_invalid");
-        }
         let form: HashMap<String, String> =
             url::form_urlencoded::parse(body).into_owned().collect();
         let field = |name: &str| form.get(name).cloned();
@@ -162,7 +204,11 @@ impl LocalCheckout {
             field("success_url"),
             field("cancel_url"),
         ) else {
-            return stripe_error(StatusCode::BAD_REQUEST, "parameter_missing");
+            return stripe_error(
+                StatusCode::BAD_REQUEST,
+                "parameter_missing",
+                "A required parameter is missing.",
+            );
         };
         let key = parts
             .headers
@@ -175,7 +221,7 @@ impl LocalCheckout {
         let id = match by_key.get(&key) {
             Some(id) => id.clone(),
             None => {
-                let id = format!("cs_local_{}", sessions.len() + 1);
+                let id = format!("cs_test_{}", random_hex(24));
                 sessions.insert(
                     id.clone(),
                     Session {
@@ -227,19 +273,34 @@ impl LocalCheckout {
     }
 
     /// Pays or cancels session `id`: its event, signed, to this server's webhook route; then
-    /// the fan goes back to the success or cancel URL, as from Stripe's page.
+    /// the fan goes back to the success or cancel URL, as from Stripe's page. Pay on a paid
+    /// session (Cancel on an expired one) sends its event again, as Stripe redelivers one; Pay
+    /// on an expired session and Cancel on a paid one are refused, as Stripe never does either.
     async fn settle(&self, id: &str, pay: bool) -> Response {
-        let Some(session) = self.session(id) else {
-            return page(
-                StatusCode::NOT_FOUND,
-                "Not found",
-                "No such Checkout Session.",
-            );
-        };
-        let (kind, payment_status, state) = if pay {
-            ("checkout.session.completed", "paid", "paid")
+        let (kind, payment_status, state, other) = if pay {
+            ("checkout.session.completed", "paid", "paid", "expired")
         } else {
-            ("checkout.session.expired", "unpaid", "expired")
+            ("checkout.session.expired", "unpaid", "expired", "paid")
+        };
+        // Claimed under the lock: of a Pay and a Cancel at once, one is refused.
+        let session = {
+            let mut sessions = self.sessions.lock().unwrap();
+            let Some(session) = sessions.get_mut(id) else {
+                return page(
+                    StatusCode::NOT_FOUND,
+                    "Not found",
+                    "No such Checkout Session.",
+                );
+            };
+            if session.state == other {
+                return page(
+                    StatusCode::CONFLICT,
+                    "Not possible",
+                    &format!("This session is {other}."),
+                );
+            }
+            session.state = state;
+            session.clone()
         };
         let event = json!({
             "id": format!("evt_local_{id}_{state}"),
@@ -280,9 +341,6 @@ impl LocalCheckout {
                 );
             }
         }
-        if let Some(stored) = self.sessions.lock().unwrap().get_mut(id) {
-            stored.state = state;
-        }
         let back = if pay {
             session.success_url
         } else {
@@ -304,11 +362,20 @@ fn json(status: StatusCode, value: &serde_json::Value) -> Response {
         .expect("a valid response")
 }
 
-fn stripe_error(status: StatusCode, code: &str) -> Response {
+/// Stripe's error shape (`type`, `code`, `message`), as the handler reads a refusal.
+fn stripe_error(status: StatusCode, code: &str, message: &str) -> Response {
     json(
         status,
-        &json!({"error": {"type": "invalid_request_error", "code": code}}),
+        &json!({"error": {"type": "invalid_request_error", "code": code, "message": message}}),
     )
+}
+
+/// Whether the caller sent the local secret key.
+fn authorized(parts: &Parts) -> bool {
+    parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .is_some_and(|value| value.as_bytes() == format!("Bearer {SECRET_KEY}").as_bytes())
 }
 
 fn page(status: StatusCode, title: &str, body: &str) -> Response {

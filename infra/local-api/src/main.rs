@@ -1,11 +1,12 @@
 //! `local-api`: the whole API on your machine.
 //!
 //! ```text
-//! local-api [--port N] [--dynamodb] [--seed FILE]     serve (default port 3000)
+//! local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE]  serve (default port 3000)
 //! local-api token --sub ID [--email ADDR] [--ttl SECS]  print a session token
 //! ```
 //!
-//! By default the store is in process, seeded from `infra/seed/packs.json`, and tokens come from
+//! By default the store is in process, seeded from `infra/seed/catalog.json` (leagues and teams)
+//! and `infra/seed/packs.json` (whose packs must name that catalogue), and tokens come from
 //! the local identity provider. `--dynamodb` uses the DynamoDB table `TABLE_NAME` through the AWS
 //! SDK's standard variables instead, on this machine only (`AWS_ENDPOINT_URL_DYNAMODB` a loopback
 //! address): the local identity provider signs a token for any user.
@@ -20,7 +21,9 @@ use local_api::idp::{self, LocalIdp};
 use local_api::server::{self, App, spawn_sweep};
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
+use shared::catalog::parse_catalog;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
+use shared::handlers::catalog::CatalogState;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::purchase_json::PurchaseState;
@@ -31,13 +34,16 @@ use shared::packs::Pack;
 use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
 use shared::store::cash::{CreditCash, GetBalance};
+use shared::store::catalog::seed_catalog;
 use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
 
 const USAGE: &str = "usage:
-  local-api [--port N] [--dynamodb] [--seed FILE]      serve the API on http://127.0.0.1:N (default 3000)
+  local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE]
+                                                       serve the API on http://127.0.0.1:N (default 3000)
   local-api token --sub ID [--email ADDR] [--ttl SECS] print a session token of the local identity provider";
 const SHIPPED_SEED: &[u8] = include_bytes!("../../seed/packs.json");
+const SHIPPED_CATALOG: &str = include_str!("../../seed/catalog.json");
 const OPENAPI: &str = include_str!("../../../openapi.yaml");
 const DEMO_TTL_SECONDS: u64 = 24 * 3600;
 const DEMO_USER: &str = "demo-user";
@@ -47,6 +53,7 @@ struct ServeArgs {
     port: u16,
     dynamodb: bool,
     seed: Option<String>,
+    catalog: Option<String>,
 }
 
 struct TokenArgs {
@@ -100,6 +107,10 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             }
             "--seed" => {
                 serve.seed = Some(value(i, "--seed")?);
+                i += 1;
+            }
+            "--catalog" => {
+                serve.catalog = Some(value(i, "--catalog")?);
                 i += 1;
             }
             "--dynamodb" => serve.dynamodb = true,
@@ -172,6 +183,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let max_body_bytes = config::max_body_bytes(&Env).map_err(|e| e.to_string())?;
 
     let parts = Parts {
+        webhook_secret: checkout::webhook_secret()?,
         base,
         auth,
         hold: config::purchase_hold(&Env).map_err(|e| e.to_string())?,
@@ -194,18 +206,37 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             None => (SHIPPED_SEED.to_vec(), "infra/seed/packs.json"),
         };
         let packs = parse_seed(&bytes).map_err(|e| format!("{source}: {e}"))?;
+        let (text, catalog_source) = match &args.catalog {
+            Some(path) => (
+                std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?,
+                path.as_str(),
+            ),
+            None => (SHIPPED_CATALOG.to_owned(), "infra/seed/catalog.json"),
+        };
+        let catalog = parse_catalog(&text).map_err(|e| format!("{catalog_source}: {e}"))?;
+        catalog
+            .check_packs(&packs)
+            .map_err(|(pack, problem)| format!("{source}: pack {pack}: {problem}"))?;
         let store = MemoryStore::with_packs(&packs);
+        seed_catalog(&store, &catalog).await?;
         credit_demo_user(&store, &packs).await?;
         run(
             parts,
             store,
-            &format!("in memory, {} packs from {source}", packs.len()),
+            &format!(
+                "in memory, {} packs from {source}, {} leagues and {} teams from {catalog_source}",
+                packs.len(),
+                catalog.leagues.len(),
+                catalog.teams.len()
+            ),
         )
         .await
     }
 }
 
 struct Parts {
+    /// Stripe's webhook signing secret, of the local Checkout and the webhook route.
+    webhook_secret: String,
     base: String,
     auth: AuthConfig,
     hold: Duration,
@@ -255,15 +286,24 @@ where
         "  identity provider: local ({base}/.well-known/jwks.json, key in {})",
         idp::state_dir().display()
     );
+    println!(
+        "  Stripe: the local Checkout ({base}{}/v1/checkout/sessions); webhook signing secret {} ({})",
+        checkout::STRIPE_PATH,
+        parts.webhook_secret,
+        checkout::WEBHOOK_SECRET_VAR
+    );
     println!();
     println!("Token for demo-user (valid 24 h; more with: local-api token --sub ID --email ADDR):");
     println!("{token}");
     println!();
     println!("Try:");
     println!("  curl -s {base}/api/packs");
+    println!("  curl -s '{base}/api/teams?leagueId=nba'   (the leagues: {base}/api/leagues)");
+    println!("  curl -s '{base}/api/packs?teamId=nba-lal'  (a team's packs; leagueId= a league's)");
     println!(
         "  curl -s -X POST {base}/api/web3-link -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payload\":{{\"address\":\"0x52908400098527886E0F7030069857D2E4169EE7\"}}}}'"
     );
+    println!("  curl -s {base}/api/me/wallets -H 'Authorization: Bearer {token}'");
     let balances = demo_balances(&store).await;
     if !balances.is_empty() {
         println!();
@@ -305,6 +345,10 @@ where
             store: store.clone(),
             cursors: CursorSigner::random(),
         }),
+        catalog: Arc::new(CatalogState {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        }),
         get_pack: Arc::new(GetPackState {
             store: store.clone(),
             recent: Default::default(),
@@ -313,6 +357,10 @@ where
             store: store.clone(),
             verifier: verifier(),
             max_body_bytes: parts.max_body_bytes,
+        }),
+        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
+            store: store.clone(),
+            verifier: verifier(),
         }),
         me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),
@@ -329,6 +377,7 @@ where
             verifier(),
             parts.max_body_bytes,
             config::top_up_policy(&Env).map_err(|e| e.to_string())?,
+            &parts.webhook_secret,
         ),
     };
     let shutdown = async {

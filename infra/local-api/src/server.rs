@@ -24,9 +24,11 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
+use shared::handlers::catalog::CatalogState;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::me::MeState;
+use shared::handlers::my_wallets::WalletsState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
@@ -34,17 +36,17 @@ use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
-    cash_top_ups_routes, complete_purchase_routes, get_pack_routes, get_purchase_routes,
-    list_packs_routes, me_cash_routes, me_purchases_routes, open_pack_routes,
-    start_purchase_routes, stripe_webhook_routes, web3_link_routes,
+    cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
+    get_purchase_routes, list_packs_routes, me_cash_routes, me_purchases_routes, me_wallets_routes,
+    open_pack_routes, start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
 use tower::ServiceExt;
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
 const GATEWAY_MAX_BODY: usize = 10 * 1024 * 1024;
-/// The most of an oversized body read before hanging up.
-const MAX_DRAINED_BODY: usize = 4 * GATEWAY_MAX_BODY;
+/// The most of a refused body discarded after the answer, so that its client reads the answer.
+const MAX_DISCARDED_BODY: u64 = GATEWAY_MAX_BODY as u64;
 /// The largest request line and headers read (API Gateway's HTTP API allows about 10 KiB).
 const MAX_HEAD_BYTES: usize = 16 * 1024;
 
@@ -99,8 +101,12 @@ impl Default for Limits {
 
 pub struct App<S> {
     pub list: Arc<ListPacksState<S>>,
+    /// The catalogue's handlers (leagues and teams).
+    pub catalog: Arc<CatalogState<S>>,
     pub get_pack: Arc<GetPackState<S>>,
     pub link: Arc<LinkState<S>>,
+    /// The state of the fan's wallets (me-wallets).
+    pub wallets: Arc<WalletsState<S>>,
     /// The state of the purchase handlers (one process: one state, one JWKS cache).
     pub purchases: Arc<PurchaseState<S>>,
     /// The state of the fan's own views (me-purchases, me-cash).
@@ -137,8 +143,10 @@ impl<S: Store + 'static> App<S> {
             .merge(open_pack_routes().into_router(self.purchases.clone()))
             .merge(me_purchases_routes().into_router(self.me.clone()))
             .merge(me_cash_routes().into_router(self.me.clone()))
+            .merge(me_wallets_routes().into_router(self.wallets.clone()))
             .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
             .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
+            .merge(catalog_routes().into_router(self.catalog.clone()))
             .route(
                 "/openapi.json",
                 get(move || std::future::ready(json_response(StatusCode::OK, &openapi))),
@@ -216,17 +224,39 @@ pub async fn serve<S>(
                 let request = as_api_gateway_hands_it(request, limits.body_timeout);
                 router.clone().oneshot(request)
             });
-            if let Err(error) = hyper::server::conn::http1::Builder::new()
+            let served = hyper::server::conn::http1::Builder::new()
                 .max_buf_size(MAX_HEAD_BYTES)
                 .timer(TokioTimer::new())
                 .header_read_timeout(limits.header_timeout)
                 .serve_connection(TokioIo::new(JsonErrors::new(stream)), service)
-                .await
-            {
-                tracing::debug!(error = %error, peer = %peer, "connection ended with an error");
+                .without_shutdown()
+                .await;
+            match served {
+                Ok(parts) => close_lingering(parts.io.into_inner(), limits.body_timeout).await,
+                Err(error) => {
+                    tracing::debug!(error = %error, peer = %peer, "connection ended with an error");
+                }
             }
         });
     }
+}
+
+/// Closes a connection hyper is done with as a lingering close does: the answer is out (the
+/// write side shut), then whatever the client still sends, the rest of a body refused before it
+/// was read (a 401 or a 413 from its `Content-Length`), is read and dropped, up to
+/// [`MAX_DISCARDED_BODY`] and for at most `within`. Closing with unread bytes would make the
+/// kernel reset the connection, and a client still sending would see the reset, not the answer.
+/// Nothing read here is kept: a small buffer is reused.
+async fn close_lingering<S>(mut stream: S, within: std::time::Duration)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    if stream.shutdown().await.is_err() {
+        return;
+    }
+    let (mut rest, mut nowhere) = ((&mut stream).take(MAX_DISCARDED_BODY), tokio::io::sink());
+    let _ = tokio::time::timeout(within, tokio::io::copy(&mut rest, &mut nowhere)).await;
 }
 
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
@@ -266,9 +296,9 @@ fn join_repeated_headers(headers: &mut HeaderMap) {
 /// A request body as API Gateway takes one: whole within the body timeout (else 400
 /// `invalid_body`), at most [`GATEWAY_MAX_BODY`] (else 413), well-formed (a body cut short or a
 /// chunked encoding that does not parse is 400 `invalid_body`). Read only when a handler asks
-/// for it, after the checks before it (route, token): nobody can make the server hold a body it
-/// will refuse. An oversized body is still read (and dropped), up to [`MAX_DRAINED_BODY`], so
-/// that the client, still sending, gets the 413 instead of a connection reset.
+/// for it, after the checks before it (route, token), and by the handler's extractor no further
+/// than its own limit: nobody can make the server hold a body it will refuse. What a refused
+/// client still sends is dropped by [`close_lingering`].
 struct GatewayBody {
     inner: Incoming,
     deadline: Pin<Box<tokio::time::Sleep>>,
@@ -300,32 +330,23 @@ impl hyper::body::Body for GatewayBody {
                 "The request body did not arrive in time.",
             ))));
         }
-        let too_large = || ApiError::PayloadTooLarge {
-            limit: GATEWAY_MAX_BODY,
+        let frame = match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+            None => return Poll::Ready(None),
+            Some(Err(_)) => {
+                return Poll::Ready(Some(Err(ApiError::refused(
+                    ErrorCode::InvalidBody,
+                    "The request body is malformed.",
+                ))));
+            }
+            Some(Ok(frame)) => frame,
         };
-        loop {
-            let frame = match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
-                None if this.seen > GATEWAY_MAX_BODY => return Poll::Ready(Some(Err(too_large()))),
-                None => return Poll::Ready(None),
-                Some(Err(_)) => {
-                    return Poll::Ready(Some(Err(ApiError::refused(
-                        ErrorCode::InvalidBody,
-                        "The request body is malformed.",
-                    ))));
-                }
-                Some(Ok(frame)) => frame,
-            };
-            let Some(data) = frame.data_ref() else {
-                continue;
-            };
-            this.seen += data.len();
-            if this.seen > MAX_DRAINED_BODY {
-                return Poll::Ready(Some(Err(too_large())));
-            }
-            if this.seen <= GATEWAY_MAX_BODY {
-                return Poll::Ready(Some(Ok(frame)));
-            }
+        this.seen += frame.data_ref().map_or(0, Bytes::len);
+        if this.seen > GATEWAY_MAX_BODY {
+            return Poll::Ready(Some(Err(ApiError::PayloadTooLarge {
+                limit: GATEWAY_MAX_BODY,
+            })));
         }
+        Poll::Ready(Some(Ok(frame)))
     }
 
     fn is_end_stream(&self) -> bool {

@@ -6,19 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::LocalApi;
+use common::{LocalApi, answer_before_the_body, closed_within};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// Sends raw bytes, returns whatever comes back (the connection may just be closed).
-async fn raw(api: &LocalApi, bytes: &[u8]) -> String {
-    let address = api.base.trim_start_matches("http://");
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    let _ = stream.write_all(bytes).await;
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
-    String::from_utf8_lossy(&answer).into_owned()
-}
 
 #[tokio::test]
 async fn hostile_traffic_gets_json_errors_and_the_server_keeps_serving() {
@@ -82,14 +71,14 @@ async fn hostile_traffic_gets_json_errors_and_the_server_keeps_serving() {
         b"POST /api/web3-link HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"payload\"",
         b"\x00\x01\x02\x03\xff\xfe\r\n\r\n",
     ] {
-        let answer = raw(&api, bytes).await;
+        let answer = api.raw(bytes).await;
         assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 4"), "{answer}");
     }
     let huge_header = format!(
         "GET /api/packs HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
         "a".repeat(200_000)
     );
-    let answer = raw(&api, huge_header.as_bytes()).await;
+    let answer = api.raw(huge_header.as_bytes()).await;
     assert!(
         answer.is_empty() || answer.starts_with("HTTP/1.1 4"),
         "{answer}"
@@ -186,23 +175,6 @@ async fn only_a_dynamodb_on_this_machine_is_served() {
     assert!(banner.contains("store: in memory"), "{banner}");
 }
 
-/// Connects to `api` and sends `bytes`; the open stream.
-async fn send(api: &LocalApi, bytes: &[u8]) -> tokio::net::TcpStream {
-    let address = api.base.trim_start_matches("http://");
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    stream.write_all(bytes).await.unwrap();
-    stream
-}
-
-/// What the server sent on `stream` before closing it, if it closed it within `within`.
-async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
-    let mut answer = Vec::new();
-    tokio::time::timeout(within, stream.read_to_end(&mut answer))
-        .await
-        .ok()
-        .map(|_| String::from_utf8_lossy(&answer).into_owned())
-}
-
 /// Stalled clients cannot hold the server: a request whose headers never end is closed after
 /// the header timeout, and past the connection cap a new connection is closed at once.
 #[tokio::test]
@@ -220,7 +192,7 @@ async fn stalled_connections_are_closed_and_capped() {
         ),
         (b"", "nothing sent"),
     ] {
-        let mut stalled = send(&api, stalled).await;
+        let mut stalled = api.send(stalled).await;
         assert!(
             closed_within(&mut stalled, Duration::from_secs(3))
                 .await
@@ -230,10 +202,10 @@ async fn stalled_connections_are_closed_and_capped() {
     }
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(send(&api, b"GET /api/packs HTTP/1.1\r\n").await);
+        held.push(api.send(b"GET /api/packs HTTP/1.1\r\n").await);
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let mut fourth = send(&api, b"").await;
+    let mut fourth = api.send(b"").await;
     assert!(
         closed_within(&mut fourth, Duration::from_millis(300))
             .await
@@ -242,11 +214,9 @@ async fn stalled_connections_are_closed_and_capped() {
     );
     drop(held);
     tokio::time::sleep(Duration::from_millis(700)).await;
-    let answer = raw(
-        &api,
-        b"GET /api/packs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    )
-    .await;
+    let answer = api
+        .raw(b"GET /api/packs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
@@ -259,7 +229,7 @@ async fn a_body_that_never_ends_is_cut_off() {
     let request = format!(
         "POST /api/web3-link HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"payload\""
     );
-    let mut stream = send(&api, request.as_bytes()).await;
+    let mut stream = api.send(request.as_bytes()).await;
     let answer = closed_within(&mut stream, Duration::from_secs(3))
         .await
         .expect("closed after the body deadline");
@@ -289,14 +259,8 @@ async fn a_body_the_server_would_refuse_is_not_read() {
         let request = format!(
             "{head}Host: x\r\nContent-Type: application/json\r\nContent-Length: 9437184\r\n\r\n{{\"payload\":"
         );
-        let mut stream = send(&api, request.as_bytes()).await;
-        // The answer is one small write: one read on loopback has it whole.
-        let mut answer = vec![0; 4096];
-        let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut answer))
-            .await
-            .unwrap_or_else(|_| panic!("{head}: not answered before the body was sent"))
-            .unwrap();
-        let answer = String::from_utf8_lossy(&answer[..read]);
+        let mut stream = api.send(request.as_bytes()).await;
+        let answer = answer_before_the_body(&mut stream, &head).await;
         assert!(
             answer.starts_with(&format!("HTTP/1.1 {status}")),
             "{head}: {answer}"
@@ -313,9 +277,7 @@ async fn a_body_the_server_would_refuse_is_not_read() {
 async fn a_malformed_chunked_body_is_a_json_400() {
     let api = LocalApi::start().await;
     let token = api.token("chunky", None).await;
-    let answer = raw(
-        &api,
-        format!(
+    let answer = api.raw(format!(
             "POST /api/web3-link HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\nnot a chunk\r\n0\r\n\r\n"
         )
         .as_bytes(),
@@ -326,7 +288,8 @@ async fn a_malformed_chunked_body_is_a_json_400() {
 }
 
 /// local-api routes and reads headers as API Gateway does: a trailing slash matches no route (the
-/// `$default` route's 404), and a header sent twice reaches the handler joined with a comma.
+/// `$default` route's 404, never the list of the path without it, nor a 405 whose `Allow` names
+/// a method that 404s too), and a header sent twice reaches the handler joined with a comma.
 #[tokio::test]
 async fn routing_and_repeated_headers_follow_api_gateway() {
     let api = LocalApi::start().await;
@@ -344,6 +307,9 @@ async fn routing_and_repeated_headers_follow_api_gateway() {
     for (method, path) in [
         (reqwest::Method::GET, format!("/api/packs/{id}/")),
         (reqwest::Method::POST, "/api/web3-link/".to_owned()),
+        (reqwest::Method::GET, "/api/packs/".to_owned()),
+        (reqwest::Method::GET, "/api/webhooks/stripe/".to_owned()),
+        (reqwest::Method::POST, "/api/webhooks/stripe/".to_owned()),
     ] {
         let answer = client
             .request(method, format!("{}{path}", api.base))
@@ -354,6 +320,7 @@ async fn routing_and_repeated_headers_follow_api_gateway() {
             .await
             .unwrap();
         assert_eq!(answer.status(), 404, "{path}");
+        assert!(!answer.headers().contains_key("allow"), "{path}");
         let body: Value = answer.json().await.unwrap();
         assert_eq!(body["error"]["code"], "not_found", "{path}");
     }
@@ -408,7 +375,7 @@ async fn requests_hyper_refuses_get_the_json_error() {
         ),
         (big, "431", "headers_too_large"),
     ] {
-        let answer = raw(&api, request.as_bytes()).await;
+        let answer = api.raw(request.as_bytes()).await;
         assert!(
             answer.starts_with(&format!("HTTP/1.1 {status}")),
             "{request:.60}: {answer}"
@@ -418,10 +385,8 @@ async fn requests_hyper_refuses_get_the_json_error() {
         assert_eq!(body["success"], false);
         assert_eq!(body["error"]["code"], code, "{request:.60}");
     }
-    let answer = raw(
-        &api,
-        b"GET /api/packs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-    )
-    .await;
+    let answer = api
+        .raw(b"GET /api/packs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }

@@ -171,3 +171,72 @@ async fn unknown_routes_and_methods_get_json_404_and_405() {
         .unwrap();
     assert_eq!(jwks["keys"][0]["alg"], "ES256");
 }
+
+/// The wallets through the real local-api: a link adds one, the list and the refusals answer as
+/// documented, a removal is a 204 without a body.
+#[tokio::test]
+async fn the_wallets_answer_as_documented() {
+    let api = LocalApi::start().await;
+    let client = reqwest::Client::new();
+    let token = api.token("wallet-fan", None).await;
+    let link = format!("{}/api/web3-link", api.base);
+    let wallets = format!("{}/api/me/wallets", api.base);
+    for n in 0..20 {
+        let payload = json!({"payload": {"address": format!("0x{n:040x}")}});
+        let (status, _) = api
+            .call(
+                client.post(&link).bearer_auth(&token).json(&payload),
+                "post",
+                "/api/web3-link",
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    let (status, body) = api
+        .call(
+            client
+                .post(&link)
+                .bearer_auth(&token)
+                .json(&json!({"payload": "one too many"})),
+            "post",
+            "/api/web3-link",
+        )
+        .await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (409, &json!("wallet_limit_reached"))
+    );
+
+    let (status, body) = api
+        .call(
+            client.get(&wallets).bearer_auth(&token),
+            "get",
+            "/api/me/wallets",
+        )
+        .await;
+    assert_eq!(status, 200);
+    let listed = body["wallets"].as_array().unwrap();
+    assert_eq!(listed.len(), 20);
+    let id = listed[0]["id"].as_str().unwrap();
+
+    let one = format!("{wallets}/{id}");
+    let removed = client
+        .delete(&one)
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(removed.status(), 204);
+    assert!(removed.bytes().await.unwrap().is_empty());
+    let (status, body) = api
+        .call(
+            client.delete(&one).bearer_auth(&token),
+            "delete",
+            "/api/me/wallets/{walletId}",
+        )
+        .await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (404, &json!("wallet_not_found"))
+    );
+}

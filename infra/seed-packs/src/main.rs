@@ -1,5 +1,12 @@
-//! `seed-packs --file PACKS.json [--create-table]`: checks every pack of the file, creates the
-//! table when asked (with the key schema and index of `template.yaml`), then writes the packs.
+//! `seed-packs [--catalog CATALOG.json] [--file PACKS.json] [--create-table]`: checks the
+//! catalogue (leagues and teams) and every pack of the files, and that each pack's `leagueId` and
+//! `teamId` name the catalogue (the file's, or the table's for an entry not in it); creates the
+//! table when asked (with the key schema and index of `template.yaml`); then writes the
+//! catalogue's entries, then the packs. Nothing is written when a check fails.
+//!
+//! The catalogue is loaded by this tool rather than a sibling because a pack may only name what
+//! the catalogue holds: one run checks both files against each other before it writes either,
+//! and an operator keeps one command (and one table setup) for both.
 //! `seed-packs --books PACK_ID ...`: checks each pack's books (remaining + held + sold = supply).
 //! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
 //!
@@ -9,31 +16,42 @@
 
 use std::process::ExitCode;
 
+use shared::catalog::{Catalog, parse_catalog};
 use shared::config::{Env, table_name};
-use shared::ids::PackId;
+use shared::ids::{LeagueId, PackId, TeamId};
+use shared::packs::Pack;
 use shared::packs::seed::SeedWrite;
 use shared::packs::seed::parse_seed;
+use shared::store::catalog::{GetLeague, GetTeam, seed_catalog};
 use shared::store::packs::{GetPack, ReadSupply, seed};
 use shared::store::{DynamoStore, schema};
 use shared::timestamp::Timestamp;
 
-const USAGE: &str = "usage: seed-packs --file PACKS.json [--create-table]
+const USAGE: &str =
+    "usage: seed-packs [--catalog CATALOG.json] [--file PACKS.json] [--create-table]
        seed-packs --books PACK_ID [PACK_ID ...]
+  --catalog           the leagues and teams (infra/seed/catalog.json), written before the packs
+  --file              the packs; each pack's leagueId and teamId must name the catalogue
   --books             check each pack's books: the units left in its shares, held by reserved
                       purchases and sold, counted apart, add up to its totalSupply (exit 1 if not)
   TABLE_NAME          the table to write to (required)
   AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, ...  the AWS SDK's standard settings";
 
 enum Args {
-    Seed { file: String, create_table: bool },
+    Seed {
+        catalog: Option<String>,
+        file: Option<String>,
+        create_table: bool,
+    },
     Books(Vec<String>),
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let (mut file, mut create_table, mut books) = (None, false, Vec::new());
+    let (mut file, mut catalog, mut create_table, mut books) = (None, None, false, Vec::new());
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--file" => file = Some(args.next().ok_or("--file needs a path")?),
+            "--catalog" => catalog = Some(args.next().ok_or("--catalog needs a path")?),
             "--create-table" => create_table = true,
             "--books" => books.extend(args.by_ref()),
             "-h" | "--help" => return Err(String::new()),
@@ -43,8 +61,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     if !books.is_empty() {
         return Ok(Args::Books(books));
     }
+    if file.is_none() && catalog.is_none() {
+        return Err("--catalog, --file or --books is required".into());
+    }
     Ok(Args::Seed {
-        file: file.ok_or("--file or --books is required")?,
+        catalog,
+        file,
         create_table,
     })
 }
@@ -84,14 +106,65 @@ async fn check_books(pack_ids: &[String]) -> Result<(), String> {
     }
 }
 
+/// The catalogue entries `packs` may name: the file's, and those of the table it lacks.
+async fn known_catalog<S: GetLeague + GetTeam>(
+    store: &S,
+    file: Option<&Catalog>,
+    packs: &[Pack],
+) -> Result<Catalog, String> {
+    let mut known = file.cloned().unwrap_or(Catalog {
+        leagues: Vec::new(),
+        teams: Vec::new(),
+    });
+    for pack in packs {
+        let league = pack
+            .league_id
+            .as_deref()
+            .and_then(|id| LeagueId::parse(id).ok());
+        if let Some(id) = league
+            && known.league(&id).is_none()
+            && let Some(league) = store.get_league(&id).await.map_err(|e| e.to_string())?
+        {
+            known.leagues.push(league);
+        }
+        let team = pack
+            .team_id
+            .as_deref()
+            .and_then(|id| TeamId::parse(id).ok());
+        if let Some(id) = team
+            && known.team(&id).is_none()
+            && let Some(team) = store.get_team(&id).await.map_err(|e| e.to_string())?
+        {
+            known.teams.push(team);
+        }
+    }
+    Ok(known)
+}
+
 async fn run(args: Args) -> Result<(), String> {
-    let (file, create_table) = match args {
-        Args::Seed { file, create_table } => (file, create_table),
+    let (catalog_file, file, create_table) = match args {
+        Args::Seed {
+            catalog,
+            file,
+            create_table,
+        } => (catalog, file, create_table),
         Args::Books(pack_ids) => return check_books(&pack_ids).await,
     };
     let table = table_name(&Env).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
-    let packs = parse_seed(&bytes).map_err(|e| format!("{file}: {e}; nothing was written"))?;
+    let catalog = match &catalog_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            Some(parse_catalog(&text).map_err(|e| format!("{path}: {e}; nothing was written"))?)
+        }
+        None => None,
+    };
+    let packs = match &file {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+            parse_seed(&bytes).map_err(|e| format!("{path}: {e}; nothing was written"))?
+        }
+        None => Vec::new(),
+    };
     let client = shared::aws::dynamodb_client().await;
     if create_table {
         let created = schema::create_table(&client, &table).await?;
@@ -101,6 +174,24 @@ async fn run(args: Args) -> Result<(), String> {
         );
     }
     let store = DynamoStore::new(client, table.clone());
+    let known = known_catalog(&store, catalog.as_ref(), &packs).await?;
+    known.check_packs(&packs).map_err(|(pack, problem)| {
+        format!(
+            "{}: pack {pack}: {problem}; nothing was written",
+            file.as_deref().unwrap_or_default()
+        )
+    })?;
+    if let Some(catalog) = &catalog {
+        seed_catalog(&store, catalog).await?;
+        println!(
+            "catalogue: {} leagues and {} teams written to {table}",
+            catalog.leagues.len(),
+            catalog.teams.len()
+        );
+    }
+    if file.is_none() {
+        return Ok(());
+    }
     let mut refused = 0;
     for pack in &packs {
         match seed(&store, pack, Timestamp::now()).await {

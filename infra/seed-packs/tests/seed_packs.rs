@@ -5,7 +5,7 @@ use testkit::ids;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use shared::packs::Pack;
-use shared::packs::listing::PageRequest;
+use shared::packs::listing::{PackFilter, PageRequest};
 use shared::packs::seed::parse_seed;
 use shared::store::DynamoStore;
 use shared::store::packs::{GetPack, ListActivePacks};
@@ -13,6 +13,7 @@ use shared::timestamp::Timestamp;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_seed-packs");
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seed/packs.json");
+const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seed/catalog.json");
 
 async fn seed(endpoint: &str, table: &str, args: &[&str]) -> Output {
     tokio::process::Command::new(BINARY)
@@ -37,7 +38,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
     let output = seed(
         testkit::moto::shared_endpoint(),
         "fan-api-seeded",
-        &["--file", SEED, "--create-table"],
+        &["--catalog", CATALOG, "--file", SEED, "--create-table"],
     )
     .await;
     assert!(output.status.success(), "{output:?}");
@@ -48,7 +49,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
     let again = seed(
         testkit::moto::shared_endpoint(),
         "fan-api-seeded",
-        &["--file", SEED, "--create-table"],
+        &["--catalog", CATALOG, "--file", SEED, "--create-table"],
     )
     .await;
     assert!(
@@ -80,6 +81,7 @@ async fn creates_the_table_and_upserts_the_shipped_packs_idempotently() {
             now,
             limit: 100,
             after: None,
+            filter: PackFilter::default(),
         })
         .await
         .unwrap();
@@ -123,7 +125,12 @@ async fn a_bad_pack_is_named_and_nothing_is_written() {
 
 #[tokio::test]
 async fn usage_errors_exit_2_and_help_0() {
-    for args in [&[][..], &["--file"][..], &["--bogus"][..]] {
+    for args in [
+        &[][..],
+        &["--file"][..],
+        &["--catalog"][..],
+        &["--bogus"][..],
+    ] {
         let output = seed("http://127.0.0.1:9", "fan-api", args).await;
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&output.stderr).contains("usage: seed-packs"));
@@ -135,6 +142,33 @@ async fn usage_errors_exit_2_and_help_0() {
         "the usage asked for is no failure"
     );
     assert!(stdout(&help).contains("usage: seed-packs"));
+}
+
+/// A catalogue file of the shipped catalogue's NBA and NFL and three of their teams: what the
+/// test packs name (the whole file's 89 entries in every table would slow each of moto's
+/// transactions, which copy every table).
+fn small_catalog() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let catalog: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(CATALOG).unwrap()).unwrap();
+        let keep = |list: &str, ids: &[&str]| -> serde_json::Value {
+            catalog[list]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|entry| ids.contains(&entry["id"].as_str().unwrap()))
+                .cloned()
+                .collect()
+        };
+        let small = serde_json::json!({
+            "leagues": keep("leagues", &["nba", "nfl"]),
+            "teams": keep("teams", &["nba-lal", "nba-bos", "nfl-lac"]),
+        });
+        let path = std::env::temp_dir().join(format!("catalog-{}.json", std::process::id()));
+        std::fs::write(&path, small.to_string()).unwrap();
+        path.to_str().unwrap().to_owned()
+    })
 }
 
 /// Writes `packs` to a file of its own and seeds the table with it.
@@ -149,11 +183,107 @@ async fn seed_packs(table: &str, packs: &[shared::packs::Pack]) -> Output {
     let output = seed(
         testkit::moto::shared_endpoint(),
         table,
-        &["--file", file.to_str().unwrap()],
+        &[
+            "--catalog",
+            small_catalog(),
+            "--file",
+            file.to_str().unwrap(),
+        ],
     )
     .await;
     std::fs::remove_file(&file).unwrap();
     output
+}
+
+/// The catalogue loads whole and again to the same (the leagues and teams read back as the
+/// file has them); a pack naming a team the catalogue lacks (or a team of another league) is
+/// refused before anything is written; one naming an entry already in the table seeds without
+/// the file.
+#[tokio::test]
+async fn the_catalogue_loads_idempotently_and_packs_must_name_it() {
+    use shared::catalog::parse_catalog;
+    use shared::store::catalog::{CatalogPageRequest, GetTeam, ListLeagues, ListTeams};
+    let store = testkit::moto::shared_table().await;
+    let catalog = parse_catalog(&std::fs::read_to_string(CATALOG).unwrap()).unwrap();
+    for _ in 0..2 {
+        let output = seed(
+            testkit::moto::shared_endpoint(),
+            store.table(),
+            &["--catalog", CATALOG],
+        )
+        .await;
+        assert!(output.status.success(), "{output:?}");
+        assert!(
+            stdout(&output).contains("catalogue: 7 leagues and 82 teams written"),
+            "{}",
+            stdout(&output)
+        );
+    }
+    let all = CatalogPageRequest {
+        limit: 100,
+        after: None,
+        league: None,
+    };
+    let leagues = store.list_leagues(&all).await.unwrap();
+    assert_eq!(leagues.entries.len(), catalog.leagues.len());
+    let teams = store.list_teams(&all).await.unwrap();
+    assert_eq!(teams.entries.len(), catalog.teams.len());
+    assert!(
+        teams
+            .entries
+            .iter()
+            .all(|team| catalog.team(&team.id) == Some(team))
+    );
+
+    let mut unknown = testkit::packs::active("unknown-team", 60);
+    unknown.team_id = Some("nba-zzz".into());
+    let mut elsewhere = testkit::packs::active("team-elsewhere", 60);
+    elsewhere.team_id = Some("nfl-lac".into());
+    for (pack, problem) in [
+        (unknown, "teamId names no team of the catalogue"),
+        (
+            elsewhere,
+            "teamId names a team of another league than leagueId",
+        ),
+    ] {
+        let id = pack.id.clone();
+        let refused = seed_packs(store.table(), &[testkit::packs::active("fine", 60), pack]).await;
+        assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains(&format!("pack {id}: {problem}; nothing was written")),
+            "{stderr}"
+        );
+        assert!(store.get_pack(&ids::pack("fine")).await.unwrap().is_none());
+    }
+
+    // Without --catalog, the table's catalogue is the one packs must name.
+    let mut lakers = testkit::packs::active("lakers-only", 60);
+    lakers.team_id = Some("nba-lal".into());
+    let file = std::env::temp_dir().join(format!("lakers-{}.json", std::process::id()));
+    std::fs::write(&file, serde_json::to_string(&[lakers]).unwrap()).unwrap();
+    let seeded = seed(
+        testkit::moto::shared_endpoint(),
+        store.table(),
+        &["--file", file.to_str().unwrap()],
+    )
+    .await;
+    std::fs::remove_file(&file).unwrap();
+    assert!(seeded.status.success(), "{seeded:?}");
+    assert!(
+        store
+            .get_pack(&ids::pack("lakers-only"))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        store
+            .get_team(&shared::ids::TeamId::parse("nba-lal").unwrap())
+            .await
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[tokio::test]

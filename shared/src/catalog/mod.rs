@@ -16,8 +16,11 @@ pub mod order;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::ids::{LeagueId, TeamId};
+use crate::openapi::schemas::Id;
+use crate::packs::Pack;
 use crate::urls::is_https_url;
 
 /// The most characters of a league's or team's name and of a team's city.
@@ -25,26 +28,41 @@ pub const MAX_NAME_CHARS: usize = 60;
 /// The most characters of a sport (`basketball`, `american-football`).
 pub const MAX_SPORT_CHARS: usize = 32;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A league of the catalogue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct League {
+    #[schema(value_type = Id)]
     pub id: LeagueId,
+    #[schema(min_length = 1, max_length = 60)]
     pub name: String,
+    /// `basketball`, `american-football`, `soccer`, ...
+    #[schema(pattern = "^[a-z0-9-]{1,32}$")]
     pub sport: String,
+    #[schema(format = "uri", max_length = 2048)]
     pub logo_url: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A team of the catalogue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Team {
+    /// Its league's id, `-`, and a short name of its own (`nba-lal`).
+    #[schema(value_type = Id)]
     pub id: TeamId,
+    #[schema(value_type = Id)]
     pub league_id: LeagueId,
     /// The name without the city (`Lakers`); a club known by one name has it whole (`Arsenal`).
+    #[schema(min_length = 1, max_length = 60)]
     pub name: String,
+    #[schema(min_length = 1, max_length = 60)]
     pub city: String,
+    #[schema(pattern = "^[A-Z0-9]{2,4}$")]
     pub abbreviation: String,
+    #[schema(format = "uri", max_length = 2048)]
     pub logo_url: String,
     /// `#RRGGBB`.
+    #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     pub primary_color: String,
 }
 
@@ -179,6 +197,25 @@ impl Catalog {
             Some(league) if team.league_id != *league => Err(PackRefError::TeamOfAnotherLeague),
             _ => Ok(()),
         }
+    }
+}
+
+impl Catalog {
+    /// The first of `packs` whose `leagueId` or `teamId` does not fit this catalogue
+    /// ([`Catalog::check_pack_refs`]), with its id and why: what seeding refuses. A reference
+    /// outside the id grammar names nothing.
+    pub fn check_packs<'a>(&self, packs: &'a [Pack]) -> Result<(), (&'a str, PackRefError)> {
+        for pack in packs {
+            let league = pack.league_id.as_deref().map(LeagueId::parse).transpose();
+            let team = pack.team_id.as_deref().map(TeamId::parse).transpose();
+            let checked = match (league, team) {
+                (Err(_), _) => Err(PackRefError::UnknownLeague),
+                (_, Err(_)) => Err(PackRefError::UnknownTeam),
+                (Ok(league), Ok(team)) => self.check_pack_refs(league.as_ref(), team.as_ref()),
+            };
+            checked.map_err(|problem| (pack.id.as_str(), problem))?;
+        }
+        Ok(())
     }
 }
 

@@ -11,6 +11,7 @@
 use std::cmp::Ordering;
 
 use crate::catalog::{League, Team};
+use crate::ids::{LeagueId, TeamId};
 
 /// The key of a league in the leagues list: `<hex of folded name>#<leagueId>`.
 pub fn league_key(league: &League) -> String {
@@ -43,6 +44,31 @@ pub fn cmp_teams(a: &Team, b: &Team) -> Ordering {
     (&a.league_id, a.name.to_lowercase(), &a.id).cmp(&(&b.league_id, b.name.to_lowercase(), &b.id))
 }
 
+/// The id of a league key, when `key` is one as [`league_key`] writes it (a cursor's position
+/// is checked with it, and gives the item's key back).
+pub fn parse_league_key(key: &str) -> Option<LeagueId> {
+    let (name, id) = key.split_once('#')?;
+    is_name_hex(name).then(|| LeagueId::parse(id).ok())?
+}
+
+/// The league and id of a team key, when `key` is one as [`team_key`] writes it.
+pub fn parse_team_key(key: &str) -> Option<(LeagueId, TeamId)> {
+    let mut parts = key.splitn(3, '#');
+    let (league, name, id) = (parts.next()?, parts.next()?, parts.next()?);
+    if !is_name_hex(name) {
+        return None;
+    }
+    Some((LeagueId::parse(league).ok()?, TeamId::parse(id).ok()?))
+}
+
+/// The hexadecimal of a folded name (even length, lowercase digits).
+fn is_name_hex(text: &str) -> bool {
+    text.len().is_multiple_of(2)
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 fn name_component(name: &str) -> String {
     use std::fmt::Write;
     let folded = name.to_lowercase();
@@ -59,7 +85,6 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::ids::{LeagueId, TeamId};
 
     fn team(league: &str, id: &str, name: &str) -> Team {
         Team {
@@ -124,6 +149,35 @@ mod tests {
         assert_eq!(order, ["f1", "nba", "nba-2", "nfl", "premier-league"]);
         let keys: Vec<String> = leagues.iter().map(league_key).collect();
         assert!(keys.is_sorted());
+    }
+
+    #[test]
+    fn keys_parse_back_to_their_ids_and_nothing_else_parses() {
+        let lakers = team("nba", "nba-lal", "Lakers");
+        let parsed = parse_team_key(&team_key(&lakers)).unwrap();
+        assert_eq!((parsed.0.as_str(), parsed.1.as_str()), ("nba", "nba-lal"));
+        let nba = league("nba", "NBA");
+        assert_eq!(parse_league_key(&league_key(&nba)).unwrap().as_str(), "nba");
+        for bad in [
+            "",
+            "nba",
+            "6e6261#",
+            "6e6#nba",
+            "6E6261#nba",
+            "zz#nba",
+            "6e6261#a b",
+        ] {
+            assert!(parse_league_key(bad).is_none(), "{bad:?}");
+        }
+        for bad in [
+            "",
+            "nba#6c616b657273",
+            "nba#6c61#",
+            "a b#6c61#nba-lal",
+            "nba#xy#nba-lal",
+        ] {
+            assert!(parse_team_key(bad).is_none(), "{bad:?}");
+        }
     }
 
     proptest! {

@@ -255,18 +255,30 @@ fn the_shipped_catalogue_holds_the_real_leagues_and_every_shipped_pack_fits_it()
         );
     }
     let packs = crate::packs::seed::parse_seed(SHIPPED_PACKS).unwrap();
-    for pack in &packs {
-        let league = pack
-            .league_id
-            .as_deref()
-            .map(|id| LeagueId::parse(id).unwrap());
-        let team = pack.team_id.as_deref().map(|id| TeamId::parse(id).unwrap());
-        assert_eq!(
-            catalog.check_pack_refs(league.as_ref(), team.as_ref()),
-            Ok(()),
-            "{}",
-            pack.id
-        );
-    }
+    assert_eq!(catalog.check_packs(&packs), Ok(()));
     assert!(packs.iter().any(|pack| pack.team_id.is_some()));
+}
+
+#[test]
+fn check_packs_names_the_first_pack_that_does_not_fit() {
+    let catalog = parse(&sample()).unwrap();
+    let pack = |id: &str, league: Option<&str>, team: Option<&str>| {
+        let mut pack = crate::packs::tests::sample_pack(id);
+        pack.league_id = league.map(Into::into);
+        pack.team_id = team.map(Into::into);
+        pack
+    };
+    let fits = pack("fits", Some("nba"), Some("nba-lac"));
+    assert_eq!(catalog.check_packs(std::slice::from_ref(&fits)), Ok(()));
+    for (bad, problem) in [
+        (pack("b", Some("mlb"), None), PackRefError::UnknownLeague),
+        (pack("b", None, Some("nba-xyz")), PackRefError::UnknownTeam),
+        (
+            pack("b", Some("nba"), Some("nfl-lac")),
+            PackRefError::TeamOfAnotherLeague,
+        ),
+    ] {
+        let packs = [fits.clone(), bad, pack("c", Some("mlb"), None)];
+        assert_eq!(catalog.check_packs(&packs), Err(("b", problem)));
+    }
 }

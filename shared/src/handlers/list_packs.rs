@@ -12,13 +12,17 @@ use axum::response::Response;
 
 use utoipa::IntoParams;
 
+use crate::handlers::catalog::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
 use crate::handlers::me::next_cursor_schema;
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
 use crate::http::response::{json_text_response, publicly_cached};
+use crate::ids::{InvalidId, LeagueId, TeamId};
+use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
 use crate::packs::document::PackDocument;
-use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PageRequest};
+use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PackFilter, PageRequest};
+use crate::store::catalog::{GetLeague, GetTeam};
 use crate::store::packs::ListActivePacks;
 use crate::timestamp::Timestamp;
 
@@ -89,18 +93,28 @@ pub fn parse_limit_or(value: Option<&str>, default: usize) -> Result<usize, ApiE
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ListPacksQuery {
+    /// Only the packs of this league (a league's `id`; an unknown one is a 404
+    /// `league_not_found`).
+    #[param(rename = "leagueId", value_type = Option<Id>, example = "nba")]
+    pub league_id: Option<String>,
+    /// Only the packs of this team (a team's `id`; an unknown one is a 404 `team_not_found`).
+    /// With `leagueId`, the packs naming both.
+    #[param(rename = "teamId", value_type = Option<Id>, example = "nba-lal")]
+    pub team_id: Option<String>,
     /// Packs per page.
     #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LIMIT))]
     pub limit: Option<u32>,
-    /// The `nextCursor` of the previous page, as given (opaque and signed; any other value is a
-    /// 400).
+    /// The `nextCursor` of the previous page, as given, with the same filters (opaque and
+    /// signed; any other value is a 400).
     #[param(min_length = 1, max_length = 256)]
     pub cursor: Option<String>,
 }
 
-/// `?limit=&cursor=`: the limit checked, the cursor as sent (it is decoded against the time).
+/// `?leagueId=&teamId=&limit=&cursor=`, checked in that order: the filters and the limit
+/// checked, the cursor as sent (it is decoded against the time and the filters).
 #[derive(Debug)]
 pub struct PacksQuery {
+    pub filter: PackFilter,
     pub limit: usize,
     pub cursor: Option<String>,
 }
@@ -110,10 +124,37 @@ impl<St: Send + Sync> FromRequestParts<St> for PacksQuery {
 
     async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
         let query = QueryParams::of(parts);
+        let filter = PackFilter {
+            league: id_param(&query, "leagueId", LeagueId::parse)?,
+            team: id_param(&query, "teamId", TeamId::parse)?,
+        };
         let limit = parse_limit(query.single("limit")?.as_deref())?;
         let cursor = query.single("cursor")?;
-        Ok(Self { limit, cursor })
+        Ok(Self {
+            filter,
+            limit,
+            cursor,
+        })
     }
+}
+
+/// The query parameter `name`, an id of the id grammar, when given (else a 400 naming it).
+pub fn id_param<T>(
+    query: &QueryParams,
+    name: &str,
+    parse: impl FnOnce(String) -> Result<T, InvalidId>,
+) -> Result<Option<T>, ApiError> {
+    query
+        .single(name)?
+        .map(|text| {
+            parse(text).map_err(|_| {
+                ApiError::refused(
+                    ErrorCode::InvalidQuery,
+                    format!("The '{name}' parameter must be an id (1-64 of A-Za-z0-9_-)."),
+                )
+            })
+        })
+        .transpose()
 }
 
 #[utoipa::path(
@@ -127,31 +168,41 @@ impl<St: Send + Sync> FromRequestParts<St> for PacksQuery {
 active packs are listed with `remaining: 0`. Order: `saleStartsAt` newest first, then `id` \
 ascending.
 
-Pages: pass the previous page's `nextCursor` as `cursor`. A page may hold fewer than `limit` \
-packs while more follow; `nextCursor` is null only on the last page.",
+`leagueId` and `teamId` list only the active packs naming that league or team (both: naming \
+both), in the same order; an id the catalogue does not hold is a 404 (`league_not_found`, \
+`team_not_found`), a league or team without active packs an empty page.
+
+Pages: pass the previous page's `nextCursor` as `cursor`, with the same filters. A page may hold \
+fewer than `limit` packs while more follow; `nextCursor` is null only on the last page.",
     security(),
     params(ListPacksQuery),
     responses(
         (status = 200, description = "A page of active packs.", body = PackList,
             examples(("page" = (value = json!(examples::pack_page()))))),
         (status = 400, response = doc::BadRequest),
+        (status = 404, description = "`leagueId` or `teamId` names nothing in the catalogue \
+(`league_not_found`, `team_not_found`).", body = ErrorBody,
+            examples(
+                ("unknownLeague" = (value = json!(doc::error_example(ErrorCode::LeagueNotFound, LEAGUE_NOT_FOUND)))),
+                ("unknownTeam" = (value = json!(doc::error_example(ErrorCode::TeamNotFound, TEAM_NOT_FOUND)))),
+            )),
         (status = 500, response = doc::InternalError),
         (status = 503, response = doc::Unavailable),
     ),
 )]
-pub async fn list_packs<S: ListActivePacks>(
+pub async fn list_packs<S: ListActivePacks + GetLeague + GetTeam>(
     State(state): State<Arc<ListPacksState<S>>>,
     query: PacksQuery,
 ) -> Result<Response, ApiError> {
     let now = Timestamp::now();
     let after = query
         .cursor
-        .map(|cursor| state.cursors.decode(&cursor, now))
+        .map(|cursor| state.cursors.decode_listing(&query.filter, &cursor, now))
         .transpose()
         .map_err(|_| {
             ApiError::refused(
                 ErrorCode::InvalidCursor,
-                "The cursor is not one this API issued; start again without it.",
+                "The cursor is not one this API issued for this list; start again without it.",
             )
         })?;
     let page = state
@@ -160,9 +211,22 @@ pub async fn list_packs<S: ListActivePacks>(
             now,
             limit: query.limit,
             after,
+            filter: query.filter.clone(),
         })
         .await?;
-    let next_cursor = page.next.as_ref().map(|key| state.cursors.encode(key));
+    // An unknown league or team has no packs: only an empty page asks whether it exists.
+    if page.packs.is_empty() {
+        if let Some(league) = &query.filter.league {
+            find_league(&state.store, league).await?;
+        }
+        if let Some(team) = &query.filter.team {
+            find_team(&state.store, team).await?;
+        }
+    }
+    let next_cursor = page
+        .next
+        .as_ref()
+        .map(|key| state.cursors.encode_listing(&query.filter, key));
     Ok(publicly_cached(json_text_response(
         StatusCode::OK,
         page_json(&page.packs, next_cursor.as_deref()),

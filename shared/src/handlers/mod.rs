@@ -5,6 +5,7 @@
 //! [`crate::http::routes`] routes; each module maps the domain's errors to
 //! [`crate::http::error::ApiError`].
 
+pub mod catalog;
 pub mod complete_purchase;
 pub mod get_pack;
 pub mod get_purchase;
@@ -20,3 +21,4 @@ pub mod web3_link;
 pub mod me;
 pub mod my_cash;
 pub mod my_purchases;
+pub mod my_wallets;

@@ -4,7 +4,11 @@
 //!
 //! Stripe delivers each event at least once, in no fixed order, and retries any answer but a
 //! 2xx for three days: an event this API does not act on, or one about a top-up it does not
-//! know, is answered 200 at once; a store failure is a 503, so that Stripe tries again.
+//! know, is answered 200 at once; a store failure is a 503, so that Stripe tries again. A paid
+//! session that cannot be credited (it does not match its top-up, or the ledger refuses the
+//! credit) is answered 200 too, since no retry would change it: it is counted
+//! (`TopUpsUnmatched`, `TopUpsUncredited`), alarmed on, and settled by hand with
+//! `cash-credit --settle-top-up` (docs/operations.md).
 
 use std::sync::Arc;
 
@@ -89,8 +93,10 @@ with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 40
 top-up named by `client_reference_id` and credit its amount once, when the session, \
 `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and \
 `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, \
-or a top-up this deployment does not know, is answered 200 and ignored. A store failure is a 503, \
-so that Stripe retries.",
+or a top-up this deployment does not know, is answered 200 and ignored. A paid session that does \
+not match its top-up, or whose credit the ledger refuses, is answered 200 (no retry would change \
+it), credits nothing, and is counted and alarmed on for the operator to settle. A store failure \
+is a 503, so that Stripe retries.",
     security(),
     params(
         ("Stripe-Signature" = String, Header,
@@ -196,7 +202,14 @@ async fn handle<S: GetTopUp + SettleTopUp>(
         return Ok(());
     };
     if let Err(mismatch) = check_session(&top_up, &session, action == Action::Complete) {
-        tracing::error!(event_id, kind, top_up_id = %top_up_id, mismatch = %mismatch, "a session event does not match its top-up: nothing changed");
+        if action == Action::Complete {
+            // Paid, and not credited: a person settles it (docs/operations.md). 200: the event
+            // and the top-up are both final, so Stripe's retries would only repeat this.
+            metrics::count(Metric::TopUpsUnmatched);
+            tracing::error!(event_id, kind, top_up_id = %top_up_id, mismatch = %mismatch, "a paid session does not match its top-up: not credited, settle it by hand");
+        } else {
+            tracing::warn!(event_id, kind, top_up_id = %top_up_id, mismatch = %mismatch, "a session event does not match its top-up: nothing changed");
+        }
         return Ok(());
     }
     let Action::Close(status) = action else {
@@ -226,10 +239,15 @@ async fn complete<S: SettleTopUp>(
             tracing::info!(event_id, top_up_id = %top_up.id, "top-up already completed: nothing changed");
             Ok(())
         }
+        // An outage: 503, so that Stripe delivers it again.
         Err(CreditCashError::Store(error)) => Err(error.into()),
-        // Needs a person; a 500 keeps Stripe retrying meanwhile.
-        Err(error) => Err(ApiError::Internal {
-            detail: format!("top-up {}: {error}", top_up.id),
-        }),
+        // Paid, and refused by the ledger: a person settles it (docs/operations.md). 200, as
+        // for a mismatch: a retry meets the same refusal for up to three days, while a 5xx
+        // answered that long gets the endpoint reported, and at length disabled, by Stripe.
+        Err(refusal) => {
+            metrics::count(Metric::TopUpsUncredited);
+            tracing::error!(event_id, top_up_id = %top_up.id, refusal = %refusal, "a paid top-up was not credited: settle it by hand");
+            Ok(())
+        }
     }
 }

@@ -21,7 +21,7 @@ use crate::openapi::headers::{Replayed, TopUpLocation};
 use crate::openapi::schemas::{Currency, Id};
 use crate::openapi::{examples, responses as doc};
 use crate::store::DynamoStore;
-use crate::store::topups::{CreateTopUp, CreatedTopUp, GetTopUp, SetCheckout};
+use crate::store::topups::{CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout};
 use crate::timestamp::Timestamp;
 use crate::topups::stripe::{ReturnUrls, StripeClient, StripeError};
 use crate::topups::{TopUp, TopUpPolicy, TopUpRefusal, TopUpStatus, top_up_id};
@@ -150,7 +150,8 @@ impl FromJsonBody for TopUpBody {
 }
 
 /// Checks, in order: route (404/405), token (401), `Idempotency-Key` (400), body (415, 413,
-/// 400), amount and currency (400); writes the pending top-up (one conditional put), opens its
+/// 400), amount and currency (400); writes the pending top-up, taking one of the fan's pending
+/// slots (one transaction; none free: 409, nothing sent to Stripe), opens its
 /// Checkout Session at Stripe, stores it (one conditional update). 201 with `Location`. A repeat
 /// of the key answers the same top-up as it is now, with `Idempotent-Replayed: true` (and
 /// finishes it first when an earlier try could not reach Stripe); with another amount or
@@ -173,8 +174,11 @@ another amount or currency is 422 `idempotency_key_reused`.
 Checked in this order: the token (401), `Idempotency-Key` (400), the body (415, 413, 400), the \
 amount (`invalid_amount`: a whole number from `TOPUP_MIN_AMOUNT` to `TOPUP_MAX_AMOUNT`, 100 to \
 50000 by default) and the currency (`unsupported_currency`: one of `TOPUP_CURRENCIES`, `USD` by \
-default). Stripe unreachable, busy or failing is a 503 with `Retry-After` (retry with the same \
-key); Stripe refusing the session is a 502 `payment_provider_error`.",
+default). A user holds at most 5 pending top-ups (neither completed, failed nor expired): one \
+more is 409 `too_many_pending_top_ups` and opens no session; a top-up's Checkout Session expires \
+an hour after it is opened, which frees its place, as its payment or failure does. Stripe \
+unreachable, busy or failing is a 503 with `Retry-After` (retry with the same key); Stripe \
+refusing the session is a 502 `payment_provider_error`.",
     security(("sessionToken" = [])),
     params(
         ("Idempotency-Key" = String, Header,
@@ -213,6 +217,11 @@ bounds (`invalid_amount`); a currency not offered (`unsupported_currency`).",
                 )))),
             )),
         (status = 404, description = "No route (`not_found`).", body = ErrorBody),
+        (status = 409, description = "The user holds 5 pending top-ups already \
+(`too_many_pending_top_ups`): pay for one, or wait for its Checkout Session to expire (an hour \
+after it was opened). A repeat of one of their keys is still answered its top-up.",
+            body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::TooManyPendingTopUps, TOO_MANY_PENDING))),
         (status = 413, response = doc::PayloadTooLarge),
         (status = 415, response = doc::UnsupportedMediaType),
         (status = 422, description = "This `Idempotency-Key` asked for another top-up (another \
@@ -251,7 +260,15 @@ where
         amount,
         Timestamp::now(),
     );
-    let (mut top_up, replayed) = match state.store.create_top_up(&asked).await? {
+    let created = state
+        .store
+        .create_top_up(&asked)
+        .await
+        .map_err(|error| match error {
+            CreateTopUpError::TooManyPending(_) => too_many_pending(),
+            CreateTopUpError::Store(error) => error.into(),
+        })?;
+    let (mut top_up, replayed) = match created {
         CreatedTopUp::New(top_up) => {
             // The one place a top-up is created.
             tracing::info!(top_up_id = %top_up.id, "top-up created");
@@ -287,6 +304,15 @@ where
     }
     Ok(response)
 }
+
+/// The fan holds [`MAX_PENDING_TOP_UPS`](crate::topups::pending::MAX_PENDING_TOP_UPS) pending top-ups: nothing written, nothing sent to Stripe.
+fn too_many_pending() -> ApiError {
+    ApiError::refused(ErrorCode::TooManyPendingTopUps, TOO_MANY_PENDING)
+}
+
+/// (The API's description says 5 and an hour: see `pending`'s test of the two.)
+const TOO_MANY_PENDING: &str = "You have as many unpaid top-ups as a fan may: pay for one, or \
+wait for its checkout page to expire (an hour after it was opened).";
 
 fn refused(refusal: TopUpRefusal, policy: &TopUpPolicy) -> ApiError {
     match refusal {

@@ -10,15 +10,18 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
-use crate::http::error::{ApiError, ErrorCode};
+use crate::handlers::my_wallets::wallet_limit_reached;
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, LimitsBodies, Verifies};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
+use crate::ids::WalletId;
 use crate::links::{LinkUpsert, MAX_PAYLOAD_DEPTH, PayloadError, WEB3_PROVIDER, check_payload};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{always_true, truthy};
-use crate::store::links::UpsertLink;
+use crate::store::links::{LinkError, UpsertLink};
 use crate::timestamp::Timestamp;
+use crate::wallets::{WalletLimitReached, wallet_id};
 
 /// What the link handler needs.
 pub struct LinkState<S> {
@@ -66,12 +69,19 @@ pub fn parse_link_body(body: &[u8]) -> Result<&RawValue, ApiError> {
     })
 }
 
-/// The body's `payload`, as [`parse_link_body`] accepts it, kept as sent.
-pub struct LinkPayload(Box<RawValue>);
+/// The body's `payload`, as [`parse_link_body`] accepts it, kept as sent, and its canonical
+/// JSON's wallet id.
+pub struct LinkPayload(Box<RawValue>, WalletId);
 
 impl FromJsonBody for LinkPayload {
     fn from_json(body: &[u8]) -> Result<Self, ApiError> {
-        parse_link_body(body).map(|payload| Self(payload.to_owned()))
+        let payload = parse_link_body(body)?;
+        // A payload `parse_link_body` accepts has a canonical form (JSON, at most
+        // MAX_PAYLOAD_DEPTH deep); the refusal stays a clear 400 should the two ever disagree.
+        let id = wallet_id(payload.get()).map_err(|error| {
+            ApiError::refused(ErrorCode::InvalidPayload, format!("The payload: {error}."))
+        })?;
+        Ok(Self(payload.to_owned(), id))
     }
 }
 
@@ -98,7 +108,9 @@ struct LinkResponseData<'a> {
 }
 
 /// Checks, in order: route (404/405), session token (401, or 503 when no signing key can be
-/// had), content type (415), body size (413), body and payload (400); then upserts the link.
+/// had), content type (415), body size (413), body and payload (400); then upserts the link and
+/// its wallet, in one transaction (409 `wallet_limit_reached` for a 21st identity: nothing
+/// written).
 #[utoipa::path(
     post,
     path = "/api/web3-link",
@@ -107,7 +119,10 @@ struct LinkResponseData<'a> {
     summary = "Link a web3 identity to the signed-in user",
     description = "Saves the body's `payload` (any JSON value that is truthy by JavaScript's \
 rule: not `false`, `0`, `\"\"` or `null`) as the user's web3 link, exactly as sent. Linking again \
-replaces the payload and keeps the first link time. The user is the session token's `sub`; \
+replaces the payload and keeps the first link time. The payload is also kept as one of the \
+user's wallets (`GET /api/me/wallets`), identified by its canonical JSON (RFC 8785): the same \
+identity linked again, however spelled, refreshes its wallet's `lastLinkedAt`; a new one adds a \
+wallet, at most 20. The user is the session token's `sub`; \
 `email` comes from the token's e-mail claim, or is null.",
     security(("sessionToken" = [])),
     request_body(
@@ -126,6 +141,12 @@ replaces the payload and keeps the first link time. The user is the session toke
         (status = 400, response = doc::BadRequest),
         (status = 401, response = doc::Unauthorized),
         (status = 413, response = doc::PayloadTooLarge),
+        (status = 409, description = "The payload is a new identity and the user holds 20 \
+wallets already (`wallet_limit_reached`): nothing was saved, neither the link nor a wallet. \
+Remove one (`DELETE /api/me/wallets/{walletId}`) first; linking a payload the user holds is \
+never refused.",
+            body = ErrorBody,
+            example = json!(doc::example(wallet_limit_reached()))),
         (status = 415, response = doc::UnsupportedMediaType),
         (status = 500, response = doc::InternalError),
         (status = 503, response = doc::Unavailable),
@@ -134,17 +155,25 @@ replaces the payload and keeps the first link time. The user is the session toke
 pub async fn web3_link<S: UpsertLink>(
     State(state): State<Arc<LinkState<S>>>,
     Fan(identity): Fan,
-    Json(LinkPayload(payload)): Json<LinkPayload>,
+    Json(LinkPayload(payload, wallet_id)): Json<LinkPayload>,
 ) -> Result<Response, ApiError> {
     let link = LinkUpsert {
         user_id: &identity.user_id,
         email: identity.email.as_deref(),
         provider: WEB3_PROVIDER,
         payload: &payload,
+        wallet_id,
         at: Timestamp::now(),
     };
-    state.store.upsert_link(&link).await?;
-    tracing::info!(payload_bytes = payload.get().len(), "web3 link saved");
+    let write = state
+        .store
+        .upsert_link(&link)
+        .await
+        .map_err(|error| match error {
+            LinkError::Refused(WalletLimitReached) => wallet_limit_reached(),
+            LinkError::Store(error) => error.into(),
+        })?;
+    tracing::info!(payload_bytes = payload.get().len(), wallet = ?write, "web3 link saved");
     Ok(json_response(
         StatusCode::OK,
         &LinkResponse {

@@ -61,6 +61,11 @@ pub enum ErrorCode {
     TopUpNotFound,
     PaymentProviderError,
     InvalidSignature,
+    LeagueNotFound,
+    TeamNotFound,
+    WalletLimitReached,
+    WalletNotFound,
+    TooManyPendingTopUps,
 }
 
 impl ErrorCode {
@@ -106,8 +111,13 @@ impl ErrorCode {
             Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
                 StatusCode::BAD_REQUEST
             }
-            Self::TopUpNotFound => StatusCode::NOT_FOUND,
+            Self::TopUpNotFound
+            | Self::LeagueNotFound
+            | Self::TeamNotFound
+            | Self::WalletNotFound => StatusCode::NOT_FOUND,
+            Self::WalletLimitReached => StatusCode::CONFLICT,
             Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
+            Self::TooManyPendingTopUps => StatusCode::CONFLICT,
         }
     }
 }

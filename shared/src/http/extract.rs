@@ -8,6 +8,9 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, OptionalFromRequest, Request};
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use bytes::BytesMut;
+use http_body_util::BodyExt;
 use serde::de::DeserializeOwned;
 
 use crate::auth::{Identity, TokenVerifier};
@@ -131,8 +134,9 @@ impl<T: FromJsonBody, St: LimitsBodies> FromRequest<Arc<St>> for Json<T> {
 
     async fn from_request(request: Request, state: &Arc<St>) -> Result<Self, ApiError> {
         require_json_content_type(request.headers())?;
-        let body = read_body(request.into_body()).await?;
-        T::from_json(within_limit(&body, state.max_body_bytes())?).map(Self)
+        let (parts, body) = request.into_parts();
+        let body = read_body(&parts.headers, body, state.max_body_bytes()).await?;
+        T::from_json(&body).map(Self)
     }
 }
 
@@ -141,13 +145,13 @@ impl<T: FromJsonBody, St: LimitsBodies> OptionalFromRequest<Arc<St>> for Json<T>
 
     async fn from_request(request: Request, state: &Arc<St>) -> Result<Option<Self>, ApiError> {
         let (parts, body) = request.into_parts();
-        let body = read_body(body).await?;
+        let body = read_body(&parts.headers, body, state.max_body_bytes()).await?;
         // API Gateway sends no body for an empty one.
         if body.is_empty() {
             return Ok(None);
         }
         require_json_content_type(&parts.headers)?;
-        T::from_json(within_limit(&body, state.max_body_bytes())?).map(|value| Some(Self(value)))
+        T::from_json(&body).map(|value| Some(Self(value)))
     }
 }
 
@@ -159,27 +163,143 @@ impl<St: LimitsBodies> FromRequest<Arc<St>> for RawBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &Arc<St>) -> Result<Self, ApiError> {
-        let body = read_body(request.into_body()).await?;
-        within_limit(&body, state.max_body_bytes())?;
-        Ok(Self(body))
+        let (parts, body) = request.into_parts();
+        read_body(&parts.headers, body, state.max_body_bytes())
+            .await
+            .map(Self)
     }
 }
 
-/// The whole body. Lambda hands it over in memory; a server in front that streams it (local-api)
-/// bounds its size and time itself, and a refusal of its own (an [`ApiError`] as the body's
-/// error, however deep in the chain) is answered as it is. Any other failure to read is a
-/// malformed body.
-async fn read_body(body: Body) -> Result<Bytes, ApiError> {
-    axum::body::to_bytes(body, usize::MAX)
-        .await
-        .map_err(|error| {
-            let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
-            while let Some(error) = cause {
-                if let Some(refusal) = error.downcast_ref::<ApiError>() {
-                    return refusal.clone();
+/// The whole body, at most `limit` bytes (else 413 `payload_too_large`). A `Content-Length` over
+/// the limit is refused before any of the body is read; a body without one (chunked) is read
+/// until it ends or passes the limit, and no more than `limit + 1` of its bytes are ever kept,
+/// however much the client sends: a route's limit is what a request may cost the process in
+/// memory, not only what its handler accepts.
+///
+/// Lambda hands the body over in memory; a server in front that streams it (local-api) bounds
+/// its time itself, and a refusal of its own (an [`ApiError`] as the body's error, however deep
+/// in the chain) is answered as it is. Any other failure to read is a malformed body.
+pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(ApiError::PayloadTooLarge { limit });
+    }
+    let mut body = body;
+    let mut kept = BytesMut::new();
+    while kept.len() <= limit {
+        let Some(frame) = body.frame().await else {
+            break;
+        };
+        let Ok(data) = frame.map_err(refusal)?.into_data() else {
+            continue;
+        };
+        let room = limit + 1 - kept.len();
+        kept.extend_from_slice(&data[..data.len().min(room)]);
+    }
+    within_limit(&kept, limit)?;
+    Ok(kept.freeze())
+}
+
+/// What a failure to read the body answers.
+fn refusal(error: axum::Error) -> ApiError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(error) = cause {
+        if let Some(refusal) = error.downcast_ref::<ApiError>() {
+            return refusal.clone();
+        }
+        cause = error.source();
+    }
+    ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed.")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll};
+
+    use axum::http::HeaderValue;
+    use hyper::body::Frame;
+
+    use super::*;
+
+    /// A body of `frames` frames of `size` bytes (endless when `None`), counting what is taken.
+    struct Counted {
+        size: usize,
+        frames: Option<usize>,
+        taken: Arc<AtomicUsize>,
+    }
+
+    impl hyper::body::Body for Counted {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            if let Some(left) = self.frames.as_mut() {
+                if *left == 0 {
+                    return Poll::Ready(None);
                 }
-                cause = error.source();
+                *left -= 1;
             }
-            ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed.")
-        })
+            self.taken.fetch_add(self.size, Ordering::Relaxed);
+            Poll::Ready(Some(Ok(Frame::data(Bytes::from(vec![b'x'; self.size])))))
+        }
+    }
+
+    fn counted(size: usize, frames: Option<usize>) -> (Body, Arc<AtomicUsize>) {
+        let taken = Arc::new(AtomicUsize::default());
+        let body = Body::new(Counted {
+            size,
+            frames,
+            taken: taken.clone(),
+        });
+        (body, taken)
+    }
+
+    fn declaring(length: usize) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
+        headers
+    }
+
+    #[tokio::test]
+    async fn a_declared_length_over_the_limit_is_refused_before_any_byte_is_read() {
+        let (body, taken) = counted(1000, None);
+        let refused = read_body(&declaring(4501), body, 4500).await;
+        assert_eq!(
+            refused.unwrap_err(),
+            ApiError::PayloadTooLarge { limit: 4500 }
+        );
+        assert_eq!(taken.load(Ordering::Relaxed), 0);
+    }
+
+    #[tokio::test]
+    async fn a_body_without_a_length_is_read_no_further_than_past_the_limit() {
+        let (body, taken) = counted(1000, None);
+        let refused = read_body(&HeaderMap::new(), body, 4500).await;
+        assert_eq!(
+            refused.unwrap_err(),
+            ApiError::PayloadTooLarge { limit: 4500 }
+        );
+        // Five frames: the fifth is the first past the limit; the endless rest is never asked for.
+        assert_eq!(taken.load(Ordering::Relaxed), 5000);
+    }
+
+    #[tokio::test]
+    async fn a_body_at_the_limit_is_read_whole() {
+        let (body, _) = counted(1500, Some(3));
+        let read = read_body(&declaring(4500), body, 4500).await.unwrap();
+        assert_eq!(read.len(), 4500);
+        let (body, _) = counted(1500, Some(3));
+        assert_eq!(
+            read_body(&HeaderMap::new(), body, 4499).await.unwrap_err(),
+            ApiError::PayloadTooLarge { limit: 4499 }
+        );
+    }
 }

@@ -21,9 +21,11 @@ use lambda_http::RequestExt;
 use tower::ServiceBuilder;
 use utoipa::openapi::path::HttpMethod;
 
+use crate::handlers::catalog::CatalogState;
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::me::MeState;
+use crate::handlers::my_wallets::WalletsState;
 use crate::handlers::purchase_json::PurchaseState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
@@ -31,12 +33,14 @@ use crate::handlers::web3_link::LinkState;
 use crate::http::error::ApiError;
 use crate::ids::is_valid_id;
 use crate::store::cash::{GetBalances, ListLedger};
+use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
 use crate::store::links::UpsertLink;
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
+use crate::store::wallets::{DeleteWallet, ListWallets};
 
 /// One route of the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,11 +149,10 @@ impl<St: Clone + Send + Sync + 'static> Routes<St> {
     }
 
     /// The function's whole router over `state`, as it answers the requests API Gateway hands
-    /// it: its routes, on the path as the client sent it (before any stage prefix) less a
-    /// trailing slash; and every other request the API's JSON 404 or 405 (with every method of
-    /// the path in `Allow`), a request for another function's route logged as misrouted (API
-    /// Gateway and this router trim a trailing slash differently: `/api/packs/p/` reaches the
-    /// `$default` function).
+    /// it: its routes, on the path as the client sent it (before any stage prefix; a trailing
+    /// slash is no route, README's rule); and every other request the API's JSON 404 or 405
+    /// (with every method of the path in `Allow`), a request for another function's route
+    /// logged as misrouted.
     pub fn function_app(self, state: St) -> Router {
         let function = self.function;
         let router = self
@@ -250,30 +253,24 @@ fn unrouted_answer(function: &str, method: &Method, path: &str) -> ApiError {
     }
 }
 
-/// The request with the path the client called (lambda_http's raw path, before any stage
-/// prefix, else the URI's), without trailing slashes.
+/// The request with the path the client called: lambda_http's raw path, before any stage
+/// prefix, else the URI's. As sent, a trailing slash included: `/api/packs/` is no route's path,
+/// so whichever function it reaches answers the `$default` 404, never another route's answer or
+/// a 405 whose `Allow` would name a method that 404s there too.
 fn api_gateway_path<B>(mut request: Request<B>) -> Request<B> {
     let raw = request.raw_http_path();
-    let path = if raw.is_empty() {
-        request.uri().path()
-    } else {
-        raw
+    if raw.is_empty() || raw == request.uri().path() {
+        return request;
+    }
+    let path_and_query = match request.uri().query() {
+        Some(query) => format!("{raw}?{query}"),
+        None => raw.to_owned(),
     };
-    let trimmed = match path.trim_end_matches('/') {
-        "" => "/",
-        trimmed => trimmed,
-    };
-    if trimmed != request.uri().path() {
-        let path_and_query = match request.uri().query() {
-            Some(query) => format!("{trimmed}?{query}"),
-            None => trimmed.to_owned(),
-        };
-        let mut parts = request.uri().clone().into_parts();
-        if let Ok(path_and_query) = path_and_query.parse() {
-            parts.path_and_query = Some(path_and_query);
-            if let Ok(uri) = Uri::from_parts(parts) {
-                *request.uri_mut() = uri;
-            }
+    let mut parts = request.uri().clone().into_parts();
+    if let Ok(path_and_query) = path_and_query.parse() {
+        parts.path_and_query = Some(path_and_query);
+        if let Ok(uri) = Uri::from_parts(parts) {
+            *request.uri_mut() = uri;
         }
     }
     request
@@ -329,7 +326,7 @@ functions! {
     default "list-packs";
 
     /// `list-packs`: the active packs; API Gateway's `$default` route.
-    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks) {
+    "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks + GetLeague + GetTeam) {
         list_packs::list_packs,
     }
     /// `get-pack`: one pack, public.
@@ -366,6 +363,11 @@ functions! {
         my_cash::my_cash,
         my_cash::my_ledger,
     }
+    /// `me-wallets`: the fan's wallets and their removal (`USER#` wallet items and count only).
+    "me-wallets" => me_wallets_routes(WalletsState where S: ListWallets + DeleteWallet) {
+        my_wallets::my_wallets,
+        my_wallets::delete_wallet,
+    }
     /// `cash-top-ups`: asks for a Cash top-up, reads one.
     "cash-top-ups" => cash_top_ups_routes(TopUpState where S: CreateTopUp + SetCheckout + GetTopUp) {
         top_ups::create_top_up,
@@ -374,6 +376,13 @@ functions! {
     /// `stripe-webhook`: Stripe's signed events.
     "stripe-webhook" => stripe_webhook_routes(WebhookState where S: GetTopUp + SettleTopUp) {
         stripe_webhook::stripe_webhook,
+    }
+    /// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
+    "catalog" => catalog_routes(CatalogState where S: ListLeagues + GetLeague + ListTeams + GetTeam) {
+        catalog::list_leagues,
+        catalog::get_league,
+        catalog::list_teams,
+        catalog::get_team,
     }
 }
 
@@ -499,9 +508,15 @@ mod tests {
                 "me-purchases GET /api/me/items",
                 "me-cash GET /api/me/cash",
                 "me-cash GET /api/me/cash/transactions",
+                "me-wallets GET /api/me/wallets",
+                "me-wallets DELETE /api/me/wallets/{walletId}",
                 "cash-top-ups POST /api/me/cash/top-ups",
                 "cash-top-ups GET /api/me/cash/top-ups/{topUpId}",
                 "stripe-webhook POST /api/webhooks/stripe",
+                "catalog GET /api/leagues",
+                "catalog GET /api/leagues/{leagueId}",
+                "catalog GET /api/teams",
+                "catalog GET /api/teams/{teamId}",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

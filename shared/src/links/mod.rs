@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::ids::UserId;
+use crate::ids::{UserId, WalletId};
 use crate::timestamp::Timestamp;
 use crate::truthy::is_truthy;
 
@@ -63,13 +63,14 @@ fn nesting_exceeds(json: &str, max: usize) -> bool {
 }
 
 /// What is written for a link: linking again replaces the payload and e-mail and keeps the first
-/// `linkedAt`.
-#[derive(Debug, Clone, Copy)]
+/// `linkedAt`; the payload is recorded as the wallet `wallet_id` (its id, from its canonical JSON).
+#[derive(Debug, Clone)]
 pub struct LinkUpsert<'a> {
     pub user_id: &'a UserId,
     pub email: Option<&'a str>,
     pub provider: &'static str,
     pub payload: &'a RawValue,
+    pub wallet_id: WalletId,
     pub at: Timestamp,
 }
 

@@ -130,3 +130,39 @@ pub fn pending_top_up() -> Value {
         }
     })
 }
+
+/// A league of the catalogue.
+pub fn league() -> Value {
+    json!({
+        "id": "nba",
+        "name": "NBA",
+        "sport": "basketball",
+        "logoUrl": "https://cdn.fan-api.example/leagues/nba.png"
+    })
+}
+
+/// A page of `GET /api/leagues`.
+pub fn league_page() -> Value {
+    json!({ "leagues": [league()], "nextCursor": null })
+}
+
+/// A team of the catalogue.
+pub fn team() -> Value {
+    json!({
+        "id": "nba-lal",
+        "leagueId": "nba",
+        "name": "Lakers",
+        "city": "Los Angeles",
+        "abbreviation": "LAL",
+        "logoUrl": "https://cdn.fan-api.example/teams/nba-lal.png",
+        "primaryColor": "#552583"
+    })
+}
+
+/// A page of `GET /api/teams?leagueId=nba`.
+pub fn team_page() -> Value {
+    json!({
+        "teams": [team()],
+        "nextCursor": "MjpuYmEjNmM2MTZiNjU3MjczI25iYS1sYWw.c2lnbmVkLWJ5LXRoZS1hcGk"
+    })
+}

@@ -48,9 +48,15 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::my_purchases::my_items,
         handlers::my_cash::my_cash,
         handlers::my_cash::my_ledger,
+        handlers::my_wallets::my_wallets,
+        handlers::my_wallets::delete_wallet,
         handlers::top_ups::create_top_up,
         handlers::top_ups::get_top_up,
         handlers::stripe_webhook::stripe_webhook,
+        handlers::catalog::list_leagues,
+        handlers::catalog::get_league,
+        handlers::catalog::list_teams,
+        handlers::catalog::get_team,
     ),
     components(responses(
         BadRequest,
@@ -67,9 +73,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Packs"),
         (name = "Purchases"),
         (name = "Auth"),
-        (name = "Me", description = "The signed-in fan's own purchases, items, Cash balances and ledger."),
+        (name = "Me", description = "The signed-in fan's own purchases, items, Cash balances and ledger, and linked wallets."),
         (name = "Cash"),
         (name = "Webhooks"),
+        (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
     ),
 )]
 struct Document;

@@ -12,6 +12,7 @@ use aws_lc_rs::hmac;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use crate::ids::{LeagueId, TeamId};
 use crate::packs::document::PackDocument;
 use crate::packs::{Pack, is_valid_id};
 use crate::timestamp::Timestamp;
@@ -195,12 +196,82 @@ impl CursorSigner {
     }
 }
 
+impl CursorSigner {
+    /// The cursor of a page of `filter`'s packs ending at `key`: every active pack's list keeps
+    /// the cursors it always had; a filtered list's are bound to its filters, so that a cursor
+    /// of one league's packs resumes no other list.
+    pub fn encode_listing(&self, filter: &PackFilter, key: &ListingKey) -> String {
+        match filter_scope(filter) {
+            None => self.encode(key),
+            Some(scope) => self.encode_scoped(&scope, key.as_str()),
+        }
+    }
+
+    /// The position of a cursor [`CursorSigner::encode_listing`] issued for `filter`, checked as
+    /// [`CursorSigner::decode`] checks it.
+    pub fn decode_listing(
+        &self,
+        filter: &PackFilter,
+        cursor: &str,
+        now: Timestamp,
+    ) -> Result<ListingKey, InvalidCursor> {
+        let Some(scope) = filter_scope(filter) else {
+            return self.decode(cursor, now);
+        };
+        let key = ListingKey::parse(&self.decode_scoped(&scope, cursor)?).ok_or(InvalidCursor)?;
+        if key.0 < ListingKey::started_bound(now) {
+            return Err(InvalidCursor);
+        }
+        Ok(key)
+    }
+}
+
+/// The scope of a filtered list's cursors (`None`: every active pack).
+fn filter_scope(filter: &PackFilter) -> Option<String> {
+    (!filter.is_all()).then(|| {
+        cursor_scope(&[
+            "packs",
+            filter.league.as_ref().map(|id| id.as_str()).unwrap_or(""),
+            filter.team.as_ref().map(|id| id.as_str()).unwrap_or(""),
+        ])
+    })
+}
+
 /// What a client asked of the list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
     pub now: Timestamp,
     pub limit: usize,
     pub after: Option<ListingKey>,
+    pub filter: PackFilter,
+}
+
+/// Which active packs a page lists: every one, or those whose `leagueId`, `teamId` (or both)
+/// are the ones given.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PackFilter {
+    pub league: Option<LeagueId>,
+    pub team: Option<TeamId>,
+}
+
+impl PackFilter {
+    /// Whether `pack` is one of the packs this filter lists (its activeness aside).
+    pub fn admits(&self, pack: &Pack) -> bool {
+        let names =
+            |wanted: Option<&str>, named: Option<&str>| wanted.is_none_or(|w| named == Some(w));
+        names(
+            self.league.as_ref().map(|id| id.as_str()),
+            pack.league_id.as_deref(),
+        ) && names(
+            self.team.as_ref().map(|id| id.as_str()),
+            pack.team_id.as_deref(),
+        )
+    }
+
+    /// Whether every active pack is listed.
+    pub fn is_all(&self) -> bool {
+        self.league.is_none() && self.team.is_none()
+    }
 }
 
 /// One page of active packs; `next` is set when more may follow.
@@ -335,6 +406,71 @@ mod tests {
             let result = signer.decode(&cursor, now);
             assert_eq!(result, Err(InvalidCursor), "{cursor}");
         }
+    }
+
+    #[test]
+    fn a_filtered_lists_cursor_resumes_that_list_only() {
+        let signer = CursorSigner::new(&[7; 32]);
+        let now = ts("2026-06-01T12:00:00Z");
+        let key = ListingKey::new(ts("2026-01-01T00:00:00Z"), "p1");
+        let filter = |league: Option<&str>, team: Option<&str>| PackFilter {
+            league: league.map(|id| LeagueId::parse(id).unwrap()),
+            team: team.map(|id| TeamId::parse(id).unwrap()),
+        };
+        let filters = [
+            filter(None, None),
+            filter(Some("nba"), None),
+            filter(None, Some("nba-lal")),
+            filter(Some("nba"), Some("nba-lal")),
+            filter(Some("nfl"), None),
+        ];
+        for issued in &filters {
+            let cursor = signer.encode_listing(issued, &key);
+            for presented in &filters {
+                let decoded = signer.decode_listing(presented, &cursor, now);
+                if presented == issued {
+                    assert_eq!(decoded, Ok(key.clone()), "{issued:?}");
+                } else {
+                    assert_eq!(decoded, Err(InvalidCursor), "{issued:?} as {presented:?}");
+                }
+            }
+        }
+        // Every active pack's cursors are the ones it always issued.
+        assert_eq!(
+            signer.encode_listing(&PackFilter::default(), &key),
+            signer.encode(&key)
+        );
+        let nba = filter(Some("nba"), None);
+        let not_started = ListingKey::new(ts("2027-01-01T00:00:00Z"), "p");
+        let cursor = signer.encode_listing(&nba, &not_started);
+        assert_eq!(
+            signer.decode_listing(&nba, &cursor, now),
+            Err(InvalidCursor)
+        );
+        let scope = filter_scope(&nba).unwrap();
+        let not_a_key = signer.encode_scoped(&scope, "nba-rookie");
+        assert_eq!(
+            signer.decode_listing(&nba, &not_a_key, now),
+            Err(InvalidCursor)
+        );
+    }
+
+    #[test]
+    fn a_filter_admits_the_packs_naming_what_it_names() {
+        let mut pack = sample_pack("p");
+        pack.league_id = Some("nba".into());
+        pack.team_id = Some("nba-lal".into());
+        let filter = |league: Option<&str>, team: Option<&str>| PackFilter {
+            league: league.map(|id| LeagueId::parse(id).unwrap()),
+            team: team.map(|id| TeamId::parse(id).unwrap()),
+        };
+        assert!(filter(None, None).admits(&pack));
+        assert!(filter(Some("nba"), None).admits(&pack));
+        assert!(filter(Some("nba"), Some("nba-lal")).admits(&pack));
+        assert!(!filter(Some("nfl"), None).admits(&pack));
+        assert!(!filter(Some("nba"), Some("nba-bos")).admits(&pack));
+        pack.team_id = None;
+        assert!(!filter(None, Some("nba-lal")).admits(&pack));
     }
 
     #[test]

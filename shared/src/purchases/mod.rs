@@ -252,15 +252,10 @@ pub fn take_hold_slot(
     if balance < needed {
         return Err(StartRefusal::InsufficientFunds);
     }
-    let free = (0..policy.max_unpaid)
-        .find(|&k| {
-            holds
-                .slots
-                .get(k as usize)
-                .and_then(Option::as_ref)
-                .is_none_or(|slot| slot.expires_at <= now)
-        })
-        .ok_or(StartRefusal::UnpaidHoldsLimit)?;
+    let free = crate::slots::first_free(&holds.slots, policy.max_unpaid, |slot| {
+        slot.expires_at <= now
+    })
+    .ok_or(StartRefusal::UnpaidHoldsLimit)?;
     Ok((free, needed))
 }
 

@@ -101,6 +101,15 @@ impl Condition {
         }
     }
 
+    /// The version `attribute` of an item is `version`, as a write read it (0: absent, as on an
+    /// item not written yet), so that the write applies only to what it decided on.
+    pub fn version_as_read(attribute: &str, version: u64) -> Self {
+        match version {
+            0 => Self::absent(attribute),
+            version => Self::eq(attribute, version),
+        }
+    }
+
     /// The item is new: it has no partition key.
     pub fn new_item() -> Self {
         Self::absent(crate::store::schema::PK)

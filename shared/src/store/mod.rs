@@ -1,9 +1,10 @@
 //! Storage, grouped per aggregate: one trait per operation a handler needs (it lines up with each
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
-//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`]: the traits of each aggregate.
-//! - [`condition`], [`purchase_conditions`]: each condition a write puts on the items it changes,
-//!   declared once, rendered for DynamoDB and checked in memory.
+//! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`wallets`]: the
+//!   traits of each aggregate.
+//! - [`condition`], [`purchase_conditions`], [`wallet_conditions`]: each condition a write puts
+//!   on the items it changes, declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
 //! - [`dynamo`]: [`DynamoStore`], the implementation on DynamoDB.
 //! - [`memory`]: [`MemoryStore`], the same operations in process, with the same atomicity (one
@@ -11,6 +12,7 @@
 //!   (`shared/tests/store_contract.rs`) runs against both so they cannot drift.
 
 pub mod cash;
+pub mod catalog;
 pub mod condition;
 pub mod dynamo;
 pub mod links;
@@ -20,6 +22,8 @@ pub mod purchase_conditions;
 pub mod purchases;
 pub mod schema;
 pub mod topups;
+pub mod wallet_conditions;
+pub mod wallets;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;
@@ -114,6 +118,8 @@ pub trait Store:
     + cash::CashStore
     + FanViewStore
     + topups::TopUpStore
+    + catalog::CatalogStore
+    + wallets::WalletStore
 {
 }
 impl<
@@ -122,7 +128,9 @@ impl<
         + links::LinkStore
         + cash::CashStore
         + FanViewStore
-        + topups::TopUpStore,
+        + topups::TopUpStore
+        + catalog::CatalogStore
+        + wallets::WalletStore,
 > Store for S
 {
 }

@@ -53,10 +53,7 @@ pub fn buys_as_read(buys: Buys, max: Option<u32>) -> Condition {
 /// The fan's unpaid holds are the ones the start read at `version` ([`crate::purchases::take_hold_slot`]
 /// decided the cap and the funds on them).
 pub fn unpaid_as_read(version: u64) -> Condition {
-    match version {
-        0 => Condition::absent(UNPAID_VERSION),
-        version => Condition::eq(UNPAID_VERSION, version),
-    }
+    Condition::version_as_read(UNPAID_VERSION, version)
 }
 
 /// The fan's balance in `currency` covers `needed` ([`crate::purchases::take_hold_slot`] with

@@ -7,12 +7,22 @@
 //! | a share of a pack's supply | `PACK#<packId>#<k>` | `SUPPLY` | - |
 //! | pack draw inputs | `DRAW#<packId>` | `DRAW` | - |
 //! | web3 link | `USER#<userId>` | `LINK#<provider>` | - |
+//! | a fan's wallet (a linked identity) | `USER#<userId>` | `WALLET#<walletId>` | - |
+//! | a fan's count of wallets | `USER#<userId>` | `WALLETS` | - |
 //! | purchase | `USER#<userId>` | `PURCHASE#<purchaseId>` | `GSI2PK` `HOLDS#<packId>#<k>` / `<expiresAt>#<purchaseId>` while reserved, `USER#<userId>` / `<openedAt>#<purchaseId>` once opened; `GSI3PK` `USER#<userId>` / `<reservedAt>#<purchaseId>` |
 //! | a buyer's purchases of a pack | `USER#<userId>` | `BUYS#<packId>` | - |
 //! | cash balances | `CASH#<userId>` | `CASH` | - |
 //! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | Cash top-up | `TOPUP#<topUpId>` | `TOPUP` | - |
+//! | league | `LEAGUE#<leagueId>` | `LEAGUE` | `CATALOG#LEAGUES` / [`league_key`](crate::catalog::order::league_key) |
+//! | team | `TEAM#<teamId>` | `TEAM` | `CATALOG#TEAMS` / [`team_key`](crate::catalog::order::team_key) |
+//!
+//! A listed pack (the pack item while its status is `active`) is also in the packs of its league
+//! and of its team: `GSI2PK` `LEAGUE#<leagueId>` and `GSI3PK` `TEAM#<teamId>`, each with the
+//! listing key as sort key, written by the same seeding write as its `GSI1` keys (the pack item
+//! uses neither index otherwise).
+//! | a fan's pending top-ups | `TOPUP#USER#<userId>` | `PENDING` | - |
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -42,9 +52,19 @@
 //!   sort key is the [`ListingKey`](crate::packs::listing::ListingKey), so the key order is the
 //!   list order. Packs whose sale has ended are filtered on `listEndsAt`; only `doc`, `remaining`
 //!   and `GSI1SK` come back.
+//! - List a league's or a team's active packs: the same Query on `GSI2` (`GSI2PK =
+//!   LEAGUE#<leagueId>`) or `GSI3` (`GSI3PK = TEAM#<teamId>`; with a league too, filtered on the
+//!   item's `GSI2PK`), in the same order, sparse in the same way.
+//! - The catalogue: `Query` GSI1 on `GSI1PK = CATALOG#LEAGUES` or `CATALOG#TEAMS` (with
+//!   `begins_with(GSI1SK, "<leagueId>#")` for one league's teams), the key order the list order;
+//!   `GetItem` `LEAGUE#<id>` / `TEAM#<id>` by id.
 //! - Get a pack by id: one `BatchGetItem` of `PACK#<id>` / `PACK` and `DRAW#<id>` / `DRAW`.
 //! - A user's links, purchases and openings: `Query` on `PK = USER#<userId>` with an `SK` prefix;
 //!   a purchase that changes a pack's `remaining` is a transaction with a condition on it.
+//! - A link: one transaction of the link's update and the wallet's (a relink refreshes it; a new
+//!   identity creates it and adds 1 to `WALLETS`' `n` under `n < 20`). A fan's wallets: one
+//!   `Query` on `PK = USER#<userId> AND begins_with(SK, "WALLET#")` (at most 20 items); a removal
+//!   is one transaction of the wallet's delete (it must exist) and `n` down by one.
 //! - The fan's own view, each page one `Query` (two when the first was cut short by entries its
 //!   filter skipped), newest first (`ScanIndexForward = false`), every partition one fan's:
 //!   - my purchases: GSI3 on `GSI3PK = USER#<userId>`, sort key `<reservedAt>#<purchaseId>`,
@@ -66,7 +86,7 @@ use aws_sdk_dynamodb::types::{
     ProjectionType, ScalarAttributeType,
 };
 
-use crate::ids::{PackId, PurchaseId, TopUpId, UserId};
+use crate::ids::{LeagueId, PackId, PurchaseId, TeamId, TopUpId, UserId};
 
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
@@ -134,6 +154,17 @@ pub fn link_sk(provider: &str) -> String {
     format!("LINK#{provider}")
 }
 
+/// The prefix of a fan's wallets (`begins_with(SK, "WALLET#")` does not match `WALLETS`).
+pub const WALLET_PREFIX: &str = "WALLET#";
+pub fn wallet_sk(wallet_id: &crate::ids::WalletId) -> String {
+    format!("{WALLET_PREFIX}{wallet_id}")
+}
+
+/// A fan's count of wallets, `n`: every link that adds a wallet adds 1 under the cap's
+/// condition, every removal takes 1 off, so the cap holds however links race.
+pub const WALLETS_SK: &str = "WALLETS";
+pub const WALLETS_COUNT: &str = "n";
+
 /// The sort-key prefix of a fan's purchases.
 pub const PURCHASE_PREFIX: &str = "PURCHASE#";
 pub fn purchase_sk(purchase_id: &PurchaseId) -> String {
@@ -143,10 +174,14 @@ pub fn purchase_sk(purchase_id: &PurchaseId) -> String {
 /// A fan's unpaid holds, across packs: `v` (a version every write moves on) and one attribute
 /// per taken slot, `s<k>`, a map of the hold's purchase id, expiry and price.
 pub const UNPAID_SK: &str = "UNPAID";
-pub const UNPAID_VERSION: &str = "v";
+pub const UNPAID_VERSION: &str = SLOTS_VERSION;
+pub const UNPAID_SLOT_PREFIX: char = 's';
 pub fn unpaid_slot(slot: u32) -> String {
-    format!("s{slot}")
+    format!("{UNPAID_SLOT_PREFIX}{slot}")
 }
+
+/// The version of an item of numbered slots (a fan's unpaid holds, their pending top-ups).
+pub const SLOTS_VERSION: &str = "v";
 
 /// A buyer's counter of purchases of one pack: `seq` (the last nonce) and `held` (reserved,
 /// completed and opened purchases, which count towards `maxPerUser`).
@@ -235,6 +270,33 @@ pub const TOPUP_SK: &str = "TOPUP";
 /// A top-up's status and its Checkout Session's id, for conditions.
 pub const TOPUP_STATUS: &str = "status";
 pub const TOPUP_SESSION_ID: &str = "checkoutSessionId";
+
+/// The key prefix of leagues, and of the packs of a league in `GSI2`.
+pub const LEAGUE_PREFIX: &str = "LEAGUE#";
+pub fn league_pk(league_id: &LeagueId) -> String {
+    format!("{LEAGUE_PREFIX}{league_id}")
+}
+pub const LEAGUE_SK: &str = "LEAGUE";
+/// The key prefix of teams, and of the packs of a team in `GSI3`.
+pub const TEAM_PREFIX: &str = "TEAM#";
+pub fn team_pk(team_id: &TeamId) -> String {
+    format!("{TEAM_PREFIX}{team_id}")
+}
+pub const TEAM_SK: &str = "TEAM";
+/// The partitions of `GSI1` that hold the catalogue's lists.
+pub const CATALOG_LEAGUES: &str = "CATALOG#LEAGUES";
+pub const CATALOG_TEAMS: &str = "CATALOG#TEAMS";
+/// A fan's pending top-ups ([`crate::topups::pending`]): `v` and one attribute per taken slot,
+/// `t<k>`, a map of the top-up's id and its session's expiry. Under `TOPUP#` (a top-up id never
+/// holds `#`, so no top-up has this key), so that the top-up functions reach it and nothing else.
+pub fn pending_topups_pk(user_id: &crate::ids::UserId) -> String {
+    format!("{TOPUP_PREFIX}USER#{user_id}")
+}
+pub const PENDING_TOPUPS_SK: &str = "PENDING";
+pub const PENDING_SLOT_PREFIX: char = 't';
+pub fn pending_slot(slot: u32) -> String {
+    format!("{PENDING_SLOT_PREFIX}{slot}")
+}
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
 pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [

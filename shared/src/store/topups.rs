@@ -8,6 +8,7 @@ use crate::ids::TopUpId;
 use crate::store::StoreError;
 use crate::store::cash::CreditCashError;
 use crate::timestamp::Timestamp;
+use crate::topups::pending::TooManyPending;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 /// What a create did.
@@ -19,12 +20,26 @@ pub enum CreatedTopUp {
     Existing(TopUp),
 }
 
-/// Writes a pending top-up, only while none of its id exists (one conditional put).
+/// Why a top-up was not created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CreateTopUpError {
+    /// Its fan holds [`MAX_PENDING_TOP_UPS`](crate::topups::pending::MAX_PENDING_TOP_UPS) live
+    /// pending top-ups: nothing was written.
+    #[error(transparent)]
+    TooManyPending(#[from] TooManyPending),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Writes a pending top-up, only while none of its id exists, taking one of its fan's pending
+/// slots ([`take_pending_slot`](crate::topups::pending::take_pending_slot) at its `created_at`),
+/// only while they are as read: one transaction, so that concurrent creates never hold more than
+/// the cap. A repeat of an existing id answers it, whatever the slots.
 pub trait CreateTopUp: Send + Sync {
     fn create_top_up(
         &self,
         top_up: &TopUp,
-    ) -> impl Future<Output = Result<CreatedTopUp, StoreError>> + Send;
+    ) -> impl Future<Output = Result<CreatedTopUp, CreateTopUpError>> + Send;
 }
 
 /// Stores a top-up's Checkout Session, only while it has none or has this one (one conditional
@@ -60,6 +75,7 @@ pub trait SettleTopUp: Send + Sync {
     /// Completes `top_up` (as read) and credits its user's Cash with its amount, in one
     /// transaction: the credit entry of [`crate::topups::credit_reference`] (only while unused),
     /// the balance, and the top-up (only while not completed and still of the session read).
+    /// Then frees its pending slot (a failure there is left to the slot's expiry).
     fn complete_top_up(
         &self,
         top_up: &TopUp,
@@ -67,7 +83,8 @@ pub trait SettleTopUp: Send + Sync {
     ) -> impl Future<Output = Result<CompletedTopUp, CreditCashError>> + Send;
 
     /// Marks the top-up `status` (failed, expired), only while it is not completed and its
-    /// session is `session_id` (one conditional update); `false` when that did not hold.
+    /// session is `session_id` (one conditional update); `false` when that did not hold. Then
+    /// frees its pending slot, as a completion does.
     fn close_top_up(
         &self,
         id: &TopUpId,
@@ -79,3 +96,21 @@ pub trait SettleTopUp: Send + Sync {
 /// Every top-up operation.
 pub trait TopUpStore: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp {}
 impl<S: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp> TopUpStore for S {}
+
+/// The conditions of the pending slots' writes, declared once (see [`crate::store::condition`]).
+pub mod conditions {
+    use crate::ids::TopUpId;
+    use crate::store::condition::Condition;
+    use crate::store::schema::{SLOTS_VERSION, pending_slot};
+
+    /// The fan's pending top-ups are the ones the create read at `version`
+    /// ([`crate::topups::pending::take_pending_slot`] decided the cap on them).
+    pub fn pending_as_read(version: u64) -> Condition {
+        Condition::version_as_read(SLOTS_VERSION, version)
+    }
+
+    /// Slot `slot` still holds top-up `id`: a settlement frees only its own top-up's slot.
+    pub fn slot_holds(slot: u32, id: &TopUpId) -> Condition {
+        Condition::eq(&format!("{}.topUpId", pending_slot(slot)), id.as_str())
+    }
+}

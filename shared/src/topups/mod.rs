@@ -11,6 +11,7 @@
 //!   what each does to a top-up; [`stripe`]: the one call of Stripe's API (a Checkout Session).
 
 pub mod event;
+pub mod pending;
 pub mod signature;
 pub mod stripe;
 

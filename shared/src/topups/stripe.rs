@@ -4,7 +4,8 @@
 //! hundreds of generated types into a binary that sends eight form fields and reads two.
 //!
 //! Each request carries an `Idempotency-Key` derived from the top-up, so that a retry (the
-//! fan's, after a 503) gets the session the first try made, never a second one.
+//! fan's, after a 503) gets the session the first try made, never a second one, and the pinned
+//! `Stripe-Version` ([`API_VERSION`]).
 
 use std::time::Duration;
 
@@ -26,6 +27,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most of an answer read (a session is a few KiB).
 const MAX_ANSWER_BYTES: usize = 256 * 1024;
+
+/// The Stripe API version of every call (`Stripe-Version`), pinned so that an upgrade of the
+/// account's default version cannot change what a session's fields mean under this code: from
+/// 2025-03-31.basil on, a session's `amount_total` and `currency` stay the integration's own
+/// even when Stripe presents the fan another currency (`presentment_details`), which is what the
+/// webhook compares with the top-up. The webhook endpoint must be created with this same version
+/// (docs/operations.md), as its events are written in the endpoint's version.
+pub const API_VERSION: &str = "2025-03-31.basil";
 
 /// The name of the line item on the Checkout page.
 pub const PRODUCT_NAME: &str = "Cash top-up";
@@ -98,6 +107,7 @@ impl StripeClient {
             )
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header("idempotency-key", idempotency_key(top_up))
+            .header("stripe-version", API_VERSION)
             .header(header::USER_AGENT, "fan-api")
             .body(Full::new(Bytes::from(form)))
             .map_err(|e| StripeError::Refused(format!("bad request: {e}")))?;
@@ -167,6 +177,14 @@ pub fn checkout_form(top_up: &TopUp, urls: &ReturnUrls) -> String {
         .append_pair("metadata[userId]", top_up.user_id.as_str())
         .append_pair("success_url", &urls.success)
         .append_pair("cancel_url", &urls.cancel)
+        // Its slot among the fan's pending top-ups frees itself then (`pending`).
+        .append_pair(
+            "expires_at",
+            &top_up.expires_at().unix_seconds().to_string(),
+        )
+        // The fan pays the top-up's own amount and currency, never a converted one: the credit
+        // is the top-up's amount, and a paid session of another amount is not credited.
+        .append_pair("adaptive_pricing[enabled]", "false")
         .finish()
 }
 

@@ -1,8 +1,10 @@
 //! Helpers of the tests that check the repository's files (routes.rs, template.rs, policies.rs):
-//! read a file, and show that a checker catches an altered copy of it.
+//! read a file, parse the template, and show that a checker catches an altered copy of it.
 
 // Each of those test crates compiles this module and uses part of it.
 #![allow(dead_code)]
+
+use serde_norway::Value;
 
 /// The text of a file of the repository, by its path from the root.
 pub fn read(relative: &str) -> String {
@@ -32,4 +34,33 @@ pub fn assert_each_alteration_caught(
 pub fn altered(text: &str, from: &str, to: &str) -> String {
     assert!(text.contains(from), "{from:?} is not in the file any more");
     text.replacen(from, to, 1)
+}
+
+/// `template.yaml`'s text parsed.
+pub fn parse(template_text: &str) -> Value {
+    serde_norway::from_str(template_text).expect("template.yaml parses")
+}
+
+/// A YAML string's text.
+pub fn text(value: &Value) -> String {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("expected a string, got {value:?}"))
+        .to_owned()
+}
+
+/// The resources of one type, with their logical ids.
+pub fn resources<'a>(template: &'a Value, kind: &str) -> Vec<(String, &'a Value)> {
+    template["Resources"]
+        .as_mapping()
+        .expect("Resources")
+        .iter()
+        .filter(|(_, resource)| resource["Type"].as_str() == Some(kind))
+        .map(|(name, resource)| (text(name), resource))
+        .collect()
+}
+
+/// A YAML value as the template writes it (`!Ref Table`, `!GetAtt Queue.Arn`).
+pub fn yaml(source: &str) -> Value {
+    serde_norway::from_str(source).unwrap()
 }

@@ -90,6 +90,10 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             store: store.clone(),
             cursors: CursorSigner::random(),
         }),
+        catalog: Arc::new(shared::handlers::catalog::CatalogState {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        }),
         get_pack: Arc::new(GetPackState {
             store: store.clone(),
             recent: Default::default(),
@@ -100,11 +104,16 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
             verifier(),
             max_body_bytes,
             Default::default(),
+            &checkout::webhook_secret().expect("LOCAL_API_WEBHOOK_SECRET"),
         ),
         link: Arc::new(LinkState {
             store: store.clone(),
             verifier: verifier(),
             max_body_bytes,
+        }),
+        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
+            store: store.clone(),
+            verifier: verifier(),
         }),
         me: Arc::new(shared::handlers::me::MeState {
             store: store.clone(),

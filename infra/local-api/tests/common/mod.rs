@@ -3,10 +3,11 @@
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
 pub const BINARY: &str = env!("CARGO_BIN_EXE_local-api");
@@ -16,6 +17,8 @@ pub struct LocalApi {
     pub base: String,
     pub state_dir: std::path::PathBuf,
     pub openapi: Value,
+    /// What the server printed on stdout (its banner), as it comes.
+    stdout: Arc<Mutex<String>>,
 }
 
 impl LocalApi {
@@ -53,7 +56,15 @@ impl LocalApi {
             .unwrap();
         let base = first.rsplit(' ').next().unwrap().to_owned();
         assert!(base.starts_with("http://127.0.0.1:"), "{first}");
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let stdout = Arc::new(Mutex::new(format!("{first}\n")));
+        let printed = stdout.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut printed = printed.lock().unwrap();
+                printed.push_str(&line);
+                printed.push('\n');
+            }
+        });
         let openapi: Value = reqwest::get(format!("{base}/openapi.json"))
             .await
             .unwrap()
@@ -65,7 +76,39 @@ impl LocalApi {
             base,
             state_dir,
             openapi,
+            stdout,
         }
+    }
+
+    /// The line of the banner that contains `needle` (waits for it a little).
+    pub async fn printed_line(&self, needle: &str) -> String {
+        for _ in 0..100 {
+            let stdout = self.stdout.lock().unwrap().clone();
+            if let Some(line) = stdout.lines().find(|line| line.contains(needle)) {
+                return line.to_owned();
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!(
+            "no line with {needle:?} in:\n{}",
+            self.stdout.lock().unwrap()
+        );
+    }
+
+    /// Connects and sends `bytes`; the open stream.
+    pub async fn send(&self, bytes: &[u8]) -> tokio::net::TcpStream {
+        let address = self.base.trim_start_matches("http://");
+        let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream.write_all(bytes).await.unwrap();
+        stream
+    }
+
+    /// Sends raw bytes, returns whatever comes back (the connection may just be closed).
+    pub async fn raw(&self, bytes: &[u8]) -> String {
+        let mut stream = self.send(bytes).await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+        String::from_utf8_lossy(&answer).into_owned()
     }
 
     /// What the server logged so far.
@@ -137,4 +180,24 @@ impl Drop for LocalApi {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.state_dir);
     }
+}
+
+/// What the server sent on `stream` before closing it, if it closed it within `within`.
+pub async fn closed_within(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
+    let mut answer = Vec::new();
+    tokio::time::timeout(within, stream.read_to_end(&mut answer))
+        .await
+        .ok()
+        .map(|_| String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// The answer on `stream` while its request's body is still unsent: one small write, which one
+/// read on loopback has whole. Panics when none comes, `what` saying which request.
+pub async fn answer_before_the_body(stream: &mut tokio::net::TcpStream, what: &str) -> String {
+    let mut answer = vec![0; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut answer))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: not answered before the body was sent"))
+        .unwrap();
+    String::from_utf8_lossy(&answer[..read]).into_owned()
 }

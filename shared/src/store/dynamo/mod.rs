@@ -2,6 +2,7 @@
 
 mod cache;
 mod cash;
+mod catalog;
 mod condition;
 mod fan_view;
 mod links;
@@ -9,6 +10,8 @@ mod packs;
 mod purchases;
 mod records;
 mod topups;
+mod transaction;
+mod wallets;
 
 use std::collections::HashMap;
 

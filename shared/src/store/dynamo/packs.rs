@@ -9,10 +9,10 @@ use super::records::{
     DrawRecord, PACK_VERSION, SCHEMA_VERSION, check_version, draw_inputs_from_item, json_text,
 };
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
-use crate::ids::PackId;
+use crate::ids::{LeagueId, PackId, TeamId};
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
-use crate::packs::listing::{ListingKey, Page, PageRequest};
+use crate::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, freeze_bound};
 use crate::packs::seed_revealed;
 use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
@@ -23,9 +23,10 @@ use crate::store::packs::{
 };
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK, GSI1_SK,
-    GSI2, GSI2_PK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER,
-    PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK,
-    SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, pack_pk, supply_pk,
+    GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
+    PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS,
+    PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, league_pk,
+    pack_pk, supply_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -55,8 +56,33 @@ fn seeded_attributes(pack: &Pack) -> Vec<(&'static str, Option<AttributeValue>)>
         (PACK_DOC, Some(s(PackDocument::of(pack).fields()))),
         (PACK_SHARDS, Some(number(pack.shard_count()))),
         (GSI1_PK, listing.as_ref().map(|_| s(LISTED_PACKS))),
-        (GSI1_SK, listing.map(|key| s(key.as_str()))),
+        (GSI1_SK, listing.as_ref().map(|key| s(key.as_str()))),
     ];
+    // The packs of its league and of its team: the same sparse entry, in the other indexes.
+    // (Seed files hold ids of the id grammar: a pack's league and team parse.)
+    let listed_under = |partition: Option<String>| {
+        listing
+            .as_ref()
+            .zip(partition)
+            .map(|(key, partition)| (s(partition), s(key.as_str())))
+            .unzip()
+    };
+    let league = pack
+        .league_id
+        .as_deref()
+        .and_then(|id| LeagueId::parse(id).ok());
+    let team = pack
+        .team_id
+        .as_deref()
+        .and_then(|id| TeamId::parse(id).ok());
+    let (league_pk_value, league_sk_value) = listed_under(league.as_ref().map(league_pk));
+    let (team_pk_value, team_sk_value) = listed_under(team.as_ref().map(team_pk));
+    attributes.extend([
+        (GSI2_PK, league_pk_value),
+        (GSI2_SK, league_sk_value),
+        (GSI3_PK, team_pk_value),
+        (GSI3_SK, team_sk_value),
+    ]);
     attributes.extend(terms_attributes(pack));
     attributes
 }
@@ -213,8 +239,20 @@ impl UpdateExpression {
     }
 }
 
+/// The index a page of `filter`'s packs is read from, with its key attributes and the
+/// partition holding them: a team's packs (its league's ones among them, when both are asked,
+/// are filtered on the item's league entry), a league's, or every listed pack.
+fn listing_index(filter: &PackFilter) -> (&'static str, &'static str, &'static str, String) {
+    match (&filter.team, &filter.league) {
+        (Some(team), _) => (GSI3, GSI3_PK, GSI3_SK, team_pk(team)),
+        (None, Some(league)) => (GSI2, GSI2_PK, GSI2_SK, league_pk(league)),
+        (None, None) => (GSI1, GSI1_PK, GSI1_SK, LISTED_PACKS.to_owned()),
+    }
+}
+
 impl ListActivePacks for DynamoStore {
     async fn list_active_packs(&self, request: &PageRequest) -> Result<Page, StoreError> {
+        let (index, index_pk, index_sk, partition) = listing_index(&request.filter);
         // One more than asked, to know without a second call whether another page follows.
         let read_limit = i32::try_from(request.limit + 1).unwrap_or(i32::MAX);
         let after = request
@@ -224,28 +262,43 @@ impl ListActivePacks for DynamoStore {
             .transpose()?;
         let exclusive_start = after.map(|(key, pack_id)| {
             HashMap::from([
-                (GSI1_PK.to_owned(), s(LISTED_PACKS)),
-                (GSI1_SK.to_owned(), s(key.as_str())),
+                (index_pk.to_owned(), s(partition.as_str())),
+                (index_sk.to_owned(), s(key.as_str())),
                 (PK.to_owned(), s(pack_pk(&pack_id))),
                 (SK.to_owned(), s(PACK_SK)),
             ])
         });
+        let mut filter = "(attribute_not_exists(#ends) OR #ends > :now)".to_owned();
+        let mut names = HashMap::from([
+            ("#pk".to_owned(), index_pk.to_owned()),
+            ("#sk".to_owned(), index_sk.to_owned()),
+            ("#ends".to_owned(), ENDS_AT.to_owned()),
+            ("#doc".to_owned(), PACK_DOC.to_owned()),
+            ("#remaining".to_owned(), PACK_REMAINING.to_owned()),
+        ]);
+        let mut values = HashMap::from([
+            (":listed".to_owned(), s(partition.as_str())),
+            (
+                ":started".to_owned(),
+                s(ListingKey::started_bound(request.now)),
+            ),
+            (":now".to_owned(), number(request.now.unix_nanos())),
+        ]);
+        if let (Some(_), Some(league)) = (&request.filter.team, &request.filter.league) {
+            filter.push_str(" AND #league = :league");
+            names.insert("#league".into(), GSI2_PK.into());
+            values.insert(":league".into(), s(league_pk(league)));
+        }
         let output = self
             .client
             .query()
             .table_name(&self.table)
-            .index_name(GSI1)
+            .index_name(index)
             .key_condition_expression("#pk = :listed AND #sk >= :started")
-            .filter_expression("attribute_not_exists(#ends) OR #ends > :now")
+            .filter_expression(filter)
             .projection_expression("#doc, #remaining, #sk")
-            .expression_attribute_names("#pk", GSI1_PK)
-            .expression_attribute_names("#sk", GSI1_SK)
-            .expression_attribute_names("#ends", ENDS_AT)
-            .expression_attribute_names("#doc", PACK_DOC)
-            .expression_attribute_names("#remaining", PACK_REMAINING)
-            .expression_attribute_values(":listed", s(LISTED_PACKS))
-            .expression_attribute_values(":started", s(ListingKey::started_bound(request.now)))
-            .expression_attribute_values(":now", number(request.now.unix_nanos()))
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
             .limit(read_limit)
             .set_exclusive_start_key(exclusive_start)
             .send()
@@ -260,7 +313,7 @@ impl ListActivePacks for DynamoStore {
             match document_from_item(&mut item) {
                 Ok(document) => {
                     packs.push(document);
-                    last_key = item.remove(GSI1_SK);
+                    last_key = item.remove(index_sk);
                 }
                 // One corrupt item must not hide every other pack.
                 Err(error) => tracing::error!(error = %error, "skipping an unreadable pack item"),
@@ -274,7 +327,7 @@ impl ListActivePacks for DynamoStore {
             output
                 .last_evaluated_key
                 .as_ref()
-                .and_then(|key| key.get(GSI1_SK))
+                .and_then(|key| key.get(index_sk))
                 .and_then(listing_key)
         };
         Ok(Page { packs, next })

@@ -19,16 +19,23 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 mod buys;
 mod cash;
+mod catalog;
 mod draw;
+mod pending;
+mod slots;
 mod unpaid;
+mod wallets;
 
 pub(crate) use buys::buys_from_item;
 pub(crate) use cash::{
     CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
     debit_from_item, ledger_entry_from_item,
 };
+pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
+pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
+pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 
 /// The attribute holding an item's schema version.
 pub(crate) const SCHEMA_VERSION: &str = "schemaVersion";
@@ -40,8 +47,11 @@ pub(crate) const PURCHASE_VERSION: u32 = 1;
 /// The version of the Cash items (balances, debits, credits).
 pub(crate) const CASH_VERSION: u32 = 1;
 
-/// The version of the Cash top-up items.
+/// The version of the Cash top-up items (and of a fan's pending top-ups item).
 pub(crate) const TOPUP_VERSION: u32 = 1;
+
+/// The version of the league and team items.
+pub(crate) const CATALOG_VERSION: u32 = 1;
 
 /// The version of the web3 link items.
 pub(crate) const LINK_VERSION: u32 = 1;

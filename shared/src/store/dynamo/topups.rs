@@ -1,28 +1,42 @@
 //! Cash top-ups on DynamoDB: one item per top-up (`TOPUP#<topUpId>` / `TOPUP`). Its completion
 //! is one transaction of the credit's own two writes (the `CREDIT#topup:<id>` entry and the
 //! `CASH#<userId>` balance, built by [`DynamoStore::credit_transaction`]) and the top-up's
-//! update, conditioned on it not being completed.
+//! update, conditioned on it not being completed. A create takes one of its fan's pending slots
+//! (`TOPUP#USER#<userId>` / `PENDING`) in the same transaction as its put, conditioned on the
+//! slots as read; a settlement frees it after.
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     ReturnValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::records::TopUpRecord;
-use super::{DynamoStore, Item, classify, key, s};
-use crate::ids::TopUpId;
+use super::condition::render;
+use super::records::{
+    PendingSlotRecord, SCHEMA_VERSION, TOPUP_VERSION, TopUpRecord, pending_from_item,
+};
+use super::transaction::{put_new, update};
+use super::{Attempts, DynamoStore, Item, classify, key, number, s};
+use crate::ids::{TopUpId, UserId};
 use crate::store::StoreError;
 use crate::store::cash::CreditCashError;
-use crate::store::schema::{ENTITY, PK, TOPUP_SESSION_ID, TOPUP_SK, TOPUP_STATUS, topup_pk};
+use crate::store::schema::{
+    ENTITY, PENDING_TOPUPS_SK, PK, SLOTS_VERSION, TOPUP_SESSION_ID, TOPUP_SK, TOPUP_STATUS,
+    pending_slot, pending_topups_pk, topup_pk,
+};
 use crate::store::topups::{
-    CompletedTopUp, CreateTopUp, CreatedTopUp, GetTopUp, SetCheckout, SettleTopUp,
+    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
+    SettleTopUp, conditions,
 };
 use crate::timestamp::Timestamp;
+use crate::topups::pending::take_pending_slot;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 fn top_up_key(id: &TopUpId) -> Item {
     key(topup_pk(id), TOPUP_SK)
+}
+
+fn pending_key(user_id: &UserId) -> Item {
+    key(pending_topups_pk(user_id), PENDING_TOPUPS_SK)
 }
 
 fn top_up_item(top_up: &TopUp) -> Result<Item, StoreError> {
@@ -40,37 +54,130 @@ fn top_up_from_item(item: Item) -> Result<TopUp, StoreError> {
 }
 
 impl CreateTopUp for DynamoStore {
-    async fn create_top_up(&self, top_up: &TopUp) -> Result<CreatedTopUp, StoreError> {
+    async fn create_top_up(&self, top_up: &TopUp) -> Result<CreatedTopUp, CreateTopUpError> {
+        let key = pending_key(&top_up.user_id);
+        let mut pending = pending_from_item(self.consistent_get(key).await?.as_ref())?;
+        let mut attempts = Attempts::new("create top-up");
+        loop {
+            let slot = match take_pending_slot(&pending, top_up.created_at) {
+                Ok(slot) => slot,
+                // A repeat of a top-up's key answers it, whatever the fan's slots.
+                Err(full) => {
+                    return match self.get_top_up(&top_up.id).await? {
+                        Some(existing) => Ok(CreatedTopUp::Existing(existing)),
+                        None => Err(full.into()),
+                    };
+                }
+            };
+            let actions = vec![
+                put_new(&self.table, top_up_item(top_up)?)?,
+                self.take_pending_slot_action(top_up, slot, pending.version)?,
+            ];
+            let Some(reasons) = self.transact(actions).await? else {
+                return Ok(CreatedTopUp::New(top_up.clone()));
+            };
+            // [0] the top-up, [1] the fan's pending slots.
+            if reasons[0].condition_failed() {
+                let existing = match reasons[0].item.clone() {
+                    Some(item) => Some(top_up_from_item(item)?),
+                    None => self.get_top_up(&top_up.id).await?,
+                };
+                return existing.map(CreatedTopUp::Existing).ok_or_else(|| {
+                    StoreError::internal("top-up: its put was refused but it cannot be read").into()
+                });
+            }
+            if reasons[1].condition_failed() {
+                // Another create or settlement of this fan's came between: decide on the slots
+                // as they are now.
+                pending = pending_from_item(reasons[1].item.as_ref())?;
+            }
+            attempts.after(&reasons).await?;
+        }
+    }
+}
+
+impl DynamoStore {
+    /// The fan's pending slots gain `top_up` in `slot`, on condition that they are as read
+    /// (`version`): the cap was decided on them.
+    fn take_pending_slot_action(
+        &self,
+        top_up: &TopUp,
+        slot: u32,
+        version: u64,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let taken =
+            serde_dynamo::to_attribute_value(PendingSlotRecord::from(&top_up.pending_slot()))
+                .map_err(|e| StoreError::internal_from("pending top-up slot", e))?;
+        let slot_name = pending_slot(slot);
+        update(
+            &self.table,
+            pending_key(&top_up.user_id),
+            "SET #slot = :taken, #v = :next, #sv = :sv, #entity = :entity",
+            &conditions::pending_as_read(version),
+            &[
+                ("#slot", slot_name.as_str()),
+                ("#v", SLOTS_VERSION),
+                ("#sv", SCHEMA_VERSION),
+                ("#entity", ENTITY),
+            ],
+            vec![
+                (":taken", taken),
+                (":next", number(version + 1)),
+                (":sv", number(TOPUP_VERSION)),
+                (":entity", s("pendingtopups")),
+            ],
+        )
+    }
+
+    /// Frees the pending slot of `top_up`'s fan that still holds it (settled: completed, failed
+    /// or expired). Best effort: a slot left taken frees itself when its session expires, so a
+    /// failure here is logged, never the settlement's.
+    async fn free_pending_slot(&self, user_id: &UserId, id: &TopUpId) {
+        if let Err(error) = self.try_free_pending_slot(user_id, id).await {
+            tracing::warn!(top_up_id = %id, error = %error.detail(), "a settled top-up's pending slot was left to expire");
+        }
+    }
+
+    async fn try_free_pending_slot(
+        &self,
+        user_id: &UserId,
+        id: &TopUpId,
+    ) -> Result<(), StoreError> {
+        let key = pending_key(user_id);
+        let pending = pending_from_item(self.consistent_get(key.clone()).await?.as_ref())?;
+        let Some(slot) = pending
+            .slots
+            .iter()
+            .position(|slot| slot.as_ref().is_some_and(|slot| slot.top_up_id == *id))
+        else {
+            return Ok(());
+        };
+        let slot = u32::try_from(slot).map_err(|e| StoreError::internal_from("pending slot", e))?;
+        let condition = render(&conditions::slot_holds(slot, id));
         let result = self
             .client
-            .put_item()
+            .update_item()
             .table_name(&self.table)
-            .set_item(Some(top_up_item(top_up)?))
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", PK)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .set_key(Some(key))
+            .update_expression("REMOVE #slot SET #v = #v + :one")
+            .condition_expression(condition.expression)
+            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
+            .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
+            .expression_attribute_names("#slot", pending_slot(slot))
+            .expression_attribute_names("#v", SLOTS_VERSION)
+            .expression_attribute_values(":one", number(1))
             .send()
             .await;
         match result {
-            Ok(_) => Ok(CreatedTopUp::New(top_up.clone())),
-            Err(error) => match error.as_service_error() {
-                Some(PutItemError::ConditionalCheckFailedException(failed)) => {
-                    let existing = match failed.item().cloned() {
-                        Some(item) => Some(item),
-                        None => self.top_up_item(&top_up.id).await?,
-                    };
-                    existing
-                        .map(top_up_from_item)
-                        .transpose()?
-                        .map(CreatedTopUp::Existing)
-                        .ok_or_else(|| {
-                            StoreError::internal(
-                                "top-up: its put was refused but it cannot be read",
-                            )
-                        })
-                }
-                _ => Err(classify("PutItem", error)),
-            },
+            // Taken by another top-up since (this one's expired): nothing of this one's to free.
+            Err(error)
+                if error
+                    .as_service_error()
+                    .is_some_and(UpdateItemError::is_conditional_check_failed_exception) =>
+            {
+                Ok(())
+            }
+            other => other.map(drop).map_err(|e| classify("UpdateItem", e)),
         }
     }
 }
@@ -112,12 +219,13 @@ impl SetCheckout for DynamoStore {
 }
 
 impl DynamoStore {
-    async fn top_up_item(&self, id: &TopUpId) -> Result<Option<Item>, StoreError> {
+    /// The item at `key`, read strongly consistent.
+    async fn consistent_get(&self, key: Item) -> Result<Option<Item>, StoreError> {
         let output = self
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(top_up_key(id)))
+            .set_key(Some(key))
             .consistent_read(true)
             .send()
             .await
@@ -159,7 +267,7 @@ impl DynamoStore {
 
 impl GetTopUp for DynamoStore {
     async fn get_top_up(&self, id: &TopUpId) -> Result<Option<TopUp>, StoreError> {
-        self.top_up_item(id)
+        self.consistent_get(top_up_key(id))
             .await?
             .map(top_up_from_item)
             .transpose()
@@ -185,6 +293,7 @@ impl SettleTopUp for DynamoStore {
                 &credit.amount.currency,
             )
             .await?;
+            self.free_pending_slot(&top_up.user_id, &top_up.id).await;
             return Ok(CompletedTopUp::Credited { balance });
         };
         // [0] the credit entry, [1] the balance, [2] the top-up.
@@ -221,10 +330,17 @@ impl SettleTopUp for DynamoStore {
             .set_condition_expression(update.condition_expression)
             .set_expression_attribute_names(update.expression_attribute_names)
             .set_expression_attribute_values(update.expression_attribute_values)
+            .return_values(ReturnValue::AllNew)
             .send()
             .await;
         match result {
-            Ok(_) => Ok(true),
+            Ok(output) => {
+                if let Some(item) = output.attributes {
+                    let closed = top_up_from_item(item)?;
+                    self.free_pending_slot(&closed.user_id, id).await;
+                }
+                Ok(true)
+            }
             Err(error)
                 if error
                     .as_service_error()

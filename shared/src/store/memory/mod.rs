@@ -4,12 +4,14 @@
 //! shared contract tests run on both.
 
 mod cash;
+mod catalog;
 mod fan_view;
 mod items;
 mod links;
 mod packs;
 mod purchases;
 mod topups;
+mod wallets;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -31,6 +33,8 @@ struct Tables {
     listed: BTreeMap<ListingKey, (Pack, PackDocument)>,
     /// By (user id, provider).
     links: HashMap<(String, String), Web3Link>,
+    /// Each fan's wallets by id (the count of wallets is the map's length).
+    wallets: HashMap<crate::ids::UserId, BTreeMap<crate::ids::WalletId, crate::wallets::Wallet>>,
     /// Balances by (user id, currency).
     balances: HashMap<(UserId, String), u64>,
     /// Credit ledger entries by reference.
@@ -53,6 +57,9 @@ struct Tables {
     revealed: std::collections::HashSet<String>,
     /// Cash top-ups by id.
     top_ups: HashMap<String, crate::topups::TopUp>,
+    /// The catalogue, by id.
+    leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
+    teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
 }
 
 /// In-process store; clones share the same data.

@@ -106,7 +106,7 @@ impl ListActivePacks for MemoryStore {
         let mut listed = tables
             .listed
             .range((start, Bound::Unbounded))
-            .filter(|(_, (pack, _))| pack.is_active_at(request.now))
+            .filter(|(_, (pack, _))| pack.is_active_at(request.now) && request.filter.admits(pack))
             .take(request.limit + 1);
         let packs: Vec<(&ListingKey, &(Pack, PackDocument))> =
             listed.by_ref().take(request.limit).collect();

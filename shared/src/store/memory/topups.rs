@@ -6,16 +6,28 @@ use crate::ids::TopUpId;
 use crate::store::StoreError;
 use crate::store::cash::{CreditCashError, CreditOutcome};
 use crate::store::topups::{
-    CompletedTopUp, CreateTopUp, CreatedTopUp, GetTopUp, SetCheckout, SettleTopUp,
+    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout, SettleTopUp,
 };
 use crate::timestamp::Timestamp;
+use crate::topups::pending::{MAX_PENDING_TOP_UPS, TooManyPending};
 use crate::topups::{Checkout, TopUp, TopUpStatus};
 
 impl CreateTopUp for MemoryStore {
-    async fn create_top_up(&self, top_up: &TopUp) -> Result<CreatedTopUp, StoreError> {
+    async fn create_top_up(&self, top_up: &TopUp) -> Result<CreatedTopUp, CreateTopUpError> {
         let mut tables = self.write();
         if let Some(existing) = tables.top_ups.get(top_up.id.as_str()) {
             return Ok(CreatedTopUp::Existing(existing.clone()));
+        }
+        // The fan's slots are their top-ups that hold one (pending, session open): a completion,
+        // failure or expiry frees one as DynamoDB's store frees its slot.
+        let now = top_up.created_at;
+        let held = tables
+            .top_ups
+            .values()
+            .filter(|other| other.user_id == top_up.user_id && other.holds_slot_at(now))
+            .count();
+        if held >= MAX_PENDING_TOP_UPS as usize {
+            return Err(TooManyPending.into());
         }
         tables.top_ups.insert(top_up.id.to_string(), top_up.clone());
         Ok(CreatedTopUp::New(top_up.clone()))

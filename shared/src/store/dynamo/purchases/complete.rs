@@ -1,7 +1,7 @@
 //! Completing a purchase: paying for a held unit from the fan's balance.
 
+use super::super::transaction::{Transaction, counter, put_new, update};
 use super::holds::unpaid_key;
-use super::transaction::{Transaction, counter, put_new, update};
 use super::{balance_in, cash_key, purchase_from_item, purchase_key, status_text};
 use crate::cash::Debit;
 use crate::cash::ledger::debit_entry_id;

@@ -9,7 +9,6 @@ mod holds;
 mod open;
 mod release;
 mod start;
-mod transaction;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 

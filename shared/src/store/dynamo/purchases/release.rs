@@ -1,7 +1,7 @@
 //! Releasing holds that ran out: their units back into their shares.
 
+use super::super::transaction::{Transaction, counter, update};
 use super::holds::HoldEntry;
-use super::transaction::{Transaction, counter, update};
 use super::{buys_key, purchase_from_item, purchase_key, status_text};
 use crate::ids::PackId;
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};

@@ -4,8 +4,8 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
+use super::super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::holds::unpaid_key;
-use super::transaction::{Reasons, Transaction, build, put_new, update};
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
     purchase_key, status_text,
@@ -279,6 +279,10 @@ struct ShareSearch {
     reads: u32,
     /// Whether the pack's dead holds were released before answering sold out.
     released_holds: bool,
+    /// Whether this start put units back (released dead holds, the pack's or its buyer's own):
+    /// it then tries them whatever the instance remembers of the pack, since another request
+    /// that read the shares empty before the release may have marked the pack sold out since.
+    put_back: bool,
 }
 
 /// What [`DynamoStore::find_share`] found.
@@ -301,7 +305,7 @@ impl DynamoStore {
         attempts: &Attempts,
     ) -> Result<Found, StartError> {
         let pack_id = &request.pack_id;
-        if self.cache.sold_out(pack_id) {
+        if !search.put_back && self.cache.sold_out(pack_id) {
             return Err(StartRefusal::SoldOut.into());
         }
         let mut next = search.next.take().or_else(|| search.candidates.pop());
@@ -332,6 +336,7 @@ impl DynamoStore {
                 .release_pack_holds(pack_id, shards, request.now, RELEASE_BEFORE_SOLD_OUT)
                 .await?;
             if released.released > 0 {
+                search.put_back = true;
                 return Ok(Found::LookAgain);
             }
         }
@@ -415,6 +420,7 @@ impl StartPurchase for DynamoStore {
                 Err(StartRefusal::LimitReached) if !released_own => {
                     released_own = true;
                     if self.release_buyers_dead_holds(request).await? > 0 {
+                        search.put_back = true;
                         state.buys = self.start_state(request).await?.buys;
                         continue;
                     }

@@ -5,13 +5,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{PURCHASE_VERSION, item_version, readable};
+use super::slots::SlotsRecord;
+use super::{PURCHASE_VERSION, readable};
 use crate::cash::Money;
 use crate::ids::PurchaseId;
 use crate::purchases::{HoldSlot, UnpaidHolds};
 use crate::store::StoreError;
 use crate::store::dynamo::Item;
-use crate::store::schema::UNPAID_VERSION;
+use crate::store::schema::UNPAID_SLOT_PREFIX;
 use crate::timestamp::Timestamp;
 
 /// One taken slot's map.
@@ -49,40 +50,7 @@ impl From<HoldSlotRecord> for HoldSlot {
 }
 
 /// The whole item: its schema version, `v` and the slots by position.
-#[derive(Debug)]
-pub(crate) struct UnpaidRecord {
-    schema_version: u32,
-    version: u64,
-    slots: Vec<Option<HoldSlotRecord>>,
-}
-
-impl TryFrom<&Item> for UnpaidRecord {
-    type Error = StoreError;
-
-    fn try_from(item: &Item) -> Result<Self, StoreError> {
-        let mut record = Self {
-            schema_version: item_version(item, "unpaid holds")?,
-            version: item
-                .get(UNPAID_VERSION)
-                .and_then(|value| value.as_n().ok())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0),
-            slots: Vec::new(),
-        };
-        for (name, value) in item {
-            let Some(slot) = name.strip_prefix('s').and_then(|k| k.parse::<usize>().ok()) else {
-                continue;
-            };
-            let held: HoldSlotRecord = serde_dynamo::from_attribute_value(value.clone())
-                .map_err(|e| StoreError::internal_from("unpaid holds item", e))?;
-            if record.slots.len() <= slot {
-                record.slots.resize_with(slot + 1, || None);
-            }
-            record.slots[slot] = Some(held);
-        }
-        Ok(record)
-    }
-}
+pub(crate) type UnpaidRecord = SlotsRecord<HoldSlotRecord>;
 
 impl TryFrom<UnpaidRecord> for UnpaidHolds {
     type Error = StoreError;
@@ -104,7 +72,7 @@ impl TryFrom<UnpaidRecord> for UnpaidHolds {
 pub(crate) fn unpaid_from_item(item: Option<&Item>) -> Result<UnpaidHolds, StoreError> {
     item.map_or_else(
         || Ok(UnpaidHolds::default()),
-        |item| UnpaidRecord::try_from(item)?.try_into(),
+        |item| UnpaidRecord::read(item, "unpaid holds", UNPAID_SLOT_PREFIX)?.try_into(),
     )
 }
 

@@ -1,0 +1,18 @@
+//! `GET /api/me/wallets` and `DELETE /api/me/wallets/{walletId}`. Wiring only: the handlers are
+//! `shared::handlers::my_wallets`.
+
+use std::sync::Arc;
+
+use shared::handlers::my_wallets::WalletsState;
+use shared::http::routes::me_wallets_routes;
+use shared::runtime::{serve, store_from_env, verifier_from_env, warm};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::telemetry::init_json();
+    let verifier = verifier_from_env();
+    let (store, dynamodb) = store_from_env();
+    warm(&dynamodb, Some(&verifier)).await;
+    let state = Arc::new(WalletsState { store, verifier });
+    serve(me_wallets_routes().function_app(state)).await
+}
