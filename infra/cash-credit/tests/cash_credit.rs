@@ -191,8 +191,11 @@ async fn bad_values_exit_2_with_the_reason_and_write_nothing() {
         );
         assert!(stdout(&output).is_empty(), "{args:?}: {output:?}");
         assert!(!credit_entry_exists(&store, args[7]).await, "{args:?}");
-        for currency in ["USD", "usd", "US", "USDX"] {
-            assert_eq!(balance(&store, args[1], currency).await, 0, "{args:?}");
+        // A user id no token can carry (empty, over 255 bytes) has no balance to read.
+        if shared::ids::UserId::parse(args[1]).is_ok() {
+            for currency in ["USD", "usd", "US", "USDX"] {
+                assert_eq!(balance(&store, args[1], currency).await, 0, "{args:?}");
+            }
         }
     }
     // The largest credit is fine.
