@@ -28,7 +28,7 @@ async fn pays_from_the_balance_once_over_the_runtime_api() {
 
     // 200: paid, with the balance left.
     let paid = function
-        .call(&complete_event("p", &purchase.id, &buyer))
+        .call(&complete_event("p", purchase.id.as_str(), &buyer))
         .await;
     assert_eq!(paid.status, 200, "{paid:?}");
     assert_eq!(paid.body["purchase"]["id"], purchase.id.as_str());
@@ -49,7 +49,7 @@ async fn pays_from_the_balance_once_over_the_runtime_api() {
 
     // Again: the same purchase, a replay, no second debit.
     let again = function
-        .call(&complete_event("p", &purchase.id, &buyer))
+        .call(&complete_event("p", purchase.id.as_str(), &buyer))
         .await;
     assert_eq!(again.status, 200, "{again:?}");
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
@@ -64,7 +64,11 @@ async fn pays_from_the_balance_once_over_the_runtime_api() {
 
     // A buyer without the balance: 402, the reservation kept.
     let broke = function
-        .call(&complete_event("p", &unfunded.id, &token("broke", None)))
+        .call(&complete_event(
+            "p",
+            unfunded.id.as_str(),
+            &token("broke", None),
+        ))
         .await;
     assert_eq!(
         (broke.status, broke.code()),
@@ -73,7 +77,11 @@ async fn pays_from_the_balance_once_over_the_runtime_api() {
 
     // Someone else's purchase; an unsupported method; no token.
     let stranger = function
-        .call(&complete_event("p", &purchase.id, &token("stranger", None)))
+        .call(&complete_event(
+            "p",
+            purchase.id.as_str(),
+            &token("stranger", None),
+        ))
         .await;
     assert_eq!(
         (stranger.status, stranger.code()),
@@ -114,7 +122,11 @@ async fn an_expired_hold_is_released_instead_of_paid() {
     let function = env.spawn(BINARY, &[]).await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
     let answer = function
-        .call(&complete_event("p", &purchase.id, &token("buyer", None)))
+        .call(&complete_event(
+            "p",
+            purchase.id.as_str(),
+            &token("buyer", None),
+        ))
         .await;
     assert_eq!(
         (answer.status, answer.code()),
@@ -178,13 +190,13 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         let purchase = reserve(&env.store, "buyer", "p", &format!("key-{n}"), 600).await;
         proxy.set(fault.clone());
         let answer = function
-            .call(&complete_event("p", &purchase.id, &buyer))
+            .call(&complete_event("p", purchase.id.as_str(), &buyer))
             .await;
         answer.assert_unavailable();
         assert!(answer.header("retry-after").is_some(), "{answer:?}");
         proxy.set(Fault::None);
         let answer = function
-            .call(&complete_event("p", &purchase.id, &buyer))
+            .call(&complete_event("p", purchase.id.as_str(), &buyer))
             .await;
         assert_eq!(answer.status, 200, "after {fault:?}: {answer:?}");
         assert_eq!(answer.header("idempotent-replayed"), None, "paid once");

@@ -20,7 +20,9 @@ async fn answers_the_buyer_and_nobody_else_over_the_runtime_api() {
     let mut function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
 
-    let answer = function.call(&get_event("p", &purchase.id, &buyer)).await;
+    let answer = function
+        .call(&get_event("p", purchase.id.as_str(), &buyer))
+        .await;
     assert_eq!(answer.status, 200, "{answer:?}");
     let json = &answer.body["purchase"];
     assert_eq!(json["id"], purchase.id.as_str());
@@ -35,10 +37,13 @@ async fn answers_the_buyer_and_nobody_else_over_the_runtime_api() {
     // Another user's token, another pack in the path, an unknown id: the same 404.
     for (event, who) in [
         (
-            get_event("p", &purchase.id, &token("someone-else", None)),
+            get_event("p", purchase.id.as_str(), &token("someone-else", None)),
             "another user",
         ),
-        (get_event("other", &purchase.id, &buyer), "another pack"),
+        (
+            get_event("other", purchase.id.as_str(), &buyer),
+            "another pack",
+        ),
         (get_event("p", "no-such-purchase", &buyer), "an unknown id"),
     ] {
         let answer = function.call(&event).await;
@@ -61,7 +66,9 @@ async fn answers_the_buyer_and_nobody_else_over_the_runtime_api() {
 
     // A hold that ran out reads `expired`, released or not.
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    let answer = function.call(&get_event("p", &short.id, &buyer)).await;
+    let answer = function
+        .call(&get_event("p", short.id.as_str(), &buyer))
+        .await;
     assert_eq!(answer.status, 200, "{answer:?}");
     assert_eq!(answer.body["purchase"]["status"], "expired");
     assert!(function.is_running());
@@ -96,7 +103,7 @@ async fn a_dynamodb_outage_is_a_503_with_retry_after() {
     let purchase = reserve(&env.store, "buyer", "p", "key-1", 600).await;
     let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
-    let event = get_event("p", &purchase.id, &buyer);
+    let event = get_event("p", purchase.id.as_str(), &buyer);
     testkit::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
 }
 
@@ -108,7 +115,7 @@ async fn a_dynamodb_too_slow_for_the_deadline_gets_the_json_503_in_time() {
     let (env, proxy) = PurchaseEnv::behind_proxy().await;
     let purchase = reserve(&env.store, "buyer", "p", "key-1", 600).await;
     let function = env.spawn(BINARY, &[]).await;
-    let event = get_event("p", &purchase.id, &token("buyer", None));
+    let event = get_event("p", purchase.id.as_str(), &token("buyer", None));
     assert_eq!(function.call(&event).await.status, 200);
     function.runtime.set_timeout(Duration::from_secs(3));
     proxy.set(testkit::fault_proxy::Fault::Hangup);

@@ -184,7 +184,7 @@ async fn lists_a_leagues_and_a_teams_packs() {
     catalog
         .leagues
         .retain(|league| ["nba", "nfl"].contains(&league.id.as_str()));
-    catalog.teams.retain(|team| team.id == "nba-lal");
+    catalog.teams.retain(|team| team.id.as_str() == "nba-lal");
     shared::store::catalog::seed_catalog(&store, &catalog)
         .await
         .unwrap();

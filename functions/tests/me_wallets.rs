@@ -71,18 +71,18 @@ async fn links_fill_the_list_up_to_the_cap_and_a_removal_frees_a_slot() {
         ApiEvent::new("DELETE", &format!("/api/me/wallets/{id}")).bearer(&token(fan, None))
     };
     let removed = wallet_id(&identity(3)).unwrap();
-    let stranger = wallets.call(&delete("stranger", &removed)).await;
+    let stranger = wallets.call(&delete("stranger", removed.as_str())).await;
     assert_eq!(
         (stranger.status, stranger.code()),
         (404, Some("wallet_not_found"))
     );
-    let answer = wallets.call(&delete("fan", &removed)).await;
+    let answer = wallets.call(&delete("fan", removed.as_str())).await;
     assert_eq!(
         (answer.status, &answer.body),
         (204, &json!(null)),
         "no body"
     );
-    let again = wallets.call(&delete("fan", &removed)).await;
+    let again = wallets.call(&delete("fan", removed.as_str())).await;
     assert_eq!(
         (again.status, again.code()),
         (404, Some("wallet_not_found"))

@@ -56,7 +56,9 @@ async fn opens_a_paid_pack_once_with_the_published_draw() {
     let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
 
-    let opened = function.call(&open_event("p", &purchase.id, &buyer)).await;
+    let opened = function
+        .call(&open_event("p", purchase.id.as_str(), &buyer))
+        .await;
     assert_eq!(opened.status, 200, "{opened:?}");
     assert_eq!(opened.header("idempotent-replayed"), None);
     let body = &opened.body["purchase"];
@@ -88,7 +90,9 @@ async fn opens_a_paid_pack_once_with_the_published_draw() {
     assert_eq!(body["fairness"]["serverSeedHash"], stored.seed.commitment());
     assert_eq!(body["fairness"]["serverSeed"], serde_json::Value::Null);
 
-    let again = function.call(&open_event("p", &purchase.id, &buyer)).await;
+    let again = function
+        .call(&open_event("p", purchase.id.as_str(), &buyer))
+        .await;
     assert_eq!((again.status, &again.body), (200, &opened.body));
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(
@@ -174,9 +178,13 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
     let function = env.spawn(BINARY, &[]).await;
     let buyer = token("buyer", None);
     proxy.set(THROTTLING);
-    let refused = function.call(&open_event("p", &purchase.id, &buyer)).await;
+    let refused = function
+        .call(&open_event("p", purchase.id.as_str(), &buyer))
+        .await;
     refused.assert_unavailable();
     proxy.set(testkit::fault_proxy::Fault::None);
-    let opened = function.call(&open_event("p", &purchase.id, &buyer)).await;
+    let opened = function
+        .call(&open_event("p", purchase.id.as_str(), &buyer))
+        .await;
     assert_eq!(opened.status, 200, "{opened:?}");
 }

@@ -62,7 +62,7 @@ async fn a_signed_fixture_event_credits_the_top_up_once_over_the_runtime_api() {
     let forged = function
         .call_json(signed_fixture(
             "cs_test_fixture",
-            &pending.id,
+            pending.id.as_str(),
             "whsec_other",
             false,
         ))
@@ -75,7 +75,12 @@ async fn a_signed_fixture_event_credits_the_top_up_once_over_the_runtime_api() {
     assert_eq!(unsigned.status, 400);
 
     for base64 in [false, true, false] {
-        let event = signed_fixture("cs_test_fixture", &pending.id, WEBHOOK_SECRET, base64);
+        let event = signed_fixture(
+            "cs_test_fixture",
+            pending.id.as_str(),
+            WEBHOOK_SECRET,
+            base64,
+        );
         let answer = function.call_json(event).await;
         assert_eq!(answer.status, 200, "{answer:?}");
         assert_eq!(answer.body, serde_json::json!({"received": true}));

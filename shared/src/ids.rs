@@ -2,9 +2,11 @@
 //! token's `sub`, a stored item), so that a function taking a [`PackId`] and a [`PurchaseId`]
 //! cannot be handed them swapped, and nothing past the edge checks a grammar again.
 //!
-//! Each derefs to `str` (keys, logs and JSON use the text) and serialises as its text; reading
-//! one from JSON or a stored item checks the grammar again, so a malformed id in a seed file or
-//! an item is an error where it is read, not later.
+//! None converts to text implicitly (no `Deref<Target = str>`, no comparison with a `str`): keys,
+//! logs and JSON ask for the text with `as_str()` (or `Display`), so an id cannot be passed where
+//! another text is expected. Each serialises as its text; reading one from JSON or a stored item
+//! checks the grammar again, so a malformed id in a seed file or an item is an error where it is
+//! read, not later.
 
 use std::fmt;
 
@@ -60,52 +62,9 @@ macro_rules! id_type {
             }
         }
 
-        impl std::ops::Deref for $name {
-            type Target = str;
-            fn deref(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
-            }
-        }
-
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)
-            }
-        }
-
-        impl PartialEq<str> for $name {
-            fn eq(&self, other: &str) -> bool {
-                self.0 == other
-            }
-        }
-
-        impl PartialEq<&str> for $name {
-            fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
-            }
-        }
-
-        impl From<&$name> for String {
-            fn from(id: &$name) -> String {
-                id.0.clone()
-            }
-        }
-
-        impl From<$name> for String {
-            fn from(id: $name) -> String {
-                id.0
-            }
-        }
-
-        impl std::borrow::Borrow<str> for $name {
-            fn borrow(&self) -> &str {
-                &self.0
             }
         }
 

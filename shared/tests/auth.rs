@@ -56,7 +56,7 @@ async fn valid_tokens_of_every_supported_algorithm() {
             .verify(&key.sign(&claims("user_1", Some("fan@example.com"))))
             .await
             .unwrap();
-        assert_eq!(identity.user_id, "user_1", "{key:?}");
+        assert_eq!(identity.user_id.as_str(), "user_1", "{key:?}");
         assert_eq!(identity.email.as_deref(), Some("fan@example.com"));
     }
 }
@@ -268,7 +268,10 @@ async fn a_rotated_key_is_accepted_without_a_restart() {
     );
     assert_eq!(stub.hits(), 1);
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    assert_eq!(verifier.verify(&rotated).await.unwrap().user_id, "u");
+    assert_eq!(
+        verifier.verify(&rotated).await.unwrap().user_id.as_str(),
+        "u"
+    );
     assert_eq!(stub.hits(), 2);
 }
 

@@ -87,7 +87,8 @@ async fn the_catalogue_reads_back_by_id_and_in_list_order(store: &impl Store) {
     assert_eq!(leagues.entries, expected);
     assert_eq!(leagues.next, None);
     assert_eq!(
-        leagues.entries[0].id, "fifa-world-cup",
+        leagues.entries[0].id.as_str(),
+        "fifa-world-cup",
         "FIFA World Cup first: by name, not id"
     );
 
@@ -100,7 +101,7 @@ async fn the_catalogue_reads_back_by_id_and_in_list_order(store: &impl Store) {
         .await
         .unwrap();
     assert_eq!(nba.entries.len(), 30);
-    assert!(nba.entries.iter().all(|t| t.league_id == "nba"));
+    assert!(nba.entries.iter().all(|t| t.league_id.as_str() == "nba"));
     assert_eq!(nba.entries[0].name, "76ers", "by name: digits first");
     for empty in ["mlb", "nope", "nb"] {
         let none = store

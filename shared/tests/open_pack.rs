@@ -109,7 +109,7 @@ async fn paid(
 fn expected_items(pack: &Pack, seed: &ServerSeed, purchase: &Purchase) -> Vec<String> {
     let input = DrawInput {
         pack_id: &pack.id,
-        user_id: &purchase.user_id,
+        user_id: purchase.user_id.as_str(),
         nonce: purchase.nonce,
         client_seed: &purchase.client_seed,
     };

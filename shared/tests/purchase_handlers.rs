@@ -397,7 +397,7 @@ async fn a_hold_outliving_its_packs_reveal_is_410() {
     testkit::packs::save(&state.store, &pack).await;
     let request = hold_of_fan(&state.store, -3600, 600).await;
     credit(&state.store, "fan", 1000).await;
-    let answer = pay(&state, pay_event("fan", &request.purchase_id)).await;
+    let answer = pay(&state, pay_event("fan", request.purchase_id.as_str())).await;
     assert_eq!(code(&answer), (410, "reservation_expired"));
     let message = answer.1["error"]["message"].as_str().unwrap();
     assert!(message.contains("seed"), "{message}");
@@ -417,7 +417,7 @@ async fn an_expired_reservation_is_410_and_its_unit_is_back() {
     testkit::packs::save(&state.store, &testkit::packs::active("p", 3600)).await;
     let request = hold_of_fan(&state.store, -1200, -600).await;
     credit(&state.store, "fan", 1000).await;
-    let answer = pay(&state, pay_event("fan", &request.purchase_id)).await;
+    let answer = pay(&state, pay_event("fan", request.purchase_id.as_str())).await;
     assert_eq!(code(&answer), (410, "reservation_expired"));
     let (status, body) = parts(
         &call(

@@ -99,7 +99,7 @@ async fn an_unpaid_event_of_another_session_is_not_counted_and_the_right_one_cre
         "evt_exp",
         EXPIRED,
         "cs_test_other",
-        &id,
+        id.as_str(),
         500,
         "usd",
         "unpaid",

@@ -97,7 +97,7 @@ async fn a_top_up_opens_one_checkout_session_with_exactly_stripes_fields() {
     assert_eq!(form, expected);
 
     // The fan reads it; nobody else can.
-    let read = api.get("fan", &id).await;
+    let read = api.get("fan", id.as_str()).await;
     assert_eq!((read.status, &read.body["topUp"]), (200, top_up));
     for (user, path_id) in [("intruder", id.as_str()), ("fan", "no-such-top-up")] {
         let other = api.get(user, path_id).await;
@@ -313,7 +313,7 @@ async fn a_paid_session_credits_once_and_shows_completed() {
         );
     }
     assert_eq!(api.balance("fan").await, 1500);
-    let read = api.get("fan", &id).await;
+    let read = api.get("fan", id.as_str()).await;
     assert_eq!(read.body["topUp"]["status"], "completed");
     assert!(read.body["topUp"]["completedAt"].is_string());
     // A replay of the key now answers it completed, and asks Stripe nothing.
@@ -466,7 +466,13 @@ async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged_
         ("evt_session", "cs_test_other", 500, "usd"),
     ] {
         let body = session_event(
-            event_id, COMPLETED, session_id, &id, amount, currency, "paid",
+            event_id,
+            COMPLETED,
+            session_id,
+            id.as_str(),
+            amount,
+            currency,
+            "paid",
         );
         // Counted, for the alarm: a fan paid and was not credited.
         let (answer, recorded) = shared::metrics::record(api.deliver(&body)).await;

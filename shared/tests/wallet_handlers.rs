@@ -141,7 +141,7 @@ async fn a_removal_is_204_then_404_and_frees_a_slot() {
     let mine = wallet_id(&identity(4)).unwrap();
     let others = wallet_id(&identity(50)).unwrap();
 
-    let response = api.delete("fan", &others).await;
+    let response = api.delete("fan", others.as_str()).await;
     assert_eq!(parts(&response).0, 404);
     assert_eq!(code(&parts(&response).1), "wallet_not_found");
     assert_eq!(
@@ -149,10 +149,10 @@ async fn a_removal_is_204_then_404_and_frees_a_slot() {
         others.as_str()
     );
 
-    let response = api.delete("fan", &mine).await;
+    let response = api.delete("fan", mine.as_str()).await;
     assert_eq!(response.status(), 204);
     assert!(response.body().is_empty());
-    let response = api.delete("fan", &mine).await;
+    let response = api.delete("fan", mine.as_str()).await;
     assert_eq!(
         (parts(&response).0, code(&parts(&response).1)),
         (404, "wallet_not_found")

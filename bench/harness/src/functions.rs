@@ -344,7 +344,7 @@ impl Bench {
                         id
                     }
                 };
-                get_event(PACK, &id, &token).to_json()
+                get_event(PACK, id.as_str(), &token).to_json()
             }
             Kind::StartPurchase => {
                 let key = self.key();
@@ -352,7 +352,7 @@ impl Bench {
             }
             Kind::CompletePurchase => {
                 let id = self.reserve().await;
-                complete_event(PACK, &id, &token).to_json()
+                complete_event(PACK, id.as_str(), &token).to_json()
             }
             Kind::OpenPack => {
                 let id = self.reserve().await;

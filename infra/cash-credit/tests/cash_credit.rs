@@ -191,8 +191,11 @@ async fn bad_values_exit_2_with_the_reason_and_write_nothing() {
         );
         assert!(stdout(&output).is_empty(), "{args:?}: {output:?}");
         assert!(!credit_entry_exists(&store, args[7]).await, "{args:?}");
-        for currency in ["USD", "usd", "US", "USDX"] {
-            assert_eq!(balance(&store, args[1], currency).await, 0, "{args:?}");
+        // A user id no token can carry (empty, over 255 bytes) has no balance to read.
+        if shared::ids::UserId::parse(args[1]).is_ok() {
+            for currency in ["USD", "usd", "US", "USDX"] {
+                assert_eq!(balance(&store, args[1], currency).await, 0, "{args:?}");
+            }
         }
     }
     // The largest credit is fine.
@@ -290,8 +293,11 @@ async fn a_paid_top_up_is_settled_by_hand_exactly_once() {
     let store = testkit::moto::shared_table().await;
     let paid = top_up(&store, "settle-fan-1", "k1", true).await;
     // Two operators at once, then the same command again: one credit.
-    let (first, second) = tokio::join!(settle(&store, &paid.id), settle(&store, &paid.id));
-    let outputs = [first, second, settle(&store, &paid.id).await];
+    let (first, second) = tokio::join!(
+        settle(&store, paid.id.as_str()),
+        settle(&store, paid.id.as_str())
+    );
+    let outputs = [first, second, settle(&store, paid.id.as_str()).await];
     for output in &outputs {
         assert_eq!(output.status.code(), Some(0), "{output:?}");
     }

@@ -116,7 +116,7 @@ mod tests {
     fn credits_are_whole_positive_bounded_amounts_of_a_currency_with_a_reference() {
         let ok = parse_credit("u1", "1500", "USD", "grant-2026-11").unwrap();
         assert_eq!(ok.amount.amount, 1500);
-        assert_eq!(ok.user_id, "u1");
+        assert_eq!(ok.user_id.as_str(), "u1");
         let longest = "x".repeat(MAX_USER_ID_BYTES);
         assert!(parse_credit(&longest, "1", "USD", "r").is_ok());
         let too_long = "x".repeat(MAX_USER_ID_BYTES + 1);

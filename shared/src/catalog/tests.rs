@@ -241,7 +241,7 @@ fn the_shipped_catalogue_holds_the_real_leagues_and_every_shipped_pack_fits_it()
         catalog
             .teams
             .iter()
-            .filter(|team| team.league_id == league)
+            .filter(|team| team.league_id.as_str() == league)
             .count()
     };
     assert_eq!(count("nba"), 30);

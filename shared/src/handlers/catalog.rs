@@ -284,7 +284,7 @@ pub async fn list_teams<S: ListTeams + GetLeague>(
     LeagueFilter(league): LeagueFilter,
     query: CatalogQuery,
 ) -> Result<Response, ApiError> {
-    let scope = ["teams", league.as_deref().unwrap_or("")];
+    let scope = ["teams", league.as_ref().map(LeagueId::as_str).unwrap_or("")];
     let request = page_request(&state.cursors, &query, &scope, league.clone(), |position| {
         parse_team_key(position)
             .is_some_and(|(of, _)| league.as_ref().is_none_or(|league| *league == of))

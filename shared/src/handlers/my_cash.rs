@@ -18,6 +18,7 @@ use crate::handlers::me::{MeCursor, MeState, PageJson, cursor, invalid_query, li
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, QueryParams};
 use crate::http::response::json_response;
+use crate::ids::PurchaseId;
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{Currency, Id};
 use crate::purchases::mine::is_list_key;
@@ -179,7 +180,7 @@ pub async fn my_ledger<S: ListLedger>(
             amount: entry.amount.amount,
             currency: &entry.amount.currency,
             at: entry.at,
-            purchase_id: entry.purchase_id.as_deref(),
+            purchase_id: entry.purchase_id.as_ref().map(PurchaseId::as_str),
         })
         .collect();
     Ok(json_response(

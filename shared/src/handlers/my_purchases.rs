@@ -193,8 +193,8 @@ impl<'a> ItemJson<'a> {
             name: &mine.item.name,
             rarity: &mine.item.rarity,
             image_url: mine.item.image_url.as_deref(),
-            pack_id: &mine.pack_id,
-            purchase_id: &mine.purchase_id,
+            pack_id: mine.pack_id.as_str(),
+            purchase_id: mine.purchase_id.as_str(),
             slot: mine.item.slot,
             opened_at: mine.opened_at,
         }

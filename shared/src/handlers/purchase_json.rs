@@ -141,8 +141,8 @@ impl<'a> PurchaseJson<'a> {
     /// `purchase` with `status` as it is shown.
     pub fn with_status(purchase: &'a Purchase, status: PurchaseStatus) -> Self {
         Self {
-            id: &purchase.id,
-            pack_id: &purchase.pack_id,
+            id: purchase.id.as_str(),
+            pack_id: purchase.pack_id.as_str(),
             status,
             price: &purchase.price,
             client_seed: &purchase.client_seed,

@@ -115,7 +115,7 @@ fn answer(status: StatusCode, top_up: &TopUp) -> Response {
         status,
         &TopUpAnswer {
             top_up: TopUpJson {
-                id: &top_up.id,
+                id: top_up.id.as_str(),
                 amount: top_up.amount.amount,
                 currency: &top_up.amount.currency,
                 status: top_up.status,

@@ -179,7 +179,7 @@ pub async fn web3_link<S: UpsertLink>(
         &LinkResponse {
             success: true,
             data: LinkResponseData {
-                user_id: &identity.user_id,
+                user_id: identity.user_id.as_str(),
                 email: identity.email.as_deref(),
             },
         },

@@ -231,8 +231,8 @@ fn filter_scope(filter: &PackFilter) -> Option<String> {
     (!filter.is_all()).then(|| {
         cursor_scope(&[
             "packs",
-            filter.league.as_deref().unwrap_or(""),
-            filter.team.as_deref().unwrap_or(""),
+            filter.league.as_ref().map(|id| id.as_str()).unwrap_or(""),
+            filter.team.as_ref().map(|id| id.as_str()).unwrap_or(""),
         ])
     })
 }
@@ -259,8 +259,13 @@ impl PackFilter {
     pub fn admits(&self, pack: &Pack) -> bool {
         let names =
             |wanted: Option<&str>, named: Option<&str>| wanted.is_none_or(|w| named == Some(w));
-        names(self.league.as_deref(), pack.league_id.as_deref())
-            && names(self.team.as_deref(), pack.team_id.as_deref())
+        names(
+            self.league.as_ref().map(|id| id.as_str()),
+            pack.league_id.as_deref(),
+        ) && names(
+            self.team.as_ref().map(|id| id.as_str()),
+            pack.team_id.as_deref(),
+        )
     }
 
     /// Whether every active pack is listed.

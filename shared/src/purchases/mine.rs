@@ -66,12 +66,14 @@ impl MyPurchasesQuery {
 
 /// A purchase's key in its fan's purchase list.
 pub fn purchase_list_key(purchase: &Purchase) -> String {
-    time_key(purchase.reserved_at, &purchase.id)
+    time_key(purchase.reserved_at, purchase.id.as_str())
 }
 
 /// An opened purchase's key in its fan's item list.
 pub fn opened_list_key(purchase: &Purchase) -> Option<String> {
-    purchase.opened_at.map(|at| time_key(at, &purchase.id))
+    purchase
+        .opened_at
+        .map(|at| time_key(at, purchase.id.as_str()))
 }
 
 /// Whether `text` is a list key a page could end on.

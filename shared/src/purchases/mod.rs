@@ -367,13 +367,13 @@ pub enum Completion {
 
 pub fn check_complete(
     purchase: Option<&Purchase>,
-    pack_id: &str,
+    pack_id: &PackId,
     sale_ends_at: Option<Timestamp>,
     balance: u64,
     now: Timestamp,
 ) -> Result<Completion, CompleteRefusal> {
     let purchase = purchase
-        .filter(|purchase| purchase.pack_id == pack_id)
+        .filter(|purchase| purchase.pack_id == *pack_id)
         .ok_or(CompleteRefusal::NotFound)?;
     match purchase.status {
         PurchaseStatus::Completed | PurchaseStatus::Opened => Ok(Completion::Replay),
@@ -428,11 +428,11 @@ pub enum OpenRefusal {
 /// `Ok(false)` when it is open already (answer it again).
 pub fn check_open(
     purchase: Option<&Purchase>,
-    pack_id: &str,
+    pack_id: &PackId,
     now: Timestamp,
 ) -> Result<bool, OpenRefusal> {
     let purchase = purchase
-        .filter(|purchase| purchase.pack_id == pack_id)
+        .filter(|purchase| purchase.pack_id == *pack_id)
         .ok_or(OpenRefusal::NotFound)?;
     match purchase.status_at(now) {
         PurchaseStatus::Completed => Ok(true),
@@ -449,8 +449,8 @@ pub fn opened(
     now: Timestamp,
 ) -> Result<Purchase, OpenRefusal> {
     let input = DrawInput {
-        pack_id: &purchase.pack_id,
-        user_id: &purchase.user_id,
+        pack_id: purchase.pack_id.as_str(),
+        user_id: purchase.user_id.as_str(),
         nonce: purchase.nonce,
         client_seed: &purchase.client_seed,
     };
@@ -493,6 +493,10 @@ mod tests {
         Timestamp::parse(text).unwrap()
     }
 
+    fn pack_id(text: &str) -> PackId {
+        PackId::parse(text).unwrap()
+    }
+
     /// serde's text of every variant of `T` is strum's, and strum parses it back.
     fn texts_agree<T>()
     where
@@ -520,7 +524,7 @@ mod tests {
         assert_eq!(id, purchase_id(&u1, "key-1"));
         assert_ne!(id, purchase_id(&u2, "key-1"));
         assert_ne!(id, purchase_id(&u1, "key-2"));
-        assert_eq!(id.len(), 22);
+        assert_eq!(id.as_str().len(), 22);
     }
 
     #[test]
@@ -674,35 +678,41 @@ mod tests {
         let at_expiry = ts("2026-06-01T12:10:00Z");
         let reserved = purchase(PurchaseStatus::Reserved);
         assert_eq!(
-            check_complete(Some(&reserved), "p", None, 499, before),
+            check_complete(Some(&reserved), &pack_id("p"), None, 499, before),
             Ok(Completion::Pay)
         );
         assert_eq!(
-            check_complete(Some(&reserved), "p", None, 498, before),
+            check_complete(Some(&reserved), &pack_id("p"), None, 498, before),
             Err(CompleteRefusal::InsufficientFunds)
         );
         assert_eq!(
-            check_complete(Some(&reserved), "p", None, 10_000, at_expiry),
+            check_complete(Some(&reserved), &pack_id("p"), None, 10_000, at_expiry),
             Ok(Completion::Release)
         );
         assert_eq!(
-            check_complete(Some(&reserved), "other-pack", None, 10_000, before),
+            check_complete(
+                Some(&reserved),
+                &pack_id("other-pack"),
+                None,
+                10_000,
+                before
+            ),
             Err(CompleteRefusal::NotFound)
         );
         assert_eq!(
-            check_complete(None, "p", None, 10_000, before),
+            check_complete(None, &pack_id("p"), None, 10_000, before),
             Err(CompleteRefusal::NotFound)
         );
         for paid in [PurchaseStatus::Completed, PurchaseStatus::Opened] {
             assert_eq!(
-                check_complete(Some(&purchase(paid)), "p", None, 0, at_expiry),
+                check_complete(Some(&purchase(paid)), &pack_id("p"), None, 0, at_expiry),
                 Ok(Completion::Replay)
             );
         }
         assert_eq!(
             check_complete(
                 Some(&purchase(PurchaseStatus::Expired)),
-                "p",
+                &pack_id("p"),
                 None,
                 10_000,
                 before
@@ -720,7 +730,8 @@ mod tests {
         let reserved = purchase(PurchaseStatus::Reserved);
         let ended = ts("2026-06-01T11:09:50Z");
         // Revealed at 12:09:50; payments close at 12:09:45.
-        let pay_at = |now| check_complete(Some(&reserved), "p", Some(ended), 10_000, ts(now));
+        let pay_at =
+            |now| check_complete(Some(&reserved), &pack_id("p"), Some(ended), 10_000, ts(now));
         assert_eq!(
             pay_at("2026-06-01T12:09:44.999999999Z"),
             Ok(Completion::Pay)
@@ -737,7 +748,7 @@ mod tests {
         assert_eq!(
             check_complete(
                 Some(&purchase(PurchaseStatus::Completed)),
-                "p",
+                &pack_id("p"),
                 Some(ended),
                 0,
                 ts("2026-06-01T12:09:59Z")

@@ -145,8 +145,6 @@ pub fn draw_pk(pack_id: &PackId) -> String {
     format!("{DRAW_PREFIX}{pack_id}")
 }
 pub const DRAW_SK: &str = "DRAW";
-/// The server seed, 32 bytes (binary).
-pub const DRAW_SEED: &str = "seed";
 /// The items, odds and items per pack, as the API's JSON.
 pub const DRAW_ITEMS: &str = "items";
 pub const DRAW_ODDS: &str = "odds";

@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(id, top_up_id(&user("u1"), "k"));
         assert_ne!(id, top_up_id(&user("u2"), "k"));
         assert_ne!(id, top_up_id(&user("u1"), "k2"));
-        assert_eq!(id.len(), 22);
+        assert_eq!(id.as_str().len(), 22);
         assert_ne!(
             id.as_str(),
             crate::purchases::purchase_id(&user("u1"), "k").as_str()

@@ -172,9 +172,9 @@ pub fn checkout_form(top_up: &TopUp, urls: &ReturnUrls) -> String {
             PRODUCT_NAME,
         )
         .append_pair("line_items[0][quantity]", "1")
-        .append_pair("client_reference_id", &top_up.id)
-        .append_pair("metadata[topUpId]", &top_up.id)
-        .append_pair("metadata[userId]", &top_up.user_id)
+        .append_pair("client_reference_id", top_up.id.as_str())
+        .append_pair("metadata[topUpId]", top_up.id.as_str())
+        .append_pair("metadata[userId]", top_up.user_id.as_str())
         .append_pair("success_url", &urls.success)
         .append_pair("cancel_url", &urls.cancel)
         // Its slot among the fan's pending top-ups frees itself then (`pending`).

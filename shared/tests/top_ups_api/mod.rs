@@ -152,7 +152,7 @@ impl<S: TopUpStore + GetBalance + 'static> Api<S> {
             event_id,
             kind,
             &self.session(id).await,
-            id,
+            id.as_str(),
             top_up.amount.amount,
             "usd",
             payment_status,

@@ -204,7 +204,10 @@ impl ListTeams for DynamoStore {
         &self,
         request: &CatalogPageRequest,
     ) -> Result<CatalogPage<Team>, StoreError> {
-        let prefix = request.league.as_ref().map(|league| league_prefix(league));
+        let prefix = request
+            .league
+            .as_ref()
+            .map(|league| league_prefix(league.as_str()));
         self.list_entries::<TeamRecord, _>(&TEAMS, request, prefix)
             .await
     }

@@ -191,7 +191,7 @@ fn purchases_filter(query: &MyPurchasesQuery) -> Filter {
 fn pack_filter(filter: &mut Filter, pack_id: Option<&PackId>) {
     if let Some(pack_id) = pack_id {
         filter.names.push(("#pack", "packId"));
-        filter.values.push((":pack", s(pack_id)));
+        filter.values.push((":pack", s(pack_id.as_str())));
         filter.and("#pack = :pack");
     }
 }

@@ -3,10 +3,11 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, Select, TransactWriteItem, Update};
 
-use super::records::{PACK_VERSION, SCHEMA_VERSION, check_version};
+use super::records::{
+    DrawRecord, PACK_VERSION, SCHEMA_VERSION, check_version, draw_inputs_from_item, json_text,
+};
 use super::{Cancellation, DynamoStore, Item, classify, key, number, s};
 use crate::ids::{LeagueId, PackId, TeamId};
 use crate::packs::document::PackDocument;
@@ -15,18 +16,17 @@ use crate::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
 use crate::packs::seed::{SeedWrite, freeze_bound};
 use crate::packs::seed_revealed;
 use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
-use crate::purchases::DrawInputs;
 use crate::store::StoreError;
 use crate::store::packs::{
     GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
     SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::store::schema::{
-    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SEED, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK,
-    GSI1_SK, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT,
-    PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION,
-    PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk,
-    league_pk, pack_pk, supply_pk, team_pk,
+    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK, GSI1_SK,
+    GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
+    PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS,
+    PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, league_pk,
+    pack_pk, supply_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -151,15 +151,11 @@ fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
-fn json_text<T: serde::Serialize>(value: &T) -> AttributeValue {
-    s(serde_json::to_string(value).expect("pack fields always serialise"))
-}
-
 /// The draw inputs of a pack that may change before its sale (its seed is set once, apart).
 fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 4] {
     [
-        (DRAW_ITEMS, Some(json_text(&pack.items))),
-        (DRAW_ODDS, Some(json_text(&pack.odds))),
+        (DRAW_ITEMS, Some(s(json_text(&pack.items)))),
+        (DRAW_ODDS, Some(s(json_text(&pack.odds)))),
         (DRAW_ITEMS_PER_PACK, Some(number(pack.items_per_pack))),
         (ENDS_AT, pack.sale_ends_at.map(|at| number(at.unix_nanos()))),
     ]
@@ -361,34 +357,8 @@ pub(crate) fn sale_ends_at(item: &Item, what: &str) -> Result<Option<Timestamp>,
         .transpose()
 }
 
-/// The draw inputs of a pack's draw item.
-pub(crate) fn draw_inputs_from_item(item: &Item) -> Result<DrawInputs, StoreError> {
-    check_version(item, "draw", PACK_VERSION)?;
-    fn json<T: serde::de::DeserializeOwned>(item: &Item, name: &str) -> Result<T, StoreError> {
-        text(item, name)
-            .and_then(|json| serde_json::from_str(json).ok())
-            .ok_or_else(|| corrupt("draw", &format!("no `{name}` JSON")))
-    }
-    let seed = item
-        .get(DRAW_SEED)
-        .and_then(|value| value.as_b().ok())
-        .and_then(|blob| ServerSeed::from_slice(blob.as_ref()))
-        .ok_or_else(|| corrupt("draw", "no 32-byte `seed`"))?;
-    let items_per_pack = whole_number(item, DRAW_ITEMS_PER_PACK)
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| corrupt("draw", "no `itemsPerPack`"))?;
-    let sale_ends_at = sale_ends_at(item, "draw")?;
-    Ok(DrawInputs {
-        seed,
-        odds: json(item, DRAW_ODDS)?,
-        items: json(item, DRAW_ITEMS)?,
-        items_per_pack,
-        sale_ends_at,
-    })
-}
-
 /// A pack from its item and its draw item.
-fn stored_pack(pack_item: Item, draw_item: &Item) -> Result<StoredPack, StoreError> {
+fn stored_pack(pack_item: Item, draw_item: Item) -> Result<StoredPack, StoreError> {
     let revision =
         whole_number(&pack_item, PACK_REVISION).ok_or_else(|| corrupt("pack", "no `rev`"))?;
     let mut pack = pack_from_item(pack_item)?;
@@ -436,7 +406,7 @@ impl GetPack for DynamoStore {
         match (pack_item, draw_item) {
             (None, _) => Ok(None),
             (Some(_), None) => Err(corrupt("draw", "missing for a stored pack")),
-            (Some(pack_item), Some(draw_item)) => stored_pack(pack_item, &draw_item).map(Some),
+            (Some(pack_item), Some(draw_item)) => stored_pack(pack_item, draw_item).map(Some),
         }
     }
 }
@@ -510,18 +480,9 @@ impl SeedPack for DynamoStore {
         let mut actions = Vec::new();
         match write {
             SeedWrite::Create => {
-                let seed = ServerSeed::generate();
-                let mut draw: Item = draw_inputs(pack)
-                    .into_iter()
-                    .filter_map(|(name, value)| Some((name.to_owned(), value?)))
-                    .collect();
+                let mut draw = DrawRecord::new(pack, &ServerSeed::generate()).into_item();
                 draw.extend(key(draw_pk(pack_id), DRAW_SK));
                 draw.insert(ENTITY.into(), s("draw"));
-                draw.insert(SCHEMA_VERSION.into(), number(PACK_VERSION));
-                draw.insert(
-                    DRAW_SEED.into(),
-                    AttributeValue::B(Blob::new(seed.as_bytes().to_vec())),
-                );
                 let new = Some("attribute_not_exists(#pk)");
                 actions.push(put(pack_item(pack_id, pack, revision + 1), new)?);
                 actions.push(put(draw, new)?);
@@ -828,8 +789,7 @@ impl PublishRevealedSeeds for DynamoStore {
             let [draw] = self
                 .batch_get([key(draw_pk(&listed.pack_id), DRAW_SK)], true)
                 .await?;
-            let seed =
-                draw_inputs_from_item(&draw.ok_or_else(|| corrupt("draw", "missing"))?)?.seed;
+            let seed = draw_inputs_from_item(draw.ok_or_else(|| corrupt("draw", "missing"))?)?.seed;
             // Only while the sale still ends when it was read: an end moved meanwhile (it cannot
             // move once reached, but the read may be old) waits for the next sweep.
             let written = self

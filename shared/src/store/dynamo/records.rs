@@ -20,6 +20,7 @@ use crate::topups::{Checkout, TopUp, TopUpStatus};
 mod buys;
 mod cash;
 mod catalog;
+mod draw;
 mod locker;
 mod pending;
 mod profile;
@@ -33,6 +34,7 @@ pub(crate) use cash::{
     debit_from_item, ledger_entry_from_item,
 };
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
+pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
 pub(crate) use locker::{LOCKER_VERSION, ShowRecord, ShownItemRecord, StoredShow, stats_from_item};
 pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};

@@ -78,7 +78,7 @@ impl ListTeams for MemoryStore {
         let prefix = request
             .league
             .as_ref()
-            .map_or_else(String::new, |league| league_prefix(league));
+            .map_or_else(String::new, |league| league_prefix(league.as_str()));
         let entries = tables.teams.values().map(|t| (team_key(t), t));
         Ok(page(entries, request, &prefix))
     }

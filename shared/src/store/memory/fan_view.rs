@@ -113,7 +113,7 @@ impl ListLedger for MemoryStore {
             .read()
             .ledger
             .range((query.user_id.to_string(), String::new())..)
-            .take_while(|((user, _), _)| *user == *query.user_id)
+            .take_while(|((user, _), _)| user == query.user_id.as_str())
             .map(|((_, key), entry)| (key.clone(), entry.clone()))
             .collect();
         Ok(page_below(

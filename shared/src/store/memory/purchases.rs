@@ -276,7 +276,7 @@ impl CompletePurchase for MemoryStore {
                 tables.add_to_ledger(
                     user_id,
                     LedgerEntry {
-                        id: debit_entry_id(purchase_id),
+                        id: debit_entry_id(purchase_id.as_str()),
                         kind: EntryKind::Debit,
                         amount: paid.price.clone(),
                         at: now,

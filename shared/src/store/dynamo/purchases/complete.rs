@@ -63,7 +63,7 @@ impl DynamoStore {
             (GSI3_PK.to_owned(), s(cash_pk(&purchase.user_id))),
             (
                 GSI3_SK.to_owned(),
-                s(time_key(now, &debit_entry_id(&purchase.id))),
+                s(time_key(now, &debit_entry_id(purchase.id.as_str()))),
             ),
         ]);
         let purchase_paid = update(

@@ -7,7 +7,7 @@ use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{OpenRefusal, check_open, opened};
 use crate::store::StoreError;
 use crate::store::dynamo::locker_room::stats_update;
-use crate::store::dynamo::packs::draw_inputs_from_item;
+use crate::store::dynamo::records::draw_inputs_from_item;
 use crate::store::dynamo::transaction::{Transaction, update};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, key};
 use crate::store::purchase_conditions as conditions;
@@ -45,7 +45,7 @@ impl OpenPurchase for DynamoStore {
         let (Some(purchase), Some(draw_item)) = (purchase, draw_item) else {
             return Err(StoreError::internal(format!("pack {pack_id} has no draw inputs")).into());
         };
-        let inputs = draw_inputs_from_item(&draw_item)?;
+        let inputs = draw_inputs_from_item(draw_item)?;
         let fairness = inputs.fairness_at(now);
         if !open_now {
             return Ok(Opened {

@@ -222,7 +222,7 @@ impl DynamoStore {
                 .expression_attribute_names("#expires", PURCHASE_EXPIRES_NS)
                 .expression_attribute_values(":user", s(user_pk(&request.user_id)))
                 .expression_attribute_values(":purchases", s(PURCHASE_PREFIX))
-                .expression_attribute_values(":pack", s(&request.pack_id))
+                .expression_attribute_values(":pack", s(request.pack_id.as_str()))
                 .expression_attribute_values(":reserved", status_text(PurchaseStatus::Reserved))
                 .expression_attribute_values(":now", number(request.now.unix_nanos()))
                 .set_exclusive_start_key(start.take())

@@ -88,7 +88,7 @@ impl CreditRecord {
     /// reference).
     pub(crate) fn is(&self, credit: &Credit) -> Result<bool, StoreError> {
         readable("credit", self.schema_version, CASH_VERSION)?;
-        Ok(credit.user_id == self.user_id.as_str()
+        Ok(credit.user_id.as_str() == self.user_id
             && self.amount == credit.amount.amount
             && self.currency == credit.amount.currency)
     }
@@ -112,7 +112,7 @@ impl CreditRecord {
 impl From<Debit> for LedgerEntry {
     fn from(debit: Debit) -> Self {
         LedgerEntry {
-            id: debit_entry_id(&debit.purchase_id),
+            id: debit_entry_id(debit.purchase_id.as_str()),
             kind: EntryKind::Debit,
             amount: debit.amount,
             at: debit.at,
