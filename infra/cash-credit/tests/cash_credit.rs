@@ -284,20 +284,27 @@ async fn top_up(store: &DynamoStore, user: &str, key: &str, session: bool) -> To
     store.set_checkout(&top_up.id, &checkout).await.unwrap()
 }
 
-async fn settle(store: &DynamoStore, id: &str) -> Output {
-    cash_credit(store, &["--settle-top-up", id]).await
+/// `cash-credit --settle-top-up id` on `store`'s table, reached at `endpoint`.
+async fn settle(endpoint: &str, store: &DynamoStore, id: &str) -> Output {
+    cash_credit_at(endpoint, Some(store.table()), &["--settle-top-up", id]).await
 }
 
 #[tokio::test]
 async fn a_paid_top_up_is_settled_by_hand_exactly_once() {
-    let store = testkit::moto::shared_table().await;
+    // Concurrent transactions: moto applies each whole only behind the one-at-a-time proxy.
+    let (proxy, store) = testkit::moto::atomic_table().await;
+    let endpoint = proxy.endpoint();
     let paid = top_up(&store, "settle-fan-1", "k1", true).await;
     // Two operators at once, then the same command again: one credit.
     let (first, second) = tokio::join!(
-        settle(&store, paid.id.as_str()),
-        settle(&store, paid.id.as_str())
+        settle(&endpoint, &store, paid.id.as_str()),
+        settle(&endpoint, &store, paid.id.as_str())
     );
-    let outputs = [first, second, settle(&store, paid.id.as_str()).await];
+    let outputs = [
+        first,
+        second,
+        settle(&endpoint, &store, paid.id.as_str()).await,
+    ];
     for output in &outputs {
         assert_eq!(output.status.code(), Some(0), "{output:?}");
     }
@@ -338,7 +345,7 @@ async fn a_top_up_stripe_took_no_money_for_is_not_settled() {
         (no_session.id.as_str(), "never had a Checkout Session"),
         ("no-such-top-up", "no top-up no-such-top-up"),
     ] {
-        let output = settle(&store, id).await;
+        let output = settle(testkit::moto::shared_endpoint(), &store, id).await;
         assert_eq!(output.status.code(), Some(1), "{id}: {output:?}");
         assert!(stderr(&output).contains(reason), "{id}: {output:?}");
     }
