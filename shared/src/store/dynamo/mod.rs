@@ -26,7 +26,7 @@ use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 
 pub use cache::SOLD_OUT_MEMORY;
-pub use packs::{document_from_item, pack_item};
+pub use records::{document_from_item, pack_item};
 
 type Item = HashMap<String, AttributeValue>;
 

@@ -22,6 +22,7 @@ mod cash;
 mod catalog;
 mod draw;
 mod locker;
+mod pack;
 mod pending;
 mod profile;
 mod slots;
@@ -36,6 +37,11 @@ pub(crate) use cash::{
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
 pub(crate) use locker::{LOCKER_VERSION, ShowRecord, ShownItemRecord, StoredShow, stats_from_item};
+pub(crate) use pack::{
+    corrupt, draw_inputs, pack_from_item, sale_ends_at, seeded_attributes, share_item, share_key,
+    share_units, stored_pack, terms_attributes, text, whole_number,
+};
+pub use pack::{document_from_item, pack_item};
 pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
@@ -433,7 +439,7 @@ mod tests {
 
     #[test]
     fn a_pack_item_carries_its_version_and_a_newer_one_is_refused() {
-        use crate::store::dynamo::packs::pack_from_item;
+        use crate::store::dynamo::records::pack_from_item;
         let pack = crate::packs::tests::sample_pack("genesis");
         let mut item = crate::store::dynamo::pack_item(&pack.pack_id().unwrap(), &pack, 1);
         assert_eq!(item.get(SCHEMA_VERSION), Some(&n(1)));

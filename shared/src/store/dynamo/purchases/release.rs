@@ -5,7 +5,7 @@ use super::{buys_key, purchase_from_item, purchase_key, status_text};
 use crate::ids::PackId;
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};
 use crate::store::StoreError;
-use crate::store::dynamo::packs::share_key;
+use crate::store::dynamo::records::share_key;
 use crate::store::dynamo::transaction::{Transaction, counter, update};
 use crate::store::dynamo::{Attempts, DynamoStore, classify, s};
 use crate::store::purchase_conditions as conditions;

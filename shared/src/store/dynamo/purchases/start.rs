@@ -16,10 +16,10 @@ use crate::purchases::{
 };
 use crate::store::StoreError;
 use crate::store::dynamo::condition::render;
-use crate::store::dynamo::packs::{pack_from_item, share_key, share_units, terms_attributes};
 use crate::store::dynamo::records::{
     HoldSlotRecord, PURCHASE_VERSION, SCHEMA_VERSION, unpaid_from_item,
 };
+use crate::store::dynamo::records::{pack_from_item, share_key, share_units, terms_attributes};
 use crate::store::dynamo::transaction::{Reasons, Transaction, build, put_new, update};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::store::purchase_conditions as conditions;

@@ -12,7 +12,7 @@ use crate::packs::Pack;
 use crate::packs::draw::ServerSeed;
 use crate::purchases::DrawInputs;
 use crate::store::StoreError;
-use crate::store::dynamo::packs::sale_ends_at;
+use crate::store::dynamo::records::sale_ends_at;
 use crate::store::dynamo::{Item, number};
 use crate::store::schema::ENDS_AT;
 use crate::timestamp::Timestamp;
