@@ -17,6 +17,32 @@ use crate::store::StoreError;
 use crate::timestamp::Timestamp;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
 
+/// The mapping of a record that holds its domain type's fields one for one, under the record's
+/// own attribute names: `<=>` writes both directions, `=>` only the read (records written by an
+/// update expression). Each direction names every field, so a field added to one side only does
+/// not compile.
+macro_rules! mirrored_record {
+    ($record:ident <=> $domain:ident, $what:literal, $version:expr, { $($field:ident),+ $(,)? }) => {
+        impl From<&$domain> for $record {
+            fn from(value: &$domain) -> Self {
+                let $domain { $($field),+ } = value.clone();
+                Self { schema_version: $version, $($field),+ }
+            }
+        }
+        mirrored_record!($record => $domain, $what, $version, { $($field),+ });
+    };
+    ($record:ident => $domain:ident, $what:literal, $version:expr, { $($field:ident),+ $(,)? }) => {
+        impl TryFrom<$record> for $domain {
+            type Error = StoreError;
+
+            fn try_from(record: $record) -> Result<Self, StoreError> {
+                readable($what, record.schema_version, $version)?;
+                Ok($domain { $($field: record.$field),+ })
+            }
+        }
+    };
+}
+
 mod buys;
 mod cash;
 mod catalog;
@@ -144,73 +170,10 @@ pub(crate) struct PurchaseRecord {
     hold_slot: Option<u32>,
 }
 
-impl From<&Purchase> for PurchaseRecord {
-    fn from(purchase: &Purchase) -> Self {
-        let Purchase {
-            id,
-            pack_id,
-            user_id,
-            status,
-            price,
-            client_seed,
-            requested_seed,
-            nonce,
-            reserved_at,
-            expires_at,
-            completed_at,
-            opened_at,
-            items,
-            fairness,
-            supply_shard,
-            hold_slot,
-        } = purchase.clone();
-        Self {
-            schema_version: PURCHASE_VERSION,
-            id,
-            pack_id,
-            user_id,
-            status,
-            price,
-            client_seed,
-            requested_seed,
-            nonce,
-            reserved_at,
-            expires_at,
-            completed_at,
-            opened_at,
-            items,
-            fairness,
-            supply_shard,
-            hold_slot,
-        }
-    }
-}
-
-impl TryFrom<PurchaseRecord> for Purchase {
-    type Error = StoreError;
-
-    fn try_from(record: PurchaseRecord) -> Result<Self, StoreError> {
-        readable("purchase", record.schema_version, PURCHASE_VERSION)?;
-        Ok(Purchase {
-            id: record.id,
-            pack_id: record.pack_id,
-            user_id: record.user_id,
-            status: record.status,
-            price: record.price,
-            client_seed: record.client_seed,
-            requested_seed: record.requested_seed,
-            nonce: record.nonce,
-            reserved_at: record.reserved_at,
-            expires_at: record.expires_at,
-            completed_at: record.completed_at,
-            opened_at: record.opened_at,
-            items: record.items,
-            fairness: record.fairness,
-            supply_shard: record.supply_shard,
-            hold_slot: record.hold_slot,
-        })
-    }
-}
+mirrored_record!(PurchaseRecord <=> Purchase, "purchase", PURCHASE_VERSION, {
+    id, pack_id, user_id, status, price, client_seed, requested_seed, nonce, reserved_at,
+    expires_at, completed_at, opened_at, items, fairness, supply_shard, hold_slot,
+});
 
 /// A top-up item's attributes (besides its keys and `entity`, which the store adds).
 #[derive(Debug, Serialize, Deserialize)]
@@ -299,21 +262,9 @@ pub(crate) struct LinkRecord {
     updated_at: Timestamp,
 }
 
-impl TryFrom<LinkRecord> for Web3Link {
-    type Error = StoreError;
-
-    fn try_from(record: LinkRecord) -> Result<Self, StoreError> {
-        readable("link", record.schema_version, LINK_VERSION)?;
-        Ok(Web3Link {
-            user_id: record.user_id,
-            email: record.email,
-            provider: record.provider,
-            payload: record.payload,
-            linked_at: record.linked_at,
-            updated_at: record.updated_at,
-        })
-    }
-}
+mirrored_record!(LinkRecord => Web3Link, "link", LINK_VERSION, {
+    user_id, email, provider, payload, linked_at, updated_at,
+});
 
 #[cfg(test)]
 mod tests {

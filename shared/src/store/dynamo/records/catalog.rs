@@ -20,37 +20,9 @@ pub(crate) struct LeagueRecord {
     logo_url: String,
 }
 
-impl From<&League> for LeagueRecord {
-    fn from(league: &League) -> Self {
-        let League {
-            id,
-            name,
-            sport,
-            logo_url,
-        } = league.clone();
-        Self {
-            schema_version: CATALOG_VERSION,
-            id,
-            name,
-            sport,
-            logo_url,
-        }
-    }
-}
-
-impl TryFrom<LeagueRecord> for League {
-    type Error = StoreError;
-
-    fn try_from(record: LeagueRecord) -> Result<Self, StoreError> {
-        readable("league", record.schema_version, CATALOG_VERSION)?;
-        Ok(League {
-            id: record.id,
-            name: record.name,
-            sport: record.sport,
-            logo_url: record.logo_url,
-        })
-    }
-}
+mirrored_record!(LeagueRecord <=> League, "league", CATALOG_VERSION, {
+    id, name, sport, logo_url,
+});
 
 /// A team item's attributes (besides its keys, index keys and `entity`).
 #[derive(Debug, Serialize, Deserialize)]
@@ -66,46 +38,9 @@ pub(crate) struct TeamRecord {
     primary_color: String,
 }
 
-impl From<&Team> for TeamRecord {
-    fn from(team: &Team) -> Self {
-        let Team {
-            id,
-            league_id,
-            name,
-            city,
-            abbreviation,
-            logo_url,
-            primary_color,
-        } = team.clone();
-        Self {
-            schema_version: CATALOG_VERSION,
-            id,
-            league_id,
-            name,
-            city,
-            abbreviation,
-            logo_url,
-            primary_color,
-        }
-    }
-}
-
-impl TryFrom<TeamRecord> for Team {
-    type Error = StoreError;
-
-    fn try_from(record: TeamRecord) -> Result<Self, StoreError> {
-        readable("team", record.schema_version, CATALOG_VERSION)?;
-        Ok(Team {
-            id: record.id,
-            league_id: record.league_id,
-            name: record.name,
-            city: record.city,
-            abbreviation: record.abbreviation,
-            logo_url: record.logo_url,
-            primary_color: record.primary_color,
-        })
-    }
-}
+mirrored_record!(TeamRecord <=> Team, "team", CATALOG_VERSION, {
+    id, league_id, name, city, abbreviation, logo_url, primary_color,
+});
 
 #[cfg(test)]
 mod tests {

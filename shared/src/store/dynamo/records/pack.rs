@@ -271,7 +271,10 @@ mod tests {
         item.remove("shards");
         assert_eq!(pack_from_item(item.clone()).unwrap().supply_shards, None);
         item.insert("shards".into(), n(101));
-        assert!(pack_from_item(item).is_err(), "more shares than a pack may have");
+        assert!(
+            pack_from_item(item).is_err(),
+            "more shares than a pack may have"
+        );
     }
 
     #[test]

@@ -31,19 +31,9 @@ pub(crate) struct WalletRecord {
     last_linked_at: Timestamp,
 }
 
-impl TryFrom<WalletRecord> for Wallet {
-    type Error = StoreError;
-
-    fn try_from(record: WalletRecord) -> Result<Self, StoreError> {
-        readable("wallet", record.schema_version, WALLET_VERSION)?;
-        Ok(Wallet {
-            id: record.id,
-            payload: record.payload,
-            linked_at: record.linked_at,
-            last_linked_at: record.last_linked_at,
-        })
-    }
-}
+mirrored_record!(WalletRecord => Wallet, "wallet", WALLET_VERSION, {
+    id, payload, linked_at, last_linked_at,
+});
 
 /// A wallet from its item, through its record.
 pub(crate) fn wallet_from_item(item: Item) -> Result<Wallet, StoreError> {
