@@ -89,15 +89,4 @@ async fn the_event_fixtures_answer() {
     assert_eq!(patched.body["user"]["displayName"], "Zoe.Hoops");
 }
 
-#[tokio::test]
-async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
-    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
-}
-
-#[tokio::test]
-async fn a_dynamodb_outage_is_a_503_with_retry_after() {
-    let (env, proxy) = PurchaseEnv::behind_proxy().await;
-    let function = spawn(&env).await;
-    let event = ApiEvent::get("/api/me").bearer(&token("fan-1", None));
-    testkit::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
-}
+testkit::signed_in_function_basics!(BINARY, spawn, "/api/me");

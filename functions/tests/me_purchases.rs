@@ -111,18 +111,7 @@ async fn the_event_fixtures_answer() {
     }
 }
 
-#[tokio::test]
-async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
-    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
-}
-
-#[tokio::test]
-async fn a_dynamodb_outage_is_a_503_with_retry_after() {
-    let (env, proxy) = PurchaseEnv::behind_proxy().await;
-    let function = spawn(&env).await;
-    let event = ApiEvent::get("/api/me/purchases").bearer(&token("fan-1", None));
-    testkit::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
-}
+testkit::signed_in_function_basics!(BINARY, spawn, "/api/me/purchases");
 
 #[tokio::test]
 async fn a_missing_cursor_secret_stops_the_function_with_a_clear_message() {

@@ -118,6 +118,28 @@ macro_rules! store_contract {
     (@call arc $test:path, $store:ident) => { $test(std::sync::Arc::new($store)).await };
 }
 
+/// The two tests every signed-in function's binary has: it refuses to start without its auth
+/// settings, and a DynamoDB outage on `GET <path>` (as `fan-1`) is a 503 with `Retry-After`,
+/// then the function answers again. `spawn` starts the binary on a [`purchases::PurchaseEnv`].
+#[macro_export]
+macro_rules! signed_in_function_basics {
+    ($binary:expr, $spawn:path, $path:literal) => {
+        #[tokio::test]
+        async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
+            $crate::runtime_api::assert_init_needs_auth($binary).await;
+        }
+
+        #[tokio::test]
+        async fn a_dynamodb_outage_is_a_503_with_retry_after() {
+            let (env, proxy) = $crate::purchases::PurchaseEnv::behind_proxy().await;
+            let function = $spawn(&env).await;
+            let event =
+                $crate::events::ApiEvent::get($path).bearer(&$crate::tokens::token("fan-1", None));
+            $crate::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
+        }
+    };
+}
+
 /// Typed ids from test literals (a literal outside the grammar is a mistake in the test).
 pub mod ids {
     use shared::ids::{PackId, PurchaseId, TopUpId, UserId};
