@@ -11,7 +11,7 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 use crate::auth::TokenVerifier;
 use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::extract::{QueryParams, Verifies};
+use crate::http::extract::{QueryParams, handler_state};
 use crate::ids::PackId;
 use crate::openapi::schemas::with_properties;
 use crate::packs::draw::ServerSeed;
@@ -30,11 +30,7 @@ pub struct MeState<S> {
     pub revealed: RevealedSeeds,
 }
 
-impl<S: Send + Sync + 'static> Verifies for MeState<S> {
-    fn verifier(&self) -> &TokenVerifier {
-        &self.verifier
-    }
-}
+handler_state!(MeState: verifier);
 
 /// The server seeds this instance has read from packs' public items. A published seed never
 /// changes, so it is kept for the life of the instance; a pack without one is asked again.

@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, Path, Verifies};
+use crate::http::extract::{Fan, Path, handler_state};
 use crate::http::response::json_response;
 use crate::ids::WalletId;
 use crate::openapi::responses as doc;
@@ -28,11 +28,7 @@ pub struct WalletsState<S> {
     pub verifier: TokenVerifier,
 }
 
-impl<S: Send + Sync + 'static> Verifies for WalletsState<S> {
-    fn verifier(&self) -> &TokenVerifier {
-        &self.verifier
-    }
-}
+handler_state!(WalletsState: verifier);
 
 /// A linked wallet as the API shows it.
 #[derive(Serialize, ToSchema)]

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, Json, LimitsBodies, Verifies};
+use crate::http::extract::{Fan, FromJsonBody, Json, handler_state};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
@@ -27,17 +27,7 @@ pub struct ProfileState<S> {
     pub max_body_bytes: usize,
 }
 
-impl<S: Send + Sync + 'static> Verifies for ProfileState<S> {
-    fn verifier(&self) -> &TokenVerifier {
-        &self.verifier
-    }
-}
-
-impl<S: Send + Sync + 'static> LimitsBodies for ProfileState<S> {
-    fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
-    }
-}
+handler_state!(ProfileState: verifier, max_body_bytes);
 
 impl ProfileState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`), warmed.

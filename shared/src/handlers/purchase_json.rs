@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::extract::{LimitsBodies, NamesPack, Verifies};
+use crate::http::extract::{NamesPack, handler_state};
 use crate::ids::{PackId, PurchaseId};
 use crate::openapi::schemas::{Hex32, Id};
 use crate::packs::draw::ALGORITHM;
@@ -26,17 +26,7 @@ pub struct PurchaseState<S> {
     pub policy: HoldPolicy,
 }
 
-impl<S: Send + Sync + 'static> Verifies for PurchaseState<S> {
-    fn verifier(&self) -> &TokenVerifier {
-        &self.verifier
-    }
-}
-
-impl<S: Send + Sync + 'static> LimitsBodies for PurchaseState<S> {
-    fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
-    }
-}
+handler_state!(PurchaseState: verifier, max_body_bytes);
 
 /// `/api/packs/{packId}/purchases/{purchaseId}...`
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::config::Secret;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{LimitsBodies, RawBody};
+use crate::http::extract::{RawBody, handler_state};
 use crate::http::request::invalid_json;
 use crate::http::response::json_response;
 use crate::metrics::{self, Metric};
@@ -41,11 +41,7 @@ pub struct WebhookState<S> {
     pub max_body_bytes: usize,
 }
 
-impl<S: Send + Sync + 'static> LimitsBodies for WebhookState<S> {
-    fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
-    }
-}
+handler_state!(WebhookState: max_body_bytes);
 
 impl WebhookState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `STRIPE_WEBHOOK_SECRET`,

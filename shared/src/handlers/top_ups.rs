@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, LimitsBodies, Path, Verifies};
+use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, Path, handler_state};
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
@@ -36,17 +36,7 @@ pub struct TopUpState<S> {
     pub return_urls: ReturnUrls,
 }
 
-impl<S: Send + Sync + 'static> Verifies for TopUpState<S> {
-    fn verifier(&self) -> &TokenVerifier {
-        &self.verifier
-    }
-}
-
-impl<S: Send + Sync + 'static> LimitsBodies for TopUpState<S> {
-    fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
-    }
-}
+handler_state!(TopUpState: verifier, max_body_bytes);
 
 /// `/api/me/cash/top-ups/{topUpId}`
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

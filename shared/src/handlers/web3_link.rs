@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::auth::TokenVerifier;
 use crate::handlers::my_wallets::wallet_limit_reached;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, Json, LimitsBodies, Verifies};
+use crate::http::extract::{Fan, FromJsonBody, Json, handler_state};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
 use crate::ids::WalletId;
@@ -30,17 +30,7 @@ pub struct LinkState<S> {
     pub max_body_bytes: usize,
 }
 
-impl<S: Send + Sync + 'static> Verifies for LinkState<S> {
-    fn verifier(&self) -> &TokenVerifier {
-        &self.verifier
-    }
-}
-
-impl<S: Send + Sync + 'static> LimitsBodies for LinkState<S> {
-    fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
-    }
-}
+handler_state!(LinkState: verifier, max_body_bytes);
 
 #[derive(Deserialize, ToSchema)]
 #[schema(as = LinkRequest)]

@@ -31,6 +31,28 @@ pub trait LimitsBodies: Send + Sync + 'static {
     fn max_body_bytes(&self) -> usize;
 }
 
+/// Implements [`Verifies`] (from a `verifier` field) and [`LimitsBodies`] (from a
+/// `max_body_bytes` field) for a handler state generic over its store:
+/// `handler_state!(ProfileState: verifier, max_body_bytes);`.
+macro_rules! handler_state {
+    ($state:ident: $($field:ident),+) => { $( $crate::http::extract::handler_state!(@ $state $field); )+ };
+    (@ $state:ident verifier) => {
+        impl<S: Send + Sync + 'static> $crate::http::extract::Verifies for $state<S> {
+            fn verifier(&self) -> &$crate::auth::TokenVerifier {
+                &self.verifier
+            }
+        }
+    };
+    (@ $state:ident max_body_bytes) => {
+        impl<S: Send + Sync + 'static> $crate::http::extract::LimitsBodies for $state<S> {
+            fn max_body_bytes(&self) -> usize {
+                self.max_body_bytes
+            }
+        }
+    };
+}
+pub(crate) use handler_state;
+
 /// The signed-in fan: the `Authorization: Bearer` token, verified (401 with `WWW-Authenticate`
 /// otherwise, 503 when no signing key can be had).
 #[derive(Debug)]
