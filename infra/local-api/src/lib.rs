@@ -3,6 +3,7 @@
 //! `local-api` (the binary) serves it over the in-memory store or a local DynamoDB; the drop
 //! benchmark's `drop-api` over an in-memory store whose buyers it credits.
 
+pub mod app;
 pub mod checkout;
 pub mod idp;
 pub mod server;

@@ -13,9 +13,9 @@
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
+use local_api::app::AppSettings;
 use local_api::checkout;
 use local_api::idp::{self, LocalIdp};
 use local_api::server::{self, App, spawn_sweep};
@@ -23,15 +23,9 @@ use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
 use shared::catalog::parse_catalog;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
-use shared::handlers::catalog::CatalogState;
-use shared::handlers::get_pack::GetPackState;
-use shared::handlers::list_packs::ListPacksState;
-use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::web3_link::LinkState;
 use shared::http::routes::routes;
 use shared::ids::UserId;
 use shared::packs::Pack;
-use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
 use shared::store::cash::{CreditCash, GetBalance};
 use shared::store::catalog::seed_catalog;
@@ -340,64 +334,20 @@ where
         );
         println!("  curl -s {base}/api/locker-rooms/Demo.Fan");
     }
-    let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
-
     spawn_sweep(store.clone());
-    let app = App {
-        purchases: Arc::new(PurchaseState {
-            store: store.clone(),
-            verifier: verifier(),
-            hold: parts.hold,
-            max_body_bytes: parts.max_body_bytes,
-            policy: shared::config::hold_policy(&shared::config::Env).map_err(|e| e.to_string())?,
-        }),
-        list: Arc::new(ListPacksState {
-            store: store.clone(),
-            cursors: CursorSigner::random(),
-        }),
-        catalog: Arc::new(CatalogState {
-            store: store.clone(),
-            cursors: CursorSigner::random(),
-        }),
-        get_pack: Arc::new(GetPackState {
-            store: store.clone(),
-            recent: Default::default(),
-        }),
-        link: Arc::new(LinkState {
-            store: store.clone(),
-            verifier: verifier(),
-            max_body_bytes: parts.max_body_bytes,
-        }),
-        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
-            store: store.clone(),
-            verifier: verifier(),
-        }),
-        me: Arc::new(shared::handlers::me::MeState {
-            store: store.clone(),
-            verifier: verifier(),
-            cursors: CursorSigner::random(),
-            revealed: Default::default(),
-        }),
-        profile: Arc::new(shared::handlers::profile::ProfileState {
-            store: store.clone(),
-            verifier: verifier(),
-            max_body_bytes: parts.max_body_bytes,
-        }),
-        locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
-            store: store.clone(),
-        }),
+    let settings = AppSettings {
+        auth: parts.auth,
+        max_body_bytes: parts.max_body_bytes,
+        hold: parts.hold,
+        hold_policy: config::hold_policy(&Env).map_err(|e| e.to_string())?,
+        top_up_policy: config::top_up_policy(&Env).map_err(|e| e.to_string())?,
+        base: base.clone(),
+        webhook_secret: parts.webhook_secret,
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,
-        top_ups: checkout::LocalTopUps::new(
-            &store,
-            base,
-            verifier(),
-            parts.max_body_bytes,
-            config::top_up_policy(&Env).map_err(|e| e.to_string())?,
-            &parts.webhook_secret,
-        ),
     };
+    let app = App::new(&store, settings);
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -10,19 +10,13 @@
 //! this server's `/.well-known/jwks.json`), against testkit's keys: the benchmark signs with
 //! testkit's ES256 key, the algorithm of local-api's identity provider.
 
-use std::sync::Arc;
 use std::time::Duration;
 
+use local_api::app::AppSettings;
 use local_api::{checkout, server};
 
-use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
 use shared::config::{self, AuthConfig, Env, JwksSetting};
-use shared::handlers::get_pack::GetPackState;
-use shared::handlers::list_packs::ListPacksState;
-use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::web3_link::LinkState;
-use shared::packs::listing::CursorSigner;
 use shared::packs::seed::parse_seed;
 use shared::store::MemoryStore;
 use shared::store::cash::CreditCash;
@@ -75,63 +69,19 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         leeway: Duration::from_secs(config::DEFAULT_LEEWAY_SECONDS),
         jwks_min_refresh: Duration::from_secs(config::DEFAULT_JWKS_MIN_REFRESH_SECONDS),
     };
-    let verifier = || TokenVerifier::from_config(&auth).expect("valid settings");
-    let max_body_bytes = config::max_body_bytes(&Env).expect("MAX_BODY_BYTES");
     server::spawn_sweep(store.clone());
-    let app = server::App {
-        purchases: Arc::new(PurchaseState {
-            store: store.clone(),
-            verifier: verifier(),
-            hold: config::purchase_hold(&Env).expect("PURCHASE_HOLD_SECONDS"),
-            max_body_bytes,
-            policy: Default::default(),
-        }),
-        list: Arc::new(ListPacksState {
-            store: store.clone(),
-            cursors: CursorSigner::random(),
-        }),
-        catalog: Arc::new(shared::handlers::catalog::CatalogState {
-            store: store.clone(),
-            cursors: CursorSigner::random(),
-        }),
-        get_pack: Arc::new(GetPackState {
-            store: store.clone(),
-            recent: Default::default(),
-        }),
-        top_ups: checkout::LocalTopUps::new(
-            &store,
-            &base,
-            verifier(),
-            max_body_bytes,
-            Default::default(),
-            &checkout::webhook_secret().expect("LOCAL_API_WEBHOOK_SECRET"),
-        ),
-        link: Arc::new(LinkState {
-            store: store.clone(),
-            verifier: verifier(),
-            max_body_bytes,
-        }),
-        wallets: Arc::new(shared::handlers::my_wallets::WalletsState {
-            store: store.clone(),
-            verifier: verifier(),
-        }),
-        me: Arc::new(shared::handlers::me::MeState {
-            store: store.clone(),
-            verifier: verifier(),
-            cursors: CursorSigner::random(),
-            revealed: Default::default(),
-        }),
-        profile: Arc::new(shared::handlers::profile::ProfileState {
-            store: store.clone(),
-            verifier: verifier(),
-            max_body_bytes,
-        }),
-        locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
-            store: store.clone(),
-        }),
+    let settings = AppSettings {
+        auth,
+        max_body_bytes: config::max_body_bytes(&Env).expect("MAX_BODY_BYTES"),
+        hold: config::purchase_hold(&Env).expect("PURCHASE_HOLD_SECONDS"),
+        hold_policy: Default::default(),
+        top_up_policy: Default::default(),
+        webhook_secret: checkout::webhook_secret().expect("LOCAL_API_WEBHOOK_SECRET"),
+        base,
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,
         limits: server::Limits::from_env().expect("LOCAL_API_* limits"),
     };
+    let app = server::App::new(&store, settings);
     server::serve(app, listener, std::future::pending()).await;
 }
