@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::Router;
 use serde_json::Value;
 use shared::auth::TokenVerifier;
 use shared::config::AuthConfig;
@@ -17,6 +18,12 @@ use shared::handlers::my_wallets::WalletsState;
 use shared::handlers::profile::ProfileState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::web3_link::LinkState;
+use shared::http::routes::{
+    cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
+    get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
+    me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
+    stripe_webhook_routes, web3_link_routes,
+};
 use shared::packs::listing::CursorSigner;
 use shared::purchases::HoldPolicy;
 use shared::store::Store;
@@ -45,67 +52,84 @@ pub struct AppSettings {
     pub limits: Limits,
 }
 
-impl<S: Store + Clone + 'static> App<S> {
-    /// Every function's state over `store`. Panics if `settings.auth` does not make a verifier:
-    /// both callers check it (or build it from constants) before.
-    pub fn new(store: &S, settings: AppSettings) -> Self {
+impl App {
+    /// Every function's state over `store`, and its routes. Panics if `settings.auth` does not
+    /// make a verifier: both callers check it (or build it from constants) before.
+    pub fn new<S: Store + Clone + 'static>(store: &S, settings: AppSettings) -> Self {
         let verifier =
             || TokenVerifier::from_config(&settings.auth).expect("checked auth settings");
         let max_body_bytes = settings.max_body_bytes;
-        Self {
-            purchases: Arc::new(PurchaseState {
-                store: store.clone(),
-                verifier: verifier(),
-                hold: settings.hold,
-                max_body_bytes,
-                policy: settings.hold_policy,
-            }),
-            list: Arc::new(ListPacksState {
-                store: store.clone(),
-                cursors: CursorSigner::random(),
-            }),
-            catalog: Arc::new(CatalogState {
-                store: store.clone(),
-                cursors: CursorSigner::random(),
-            }),
-            get_pack: Arc::new(GetPackState {
+        // One state for the purchase functions (one process: one JWKS cache), one for the fan's
+        // own views (me-purchases, me-cash).
+        let purchases = Arc::new(PurchaseState {
+            store: store.clone(),
+            verifier: verifier(),
+            hold: settings.hold,
+            max_body_bytes,
+            policy: settings.hold_policy,
+        });
+        let me = Arc::new(MeState {
+            store: store.clone(),
+            verifier: verifier(),
+            cursors: CursorSigner::random(),
+            revealed: Default::default(),
+        });
+        let list = Arc::new(ListPacksState {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        });
+        let top_ups = LocalTopUps::new(
+            store,
+            &settings.base,
+            verifier(),
+            max_body_bytes,
+            settings.top_up_policy,
+            &settings.webhook_secret,
+        );
+        let functions = Router::new()
+            .merge(list_packs_routes().into_router(list.clone()))
+            .merge(get_pack_routes().into_router(Arc::new(GetPackState {
                 store: store.clone(),
                 recent: Default::default(),
-            }),
-            link: Arc::new(LinkState {
+            })))
+            .merge(web3_link_routes().into_router(Arc::new(LinkState {
                 store: store.clone(),
                 verifier: verifier(),
                 max_body_bytes,
-            }),
-            wallets: Arc::new(WalletsState {
+            })))
+            .merge(start_purchase_routes().into_router(purchases.clone()))
+            .merge(get_purchase_routes().into_router(purchases.clone()))
+            .merge(complete_purchase_routes().into_router(purchases.clone()))
+            .merge(open_pack_routes().into_router(purchases))
+            .merge(me_purchases_routes().into_router(me.clone()))
+            .merge(me_cash_routes().into_router(me))
+            .merge(me_profile_routes().into_router(Arc::new(ProfileState {
                 store: store.clone(),
                 verifier: verifier(),
-            }),
-            me: Arc::new(MeState {
+                max_body_bytes,
+            })))
+            .merge(
+                locker_rooms_routes().into_router(Arc::new(LockerRoomsState {
+                    store: store.clone(),
+                })),
+            )
+            .merge(me_wallets_routes().into_router(Arc::new(WalletsState {
                 store: store.clone(),
                 verifier: verifier(),
+            })))
+            .merge(cash_top_ups_routes().into_router(top_ups.top_ups))
+            .merge(stripe_webhook_routes().into_router(top_ups.webhook))
+            .merge(catalog_routes().into_router(Arc::new(CatalogState {
+                store: store.clone(),
                 cursors: CursorSigner::random(),
-                revealed: Default::default(),
-            }),
-            profile: Arc::new(ProfileState {
-                store: store.clone(),
-                verifier: verifier(),
-                max_body_bytes,
-            }),
-            locker_rooms: Arc::new(LockerRoomsState {
-                store: store.clone(),
-            }),
-            top_ups: LocalTopUps::new(
-                store,
-                &settings.base,
-                verifier(),
-                max_body_bytes,
-                settings.top_up_policy,
-                &settings.webhook_secret,
-            ),
+            })));
+        Self {
+            functions,
+            default: list_packs_routes().function_app(list),
             jwks: settings.jwks,
             openapi: settings.openapi,
             limits: settings.limits,
+            checkout: top_ups.checkout,
         }
     }
 }

@@ -24,25 +24,10 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
-use shared::handlers::catalog::CatalogState;
-use shared::handlers::get_pack::GetPackState;
-use shared::handlers::list_packs::ListPacksState;
-use shared::handlers::locker_room::LockerRoomsState;
-use shared::handlers::me::MeState;
-use shared::handlers::my_wallets::WalletsState;
-use shared::handlers::profile::ProfileState;
-use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
-use shared::handlers::web3_link::LinkState;
 use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
-use shared::http::routes::{
-    cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
-    get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
-    me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
-    stripe_webhook_routes, web3_link_routes,
-};
 use shared::store::Store;
 use tower::ServiceExt;
 
@@ -102,60 +87,37 @@ impl Default for Limits {
     }
 }
 
-pub struct App<S> {
-    pub list: Arc<ListPacksState<S>>,
-    /// The catalogue's handlers (leagues and teams).
-    pub catalog: Arc<CatalogState<S>>,
-    pub get_pack: Arc<GetPackState<S>>,
-    pub link: Arc<LinkState<S>>,
-    /// The state of the fan's wallets (me-wallets).
-    pub wallets: Arc<WalletsState<S>>,
-    /// The state of the purchase handlers (one process: one state, one JWKS cache).
-    pub purchases: Arc<PurchaseState<S>>,
-    /// The state of the fan's own views (me-purchases, me-cash).
-    pub me: Arc<MeState<S>>,
-    /// The state of the profile's handlers (me-profile).
-    pub profile: Arc<ProfileState<S>>,
-    /// The state of the public locker rooms (locker-rooms).
-    pub locker_rooms: Arc<LockerRoomsState<S>>,
+/// Every function's routes over one store, and what this server adds ([`crate::app`] builds it).
+pub struct App {
+    /// The routes of every function, merged (`Routes::into_router`).
+    pub functions: Router,
+    /// The `$default` route's function (list-packs), which API Gateway hands every request that
+    /// matches no route.
+    pub default: Router,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
     pub limits: Limits,
-    /// The top-up handlers, their Stripe on this server, and its Checkout pages (`/local/...`).
-    pub top_ups: crate::checkout::LocalTopUps<S>,
+    /// The local Checkout's pages (`/local/...`).
+    pub checkout: Arc<crate::checkout::LocalCheckout>,
 }
 
-impl<S: Store + 'static> App<S> {
-    /// Every route of every function over this process's states, and the rest as API Gateway
-    /// routes it.
+impl App {
+    /// Every route of every function, and the rest as API Gateway routes it.
     pub fn router(&self) -> Router {
         // API Gateway matches a route on the path as sent (`/api/packs/p/` is no route of
         // `/api/packs/{packId}`) and hands everything else to the `$default` route's function.
-        let default = list_packs_routes().function_app(self.list.clone());
+        let default = self.default.clone();
         let to_default = {
             let default = default.clone();
             move |request: Request| default.clone().oneshot(request)
         };
         let jwks = self.jwks.clone();
         let openapi = self.openapi.clone();
-        let checkout = self.top_ups.checkout.clone();
-        let router = Router::new()
-            .merge(list_packs_routes().into_router(self.list.clone()))
-            .merge(get_pack_routes().into_router(self.get_pack.clone()))
-            .merge(web3_link_routes().into_router(self.link.clone()))
-            .merge(start_purchase_routes().into_router(self.purchases.clone()))
-            .merge(get_purchase_routes().into_router(self.purchases.clone()))
-            .merge(complete_purchase_routes().into_router(self.purchases.clone()))
-            .merge(open_pack_routes().into_router(self.purchases.clone()))
-            .merge(me_purchases_routes().into_router(self.me.clone()))
-            .merge(me_cash_routes().into_router(self.me.clone()))
-            .merge(me_profile_routes().into_router(self.profile.clone()))
-            .merge(locker_rooms_routes().into_router(self.locker_rooms.clone()))
-            .merge(me_wallets_routes().into_router(self.wallets.clone()))
-            .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
-            .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
-            .merge(catalog_routes().into_router(self.catalog.clone()))
+        let checkout = self.checkout.clone();
+        let router = self
+            .functions
+            .clone()
             .route(
                 "/openapi.json",
                 get(move || std::future::ready(json_response(StatusCode::OK, &openapi))),
@@ -199,13 +161,11 @@ pub fn spawn_sweep<S: Store + 'static>(store: S) {
 }
 
 /// Serves `app` on `listener` until `shutdown` completes.
-pub async fn serve<S>(
-    app: App<S>,
+pub async fn serve(
+    app: App,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
-) where
-    S: Store + 'static,
-{
+) {
     let limits = app.limits;
     let router = app.router();
     let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
