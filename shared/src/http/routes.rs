@@ -295,6 +295,34 @@ fn api_gateway_path<B>(mut request: Request<B>) -> Request<B> {
 /// The declaration: each function with its state, the store operations it may use, and its
 /// handlers (their `#[utoipa::path]` gives each one's method and path). The first is API
 /// Gateway's `$default` route too.
+/// Handler `P`'s operation (with the tags of its attribute) added to `paths`, and the schemas
+/// its types name to `schemas`.
+fn add_operation<P>(
+    paths: utoipa::openapi::path::PathsBuilder,
+    schemas: &mut Vec<(
+        String,
+        utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+    )>,
+) -> utoipa::openapi::path::PathsBuilder
+where
+    P: utoipa::Path + utoipa::__dev::Tags<'static> + utoipa::__dev::SchemaReferences,
+{
+    P::schemas(schemas);
+    let mut operation = P::operation();
+    operation
+        .tags
+        .get_or_insert_with(Vec::new)
+        .extend(P::tags().into_iter().map(str::to_owned));
+    let item = P::methods()
+        .into_iter()
+        .fold(
+            utoipa::openapi::path::PathItemBuilder::new(),
+            |item, method| item.operation(method, operation.clone()),
+        )
+        .build();
+    paths.path(P::path(), item)
+}
+
 macro_rules! functions {
     (
         default $default:literal;
@@ -320,6 +348,24 @@ macro_rules! functions {
                     routes
                 });
                 &ROUTES
+            }
+
+            /// Every handler's operation, in declaration order, and the schemas its types name,
+            /// added to `document`: the OpenAPI document's paths come from this table, as the
+            /// routers do. (utoipa's `#[openapi(paths(...))]` collects them the same way, through
+            /// the same traits its `#[utoipa::path]` implements.)
+            pub(crate) fn add_operations(document: &mut utoipa::openapi::OpenApi) {
+                let mut paths = utoipa::openapi::path::PathsBuilder::new();
+                let mut schemas = Vec::new();
+                $($(
+                    paths = add_operation::<crate::handlers::$module::[<__path_ $handler>]>(paths, &mut schemas);
+                )+)+
+                document.paths.paths.extend(paths.build().paths);
+                document
+                    .components
+                    .get_or_insert_with(Default::default)
+                    .schemas
+                    .extend(schemas);
             }
 
             $(

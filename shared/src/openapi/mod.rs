@@ -13,7 +13,6 @@ use utoipa::openapi::schema::{Schema, SchemaType, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Required};
 
-use crate::handlers;
 use responses::{
     BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, Unauthorized,
     Unavailable, UnsupportedMediaType,
@@ -35,32 +34,6 @@ pub const SESSION_TOKEN: &str = "sessionToken";
             variables(("base_url" = (default = "https://api.example.com"))),
         ),
         (url = "http://127.0.0.1:3000", description = "Local API (`scripts/local`)."),
-    ),
-    paths(
-        handlers::list_packs::list_packs,
-        handlers::get_pack::get_pack,
-        handlers::web3_link::web3_link,
-        handlers::start_purchase::start_purchase,
-        handlers::get_purchase::get_purchase,
-        handlers::complete_purchase::complete_purchase,
-        handlers::open_pack::open_pack,
-        handlers::my_purchases::my_purchases,
-        handlers::my_purchases::my_items,
-        handlers::my_cash::my_cash,
-        handlers::my_cash::my_ledger,
-        handlers::my_wallets::my_wallets,
-        handlers::my_wallets::delete_wallet,
-        handlers::top_ups::create_top_up,
-        handlers::top_ups::get_top_up,
-        handlers::stripe_webhook::stripe_webhook,
-        handlers::profile::get_me,
-        handlers::profile::patch_me,
-        handlers::locker_room::put_locker_room,
-        handlers::locker_room::get_locker_room,
-        handlers::catalog::list_leagues,
-        handlers::catalog::get_league,
-        handlers::catalog::list_teams,
-        handlers::catalog::get_team,
     ),
     components(responses(
         BadRequest,
@@ -110,6 +83,7 @@ impl utoipa::Modify for SessionToken {
 /// The API's OpenAPI document.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut document = Document::openapi();
+    crate::http::routes::add_operations(&mut document);
     document.info.license = None;
     document.info.contact = None;
     // OpenAPI 3.1's `info.summary`, which utoipa's `Info` has no field for.
