@@ -11,8 +11,10 @@
 //! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
 //! - [`emf`]: CloudWatch Embedded Metric Format lines read and checked against the specification.
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
+//! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
 
 pub mod attacks;
+pub mod drand;
 pub mod emf;
 pub mod events;
 pub mod fault_proxy;
