@@ -8,7 +8,8 @@
 //!   Stripe Checkout: top-ups, Stripe's signed events and its API); the fan app around the packs
 //!   (docs/fan-app.md): [`catalog`] (leagues and teams), [`profile`] (display names, the
 //!   `PATCH /api/me` body), [`wallets`] (linked identities, ids from canonical JSON),
-//!   [`locker_room`] (the public showcase and its stats); [`urls`].
+//!   [`locker_room`] (the public showcase and its stats); [`urls`]; [`queue`] (the waiting
+//!   room's order and the entrants' Merkle tree).
 //! - [`http`]: the HTTP layer on axum: the route declaration and each function's router, the
 //!   extractors, JSON responses, the one error type, the request's span and deadline.
 //! - [`metrics`]: the CloudWatch metrics the functions emit, counted per invocation and written
@@ -19,13 +20,17 @@
 //!   table.
 //! - [`config`], [`secret`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold
 //!   start reads and builds once, and the Lambda loops around a router or an event handler.
+//! - [`beacon`]: drand quicknet beacons, fetched from its relays and verified; [`hex`]: bytes as
+//!   hex in JSON.
 
 pub mod auth;
 pub mod aws;
+pub mod beacon;
 pub mod cash;
 pub mod catalog;
 pub mod config;
 pub mod handlers;
+pub mod hex;
 pub mod http;
 pub mod http_client;
 pub mod ids;
@@ -36,6 +41,7 @@ pub mod openapi;
 pub mod packs;
 pub mod profile;
 pub mod purchases;
+pub mod queue;
 pub mod runtime;
 pub mod secret;
 pub mod slots;

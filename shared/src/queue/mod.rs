@@ -1,0 +1,2 @@
+pub mod fairness;
+pub mod merkle;
