@@ -10,6 +10,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod quests;
 mod records;
 mod topups;
 mod transaction;
