@@ -41,6 +41,7 @@ use crate::store::links::UpsertLink;
 use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
 use crate::store::profile::{GetProfile, PatchProfile};
+use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
@@ -409,6 +410,17 @@ functions! {
         catalog::get_league,
         catalog::list_teams,
         catalog::get_team,
+    }
+    /// `quests`: the active quests with the fan's progress, and their claimed rewards (reads
+    /// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
+    "quests" => quests_routes(MeState where S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims) {
+        quests::list_quests,
+        quests::get_quest,
+        quests::my_rewards,
+    }
+    /// `quest-claims`: claims a reward (the only new function writing `CASH#`, `CREDIT#quest:`).
+    "quest-claims" => quest_claims_routes(MeState where S: GetQuest + GetClaims + ListMyItems + ClaimQuest) {
+        quests::claim_quest,
     }
 }
 

@@ -61,6 +61,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::catalog::get_league,
         handlers::catalog::list_teams,
         handlers::catalog::get_team,
+        handlers::quests::list_quests,
+        handlers::quests::get_quest,
+        handlers::quests::claim_quest,
+        handlers::quests::my_rewards,
     ),
     components(responses(
         BadRequest,
@@ -82,6 +86,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Webhooks"),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
+        (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),
     ),
 )]
 struct Document;

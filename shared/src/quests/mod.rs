@@ -223,8 +223,6 @@ pub fn reward_credit(quest: &Quest, user_id: &UserId) -> crate::cash::Credit {
 /// Why a claim is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ClaimRefusal {
-    #[error("no quest has this id")]
-    NotFound,
     #[error("the quest is not completed")]
     NotCompleted,
     #[error("the quest ended more than 7 days ago")]
