@@ -286,9 +286,9 @@ written in one transaction, so any number of concurrent claims credit once.
 
 Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400); the \
 quest (404 `quest_not_found`); a quest claimed before answers that claim again, with \
-`Idempotent-Replayed: true` (whatever the key); the key used for another quest's claim (422 \
-`idempotency_key_reused`); more than 7 days after `endsAt` (410 `quest_ended`); not completed \
-(409 `quest_not_completed`).",
+`Idempotent-Replayed: true` (whatever the key); more than 7 days after `endsAt` (410 \
+`quest_ended`); not completed (409 `quest_not_completed`); then the key, when it claimed another \
+quest (422 `idempotency_key_reused`): nothing is written on any refusal.",
     security(("sessionToken" = [])),
     params(
         QuestPath,
