@@ -27,7 +27,7 @@
 //! listing key as sort key, written by the same seeding write as its `GSI1` keys (the pack item
 //! uses neither index otherwise).
 //! | a fan's pending top-ups | `TOPUP#USER#<userId>` | `PENDING` | - |
-//! | quest | `QUESTS` | `QUEST#<questId>` | - |
+//! | quest | `QUEST#ALL` | `QUEST#<questId>` | - |
 //! | a fan's claim of a quest | `USER#<userId>` | `CLAIM#<questId>` | `GSI3PK` `REWARDS#<userId>` / `<claimedAt>#<questId>` |
 //! | a claim's `Idempotency-Key` | `USER#<userId>` | `CLAIMKEY#<claimId>` | - |
 //!
@@ -437,8 +437,9 @@ pub async fn create_table(
     Ok(created)
 }
 
-/// Every quest, under one partition: the operator seeds a few, read in one Query.
-pub const QUESTS_PK: &str = "QUESTS";
+/// Every quest, under one partition (`QUEST#ALL`, so IAM can name its prefix): the operator
+/// seeds a few, read in one Query.
+pub const QUESTS_PK: &str = "QUEST#ALL";
 pub const QUEST_PREFIX: &str = "QUEST#";
 pub fn quest_sk(quest_id: &crate::ids::QuestId) -> String {
     format!("{QUEST_PREFIX}{quest_id}")
