@@ -56,7 +56,10 @@ async fn twenty_concurrent_claims_over_four_instances_credit_once() {
     open_one(&env, "fan-1").await;
     let mut functions = Vec::new();
     for _ in 0..4 {
-        functions.push(env.spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)]).await);
+        functions.push(
+            env.spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)])
+                .await,
+        );
     }
     let functions = Arc::new(functions);
     let answers = testkit::at_once(20, |i| {
@@ -90,9 +93,15 @@ async fn refusals_write_nothing_and_the_fixture_claims() {
         .spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)])
         .await;
     let not_yet = function.call(&claim("me", "first-pack", "k1")).await;
-    assert_eq!((not_yet.status, not_yet.code()), (409, Some("quest_not_completed")));
+    assert_eq!(
+        (not_yet.status, not_yet.code()),
+        (409, Some("quest_not_completed"))
+    );
     let unknown = function.call(&claim("me", "nope", "k1")).await;
-    assert_eq!((unknown.status, unknown.code()), (404, Some("quest_not_found")));
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (404, Some("quest_not_found"))
+    );
     let keyless = function
         .call(&ApiEvent::post("/api/quests/first-pack/claim").bearer(&token("me", None)))
         .await;

@@ -41,12 +41,17 @@ async fn answers_the_quests_with_progress_and_the_rewards() {
         first["progress"],
         json!({"current": 1, "target": 1, "completed": true, "claimed": false})
     );
-    let one = function.call_json(fixture("quests.quest", me.as_deref())).await;
+    let one = function
+        .call_json(fixture("quests.quest", me.as_deref()))
+        .await;
     assert_eq!(one.body["quest"], *first);
     let unknown = function
         .call(&ApiEvent::get("/api/quests/nope").bearer(&token("me", None)))
         .await;
-    assert_eq!((unknown.status, unknown.code()), (404, Some("quest_not_found")));
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (404, Some("quest_not_found"))
+    );
 
     let quest = env
         .store
@@ -72,7 +77,9 @@ async fn answers_the_quests_with_progress_and_the_rewards() {
     assert_eq!(rewards.status, 200, "{rewards:?}");
     assert_eq!(rewards.body["rewards"][0]["questId"], "first-pack");
     assert_eq!(rewards.body["nextCursor"], serde_json::Value::Null);
-    let after = function.call_json(fixture("quests.quest", me.as_deref())).await;
+    let after = function
+        .call_json(fixture("quests.quest", me.as_deref()))
+        .await;
     assert_eq!(after.body["quest"]["progress"]["claimed"], true);
 }
 

@@ -740,10 +740,7 @@ catalog:
         "CREDIT#quest:q:u"
     );
     assert_eq!(shared::store::schema::QUESTS_PK, "QUEST#ALL");
-    assert_eq!(
-        shared::store::schema::rewards_pk(&fan_id()),
-        "REWARDS#u"
-    );
+    assert_eq!(shared::store::schema::rewards_pk(&fan_id()), "REWARDS#u");
     let name = shared::profile::name::DisplayName::parse("Zoe").unwrap();
     assert_eq!(shared::store::schema::name_pk(&name.key()), "NAME#zoe");
     let fan = shared::ids::UserId::parse("u").unwrap();

@@ -128,7 +128,13 @@ async fn the_active_quests_show_the_fans_progress() {
         .collect();
     assert_eq!(
         ids,
-        ["also-one", "first-pack", "gunners-trio", "legend-hunter", "nba-regular"]
+        [
+            "also-one",
+            "first-pack",
+            "gunners-trio",
+            "legend-hunter",
+            "nba-regular"
+        ]
     );
     let first = &body["quests"][1];
     assert_eq!(first["goal"], json!({"type": "open_packs", "count": 1}));
@@ -206,8 +212,18 @@ async fn a_completed_quest_is_claimed_once_and_listed_with_its_ledger_entry() {
     let (_, ledger) = get(&state, "fan_1", "/api/me/cash/transactions").await;
     let entry = &ledger["transactions"][0];
     assert_eq!(
-        (&entry["type"], &entry["amount"], &entry["questId"], &entry["purchaseId"]),
-        (&json!("credit"), &json!(100), &json!("first-pack"), &Value::Null)
+        (
+            &entry["type"],
+            &entry["amount"],
+            &entry["questId"],
+            &entry["purchaseId"]
+        ),
+        (
+            &json!("credit"),
+            &json!(100),
+            &json!("first-pack"),
+            &Value::Null
+        )
     );
     // Another fan's view is their own.
     let (_, theirs) = get(&state, "fan_2", "/api/me/rewards").await;

@@ -77,7 +77,10 @@ async fn balance(store: &impl Store, user: &str) -> u64 {
 async fn seeded_quests_read_back_and_a_reseed_replaces_them(store: Arc<impl Store>) {
     let (a, b) = (quest("a", 100), quest("b", 200));
     store.seed_quests(&[b.clone(), a.clone()]).await.unwrap();
-    assert_eq!(store.list_quests().await.unwrap(), vec![a.clone(), b.clone()]);
+    assert_eq!(
+        store.list_quests().await.unwrap(),
+        vec![a.clone(), b.clone()]
+    );
     assert_eq!(store.get_quest(&a.id).await.unwrap(), Some(a.clone()));
     let unknown = QuestId::parse("nope").unwrap();
     assert_eq!(store.get_quest(&unknown).await.unwrap(), None);
@@ -85,7 +88,10 @@ async fn seeded_quests_read_back_and_a_reseed_replaces_them(store: Arc<impl Stor
         name: "Renamed".into(),
         ..a.clone()
     };
-    store.seed_quests(std::slice::from_ref(&renamed)).await.unwrap();
+    store
+        .seed_quests(std::slice::from_ref(&renamed))
+        .await
+        .unwrap();
     assert_eq!(store.get_quest(&a.id).await.unwrap(), Some(renamed));
 }
 
@@ -108,8 +114,20 @@ async fn a_claim_credits_once_and_its_ledger_entry_names_the_quest(store: Arc<im
         store.get_claim(&ids::user("u1"), &q.id).await.unwrap(),
         Some(first)
     );
-    assert!(store.claimed_quests(&ids::user("u1")).await.unwrap().contains(&q.id));
-    assert!(store.claimed_quests(&ids::user("u2")).await.unwrap().is_empty());
+    assert!(
+        store
+            .claimed_quests(&ids::user("u1"))
+            .await
+            .unwrap()
+            .contains(&q.id)
+    );
+    assert!(
+        store
+            .claimed_quests(&ids::user("u2"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let ledger = store
         .list_ledger(&LedgerQuery {
             user_id: ids::user("u1"),
@@ -144,7 +162,10 @@ async fn a_key_of_another_quests_claim_is_refused_and_writes_nothing(store: Arc<
         Err(ClaimError::KeyReused)
     );
     assert_eq!(balance(&*store, "u1").await, 100);
-    assert_eq!(store.get_claim(&ids::user("u1"), &b.id).await.unwrap(), None);
+    assert_eq!(
+        store.get_claim(&ids::user("u1"), &b.id).await.unwrap(),
+        None
+    );
     // With a key of its own, b is claimed.
     assert!(matches!(
         claim_now(&*store, &b, "u1", "k-b").await,
@@ -184,7 +205,10 @@ async fn twenty_concurrent_claims_beside_payments_credit_once_and_the_ledger_add
         let (store, q, paid) = (store.clone(), q.clone(), paid.clone());
         async move {
             if i < 20 {
-                match claim_now(&*store, &q, "u1", &format!("k{i}")).await.unwrap() {
+                match claim_now(&*store, &q, "u1", &format!("k{i}"))
+                    .await
+                    .unwrap()
+                {
                     Claimed::Created(_) => 1,
                     Claimed::Repeated(_) => 0,
                 }

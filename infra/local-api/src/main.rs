@@ -337,7 +337,9 @@ where
         println!(
             "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases/<id>/open -H 'Authorization: Bearer {token}'"
         );
-        println!("That opening completes the quest first-pack: see it, claim its Cash, list rewards:");
+        println!(
+            "That opening completes the quest first-pack: see it, claim its Cash, list rewards:"
+        );
         println!("  curl -s {base}/api/quests -H 'Authorization: Bearer {token}'");
         println!(
             "  curl -s -X POST {base}/api/quests/first-pack/claim -H 'Authorization: Bearer {token}' -H 'Idempotency-Key: my-first-claim'"

@@ -23,7 +23,11 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
             .unwrap()
     };
     let (status, before) = api
-        .call(client.get(url("/api/quests")).bearer_auth(&token), "get", "/api/quests")
+        .call(
+            client.get(url("/api/quests")).bearer_auth(&token),
+            "get",
+            "/api/quests",
+        )
         .await;
     assert_eq!(status, 200, "{before}");
     assert_eq!(quest(&before)["progress"]["completed"], false);
@@ -51,7 +55,11 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
     assert_eq!(opened["purchase"]["status"], "opened", "{opened}");
 
     let (_, after) = api
-        .call(client.get(url("/api/quests")).bearer_auth(&token), "get", "/api/quests")
+        .call(
+            client.get(url("/api/quests")).bearer_auth(&token),
+            "get",
+            "/api/quests",
+        )
         .await;
     assert_eq!(
         quest(&after)["progress"],
@@ -64,7 +72,11 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
             .header("idempotency-key", key)
     };
     let (status, claimed) = api
-        .call(claim("my-first-claim"), "post", "/api/quests/{questId}/claim")
+        .call(
+            claim("my-first-claim"),
+            "post",
+            "/api/quests/{questId}/claim",
+        )
         .await;
     assert_eq!(status, 201, "{claimed}");
     let (status, again) = api
@@ -73,12 +85,18 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
     assert_eq!((status, &again), (201, &claimed));
 
     let (_, rewards) = api
-        .call(client.get(url("/api/me/rewards")).bearer_auth(&token), "get", "/api/me/rewards")
+        .call(
+            client.get(url("/api/me/rewards")).bearer_auth(&token),
+            "get",
+            "/api/me/rewards",
+        )
         .await;
     assert_eq!(rewards["rewards"], json!([claimed["reward"]]));
     let (_, ledger) = api
         .call(
-            client.get(url("/api/me/cash/transactions")).bearer_auth(&token),
+            client
+                .get(url("/api/me/cash/transactions"))
+                .bearer_auth(&token),
             "get",
             "/api/me/cash/transactions",
         )
@@ -91,7 +109,11 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
         .collect();
     assert_eq!(credits.len(), 1, "{ledger}");
     assert_eq!(
-        (&credits[0]["type"], &credits[0]["amount"], &credits[0]["currency"]),
+        (
+            &credits[0]["type"],
+            &credits[0]["amount"],
+            &credits[0]["currency"]
+        ),
         (&json!("credit"), &json!(100), &json!("USD"))
     );
 }

@@ -512,7 +512,10 @@ async fn the_shipped_quests_are_written_with_their_leagues_resolved() {
     assert!(output.status.success(), "{output:?}");
     assert!(stdout(&output).contains("4 quests written"), "{output:?}");
     let quests = store.list_quests().await.unwrap();
-    let nba = quests.iter().find(|q| q.id.as_str() == "nba-regular").unwrap();
+    let nba = quests
+        .iter()
+        .find(|q| q.id.as_str() == "nba-regular")
+        .unwrap();
     let packs: Vec<&str> = nba
         .league_packs
         .iter()
@@ -533,7 +536,14 @@ async fn a_quest_naming_what_does_not_exist_writes_nothing() {
     let output = seed(
         testkit::moto::shared_endpoint(),
         store.table(),
-        &["--catalog", CATALOG, "--file", SEED, "--quests", file.to_str().unwrap()],
+        &[
+            "--catalog",
+            CATALOG,
+            "--file",
+            SEED,
+            "--quests",
+            file.to_str().unwrap(),
+        ],
     )
     .await;
     std::fs::remove_file(&file).unwrap();

@@ -149,7 +149,13 @@ mod tests {
             ("u", "1", "USD", "", CreditError::Reference),
             ("u", "1", "USD", "a b", CreditError::Reference),
             ("u", "1", "USD", "topup:abc", CreditError::ReservedReference),
-            ("u", "1", "USD", "quest:first-pack:u", CreditError::ReservedReference),
+            (
+                "u",
+                "1",
+                "USD",
+                "quest:first-pack:u",
+                CreditError::ReservedReference,
+            ),
         ] {
             assert_eq!(
                 parse_credit(user, amount, currency, reference),

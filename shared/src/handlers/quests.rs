@@ -25,7 +25,9 @@ use crate::quests::{
 };
 use crate::store::StoreError;
 use crate::store::purchases::ListMyItems;
-use crate::store::quests::{ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests};
+use crate::store::quests::{
+    ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests,
+};
 use crate::timestamp::Timestamp;
 
 /// Items read per Query of the fan's opened purchases when progress is computed.
@@ -33,7 +35,10 @@ const ITEMS_PER_READ: usize = 1000;
 
 /// Every item the fan pulled: their opened purchases, a Query per `ITEMS_PER_READ` items
 /// (about a Query per 200 openings of 5 items).
-pub async fn fan_items(store: &impl ListMyItems, user_id: &UserId) -> Result<Vec<MyItem>, StoreError> {
+pub async fn fan_items(
+    store: &impl ListMyItems,
+    user_id: &UserId,
+) -> Result<Vec<MyItem>, StoreError> {
     let mut items = Vec::new();
     let mut after = None;
     loop {
@@ -435,9 +440,12 @@ pub async fn my_rewards<S: ListClaims>(
     query: RewardsQuery,
 ) -> Result<Response, ApiError> {
     let scope = ["rewards", identity.user_id.as_str()];
-    let after = cursor(&state.cursors, query.cursor.as_deref(), &scope, |position| {
-        is_list_key(position).then(|| position.to_owned())
-    })?;
+    let after = cursor(
+        &state.cursors,
+        query.cursor.as_deref(),
+        &scope,
+        |position| is_list_key(position).then(|| position.to_owned()),
+    )?;
     let page = state
         .store
         .list_claims(&identity.user_id, query.limit, after.as_deref())

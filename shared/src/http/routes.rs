@@ -41,10 +41,10 @@ use crate::store::links::UpsertLink;
 use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
 use crate::store::profile::{GetProfile, PatchProfile};
-use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
+use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
 

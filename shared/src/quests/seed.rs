@@ -29,12 +29,8 @@ fn refuse(quest: impl Into<String>, problem: impl Into<String>) -> QuestSeedErro
 /// Reads a quests file (a JSON array of quests) and checks each on its own.
 pub fn parse_quests(json: &[u8]) -> Result<Vec<Quest>, QuestSeedError> {
     let deserializer = &mut serde_json::Deserializer::from_slice(json);
-    let quests: Vec<Quest> = serde_path_to_error::deserialize(deserializer).map_err(|error| {
-        refuse(
-            error.path().to_string(),
-            error.into_inner().to_string(),
-        )
-    })?;
+    let quests: Vec<Quest> = serde_path_to_error::deserialize(deserializer)
+        .map_err(|error| refuse(error.path().to_string(), error.into_inner().to_string()))?;
     let mut ids = HashSet::new();
     for quest in &quests {
         if !ids.insert(&quest.id) {

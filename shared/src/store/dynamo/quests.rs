@@ -5,9 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::fan_view::{Filter, NewestFirst, index_key};
-use super::records::{
-    QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item,
-};
+use super::records::{QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item};
 use super::transaction::put_new;
 use super::{DynamoStore, Item, classify, key, s};
 use crate::cash::Credit;
@@ -167,7 +165,9 @@ impl ClaimQuest for DynamoStore {
             return Err(ClaimError::KeyReused);
         }
         if failed(0) {
-            return Err(StoreError::internal("claim: the quest's credit exists without its claim").into());
+            return Err(
+                StoreError::internal("claim: the quest's credit exists without its claim").into(),
+            );
         }
         Err(ClaimError::BalanceFull)
     }

@@ -74,7 +74,10 @@ impl ClaimQuest for MemoryStore {
         match tables.credit(credit, claim.claimed_at) {
             Ok(CreditOutcome::Credited { .. }) => {}
             Ok(CreditOutcome::AlreadyCredited) | Err(CreditCashError::ReferenceReused) => {
-                return Err(StoreError::internal("claim: the quest's credit exists without its claim").into());
+                return Err(StoreError::internal(
+                    "claim: the quest's credit exists without its claim",
+                )
+                .into());
             }
             Err(CreditCashError::BalanceFull) => return Err(ClaimError::BalanceFull),
             Err(CreditCashError::Store(error)) => return Err(error.into()),
@@ -103,7 +106,9 @@ impl ListClaims for MemoryStore {
         let more = claims.len() > limit;
         claims.truncate(limit);
         Ok(Page {
-            next: more.then(|| claims.last().map(|claim| claim.list_key())).flatten(),
+            next: more
+                .then(|| claims.last().map(|claim| claim.list_key()))
+                .flatten(),
             entries: claims.into_iter().cloned().collect(),
         })
     }
