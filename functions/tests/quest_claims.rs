@@ -7,31 +7,22 @@ use std::sync::Arc;
 
 use serde_json::json;
 use shared::store::cash::GetBalance;
-use shared::store::purchases::SeedPurchases;
 use shared::store::quests::{GetClaims, SeedQuests};
-use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::purchases::{PurchaseEnv, fixture};
 use testkit::tokens::token;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_quest-claims");
 
-/// The shipped quests, resolved against the shipped packs, in `env`'s table.
 async fn seeded(env: &PurchaseEnv) {
-    let mut quests =
-        shared::quests::seed::parse_quests(include_bytes!("../../infra/seed/quests.json")).unwrap();
-    let packs =
-        shared::packs::seed::parse_seed(include_bytes!("../../infra/seed/packs.json")).unwrap();
-    let catalog =
-        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
-    shared::quests::seed::resolve(&mut quests, &packs, &catalog).unwrap();
-    env.store.seed_quests(&quests).await.unwrap();
+    env.store
+        .seed_quests(&testkit::quests::shipped())
+        .await
+        .unwrap();
 }
 
-/// One opening by `fan`, a day ago.
 async fn open_one(env: &PurchaseEnv, fan: &str) {
-    let opened = testkit::mine::purchase(fan, 4, 0, true, Timestamp::now());
-    env.store.seed_purchases(&[opened]).await.unwrap();
+    testkit::quests::open_one(&env.store, fan).await;
 }
 
 fn claim(fan: &str, quest: &str, key: &str) -> ApiEvent {

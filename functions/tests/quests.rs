@@ -3,7 +3,6 @@
 
 use serde_json::json;
 use shared::quests::{Claim, claim_id, reward_credit};
-use shared::store::purchases::SeedPurchases;
 use shared::store::quests::{ClaimQuest, GetQuest, SeedQuests};
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
@@ -13,22 +12,17 @@ use testkit::tokens::token;
 const BINARY: &str = env!("CARGO_BIN_EXE_quests");
 
 async fn seeded(env: &PurchaseEnv) {
-    let mut quests =
-        shared::quests::seed::parse_quests(include_bytes!("../../infra/seed/quests.json")).unwrap();
-    let packs =
-        shared::packs::seed::parse_seed(include_bytes!("../../infra/seed/packs.json")).unwrap();
-    let catalog =
-        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
-    shared::quests::seed::resolve(&mut quests, &packs, &catalog).unwrap();
-    env.store.seed_quests(&quests).await.unwrap();
+    env.store
+        .seed_quests(&testkit::quests::shipped())
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
 async fn answers_the_quests_with_progress_and_the_rewards() {
     let env = PurchaseEnv::new().await;
     seeded(&env).await;
-    let opened = testkit::mine::purchase("me", 4, 0, true, Timestamp::now());
-    env.store.seed_purchases(&[opened]).await.unwrap();
+    testkit::quests::open_one(&env.store, "me").await;
     let function = env
         .spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)])
         .await;

@@ -7,28 +7,13 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use shared::handlers::me::MeState;
 use shared::http::routes::{me_cash_routes, quest_claims_routes, quests_routes};
-use shared::quests::seed::{parse_quests, resolve};
 use shared::quests::{Goal, Quest};
 use shared::store::MemoryStore;
 use shared::store::cash::GetBalance;
-use shared::store::purchases::SeedPurchases;
 use shared::store::quests::SeedQuests;
 use shared::timestamp::Timestamp;
 use testkit::events::{ApiEvent, call, parts};
 use testkit::tokens::token;
-
-async fn shipped_quests() -> Vec<Quest> {
-    let mut quests = parse_quests(&std::fs::read("../infra/seed/quests.json").unwrap()).unwrap();
-    let packs =
-        shared::packs::seed::parse_seed(&std::fs::read("../infra/seed/packs.json").unwrap())
-            .unwrap();
-    let catalog = shared::catalog::parse_catalog(
-        &std::fs::read_to_string("../infra/seed/catalog.json").unwrap(),
-    )
-    .unwrap();
-    resolve(&mut quests, &packs, &catalog).unwrap();
-    quests
-}
 
 /// A quest of one opening, on from `starts` to `ends` days from now, of 5 cents.
 fn one_opening(id: &str, starts: i64, ends: i64) -> Quest {
@@ -56,7 +41,7 @@ fn one_opening(id: &str, starts: i64, ends: i64) -> Quest {
 /// of one opening.
 async fn state() -> Arc<MeState<MemoryStore>> {
     let store = MemoryStore::default();
-    let mut quests = shipped_quests().await;
+    let mut quests = testkit::quests::shipped();
     quests.push(one_opening("long-gone", -30, -8));
     quests.push(one_opening("also-one", -30, 30));
     store.seed_quests(&quests).await.unwrap();
@@ -68,10 +53,8 @@ async fn state() -> Arc<MeState<MemoryStore>> {
     })
 }
 
-/// A fan's opening, a day ago (any pack counts for `first-pack`).
 async fn open_one(state: &MeState<MemoryStore>, fan: &str) {
-    let opened = testkit::mine::purchase(fan, 4, 0, true, Timestamp::now());
-    state.store.seed_purchases(&[opened]).await.unwrap();
+    testkit::quests::open_one(&state.store, fan).await;
 }
 
 async fn get(state: &Arc<MeState<MemoryStore>>, fan: &str, path: &str) -> (u16, Value) {

@@ -1173,6 +1173,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No quest has this id (`quest_not_found`); or the id is not an id (`not_found`). */
+        QuestNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The session token is missing (`missing_token`) or invalid or expired (`invalid_token`). */
         Unauthorized: {
             headers: {
@@ -2712,15 +2721,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description No quest has this id (`quest_not_found`), or the id is not an id (`not_found`). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["QuestNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2760,15 +2761,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description No quest has this id (`quest_not_found`), or the id is not an id (`not_found`). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["QuestNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             /** @description The quest is not completed (`quest_not_completed`). */
             409: {

@@ -22,13 +22,7 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
             .cloned()
             .unwrap()
     };
-    let (status, before) = api
-        .call(
-            client.get(url("/api/quests")).bearer_auth(&token),
-            "get",
-            "/api/quests",
-        )
-        .await;
+    let (status, before) = api.get_as(&token, "/api/quests").await;
     assert_eq!(status, 200, "{before}");
     assert_eq!(quest(&before)["progress"]["completed"], false);
 
@@ -54,13 +48,7 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
     let opened = send(client.post(url(&format!("{purchases}/{id}/open")))).await;
     assert_eq!(opened["purchase"]["status"], "opened", "{opened}");
 
-    let (_, after) = api
-        .call(
-            client.get(url("/api/quests")).bearer_auth(&token),
-            "get",
-            "/api/quests",
-        )
-        .await;
+    let (_, after) = api.get_as(&token, "/api/quests").await;
     assert_eq!(
         quest(&after)["progress"],
         json!({"current": 1, "target": 1, "completed": true, "claimed": false})
@@ -84,23 +72,9 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
         .await;
     assert_eq!((status, &again), (201, &claimed));
 
-    let (_, rewards) = api
-        .call(
-            client.get(url("/api/me/rewards")).bearer_auth(&token),
-            "get",
-            "/api/me/rewards",
-        )
-        .await;
+    let (_, rewards) = api.get_as(&token, "/api/me/rewards").await;
     assert_eq!(rewards["rewards"], json!([claimed["reward"]]));
-    let (_, ledger) = api
-        .call(
-            client
-                .get(url("/api/me/cash/transactions"))
-                .bearer_auth(&token),
-            "get",
-            "/api/me/cash/transactions",
-        )
-        .await;
+    let (_, ledger) = api.get_as(&token, "/api/me/cash/transactions").await;
     let credits: Vec<&Value> = ledger["transactions"]
         .as_array()
         .unwrap()

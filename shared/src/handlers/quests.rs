@@ -241,13 +241,7 @@ async fn quest_with_progress<S: GetQuest + GetClaims + ListMyItems>(
     params(QuestPath),
     responses(
         (status = 200, description = "The quest.", body = OneQuest),
-        (status = 404, description = "No quest has this id (`quest_not_found`), or the id is \
-not an id (`not_found`).",
-            body = ErrorBody,
-            examples(
-                ("unknown" = (value = json!(doc::error_example(ErrorCode::QuestNotFound, "No quest has this id.")))),
-                ("notAnId" = (value = json!(doc::not_an_id()))),
-            )),
+        (status = 404, response = doc::QuestNotFound),
         doc::SignedIn,
     ),
 )]
@@ -309,13 +303,7 @@ ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe.",
             body = ClaimAnswer,
             headers(("Idempotent-Replayed" = inline(crate::openapi::headers::Replayed)))),
         (status = 400, response = doc::BadRequest),
-        (status = 404, description = "No quest has this id (`quest_not_found`), or the id is \
-not an id (`not_found`).",
-            body = ErrorBody,
-            examples(
-                ("unknown" = (value = json!(doc::error_example(ErrorCode::QuestNotFound, "No quest has this id.")))),
-                ("notAnId" = (value = json!(doc::not_an_id()))),
-            )),
+        (status = 404, response = doc::QuestNotFound),
         (status = 409, description = "The quest is not completed (`quest_not_completed`).",
             body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::QuestNotCompleted, "This quest is not completed yet: see its progress."))),

@@ -15,8 +15,8 @@ use utoipa::openapi::{RefOr, Required};
 
 use crate::handlers;
 use responses::{
-    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, Unauthorized,
-    Unavailable, UnsupportedMediaType,
+    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
+    Unauthorized, Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -70,6 +70,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         BadRequest,
         Unauthorized,
         PurchaseNotFound,
+        QuestNotFound,
         PayloadTooLarge,
         UnsupportedMediaType,
         MethodNotAllowed,

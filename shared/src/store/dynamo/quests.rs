@@ -17,60 +17,13 @@ use crate::store::quests::{
     ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests, SeedQuests,
 };
 use crate::store::schema::{
-    CLAIM_PREFIX, ENTITY, GSI3, GSI3_PK, GSI3_SK, PK, QUEST_PREFIX, QUESTS_PK, SK, claim_key_sk,
-    claim_sk, quest_sk, rewards_pk, user_pk,
+    CLAIM_PREFIX, ENTITY, GSI3, GSI3_PK, GSI3_SK, QUEST_PREFIX, QUESTS_PK, claim_key_sk, claim_sk,
+    quest_sk, rewards_pk, user_pk,
 };
 
 /// The actions of a claim's transaction after the credit's two (its entry, the balance).
 const CLAIM_ACTION: usize = 2;
 const KEY_ACTION: usize = 3;
-
-impl DynamoStore {
-    /// Every item of `pk` whose sort key begins with `prefix`, strongly consistent or not.
-    async fn query_prefix(
-        &self,
-        pk: String,
-        prefix: &str,
-        consistent: bool,
-    ) -> Result<Vec<Item>, StoreError> {
-        let mut items = Vec::new();
-        let mut start = None;
-        loop {
-            let output = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expression_attribute_names("#pk", PK)
-                .expression_attribute_names("#sk", SK)
-                .expression_attribute_values(":pk", s(pk.clone()))
-                .expression_attribute_values(":prefix", s(prefix))
-                .consistent_read(consistent)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("Query", e))?;
-            items.extend(output.items.unwrap_or_default());
-            start = output.last_evaluated_key.filter(|key| !key.is_empty());
-            if start.is_none() {
-                return Ok(items);
-            }
-        }
-    }
-
-    async fn get(&self, key: Item, consistent: bool) -> Result<Option<Item>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key))
-            .consistent_read(consistent)
-            .send()
-            .await
-            .map_err(|e| classify("GetItem", e))?;
-        Ok(output.item)
-    }
-}
 
 impl SeedQuests for DynamoStore {
     async fn seed_quests(&self, quests: &[Quest]) -> Result<(), StoreError> {
@@ -103,7 +56,7 @@ impl ListQuests for DynamoStore {
 
 impl GetQuest for DynamoStore {
     async fn get_quest(&self, quest_id: &QuestId) -> Result<Option<Quest>, StoreError> {
-        self.get(key(QUESTS_PK.into(), &quest_sk(quest_id)), false)
+        self.get_item(key(QUESTS_PK.into(), &quest_sk(quest_id)), false)
             .await?
             .map(quest_from_item)
             .transpose()
@@ -124,7 +77,7 @@ impl GetClaims for DynamoStore {
         user_id: &UserId,
         quest_id: &QuestId,
     ) -> Result<Option<Claim>, StoreError> {
-        self.get(key(user_pk(user_id), &claim_sk(quest_id)), true)
+        self.get_item(key(user_pk(user_id), &claim_sk(quest_id)), true)
             .await?
             .map(claim_from_item)
             .transpose()
