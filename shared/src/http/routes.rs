@@ -583,6 +583,10 @@ mod tests {
                 "catalog GET /api/leagues/{leagueId}",
                 "catalog GET /api/teams",
                 "catalog GET /api/teams/{teamId}",
+                "quests GET /api/quests",
+                "quests GET /api/quests/{questId}",
+                "quests GET /api/me/rewards",
+                "quest-claims POST /api/quests/{questId}/claim",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
