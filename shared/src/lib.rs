@@ -42,6 +42,7 @@ pub mod packs;
 pub mod profile;
 pub mod purchases;
 pub mod queue;
+pub mod quests;
 pub mod runtime;
 pub mod secret;
 pub mod slots;

@@ -26,6 +26,7 @@ pub mod moto;
 pub mod packs;
 pub mod profiles;
 pub mod purchases;
+pub mod quests;
 pub mod runtime_api;
 pub mod scripts;
 pub mod stripe;

@@ -21,7 +21,7 @@ use shared::handlers::web3_link::LinkState;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
     get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
-    me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
+    me_purchases_routes, me_wallets_routes, open_pack_routes, quest_claims_routes, quests_routes, start_purchase_routes,
     stripe_webhook_routes, web3_link_routes,
 };
 use shared::packs::listing::CursorSigner;
@@ -60,7 +60,7 @@ impl App {
             || TokenVerifier::from_config(&settings.auth).expect("checked auth settings");
         let max_body_bytes = settings.max_body_bytes;
         // One state for the purchase functions (one process: one JWKS cache), one for the fan's
-        // own views (me-purchases, me-cash).
+        // own views (me-purchases, me-cash) and the quests (quests, quest-claims).
         let purchases = Arc::new(PurchaseState {
             store: store.clone(),
             verifier: verifier(),
@@ -102,7 +102,9 @@ impl App {
             .merge(complete_purchase_routes().into_router(purchases.clone()))
             .merge(open_pack_routes().into_router(purchases))
             .merge(me_purchases_routes().into_router(me.clone()))
-            .merge(me_cash_routes().into_router(me))
+            .merge(me_cash_routes().into_router(me.clone()))
+            .merge(quests_routes().into_router(me.clone()))
+            .merge(quest_claims_routes().into_router(me))
             .merge(me_profile_routes().into_router(Arc::new(ProfileState {
                 store: store.clone(),
                 verifier: verifier(),

@@ -25,3 +25,4 @@ pub mod my_purchases;
 pub mod locker_room;
 pub mod my_wallets;
 pub mod profile;
+pub mod quests;

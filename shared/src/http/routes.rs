@@ -44,6 +44,7 @@ use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
+use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
 
@@ -456,6 +457,17 @@ functions! {
         catalog::list_teams,
         catalog::get_team,
     }
+    /// `quests`: the active quests with the fan's progress, and their claimed rewards (reads
+    /// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
+    "quests" => quests_routes(MeState where S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims) {
+        quests::list_quests,
+        quests::get_quest,
+        quests::my_rewards,
+    }
+    /// `quest-claims`: claims a reward (the only new function writing `CASH#`, `CREDIT#quest:`).
+    "quest-claims" => quest_claims_routes(MeState where S: GetQuest + GetClaims + ListMyItems + ClaimQuest) {
+        quests::claim_quest,
+    }
 }
 
 /// Every route of `function`, in declaration order.
@@ -617,6 +629,10 @@ mod tests {
                 "catalog GET /api/leagues/{leagueId}",
                 "catalog GET /api/teams",
                 "catalog GET /api/teams/{teamId}",
+                "quests GET /api/quests",
+                "quests GET /api/quests/{questId}",
+                "quests GET /api/me/rewards",
+                "quest-claims POST /api/quests/{questId}/claim",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

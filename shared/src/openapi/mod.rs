@@ -14,8 +14,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Required};
 
 use responses::{
-    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, Unauthorized,
-    Unavailable, UnsupportedMediaType,
+    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
+    Unauthorized, Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -39,6 +39,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         BadRequest,
         Unauthorized,
         PurchaseNotFound,
+        QuestNotFound,
         PayloadTooLarge,
         UnsupportedMediaType,
         MethodNotAllowed,
@@ -55,6 +56,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Webhooks"),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
+        (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),
     ),
 )]
 struct Document;

@@ -58,6 +58,14 @@ pub struct Unauthorized(pub ErrorBody<'static>);
 ))]
 pub struct PurchaseNotFound(pub ErrorBody<'static>);
 
+/// No quest has this id (`quest_not_found`); or the id is not an id (`not_found`).
+#[derive(ToResponse)]
+#[response(examples(
+    ("unknown" = (value = json!(error_example(ErrorCode::QuestNotFound, "No quest has this id.")))),
+    ("notAnId" = (value = json!(not_an_id()))),
+))]
+pub struct QuestNotFound(pub ErrorBody<'static>);
+
 /// The body is over the limit (`payload_too_large`).
 #[derive(ToResponse)]
 pub struct PayloadTooLarge(pub ErrorBody<'static>);

@@ -22,6 +22,7 @@ pub mod packs;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
+pub mod quests;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;
@@ -124,6 +125,7 @@ pub trait Store:
     + locker_room::LockerRoomStore
     + catalog::CatalogStore
     + wallets::WalletStore
+    + quests::QuestStore
 {
 }
 impl<
@@ -136,7 +138,8 @@ impl<
         + profile::ProfileStore
         + locker_room::LockerRoomStore
         + catalog::CatalogStore
-        + wallets::WalletStore,
+        + wallets::WalletStore
+        + quests::QuestStore,
 > Store for S
 {
 }

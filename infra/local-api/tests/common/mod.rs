@@ -157,6 +157,15 @@ impl LocalApi {
         (status, body)
     }
 
+    /// `GET path` with `token`, checked as [`LocalApi::call`] checks it (`path` has no query:
+    /// it is also the document's path).
+    pub async fn get_as(&self, token: &str, path: &str) -> (u16, Value) {
+        let request = reqwest::Client::new()
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token);
+        self.call(request, "get", path).await
+    }
+
     /// The documented JSON schema of `status` for the operation, as a root that resolves the
     /// document's `$ref`s.
     pub fn response_schema(&self, method: &str, path: &str, status: u16) -> Value {

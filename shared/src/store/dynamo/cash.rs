@@ -2,8 +2,6 @@
 //! (`CREDIT#<reference>` / `CREDIT`) and the debit ledger (`CASH#<userId>` / `DEBIT#<purchaseId>`,
 //! written by purchases).
 
-use std::collections::HashMap;
-
 use aws_sdk_dynamodb::types::{
     Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
@@ -122,17 +120,8 @@ impl DynamoStore {
 
     /// The credit entry of `reference`, read strongly consistent.
     async fn credit_entry(&self, reference: &str) -> Result<Option<Item>, StoreError> {
-        let output = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(PK, s(credit_pk(reference)))
-            .key(SK, s(CREDIT_SK))
-            .consistent_read(true)
-            .send()
+        self.get_item(super::key(credit_pk(reference), CREDIT_SK), true)
             .await
-            .map_err(|e| classify("GetItem", e))?;
-        Ok(output.item)
     }
 }
 
@@ -201,31 +190,12 @@ impl GetBalance for DynamoStore {
 
 impl ListDebits for DynamoStore {
     async fn list_debits(&self, user_id: &UserId) -> Result<Vec<Debit>, StoreError> {
-        let mut debits = Vec::new();
-        let mut start: Option<HashMap<_, _>> = None;
-        loop {
-            let output = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expression_attribute_names("#pk", PK)
-                .expression_attribute_names("#sk", SK)
-                .expression_attribute_values(":pk", s(cash_pk(user_id)))
-                .expression_attribute_values(":prefix", s(DEBIT_PREFIX))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("Query", e))?;
-            start = output.last_evaluated_key.filter(|key| !key.is_empty());
-            for item in output.items.unwrap_or_default() {
-                debits.push(debit_from_item(item)?);
-            }
-            if start.is_none() {
-                break;
-            }
-        }
+        let mut debits = self
+            .query_prefix(cash_pk(user_id), DEBIT_PREFIX, true)
+            .await?
+            .into_iter()
+            .map(debit_from_item)
+            .collect::<Result<Vec<_>, _>>()?;
         // The keys order debits by purchase id; the ledger reads oldest first.
         debits.sort_by(|a, b| (a.at, &a.purchase_id).cmp(&(b.at, &b.purchase_id)));
         Ok(debits)

@@ -10,6 +10,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod quests;
 mod records;
 mod topups;
 mod transaction;
@@ -324,5 +325,57 @@ impl DynamoStore {
             return Err(StoreError::internal(codes()));
         }
         Ok(Some(reasons))
+    }
+}
+
+impl DynamoStore {
+    /// Every item of `pk` whose sort key begins with `prefix`, strongly consistent or not.
+    pub(crate) async fn query_prefix(
+        &self,
+        pk: String,
+        prefix: &str,
+        consistent: bool,
+    ) -> Result<Vec<Item>, StoreError> {
+        let mut items = Vec::new();
+        let mut start = None;
+        loop {
+            let output = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .expression_attribute_names("#pk", crate::store::schema::PK)
+                .expression_attribute_names("#sk", crate::store::schema::SK)
+                .expression_attribute_values(":pk", s(pk.clone()))
+                .expression_attribute_values(":prefix", s(prefix))
+                .consistent_read(consistent)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| classify("Query", e))?;
+            items.extend(output.items.unwrap_or_default());
+            start = output.last_evaluated_key.filter(|key| !key.is_empty());
+            if start.is_none() {
+                return Ok(items);
+            }
+        }
+    }
+
+    /// The item of `key`, or `None`.
+    pub(crate) async fn get_item(
+        &self,
+        key: Item,
+        consistent: bool,
+    ) -> Result<Option<Item>, StoreError> {
+        let output = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key))
+            .consistent_read(consistent)
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?;
+        Ok(output.item)
     }
 }

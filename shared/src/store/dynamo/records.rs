@@ -51,6 +51,7 @@ mod locker;
 mod pack;
 mod pending;
 mod profile;
+mod quests;
 mod slots;
 mod unpaid;
 mod wallets;
@@ -70,6 +71,9 @@ pub(crate) use pack::{
 pub use pack::{document_from_item, pack_item};
 pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};
+pub(crate) use quests::{
+    QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item,
+};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 

@@ -4,10 +4,10 @@
 
 use super::records::wallet_from_item;
 use super::transaction::{Transaction, counter, delete};
-use super::{Attempts, DynamoStore, classify, key, s};
+use super::{Attempts, DynamoStore, key};
 use crate::ids::{UserId, WalletId};
 use crate::store::StoreError;
-use crate::store::schema::{PK, SK, WALLET_PREFIX, WALLETS_COUNT, WALLETS_SK, user_pk, wallet_sk};
+use crate::store::schema::{WALLET_PREFIX, WALLETS_COUNT, WALLETS_SK, user_pk, wallet_sk};
 use crate::store::wallet_conditions::wallet_held;
 use crate::store::wallets::{DeleteWallet, ListWallets, Removal};
 use crate::wallets::{Wallet, sort_newest_first};
@@ -16,31 +16,12 @@ impl ListWallets for DynamoStore {
     /// Strongly consistent (a wallet just linked is listed); at most 20 items, but a page stops
     /// at 1 MB and each payload may be up to the body limit, so every page is read.
     async fn list_wallets(&self, user_id: &UserId) -> Result<Vec<Wallet>, StoreError> {
-        let mut wallets = Vec::new();
-        let mut start = None;
-        loop {
-            let output = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .consistent_read(true)
-                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expression_attribute_names("#pk", PK)
-                .expression_attribute_names("#sk", SK)
-                .expression_attribute_values(":pk", s(user_pk(user_id)))
-                .expression_attribute_values(":prefix", s(WALLET_PREFIX))
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| classify("Query", e))?;
-            for item in output.items.unwrap_or_default() {
-                wallets.push(wallet_from_item(item)?);
-            }
-            start = output.last_evaluated_key;
-            if start.is_none() {
-                break;
-            }
-        }
+        let mut wallets = self
+            .query_prefix(user_pk(user_id), WALLET_PREFIX, true)
+            .await?
+            .into_iter()
+            .map(wallet_from_item)
+            .collect::<Result<Vec<_>, _>>()?;
         sort_newest_first(&mut wallets);
         Ok(wallets)
     }

@@ -12,6 +12,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod quests;
 mod topups;
 mod wallets;
 
@@ -71,6 +72,12 @@ struct Tables {
     /// The catalogue, by id.
     leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
+    /// The quests, by id.
+    quests: BTreeMap<crate::ids::QuestId, crate::quests::Quest>,
+    /// Each fan's claims, by (user id, quest id).
+    claims: HashMap<(UserId, crate::ids::QuestId), crate::quests::Claim>,
+    /// The quest each claim key claimed, by (user id, claim id).
+    claim_keys: HashMap<(UserId, String), crate::ids::QuestId>,
 }
 
 /// In-process store; clones share the same data.
