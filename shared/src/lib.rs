@@ -29,6 +29,7 @@ pub mod handlers;
 pub mod http;
 pub mod http_client;
 pub mod ids;
+pub mod leaderboards;
 pub mod links;
 pub mod locker_room;
 pub mod metrics;

@@ -22,7 +22,7 @@ use crate::store::packs::{
     SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::store::schema::{
-    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK, GSI1_SK,
+    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_LEAGUE_ID, DRAW_ODDS, DRAW_SK, DRAW_TEAM_ID, ENDS_AT, ENTITY, GSI1, GSI1_PK, GSI1_SK,
     GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
     PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS,
     PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, league_pk,
@@ -152,8 +152,10 @@ fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
 }
 
 /// The draw inputs of a pack that may change before its sale (its seed is set once, apart).
-fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 4] {
+fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 6] {
     [
+        (DRAW_LEAGUE_ID, pack.league_id.clone().map(s)),
+        (DRAW_TEAM_ID, pack.team_id.clone().map(s)),
         (DRAW_ITEMS, Some(s(json_text(&pack.items)))),
         (DRAW_ODDS, Some(s(json_text(&pack.odds)))),
         (DRAW_ITEMS_PER_PACK, Some(number(pack.items_per_pack))),
