@@ -22,6 +22,8 @@ use tower::ServiceBuilder;
 use utoipa::openapi::path::HttpMethod;
 
 use crate::handlers::catalog::CatalogState;
+use crate::handlers::dashboard::DashboardState;
+use crate::handlers::leaderboards::LeaderboardsState;
 use crate::handlers::get_pack::GetPackState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::locker_room::LockerRoomsState;
@@ -39,7 +41,8 @@ use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
 use crate::store::links::UpsertLink;
 use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
-use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
+use crate::store::leaderboards::{GetStanding, ReadBoard};
+use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks};
 use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
@@ -213,10 +216,12 @@ impl PathParams {
 }
 
 /// The grammar of each path parameter, by name: an id's (`[A-Za-z0-9_-]{1,64}`), but for the
-/// parameters that are no ids: a display name (`.` is one of its characters).
+/// parameters that are no ids: a display name (`.` is one of its characters) and a board
+/// (`global`, `league:<id>`, `team:<id>`).
 pub fn parameter_grammar(name: &str) -> fn(&str) -> bool {
     match name {
         "displayName" => is_valid_display_name,
+        "board" => crate::leaderboards::is_valid_board,
         _ => is_valid_id,
     }
 }
@@ -409,6 +414,17 @@ functions! {
         catalog::get_league,
         catalog::list_teams,
         catalog::get_team,
+    }
+    /// `leaderboards`: a board's top (public) and the fan's standing (reads `FAN#` scores and
+    /// faces, the `BOARD#` partitions of GSI4; `LEAGUE#`, `TEAM#` for a 404).
+    "leaderboards" => leaderboards_routes(LeaderboardsState where S: ReadBoard + GetStanding + GetLeague + GetTeam) {
+        leaderboards::get_leaderboard,
+        leaderboards::get_my_standing,
+    }
+    /// `dashboard`: the fan's home screen (reads only: `CASH#`, `USER#` purchases, the listing,
+    /// `FAN#` score, `BOARD#`).
+    "dashboard" => dashboard_routes(DashboardState where S: GetBalances + ListMyPurchases + ListActivePacks + ListUpcomingPacks + GetStanding) {
+        dashboard::get_dashboard,
     }
 }
 

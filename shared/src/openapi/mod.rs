@@ -57,6 +57,9 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::profile::patch_me,
         handlers::locker_room::put_locker_room,
         handlers::locker_room::get_locker_room,
+        handlers::leaderboards::get_leaderboard,
+        handlers::leaderboards::get_my_standing,
+        handlers::dashboard::get_dashboard,
         handlers::catalog::list_leagues,
         handlers::catalog::get_league,
         handlers::catalog::list_teams,
@@ -82,6 +85,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Webhooks"),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
+        (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
     ),
 )]
 struct Document;
