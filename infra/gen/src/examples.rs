@@ -43,7 +43,7 @@ const PLAIN: RouteExtra = RouteExtra {
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
 /// The wallet is the one the web3-link fixture's payload links (its id from the payload).
-pub const PATH_PARAMETERS: [(&str, &str); 7] = [
+pub const PATH_PARAMETERS: [(&str, &str); 8] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
@@ -52,9 +52,11 @@ pub const PATH_PARAMETERS: [(&str, &str); 7] = [
     ("walletId", "KyI2NcQl3LoMmeYne_3s2w"),
     // The name the PATCH fixture gives `me`.
     ("displayName", "Zoe.Hoops"),
+    // A board is a segment of its own grammar: the league's, with its `:`.
+    ("board", "league:nba"),
 ];
 
-pub const EXTRAS: [RouteExtra; 24] = [
+pub const EXTRAS: [RouteExtra; 27] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -229,6 +231,25 @@ pub const EXTRAS: [RouteExtra; 24] = [
         route: "GET /api/teams/{teamId}",
         event: "GetTeam",
         fixture: Some("team"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leaderboards/{board}",
+        event: "GetLeaderboard",
+        query: "limit=10",
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leaderboards/{board}/me",
+        event: "GetMyStanding",
+        fixture: Some("my-standing"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/dashboard",
+        event: "GetDashboard",
+        signed_in: true,
         ..PLAIN
     },
 ];

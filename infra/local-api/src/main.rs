@@ -386,6 +386,16 @@ where
         locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
             store: store.clone(),
         }),
+        leaderboards: Arc::new(shared::handlers::leaderboards::LeaderboardsState {
+            store: store.clone(),
+            verifier: verifier(),
+        }),
+        dashboard: Arc::new(shared::handlers::dashboard::DashboardState {
+            store: store.clone(),
+            verifier: verifier(),
+            quests: None,
+            queue: None,
+        }),
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

@@ -27,6 +27,8 @@ use serde_json::Value;
 use shared::handlers::catalog::CatalogState;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::list_packs::ListPacksState;
+use shared::handlers::dashboard::DashboardState;
+use shared::handlers::leaderboards::LeaderboardsState;
 use shared::handlers::locker_room::LockerRoomsState;
 use shared::handlers::me::MeState;
 use shared::handlers::my_wallets::WalletsState;
@@ -38,7 +40,8 @@ use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
-    cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
+    cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes, get_pack_routes,
+    leaderboards_routes,
     get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
     me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
     stripe_webhook_routes, web3_link_routes,
@@ -118,6 +121,10 @@ pub struct App<S> {
     pub profile: Arc<ProfileState<S>>,
     /// The state of the public locker rooms (locker-rooms).
     pub locker_rooms: Arc<LockerRoomsState<S>>,
+    /// The state of the leaderboards (leaderboards).
+    pub leaderboards: Arc<LeaderboardsState<S>>,
+    /// The state of the home screen (dashboard).
+    pub dashboard: Arc<DashboardState<S>>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -156,6 +163,8 @@ impl<S: Store + 'static> App<S> {
             .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
             .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))
             .merge(catalog_routes().into_router(self.catalog.clone()))
+            .merge(leaderboards_routes().into_router(self.leaderboards.clone()))
+            .merge(dashboard_routes().into_router(self.dashboard.clone()))
             .route(
                 "/openapi.json",
                 get(move || std::future::ready(json_response(StatusCode::OK, &openapi))),

@@ -129,6 +129,16 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
             store: store.clone(),
         }),
+        leaderboards: Arc::new(shared::handlers::leaderboards::LeaderboardsState {
+            store: store.clone(),
+            verifier: verifier(),
+        }),
+        dashboard: Arc::new(shared::handlers::dashboard::DashboardState {
+            store: store.clone(),
+            verifier: verifier(),
+            quests: None,
+            queue: None,
+        }),
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,
         limits: server::Limits::from_env().expect("LOCAL_API_* limits"),
