@@ -19,6 +19,7 @@ pub mod fault_proxy;
 pub mod http_stub;
 pub mod logs;
 pub mod mine;
+pub mod openings;
 pub mod moto;
 pub mod packs;
 pub mod profiles;
