@@ -23,14 +23,22 @@ async fn the_home_screen_through_the_binary() {
         .await;
     assert_eq!(home.status, 200, "{home:?}");
     let body = &home.body;
-    assert_eq!(body["cash"]["balances"], serde_json::json!([{"amount": 0, "currency": "USD"}]));
+    assert_eq!(
+        body["cash"]["balances"],
+        serde_json::json!([{"amount": 0, "currency": "USD"}])
+    );
     assert_eq!(body["unopened"][0]["id"], paid.id.as_str());
     assert_eq!(body["quests"], serde_json::Value::Null);
     let phases: Vec<(&str, &str)> = body["drops"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|drop| (drop["pack"]["id"].as_str().unwrap(), drop["phase"].as_str().unwrap()))
+        .map(|drop| {
+            (
+                drop["pack"]["id"].as_str().unwrap(),
+                drop["phase"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(phases, [("live-pack", "live"), ("soon-pack", "upcoming")]);
     assert_eq!(

@@ -28,7 +28,9 @@ async fn a_board_shows_an_opening_and_the_fans_standing() {
         .await
         .unwrap();
     let function = env.spawn(BINARY, &[]).await;
-    let board = function.call(&ApiEvent::get("/api/leaderboards/league:nba")).await;
+    let board = function
+        .call(&ApiEvent::get("/api/leaderboards/league:nba"))
+        .await;
     assert_eq!(board.status, 200, "{board:?}");
     assert_eq!(board.header("cache-control"), Some("public, max-age=5"));
     assert_eq!(
@@ -40,8 +42,16 @@ async fn a_board_shows_an_opening_and_the_fans_standing() {
         .await;
     assert_eq!(
         (mine.status, &mine.body),
-        (200, &serde_json::json!({"board": "global", "score": 5, "rank": 1, "percentile": null}))
+        (
+            200,
+            &serde_json::json!({"board": "global", "score": 5, "rank": 1, "percentile": null})
+        )
     );
-    let unknown = function.call(&ApiEvent::get("/api/leaderboards/team:nope")).await;
-    assert_eq!((unknown.status, unknown.code()), (404, Some("team_not_found")));
+    let unknown = function
+        .call(&ApiEvent::get("/api/leaderboards/team:nope"))
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (404, Some("team_not_found"))
+    );
 }

@@ -56,15 +56,12 @@ impl<const N: usize> Source for [(&str, &str); N] {
 pub fn score_weights(
     source: &dyn Source,
 ) -> Result<crate::leaderboards::ScoreWeights, ConfigError> {
-    optional(source, "SCORE_WEIGHTS")
-        .map_or(Ok(Default::default()), |text| {
-            crate::leaderboards::ScoreWeights::parse(&text).map_err(|error| {
-                ConfigError::Invalid {
-                    name: "SCORE_WEIGHTS",
-                    problem: error.to_string(),
-                }
-            })
+    optional(source, "SCORE_WEIGHTS").map_or(Ok(Default::default()), |text| {
+        crate::leaderboards::ScoreWeights::parse(&text).map_err(|error| ConfigError::Invalid {
+            name: "SCORE_WEIGHTS",
+            problem: error.to_string(),
         })
+    })
 }
 
 /// A variable's value; an empty or blank value counts as unset.
@@ -504,7 +501,10 @@ mod tests {
         assert_eq!((set.of("legendary"), set.of("rare")), (500, 10));
         assert!(matches!(
             score_weights(&[("SCORE_WEIGHTS", "legendary")]),
-            Err(ConfigError::Invalid { name: "SCORE_WEIGHTS", .. })
+            Err(ConfigError::Invalid {
+                name: "SCORE_WEIGHTS",
+                ..
+            })
         ));
     }
 

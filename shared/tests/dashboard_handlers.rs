@@ -49,7 +49,10 @@ impl GetBalances for Failing {
 }
 
 impl ListMyPurchases for Failing {
-    async fn list_my_purchases(&self, query: &MyPurchasesQuery) -> Result<Page<Purchase>, StoreError> {
+    async fn list_my_purchases(
+        &self,
+        query: &MyPurchasesQuery,
+    ) -> Result<Page<Purchase>, StoreError> {
         self.check("unopened")?;
         self.store.list_my_purchases(query).await
     }
@@ -63,14 +66,22 @@ impl ListActivePacks for Failing {
 }
 
 impl ListUpcomingPacks for Failing {
-    async fn list_upcoming_packs(&self, now: Timestamp, limit: usize) -> Result<Vec<PackDocument>, StoreError> {
+    async fn list_upcoming_packs(
+        &self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<PackDocument>, StoreError> {
         self.check("upcoming")?;
         self.store.list_upcoming_packs(now, limit).await
     }
 }
 
 impl GetStanding for Failing {
-    async fn get_standing(&self, board: &Board, user_id: &UserId) -> Result<Option<Standing>, StoreError> {
+    async fn get_standing(
+        &self,
+        board: &Board,
+        user_id: &UserId,
+    ) -> Result<Option<Standing>, StoreError> {
         self.check("rank")?;
         self.store.get_standing(board, user_id).await
     }
@@ -114,7 +125,10 @@ async fn dashboard(store: MemoryStore, fails: &'static str, queue_fails: bool) -
 async fn the_home_screen_in_one_answer() {
     let (status, home) = dashboard(store().await, "", false).await;
     assert_eq!(status, 200, "{home}");
-    assert_eq!(home["cash"], json!({"balances": [{"amount": 0, "currency": "USD"}]}));
+    assert_eq!(
+        home["cash"],
+        json!({"balances": [{"amount": 0, "currency": "USD"}]})
+    );
     let unopened = home["unopened"].as_array().unwrap();
     assert_eq!(unopened.len(), 1, "{home}");
     assert_eq!(unopened[0]["status"], "completed");
@@ -123,13 +137,25 @@ async fn the_home_screen_in_one_answer() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|drop| (drop["pack"]["id"].as_str().unwrap(), drop["phase"].as_str().unwrap(), &drop["queue"]))
+        .map(|drop| {
+            (
+                drop["pack"]["id"].as_str().unwrap(),
+                drop["phase"].as_str().unwrap(),
+                &drop["queue"],
+            )
+        })
         .collect();
     assert_eq!(
         drops,
-        [("live-pack", "live", &Value::Null), ("soon-pack", "upcoming", &json!({"position": 7}))]
+        [
+            ("live-pack", "live", &Value::Null),
+            ("soon-pack", "upcoming", &json!({"position": 7}))
+        ]
     );
-    assert_eq!(home["rank"], json!({"board": "global", "score": 5, "rank": 1, "percentile": null}));
+    assert_eq!(
+        home["rank"],
+        json!({"board": "global", "score": 5, "rank": 1, "percentile": null})
+    );
 }
 
 #[tokio::test]
@@ -144,17 +170,31 @@ async fn a_failed_part_is_null_and_the_rest_is_answered() {
         let (status, home) = dashboard(store().await, fails, false).await;
         assert_eq!(status, 200, "{fails}: {home}");
         for part in ["cash", "unopened", "quests", "drops", "rank"] {
-            assert_eq!(home[part].is_null(), part == null, "{fails} failing: {part} in {home}");
+            assert_eq!(
+                home[part].is_null(),
+                part == null,
+                "{fails} failing: {part} in {home}"
+            );
         }
     }
     let (status, home) = dashboard(store().await, "", true).await;
     assert_eq!(status, 200);
-    assert!(home["drops"].as_array().unwrap().iter().all(|drop| drop["queue"].is_null()), "{home}");
+    assert!(
+        home["drops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|drop| drop["queue"].is_null()),
+        "{home}"
+    );
     let (status, _) = parts(
         &events::call(
             dashboard_routes(),
             &Arc::new(DashboardState {
-                store: Failing { store: MemoryStore::default(), fails: "" },
+                store: Failing {
+                    store: MemoryStore::default(),
+                    fails: "",
+                },
                 verifier: testkit::tokens::verifier(),
                 quests: None,
                 queue: None,

@@ -104,14 +104,21 @@ async fn a_repeated_open_and_an_unscored_board_change_nothing(store: Arc<impl St
         .unwrap()
         .unwrap();
     assert_eq!(
-        (standing.score.score, standing.score.reached_at, standing.rank),
+        (
+            standing.score.score,
+            standing.score.reached_at,
+            standing.rank
+        ),
         (5, first, Rank::Exact(1)),
         "the repeated open neither added nor moved the arrival"
     );
     for board in ["team:nba-lal", "league:nfl"] {
         let board = Board::parse(board).unwrap();
         assert_eq!(store.read_board(&board, 100).await.unwrap(), vec![]);
-        let none = store.get_standing(&board, &ids::user("alpha")).await.unwrap();
+        let none = store
+            .get_standing(&board, &ids::user("alpha"))
+            .await
+            .unwrap();
         assert_eq!(none, None, "{board}");
     }
 }

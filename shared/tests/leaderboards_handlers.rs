@@ -29,7 +29,10 @@ async fn api() -> Arc<LeaderboardsState<MemoryStore>> {
     })
 }
 
-async fn call(state: &Arc<LeaderboardsState<MemoryStore>>, event: ApiEvent) -> (u16, Value, Option<String>) {
+async fn call(
+    state: &Arc<LeaderboardsState<MemoryStore>>,
+    event: ApiEvent,
+) -> (u16, Value, Option<String>) {
     let response = events::call(leaderboards_routes(), state, event.request()).await;
     let cache = response
         .headers()
@@ -40,10 +43,12 @@ async fn call(state: &Arc<LeaderboardsState<MemoryStore>>, event: ApiEvent) -> (
 }
 
 async fn name(state: &LeaderboardsState<MemoryStore>, fan: &str, display_name: &str) {
-    let patch = serde_json::from_str::<ProfilePatchBody>(&format!(r#"{{"displayName": "{display_name}"}}"#))
-        .unwrap()
-        .check()
-        .unwrap();
+    let patch = serde_json::from_str::<ProfilePatchBody>(&format!(
+        r#"{{"displayName": "{display_name}"}}"#
+    ))
+    .unwrap()
+    .check()
+    .unwrap();
     state
         .store
         .patch_profile(&testkit::ids::user(fan), None, &patch, Timestamp::now())
@@ -60,7 +65,11 @@ async fn a_board_reflects_an_opening_and_lists_named_fans_only() {
     open_one(&api.store, "zoe", "board-pack", "k1", at(-30)).await;
     open_one(&api.store, "anon", "board-pack", "k1", at(-40)).await;
     name(&api, "zoe", "Zoe.Hoops").await;
-    for path in ["/api/leaderboards/global", "/api/leaderboards/league:nba", "/api/leaderboards/league%3Anba"] {
+    for path in [
+        "/api/leaderboards/global",
+        "/api/leaderboards/league:nba",
+        "/api/leaderboards/league%3Anba",
+    ] {
         let (status, board, _) = call(&api, ApiEvent::get(path)).await;
         assert_eq!(status, 200, "{path}: {board}");
         assert!(board["updatedAt"].is_string());
@@ -78,14 +87,20 @@ async fn a_board_reflects_an_opening_and_lists_named_fans_only() {
     )
     .await;
     assert_eq!(status, 200, "{mine}");
-    assert_eq!(mine, json!({"board": "global", "score": 5, "rank": 2, "percentile": null}));
+    assert_eq!(
+        mine,
+        json!({"board": "global", "score": 5, "rank": 2, "percentile": null})
+    );
     assert_eq!(cache, None, "a fan's own standing is not publicly cached");
     let (_, nothing, _) = call(
         &api,
         ApiEvent::get("/api/leaderboards/team:nba-lal/me").bearer(&token("zoe", None)),
     )
     .await;
-    assert_eq!(nothing, json!({"board": "team:nba-lal", "score": 0, "rank": null, "percentile": null}));
+    assert_eq!(
+        nothing,
+        json!({"board": "team:nba-lal", "score": 0, "rank": null, "percentile": null})
+    );
 }
 
 #[tokio::test]
@@ -100,18 +115,36 @@ async fn unknown_boards_and_bad_requests_are_refused() {
         ("/api/leaderboards/league:a:b", 404, "not_found"),
     ] {
         let (got, body, _) = call(&api, ApiEvent::get(path)).await;
-        assert_eq!((got, body["error"]["code"].as_str()), (status, Some(code)), "{path}");
+        assert_eq!(
+            (got, body["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{path}"
+        );
     }
     for limit in ["0", "101", "x"] {
-        let (got, body, _) = call(&api, ApiEvent::get("/api/leaderboards/global").query(&format!("limit={limit}"))).await;
-        assert_eq!((got, body["error"]["code"].as_str()), (400, Some("invalid_limit")), "{limit}");
+        let (got, body, _) = call(
+            &api,
+            ApiEvent::get("/api/leaderboards/global").query(&format!("limit={limit}")),
+        )
+        .await;
+        assert_eq!(
+            (got, body["error"]["code"].as_str()),
+            (400, Some("invalid_limit")),
+            "{limit}"
+        );
     }
     let (got, body, _) = call(&api, ApiEvent::get("/api/leaderboards/global/me")).await;
-    assert_eq!((got, body["error"]["code"].as_str()), (401, Some("missing_token")));
+    assert_eq!(
+        (got, body["error"]["code"].as_str()),
+        (401, Some("missing_token"))
+    );
     let (got, body, _) = call(
         &api,
         ApiEvent::get("/api/leaderboards/league:nope/me").bearer(&token("zoe", None)),
     )
     .await;
-    assert_eq!((got, body["error"]["code"].as_str()), (404, Some("league_not_found")));
+    assert_eq!(
+        (got, body["error"]["code"].as_str()),
+        (404, Some("league_not_found"))
+    );
 }

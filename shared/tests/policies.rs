@@ -302,7 +302,7 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   `BatchGetItem` of scores and public faces (`FAN#`), `GetItem` of a league or team (a 404):
 ///   reads only;
 /// - dashboard: `GetItem` of the balances (`CASH#`) and the global score (`FAN#`), `Query` of the
-///   caller's purchases (GSI3 `USER#`), the listing (GSI1 `PACKS#LISTED`) and the global board
+///   caller's purchases (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board
 ///   (GSI4 `BOARD#`): reads only.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
@@ -686,7 +686,7 @@ dashboard:
         Condition:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
-              - "PACKS#LISTED"
+              - "PACKS#*"
       - Effect: Allow
         Action: dynamodb:Query
         Resource: !Sub "${Table.Arn}/index/GSI4"

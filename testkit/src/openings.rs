@@ -11,7 +11,13 @@ use crate::ids;
 
 /// `user` buys and opens one unit of `pack` (idempotency key `key`) at `now`; returns the
 /// opened purchase.
-pub async fn open_one(store: &impl Store, user: &str, pack: &str, key: &str, now: Timestamp) -> Purchase {
+pub async fn open_one(
+    store: &impl Store,
+    user: &str,
+    pack: &str,
+    key: &str,
+    now: Timestamp,
+) -> Purchase {
     let purchase = pay_one(store, user, pack, key, now).await;
     store
         .open_purchase(&purchase.user_id, &purchase.pack_id, &purchase.id, now)
@@ -22,7 +28,13 @@ pub async fn open_one(store: &impl Store, user: &str, pack: &str, key: &str, now
 
 /// `user` buys one unit of `pack` (idempotency key `key`) at `now` and pays for it from Cash
 /// credited first (under a reference of the user and key); returns the purchase as started.
-pub async fn pay_one(store: &impl Store, user: &str, pack: &str, key: &str, now: Timestamp) -> Purchase {
+pub async fn pay_one(
+    store: &impl Store,
+    user: &str,
+    pack: &str,
+    key: &str,
+    now: Timestamp,
+) -> Purchase {
     let credit = parse_credit(user, "499", "USD", &format!("test-{user}-{key}")).unwrap();
     store.credit_cash(&credit, now).await.unwrap();
     let user_id = ids::user(user);

@@ -25,10 +25,10 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use shared::handlers::catalog::CatalogState;
-use shared::handlers::get_pack::GetPackState;
-use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::dashboard::DashboardState;
+use shared::handlers::get_pack::GetPackState;
 use shared::handlers::leaderboards::LeaderboardsState;
+use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::locker_room::LockerRoomsState;
 use shared::handlers::me::MeState;
 use shared::handlers::my_wallets::WalletsState;
@@ -40,11 +40,10 @@ use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::http::routes::{
-    cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes, get_pack_routes,
-    leaderboards_routes,
-    get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
-    me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
-    stripe_webhook_routes, web3_link_routes,
+    cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes,
+    get_pack_routes, get_purchase_routes, leaderboards_routes, list_packs_routes,
+    locker_rooms_routes, me_cash_routes, me_profile_routes, me_purchases_routes, me_wallets_routes,
+    open_pack_routes, start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
 use tower::ServiceExt;

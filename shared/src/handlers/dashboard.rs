@@ -241,9 +241,10 @@ where
         quests,
     );
     let drops = match (part("live drops", live), part("upcoming drops", upcoming)) {
-        (Some(live), Some(upcoming)) => {
-            part("drops", drops(&state, user_id, live.packs, upcoming, now).await)
-        }
+        (Some(live), Some(upcoming)) => part(
+            "drops",
+            drops(&state, user_id, live.packs, upcoming, now).await,
+        ),
         _ => None,
     };
     let unopened = part("unopened", unopened);

@@ -112,7 +112,10 @@ fn example_board() -> serde_json::Value {
 }
 
 fn board_not_found_example() -> serde_json::Value {
-    doc::error_example(ErrorCode::LeagueNotFound, crate::handlers::catalog::LEAGUE_NOT_FOUND)
+    doc::error_example(
+        ErrorCode::LeagueNotFound,
+        crate::handlers::catalog::LEAGUE_NOT_FOUND,
+    )
 }
 
 /// `?limit=`: 1-100, 100 by default.

@@ -23,8 +23,8 @@ use utoipa::openapi::path::HttpMethod;
 
 use crate::handlers::catalog::CatalogState;
 use crate::handlers::dashboard::DashboardState;
-use crate::handlers::leaderboards::LeaderboardsState;
 use crate::handlers::get_pack::GetPackState;
+use crate::handlers::leaderboards::LeaderboardsState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::locker_room::LockerRoomsState;
 use crate::handlers::me::MeState;
@@ -39,9 +39,9 @@ use crate::ids::is_valid_id;
 use crate::profile::name::is_valid_display_name;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
+use crate::store::leaderboards::{GetStanding, ReadBoard};
 use crate::store::links::UpsertLink;
 use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
-use crate::store::leaderboards::{GetStanding, ReadBoard};
 use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks};
 use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
@@ -455,7 +455,15 @@ mod tests {
     fn every_route_resolves_to_itself_with_its_parameters() {
         for route in routes() {
             let names: Vec<&str> = route.param_names().collect();
-            let values: Vec<String> = (0..names.len()).map(|i| format!("id-{i}")).collect();
+            // A value of each parameter's grammar (a board is an id behind its kind).
+            let values: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| match *name {
+                    "board" => format!("league:id-{i}"),
+                    _ => format!("id-{i}"),
+                })
+                .collect();
             let refs: Vec<&str> = values.iter().map(String::as_str).collect();
             let path = route.fill(&refs);
             let (matched, params) = resolve(&route.method, &path).unwrap();
@@ -587,6 +595,9 @@ mod tests {
                 "catalog GET /api/leagues/{leagueId}",
                 "catalog GET /api/teams",
                 "catalog GET /api/teams/{teamId}",
+                "leaderboards GET /api/leaderboards/{board}",
+                "leaderboards GET /api/leaderboards/{board}/me",
+                "dashboard GET /api/dashboard",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

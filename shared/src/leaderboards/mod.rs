@@ -43,7 +43,9 @@ impl Board {
     pub fn parse(text: &str) -> Result<Self, InvalidBoard> {
         match text.split_once(':') {
             None if text == "global" => Ok(Self::Global),
-            Some(("league", id)) => LeagueId::parse(id).map(Self::League).map_err(|_| InvalidBoard),
+            Some(("league", id)) => LeagueId::parse(id)
+                .map(Self::League)
+                .map_err(|_| InvalidBoard),
             Some(("team", id)) => TeamId::parse(id).map(Self::Team).map_err(|_| InvalidBoard),
             _ => Err(InvalidBoard),
         }
@@ -77,10 +79,14 @@ impl fmt::Display for Board {
 /// (2.5e20 ns), and a score up to 10^17 keeps the key within DynamoDB's 38 digits.
 pub const SCORE_UNIT: u128 = 10u128.pow(21);
 
+/// The highest score a rank key holds (a higher one counts as this): 10^17 − 1, far above any
+/// sum of weights a fan can open.
+pub const MAX_SCORE: u64 = 10u64.pow(17) - 1;
+
 /// A board's order as one number, larger first: the score, then who reached it first (an
 /// earlier `reached_at` makes a larger key), so that an index sorted on it is the board.
 pub fn rank_key(score: u64, reached_at: Timestamp) -> u128 {
-    u128::from(score) * SCORE_UNIT + reached_part(reached_at)
+    u128::from(score.min(MAX_SCORE)) * SCORE_UNIT + reached_part(reached_at)
 }
 
 /// The reached-at part of a rank key.
@@ -94,7 +100,10 @@ pub fn reached_part(reached_at: Timestamp) -> u128 {
 pub fn of_rank_key(key: u128) -> Option<(u64, Timestamp)> {
     let score = u64::try_from(key / SCORE_UNIT).ok()?;
     let nanos = SCORE_UNIT - 1 - key % SCORE_UNIT;
-    Some((score, Timestamp::from_unix_nanos(i128::try_from(nanos).ok()?)?))
+    Some((
+        score,
+        Timestamp::from_unix_nanos(i128::try_from(nanos).ok()?)?,
+    ))
 }
 
 fn user_hash(user_id: &UserId) -> u32 {
@@ -151,7 +160,14 @@ mod tests {
             assert_eq!(Board::parse(text).unwrap().to_string(), text);
         }
         for bad in [
-            "", "Global", "league:", "team:", "league", "league:a:b", "league:a/b", "pack:x",
+            "",
+            "Global",
+            "league:",
+            "team:",
+            "league",
+            "league:a:b",
+            "league:a/b",
+            "pack:x",
             "global:x",
         ] {
             assert!(Board::parse(bad).is_err(), "{bad:?}");
@@ -170,7 +186,10 @@ mod tests {
         assert!(rank_key(10, early) > rank_key(10, late));
         assert!(rank_key(1, at("9999-12-31T23:59:59Z")) > rank_key(0, at("1970-01-01T00:00:00Z")));
         assert_eq!(of_rank_key(rank_key(42, late)), Some((42, late)));
-        assert!(rank_key(u64::MAX, early) < 10u128.pow(38), "DynamoDB's 38 digits");
+        assert!(
+            rank_key(u64::MAX, early) < 10u128.pow(38),
+            "DynamoDB's 38 digits"
+        );
     }
 
     #[test]
@@ -183,7 +202,10 @@ mod tests {
             per_shard[shard_of(fan) as usize] += 1;
             assert_eq!(shard_of(fan), shard_of(&fan.clone()));
         }
-        assert!(per_shard.iter().all(|&n| (160..=352).contains(&n)), "{per_shard:?}");
+        assert!(
+            per_shard.iter().all(|&n| (160..=352).contains(&n)),
+            "{per_shard:?}"
+        );
         let sampled = fans.iter().filter(|fan| is_sampled(fan)).count();
         assert!((4..=40).contains(&sampled), "{sampled} of 4096");
     }

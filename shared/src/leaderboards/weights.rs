@@ -14,8 +14,12 @@ use crate::purchases::OpenedItem;
 pub struct ScoreWeights(BTreeMap<String, u64>);
 
 /// The defaults: common 1, rare 10, epic 50, legendary 250.
-pub const DEFAULT_WEIGHTS: [(&str, u64); 4] =
-    [("common", 1), ("rare", 10), ("epic", 50), ("legendary", 250)];
+pub const DEFAULT_WEIGHTS: [(&str, u64); 4] = [
+    ("common", 1),
+    ("rare", 10),
+    ("epic", 50),
+    ("legendary", 250),
+];
 
 /// The largest weight accepted: a score stays far below [`super::SCORE_UNIT`]'s limit.
 pub const MAX_WEIGHT: u64 = 1_000_000;
@@ -32,7 +36,9 @@ impl Default for ScoreWeights {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("score weights are `rarity=weight` pairs separated by commas, each weight 0-{MAX_WEIGHT}: {0}")]
+#[error(
+    "score weights are `rarity=weight` pairs separated by commas, each weight 0-{MAX_WEIGHT}: {0}"
+)]
 pub struct InvalidWeights(String);
 
 impl ScoreWeights {
@@ -40,7 +46,11 @@ impl ScoreWeights {
     /// keep theirs.
     pub fn parse(text: &str) -> Result<Self, InvalidWeights> {
         let mut weights = Self::default();
-        for pair in text.split(',').map(str::trim).filter(|pair| !pair.is_empty()) {
+        for pair in text
+            .split(',')
+            .map(str::trim)
+            .filter(|pair| !pair.is_empty())
+        {
             let bad = || InvalidWeights(format!("`{pair}`"));
             let (rarity, weight) = pair.split_once('=').ok_or_else(bad)?;
             let rarity = rarity.trim();

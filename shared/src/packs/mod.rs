@@ -205,8 +205,14 @@ impl Pack {
     /// The leaderboards its items count for: the global one, and its league's and team's when
     /// it names them (ids checked by [`Pack::validate`]; one that is not an id names no board).
     pub fn boards(&self) -> Vec<crate::leaderboards::Board> {
-        let league = self.league_id.as_deref().and_then(|id| crate::ids::LeagueId::parse(id).ok());
-        let team = self.team_id.as_deref().and_then(|id| crate::ids::TeamId::parse(id).ok());
+        let league = self
+            .league_id
+            .as_deref()
+            .and_then(|id| crate::ids::LeagueId::parse(id).ok());
+        let team = self
+            .team_id
+            .as_deref()
+            .and_then(|id| crate::ids::TeamId::parse(id).ok());
         crate::leaderboards::Board::of_pack(league.as_ref(), team.as_ref())
     }
 

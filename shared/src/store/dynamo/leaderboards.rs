@@ -267,7 +267,10 @@ impl ReadBoard for DynamoStore {
             while candidates.len() < limit - entries.len() {
                 // A shard read to the end of its page, with more, reads its next page first: its
                 // next entry may be the board's next.
-                for shard in shards.iter_mut().filter(|shard| shard.read.is_empty() && shard.more) {
+                for shard in shards
+                    .iter_mut()
+                    .filter(|shard| shard.read.is_empty() && shard.more)
+                {
                     let page = index_page(
                         self.client.clone(),
                         self.table.clone(),
@@ -295,7 +298,8 @@ impl ReadBoard for DynamoStore {
             for ((_, _, score), face) in candidates.into_iter().zip(faces) {
                 walked += 1;
                 let rank = walked as u64;
-                if let Some(display_name) = face.as_ref().and_then(|f| f.room.display_name.clone()) {
+                if let Some(display_name) = face.as_ref().and_then(|f| f.room.display_name.clone())
+                {
                     entries.push(BoardEntry {
                         rank,
                         display_name,

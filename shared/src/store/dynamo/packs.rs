@@ -18,16 +18,15 @@ use crate::packs::seed_revealed;
 use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
 use crate::store::StoreError;
 use crate::store::packs::{
-    ListUpcomingPacks,
-    GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
-    SeedPack, SeedPackError, StoredPack, Supply,
+    GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks, PublishRevealedSeeds, ReadSupply,
+    RefreshRemaining, SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::store::schema::{
-    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_LEAGUE_ID, DRAW_ODDS, DRAW_SK, DRAW_TEAM_ID, ENDS_AT, ENTITY, GSI1, GSI1_PK, GSI1_SK,
-    GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
-    PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS,
-    PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, league_pk,
-    pack_pk, supply_pk, team_pk,
+    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_LEAGUE_ID, DRAW_ODDS, DRAW_SK, DRAW_TEAM_ID, ENDS_AT,
+    ENTITY, GSI1, GSI1_PK, GSI1_SK, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS,
+    PACK_AMOUNT, PACK_CURRENCY, PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED,
+    PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK,
+    draw_pk, holds_pk, league_pk, pack_pk, supply_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 

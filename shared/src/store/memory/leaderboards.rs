@@ -12,7 +12,13 @@ use crate::timestamp::Timestamp;
 
 impl Tables {
     /// Adds an opening worth `points` to the fan's score on each of `boards`.
-    pub(super) fn add_score(&mut self, user_id: &UserId, boards: &[Board], points: u64, now: Timestamp) {
+    pub(super) fn add_score(
+        &mut self,
+        user_id: &UserId,
+        boards: &[Board],
+        points: u64,
+        now: Timestamp,
+    ) {
         if points == 0 {
             return;
         }
@@ -84,7 +90,10 @@ impl GetStanding for MemoryStore {
                     .filter(|(key, fan, _)| is_sampled(fan) && wanted(*key, mine))
                     .count() as u64
             };
-            Rank::estimated(sampled(|key, mine| key > mine), sampled(|key, mine| key < mine))
+            Rank::estimated(
+                sampled(|key, mine| key > mine),
+                sampled(|key, mine| key < mine),
+            )
         });
         Ok(Some(Standing { score, rank }))
     }

@@ -13,9 +13,8 @@ use crate::packs::{Pack, split_supply};
 use crate::purchases::PurchaseStatus;
 use crate::store::StoreError;
 use crate::store::packs::{
-    ListUpcomingPacks,
-    GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
-    SeedPack, SeedPackError, StoredPack, Supply,
+    GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks, PublishRevealedSeeds, ReadSupply,
+    RefreshRemaining, SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::timestamp::Timestamp;
 

@@ -142,8 +142,16 @@ impl TryFrom<DrawRecord> for DrawInputs {
             items_per_pack,
             sale_ends_at: record.ends_at,
             boards: Board::of_pack(
-                league_id.map(LeagueId::parse).transpose().map_err(|_| corrupt("a `leagueId` that is no id"))?.as_ref(),
-                team_id.map(TeamId::parse).transpose().map_err(|_| corrupt("a `teamId` that is no id"))?.as_ref(),
+                league_id
+                    .map(LeagueId::parse)
+                    .transpose()
+                    .map_err(|_| corrupt("a `leagueId` that is no id"))?
+                    .as_ref(),
+                team_id
+                    .map(TeamId::parse)
+                    .transpose()
+                    .map_err(|_| corrupt("a `teamId` that is no id"))?
+                    .as_ref(),
             ),
         })
     }

@@ -31,7 +31,8 @@ pub(crate) fn score_from_item(item: &Item) -> Result<(UserId, Score), StoreError
         .and_then(|pk| pk.strip_prefix(FAN_PREFIX))
         .and_then(|id| UserId::parse(id).ok())
         .ok_or_else(|| corrupt("no `FAN#` key"))?;
-    let (score, reached_at) = of_rank_key(rank_key_of(item)?).ok_or_else(|| corrupt("a rank key out of range"))?;
+    let (score, reached_at) =
+        of_rank_key(rank_key_of(item)?).ok_or_else(|| corrupt("a rank key out of range"))?;
     Ok((user_id, Score { score, reached_at }))
 }
 
@@ -54,8 +55,14 @@ mod tests {
             ("PK".into(), s("FAN#auth0|zoe")),
             ("SK".into(), s("SCORE#league:nba")),
             (SCHEMA_VERSION.into(), n(1)),
-            ("scoreBase".into(), AttributeValue::N((261u128 * 10u128.pow(21)).to_string())),
-            (GSI4_SK.into(), AttributeValue::N(rank_key(261, at).to_string())),
+            (
+                "scoreBase".into(),
+                AttributeValue::N((261u128 * 10u128.pow(21)).to_string()),
+            ),
+            (
+                GSI4_SK.into(),
+                AttributeValue::N(rank_key(261, at).to_string()),
+            ),
             ("GSI4PK".into(), s("BOARD#league:nba#3")),
         ])
     }
@@ -69,6 +76,9 @@ mod tests {
         refused(score_from_item(&newer(score_item())));
         let mut item = score_item();
         item.insert(GSI4_SK.into(), s("12"));
-        assert!(score_from_item(&item).is_err(), "a rank key that is no number");
+        assert!(
+            score_from_item(&item).is_err(),
+            "a rank key that is no number"
+        );
     }
 }
