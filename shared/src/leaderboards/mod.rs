@@ -119,7 +119,7 @@ pub fn shard_of(user_id: &UserId) -> u32 {
 
 /// Whether a fan is in the boards' sample (independent of their shard: other bits of the hash).
 pub fn is_sampled(user_id: &UserId) -> bool {
-    (user_hash(user_id) / BOARD_SHARDS) % SAMPLE_ONE_IN == 0
+    (user_hash(user_id) / BOARD_SHARDS).is_multiple_of(SAMPLE_ONE_IN)
 }
 
 /// A fan's score on a board, and when they reached it.

@@ -43,7 +43,7 @@ impl Tables {
             .filter(|((on, _), _)| on == board)
             .map(|((_, user_id), score)| (score.rank_key(), user_id, score))
             .collect();
-        entries.sort_by(|a, b| b.0.cmp(&a.0));
+        entries.sort_by_key(|entry| std::cmp::Reverse(entry.0));
         entries
     }
 }
