@@ -130,6 +130,14 @@ id_type!(
     is_valid_id
 );
 
+id_type!(
+    /// A quest the operator seeded (`first-pack`).
+    QuestId,
+    "a quest id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

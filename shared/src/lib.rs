@@ -37,6 +37,7 @@ pub mod openapi;
 pub mod packs;
 pub mod profile;
 pub mod purchases;
+pub mod quests;
 pub mod runtime;
 pub mod secret;
 pub mod slots;

@@ -25,7 +25,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 6] = [
     ),
     (
         shared::store::schema::CASH_PREFIX,
-        &["complete-purchase", "stripe-webhook"],
+        &["complete-purchase", "stripe-webhook", "quest-claims"],
         &["start-purchase", "me-cash", "dashboard"],
     ),
     ("CREDIT#", &["stripe-webhook"], &[]),
@@ -48,6 +48,11 @@ const GUARDED: [(&str, &[&str], &[&str]); 6] = [
         &["locker-rooms", "leaderboards", "dashboard"],
     ),
 ];
+
+/// Patterns narrower than a whole prefix, each within a [`GUARDED`] one, and the functions that
+/// may use them: the claim of a quest writes credit entries, but only quests' (the references of
+/// [`shared::quests::credit_reference`]), never a top-up's or an operator's.
+const NARROWED: [(&str, &[&str]); 1] = [("CREDIT#quest:*", &["quest-claims"])];
 
 /// The key prefixes some functions may not reach at all, even to read: a fan's own items
 /// (`USER#`: e-mail, links, purchases) are out of reach of the public locker rooms, which read
@@ -177,6 +182,12 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
     }
     for prefix in prefixes {
         let prefix = text(prefix).unwrap_or_default();
+        if let Some((_, allowed)) = NARROWED.iter().find(|(narrowed, _)| *narrowed == prefix) {
+            if !allowed.contains(&function) {
+                problems.push(format!("{function}: may reach {prefix} keys"));
+            }
+            continue;
+        }
         // `<LITERAL>#*`, the literal without wildcards: any other pattern may match `DRAW#...`.
         let literal = prefix.strip_suffix("#*").unwrap_or("*");
         if literal.is_empty() || literal.contains(['*', '?', '#']) {
@@ -302,8 +313,9 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   `BatchGetItem` of scores and public faces (`FAN#`), `GetItem` of a league or team (a 404):
 ///   reads only;
 /// - dashboard: `GetItem` of the balances (`CASH#`) and the global score (`FAN#`), `Query` of the
-///   caller's purchases (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board
-///   (GSI4 `BOARD#`): reads only.
+///   quests and the caller's claims (`QUEST#`, `USER#`), their items (GSI2 `USER#`), purchases
+///   (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board (GSI4 `BOARD#`): reads
+///   only.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -511,6 +523,64 @@ me-cash:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CASH#*"
+quests:
+  - Statement:
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEST#*"
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "REWARDS#*"
+quest-claims:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEST#*"
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+              - "CREDIT#quest:*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
 me-wallets:
   - Statement:
       - Effect: Allow
@@ -675,6 +745,21 @@ dashboard:
               - "FAN#*"
       - Effect: Allow
         Action: dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEST#*"
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
         Resource: !Sub "${Table.Arn}/index/GSI3"
         Condition:
           ForAllValues:StringLike:
@@ -728,6 +813,14 @@ dashboard:
         "TOPUP#t"
     );
     assert_eq!(shared::store::schema::credit_pk("r"), "CREDIT#r");
+    // The quest credits' pattern (`CREDIT#quest:*`) is their references'.
+    let quest = shared::ids::QuestId::parse("q").unwrap();
+    assert_eq!(
+        shared::store::schema::credit_pk(&shared::quests::credit_reference(&quest, &fan_id())),
+        "CREDIT#quest:q:u"
+    );
+    assert_eq!(shared::store::schema::QUESTS_PK, "QUEST#ALL");
+    assert_eq!(shared::store::schema::rewards_pk(&fan_id()), "REWARDS#u");
     let name = shared::profile::name::DisplayName::parse("Zoe").unwrap();
     assert_eq!(shared::store::schema::name_pk(&name.key()), "NAME#zoe");
     let fan = shared::ids::UserId::parse("u").unwrap();
@@ -846,4 +939,37 @@ fn a_top_up_policy_that_reaches_further_is_caught() {
         user,
         &format!("{user}{topups}")
     ));
+}
+
+fn fan_id() -> shared::ids::UserId {
+    shared::ids::UserId::parse("u").unwrap()
+}
+
+/// The claim function writes quest credits only, and only it does: a wider credit pattern, or
+/// the quests' pattern in another function, is caught.
+#[test]
+fn quest_credits_stay_the_claims_and_only_the_claims() {
+    let template = read("template.yaml");
+    let quests = "                    - \"CREDIT#quest:*\"\n";
+    assert!(
+        caught_in(
+            &template,
+            "  QuestClaimsFunction:",
+            quests,
+            "                    - \"CREDIT#*\"\n"
+        ),
+        "quest-claims writing every credit went unnoticed"
+    );
+    let user = "                    - \"REWARDS#*\"\n";
+    for wider in ["CASH#*", "CREDIT#quest:*", "CREDIT#*"] {
+        assert!(
+            caught_in(
+                &template,
+                "  QuestsFunction:",
+                user,
+                &format!("{user}                    - \"{wider}\"\n")
+            ),
+            "quests reaching {wider} went unnoticed"
+        );
+    }
 }

@@ -536,6 +536,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/quests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the active quests with the signed-in user's progress
+         * @description The quests on now (`startsAt` <= now < `endsAt`), by id, each with the caller's `progress`: computed at the request from the packs they opened and the items they own (an `open_packs` goal counts openings within the quest's window, also those made before the quest was published), `current` never above `target`.
+         */
+        get: operations["listQuests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quests/{questId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One quest with the signed-in user's progress
+         * @description Any quest seeded, active or not, with the caller's `progress`.
+         */
+        get: operations["getQuest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quests/{questId}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a completed quest's reward
+         * @description Credits a completed quest's Cash reward to the caller, exactly once: the claim, the ledger credit (`type: "credit"`, its `questId` the quest's) and the balance are written in one transaction, so any number of concurrent claims credit once.
+         *
+         *     Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400); the quest (404 `quest_not_found`); a quest claimed before answers that claim again, with `Idempotent-Replayed: true` (whatever the key); more than 7 days after `endsAt` (410 `quest_ended`); not completed (409 `quest_not_completed`); then the key, when it claimed another quest (422 `idempotency_key_reused`): nothing is written on any refusal.
+         */
+        post: operations["claimQuest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the rewards the signed-in user claimed
+         * @description The caller's claimed rewards, newest first (then quest id, descending). Pages: pass `nextCursor` back as `cursor` with the same token (another user's cursor is a 400 `invalid_cursor`); `nextCursor` is null on the last page.
+         */
+        get: operations["listMyRewards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -553,6 +635,15 @@ export interface components {
             avatarUrl: string | null;
             /** Format: int64 */
             score: number;
+        };
+        ClaimAnswer: {
+            reward: components["schemas"]["ClaimedReward"];
+        };
+        /** @description A reward the caller claimed. */
+        ClaimedReward: {
+            questId: components["schemas"]["Id"];
+            reward: components["schemas"]["QuestReward"];
+            claimedAt: components["schemas"]["Timestamp"];
         };
         CompletePurchaseAnswer: {
             purchase: components["schemas"]["Purchase"];
@@ -575,8 +666,8 @@ export interface components {
             cash: null | components["schemas"]["DashboardCash"];
             /** @description Up to 5 paid, unopened purchases, newest first. */
             unopened: components["schemas"]["Purchase"][] | null;
-            /** @description The active quests with the fan's progress. */
-            quests: Record<string, never>[] | null;
+            /** @description The active quests with the fan's progress, as `GET /api/quests` lists them. */
+            quests: components["schemas"]["Quest"][] | null;
             /** @description The live packs (up to 10, latest sale first), then the upcoming (up to 5, soonest first). */
             drops: components["schemas"]["Drop"][] | null;
             rank: null | components["schemas"]["MyStanding"];
@@ -620,7 +711,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -665,6 +756,7 @@ export interface components {
             currency: components["schemas"]["Currency"];
             at: components["schemas"]["Timestamp"];
             purchaseId: null | components["schemas"]["Id"];
+            questId: null | components["schemas"]["Id"];
         };
         LinkRequest: {
             /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
@@ -756,6 +848,11 @@ export interface components {
         /** @description A page of the caller's purchases. */
         MyPurchasesPage: {
             purchases: components["schemas"]["Purchase"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        MyRewardsPage: {
+            rewards: components["schemas"]["ClaimedReward"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
@@ -963,6 +1060,64 @@ export interface components {
          * @enum {string}
          */
         PurchaseStatus: "reserved" | "completed" | "opened" | "expired";
+        /** @description A quest with the caller's progress. */
+        Quest: {
+            id: components["schemas"]["Id"];
+            name: string;
+            description: string;
+            startsAt: components["schemas"]["Timestamp"];
+            /** @description Openings count until then; the reward may be claimed until 7 days after. */
+            endsAt: components["schemas"]["Timestamp"];
+            goal: components["schemas"]["QuestGoal"];
+            reward: components["schemas"]["QuestReward"];
+            progress: components["schemas"]["QuestProgress"];
+        };
+        QuestAnswer: {
+            quest: components["schemas"]["Quest"];
+        };
+        /** @description What a quest asks of a fan. */
+        QuestGoal: {
+            /** Format: int32 */
+            count: number;
+            leagueId?: null | components["schemas"]["Id"];
+            packId?: null | components["schemas"]["Id"];
+            /** @enum {string} */
+            type: "open_packs";
+        } | {
+            itemIds: components["schemas"]["Id"][];
+            /** @enum {string} */
+            type: "collect_items";
+        } | {
+            rarity: string;
+            /** Format: int32 */
+            count: number;
+            leagueId?: null | components["schemas"]["Id"];
+            /** @enum {string} */
+            type: "collect_rarity";
+        };
+        QuestList: {
+            quests: components["schemas"]["Quest"][];
+        };
+        /** @description A fan's progress on a quest. */
+        QuestProgress: {
+            /**
+             * Format: int64
+             * @description Towards `target`, never above it.
+             */
+            current: number;
+            /** Format: int64 */
+            target: number;
+            completed: boolean;
+            claimed: boolean;
+        };
+        /** @description What a completed quest gives, once. */
+        QuestReward: {
+            /** Format: int64 */
+            amount: number;
+            currency: components["schemas"]["Currency"];
+            /** @enum {string} */
+            type: "cash";
+        };
         /** @description `{"received": true}`. */
         Received: {
             /** @constant */
@@ -2807,6 +2962,205 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listQuests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active quests. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getQuest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The quest's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example first-pack
+                 */
+                questId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No quest has this id (`quest_not_found`), or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    claimQuest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per claim the client means to make: 1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe.
+                 * @example 3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43
+                 */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /**
+                 * @description The quest's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example first-pack
+                 */
+                questId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reward, claimed (also on a replay, with `Idempotent-Replayed: true`). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No quest has this id (`quest_not_found`), or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The quest is not completed (`quest_not_completed`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "quest_not_completed",
+                     *         "message": "This quest is not completed yet: see its progress."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The quest ended more than 7 days ago (`quest_ended`). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "quest_ended",
+                     *         "message": "This quest ended more than 7 days ago: its reward can no longer be claimed."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This `Idempotency-Key` claimed another quest (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "This Idempotency-Key was used to claim another quest."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMyRewards: {
+        parameters: {
+            query?: {
+                /** @description Rewards per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
+                 *     other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's rewards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyRewardsPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

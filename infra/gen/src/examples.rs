@@ -43,7 +43,7 @@ const PLAIN: RouteExtra = RouteExtra {
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
 /// The wallet is the one the web3-link fixture's payload links (its id from the payload).
-pub const PATH_PARAMETERS: [(&str, &str); 8] = [
+pub const PATH_PARAMETERS: [(&str, &str); 9] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
@@ -54,9 +54,11 @@ pub const PATH_PARAMETERS: [(&str, &str); 8] = [
     ("displayName", "Zoe.Hoops"),
     // A board is a segment of its own grammar: the league's, with its `:`.
     ("board", "league:nba"),
+    // The shipped quest that one opening completes.
+    ("questId", "first-pack"),
 ];
 
-pub const EXTRAS: [RouteExtra; 27] = [
+pub const EXTRAS: [RouteExtra; 31] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -250,6 +252,34 @@ pub const EXTRAS: [RouteExtra; 27] = [
         route: "GET /api/dashboard",
         event: "GetDashboard",
         signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/quests",
+        event: "ListQuests",
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/quests/{questId}",
+        event: "GetQuest",
+        fixture: Some("quest"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/me/rewards",
+        event: "MyRewards",
+        fixture: Some("rewards"),
+        signed_in: true,
+        query: "limit=20",
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "POST /api/quests/{questId}/claim",
+        event: "ClaimQuest",
+        signed_in: true,
+        idempotency_key: Some("9d6f1c2a-4b3e-4f8a-8c7d-2e1b0a9f8e7d"),
         ..PLAIN
     },
 ];

@@ -5,8 +5,9 @@
 //! local-api token --sub ID [--email ADDR] [--ttl SECS]  print a session token
 //! ```
 //!
-//! By default the store is in process, seeded from `infra/seed/catalog.json` (leagues and teams)
-//! and `infra/seed/packs.json` (whose packs must name that catalogue), and tokens come from
+//! By default the store is in process, seeded from `infra/seed/catalog.json` (leagues and teams),
+//! `infra/seed/packs.json` (whose packs must name that catalogue) and `infra/seed/quests.json`
+//! (only with the shipped packs, which its quests name), and tokens come from
 //! the local identity provider. `--dynamodb` uses the DynamoDB table `TABLE_NAME` through the AWS
 //! SDK's standard variables instead, on this machine only (`AWS_ENDPOINT_URL_DYNAMODB` a loopback
 //! address): the local identity provider signs a token for any user.
@@ -44,6 +45,7 @@ const USAGE: &str = "usage:
   local-api token --sub ID [--email ADDR] [--ttl SECS] print a session token of the local identity provider";
 const SHIPPED_SEED: &[u8] = include_bytes!("../../seed/packs.json");
 const SHIPPED_CATALOG: &str = include_str!("../../seed/catalog.json");
+const SHIPPED_QUESTS: &[u8] = include_bytes!("../../seed/quests.json");
 const OPENAPI: &str = include_str!("../../../openapi.yaml");
 const DEMO_TTL_SECONDS: u64 = 24 * 3600;
 const DEMO_USER: &str = "demo-user";
@@ -219,13 +221,28 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             .map_err(|(pack, problem)| format!("{source}: pack {pack}: {problem}"))?;
         let store = MemoryStore::with_packs(&packs);
         seed_catalog(&store, &catalog).await?;
+        // The shipped quests name the shipped packs: another packs file comes without quests.
+        let quests = if args.seed.is_none() {
+            let mut quests = shared::quests::seed::parse_quests(SHIPPED_QUESTS)
+                .map_err(|e| format!("infra/seed/quests.json: {e}"))?;
+            shared::quests::seed::resolve(&mut quests, &packs, &catalog)
+                .map_err(|e| format!("infra/seed/quests.json: {e}"))?;
+            quests
+        } else {
+            Vec::new()
+        };
+        shared::store::quests::SeedQuests::seed_quests(&store, &quests)
+            .await
+            .map_err(|e| e.to_string())?;
         credit_demo_user(&store, &packs).await?;
         run(
             parts,
             store,
             &format!(
-                "in memory, {} packs from {source}, {} leagues and {} teams from {catalog_source}",
+                "in memory, {} packs from {source}, {} quests, {} leagues and {} teams from \
+                 {catalog_source}",
                 packs.len(),
+                quests.len(),
                 catalog.leagues.len(),
                 catalog.teams.len()
             ),
@@ -321,6 +338,14 @@ where
             "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases/<id>/open -H 'Authorization: Bearer {token}'"
         );
         println!(
+            "That opening completes the quest first-pack: see it, claim its Cash, list rewards:"
+        );
+        println!("  curl -s {base}/api/quests -H 'Authorization: Bearer {token}'");
+        println!(
+            "  curl -s -X POST {base}/api/quests/first-pack/claim -H 'Authorization: Bearer {token}' -H 'Idempotency-Key: my-first-claim'"
+        );
+        println!("  curl -s {base}/api/me/rewards -H 'Authorization: Bearer {token}'");
+        println!(
             "Then the fan's own view: purchases (status=completed: paid, not opened yet), items, Cash:"
         );
         for path in [
@@ -393,7 +418,7 @@ where
         dashboard: Arc::new(shared::handlers::dashboard::DashboardState {
             store: store.clone(),
             verifier: verifier(),
-            quests: None,
+            quests: Some(shared::handlers::dashboard::quests_part(store.clone())),
             queue: None,
         }),
         jwks: parts.idp.jwks(),

@@ -43,7 +43,8 @@ use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes,
     get_pack_routes, get_purchase_routes, leaderboards_routes, list_packs_routes,
     locker_rooms_routes, me_cash_routes, me_profile_routes, me_purchases_routes, me_wallets_routes,
-    open_pack_routes, start_purchase_routes, stripe_webhook_routes, web3_link_routes,
+    open_pack_routes, quest_claims_routes, quests_routes, start_purchase_routes,
+    stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
 use tower::ServiceExt;
@@ -114,7 +115,8 @@ pub struct App<S> {
     pub wallets: Arc<WalletsState<S>>,
     /// The state of the purchase handlers (one process: one state, one JWKS cache).
     pub purchases: Arc<PurchaseState<S>>,
-    /// The state of the fan's own views (me-purchases, me-cash).
+    /// The state of the fan's own views (me-purchases, me-cash) and of the quests (quests,
+    /// quest-claims).
     pub me: Arc<MeState<S>>,
     /// The state of the profile's handlers (me-profile).
     pub profile: Arc<ProfileState<S>>,
@@ -156,6 +158,8 @@ impl<S: Store + 'static> App<S> {
             .merge(open_pack_routes().into_router(self.purchases.clone()))
             .merge(me_purchases_routes().into_router(self.me.clone()))
             .merge(me_cash_routes().into_router(self.me.clone()))
+            .merge(quests_routes().into_router(self.me.clone()))
+            .merge(quest_claims_routes().into_router(self.me.clone()))
             .merge(me_profile_routes().into_router(self.profile.clone()))
             .merge(locker_rooms_routes().into_router(self.locker_rooms.clone()))
             .merge(me_wallets_routes().into_router(self.wallets.clone()))

@@ -7,6 +7,9 @@
 //! The catalogue is loaded by this tool rather than a sibling because a pack may only name what
 //! the catalogue holds: one run checks both files against each other before it writes either,
 //! and an operator keeps one command (and one table setup) for both.
+//! `--quests QUESTS.json` (with `--file`) checks the operator's quests against those packs and
+//! the catalogue (known packs, items, rarities and leagues; a goal's league resolved to the packs
+//! of the file in it) with the rest, and writes them after the packs.
 //! `seed-packs --books PACK_ID ...`: checks each pack's books (remaining + held + sold = supply).
 //! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
 //!
@@ -22,16 +25,19 @@ use shared::ids::{LeagueId, PackId, TeamId};
 use shared::packs::Pack;
 use shared::packs::seed::SeedWrite;
 use shared::packs::seed::parse_seed;
+use shared::quests::seed::{parse_quests, resolve};
 use shared::store::catalog::{GetLeague, GetTeam, seed_catalog};
 use shared::store::packs::{GetPack, ReadSupply, seed};
+use shared::store::quests::SeedQuests;
 use shared::store::{DynamoStore, schema};
 use shared::timestamp::Timestamp;
 
 const USAGE: &str =
-    "usage: seed-packs [--catalog CATALOG.json] [--file PACKS.json] [--create-table]
+    "usage: seed-packs [--catalog CATALOG.json] [--file PACKS.json [--quests QUESTS.json]] [--create-table]
        seed-packs --books PACK_ID [PACK_ID ...]
   --catalog           the leagues and teams (infra/seed/catalog.json), written before the packs
   --file              the packs; each pack's leagueId and teamId must name the catalogue
+  --quests            the quests (infra/seed/quests.json); they may name only the file's packs
   --books             check each pack's books: the units left in its shares, held by reserved
                       purchases and sold, counted apart, add up to its totalSupply (exit 1 if not)
   TABLE_NAME          the table to write to (required)
@@ -41,6 +47,7 @@ enum Args {
     Seed {
         catalog: Option<String>,
         file: Option<String>,
+        quests: Option<String>,
         create_table: bool,
     },
     Books(Vec<String>),
@@ -48,10 +55,12 @@ enum Args {
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let (mut file, mut catalog, mut create_table, mut books) = (None, None, false, Vec::new());
+    let mut quests = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--file" => file = Some(args.next().ok_or("--file needs a path")?),
             "--catalog" => catalog = Some(args.next().ok_or("--catalog needs a path")?),
+            "--quests" => quests = Some(args.next().ok_or("--quests needs a path")?),
             "--create-table" => create_table = true,
             "--books" => books.extend(args.by_ref()),
             "-h" | "--help" => return Err(String::new()),
@@ -64,9 +73,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     if file.is_none() && catalog.is_none() {
         return Err("--catalog, --file or --books is required".into());
     }
+    if quests.is_some() && file.is_none() {
+        return Err("--quests needs --file: quests name the packs of that file".into());
+    }
     Ok(Args::Seed {
         catalog,
         file,
+        quests,
         create_table,
     })
 }
@@ -142,12 +155,13 @@ async fn known_catalog<S: GetLeague + GetTeam>(
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let (catalog_file, file, create_table) = match args {
+    let (catalog_file, file, quests_file, create_table) = match args {
         Args::Seed {
             catalog,
             file,
+            quests,
             create_table,
-        } => (catalog, file, create_table),
+        } => (catalog, file, quests, create_table),
         Args::Books(pack_ids) => return check_books(&pack_ids).await,
     };
     let table = table_name(&Env).map_err(|e| e.to_string())?;
@@ -181,6 +195,17 @@ async fn run(args: Args) -> Result<(), String> {
             file.as_deref().unwrap_or_default()
         )
     })?;
+    let quests = match &quests_file {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+            let mut quests =
+                parse_quests(&bytes).map_err(|e| format!("{path}: {e}; nothing was written"))?;
+            resolve(&mut quests, &packs, &known)
+                .map_err(|e| format!("{path}: {e}; nothing was written"))?;
+            quests
+        }
+        None => Vec::new(),
+    };
     if let Some(catalog) = &catalog {
         seed_catalog(&store, catalog).await?;
         println!(
@@ -217,6 +242,13 @@ async fn run(args: Args) -> Result<(), String> {
     );
     if refused > 0 {
         return Err(format!("{refused} packs not written (see above)"));
+    }
+    if !quests.is_empty() {
+        store
+            .seed_quests(&quests)
+            .await
+            .map_err(|e| e.to_string())?;
+        println!("{} quests written to {table}", quests.len());
     }
     Ok(())
 }

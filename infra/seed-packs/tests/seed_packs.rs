@@ -496,3 +496,78 @@ async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
     testkit::purchases::reserve(&store, "buyer", "legacy", "k", 600).await;
     assert_eq!(testkit::packs::remaining(&store, "legacy").await, 93);
 }
+
+const QUESTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seed/quests.json");
+
+#[tokio::test]
+async fn the_shipped_quests_are_written_with_their_leagues_resolved() {
+    use shared::store::quests::ListQuests;
+    let store = testkit::moto::shared_table().await;
+    let output = seed(
+        testkit::moto::shared_endpoint(),
+        store.table(),
+        &["--catalog", CATALOG, "--file", SEED, "--quests", QUESTS],
+    )
+    .await;
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout(&output).contains("4 quests written"), "{output:?}");
+    let quests = store.list_quests().await.unwrap();
+    let nba = quests
+        .iter()
+        .find(|q| q.id.as_str() == "nba-regular")
+        .unwrap();
+    let packs: Vec<&str> = nba
+        .league_packs
+        .iter()
+        .flatten()
+        .map(|id| id.as_str())
+        .collect();
+    assert!(packs.contains(&"nba-rookie-2026") && !packs.contains(&"f1-season-finale"));
+}
+
+#[tokio::test]
+async fn a_quest_naming_what_does_not_exist_writes_nothing() {
+    let store = testkit::moto::shared_table().await;
+    let mut quests: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(QUESTS).unwrap()).unwrap();
+    quests[3]["goal"]["itemIds"][0] = "no-such-item".into();
+    let file = std::env::temp_dir().join(format!("bad-quests-{}.json", std::process::id()));
+    std::fs::write(&file, quests.to_string()).unwrap();
+    let output = seed(
+        testkit::moto::shared_endpoint(),
+        store.table(),
+        &[
+            "--catalog",
+            CATALOG,
+            "--file",
+            SEED,
+            "--quests",
+            file.to_str().unwrap(),
+        ],
+    )
+    .await;
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("gunners-trio")
+            && stderr.contains("no-such-item")
+            && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    assert!(
+        store
+            .get_pack(&testkit::ids::pack("nba-rookie-2026"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // --quests without the packs it names is a usage error.
+    let usage = seed(
+        testkit::moto::shared_endpoint(),
+        store.table(),
+        &["--quests", QUESTS],
+    )
+    .await;
+    assert_eq!(usage.status.code(), Some(2));
+}

@@ -37,9 +37,35 @@ pub struct LedgerEntry {
     pub at: Timestamp,
     /// The purchase a debit paid for; `None` for credits.
     pub purchase_id: Option<PurchaseId>,
+    /// The quest a credit rewarded; `None` for other credits and debits.
+    pub quest_id: Option<crate::ids::QuestId>,
 }
 
 impl LedgerEntry {
+    /// The entry of the credit of `reference`: a quest's names its quest.
+    pub fn credit(reference: &str, amount: Money, at: Timestamp) -> Self {
+        Self {
+            id: credit_entry_id(reference),
+            kind: EntryKind::Credit,
+            amount,
+            at,
+            purchase_id: None,
+            quest_id: crate::quests::quest_of_reference(reference),
+        }
+    }
+
+    /// The entry of the debit that paid for `purchase_id`.
+    pub fn debit(purchase_id: PurchaseId, amount: Money, at: Timestamp) -> Self {
+        Self {
+            id: debit_entry_id(purchase_id.as_str()),
+            kind: EntryKind::Debit,
+            amount,
+            at,
+            purchase_id: Some(purchase_id),
+            quest_id: None,
+        }
+    }
+
     /// Its key in the fan's ledger: time order, then id.
     pub fn list_key(&self) -> String {
         time_key(self.at, &self.id)

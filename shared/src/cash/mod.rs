@@ -54,7 +54,7 @@ pub enum CreditError {
     #[error("--reference must be 1-{MAX_REFERENCE_LEN} visible characters")]
     Reference,
     #[error(
-        "--reference must not begin with {TOPUP_REFERENCE_PREFIX} (card top-ups credit under those)"
+        "--reference must not begin with {TOPUP_REFERENCE_PREFIX} or quest: (card top-ups and quest rewards credit under those)"
     )]
     ReservedReference,
 }
@@ -87,7 +87,10 @@ pub fn parse_credit(
     if !reference_ok {
         return Err(CreditError::Reference);
     }
-    if reference.starts_with(TOPUP_REFERENCE_PREFIX) {
+    // A quest's credit taken by an operator would leave the fan's claim of it impossible.
+    if reference.starts_with(TOPUP_REFERENCE_PREFIX)
+        || reference.starts_with(crate::quests::QUEST_REFERENCE_PREFIX)
+    {
         return Err(CreditError::ReservedReference);
     }
     Ok(Credit {
@@ -146,6 +149,13 @@ mod tests {
             ("u", "1", "USD", "", CreditError::Reference),
             ("u", "1", "USD", "a b", CreditError::Reference),
             ("u", "1", "USD", "topup:abc", CreditError::ReservedReference),
+            (
+                "u",
+                "1",
+                "USD",
+                "quest:first-pack:u",
+                CreditError::ReservedReference,
+            ),
         ] {
             assert_eq!(
                 parse_credit(user, amount, currency, reference),

@@ -2,9 +2,10 @@
 //! parts are read at once (`tokio::join!`); a part whose read fails is `null`, logged, and the
 //! others are answered.
 //!
-//! Two parts are built on other branches and reach the dashboard as functions set in its state:
-//! the fan's active quests ([`QuestsPart`]) and a pack's queue status for the fan
-//! ([`QueuePart`]). Unset, `quests` is `null` and every drop's `queue` is `null`.
+//! Two parts are built apart and reach the dashboard as functions set in its state: the fan's
+//! active quests ([`QuestsPart`], [`quests_part`] over the quests' store) and a pack's queue
+//! status for the fan ([`QueuePart`], not built yet). Unset, `quests` is `null` and every drop's
+//! `queue` is `null`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -20,6 +21,7 @@ use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::handlers::leaderboards::StandingJson;
 use crate::handlers::purchase_json::PurchaseJson;
+use crate::handlers::quests::{QuestJson, active_quests};
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, Verifies};
 use crate::http::response::json_response;
@@ -33,7 +35,8 @@ use crate::purchases::mine::{MyPurchasesQuery, StatusFilter};
 use crate::store::cash::GetBalances;
 use crate::store::leaderboards::GetStanding;
 use crate::store::packs::{ListActivePacks, ListUpcomingPacks};
-use crate::store::purchases::ListMyPurchases;
+use crate::store::purchases::{ListMyItems, ListMyPurchases};
+use crate::store::quests::{GetClaims, ListQuests};
 use crate::store::{DynamoStore, StoreError};
 use crate::timestamp::Timestamp;
 
@@ -50,6 +53,25 @@ pub type QuestsPart = Arc<dyn Fn(UserId, Timestamp) -> PartFuture + Send + Sync>
 /// The fan's status in a pack's queue (`null` for a pack without one).
 pub type QueuePart = Arc<dyn Fn(UserId, PackId, Timestamp) -> PartFuture + Send + Sync>;
 
+/// The quests part over `store`: the active quests with the fan's progress, as `GET
+/// /api/quests` lists them ([`active_quests`]).
+pub fn quests_part<Q>(store: Q) -> QuestsPart
+where
+    Q: ListQuests + GetClaims + ListMyItems + Clone + 'static,
+{
+    Arc::new(move |user_id, now| {
+        let store = store.clone();
+        Box::pin(async move {
+            let quests = active_quests(&store, &user_id, now).await?;
+            let listed: Vec<QuestJson<'_>> = quests
+                .iter()
+                .map(|(quest, progress)| QuestJson::of(quest, *progress))
+                .collect();
+            serde_json::to_value(listed).map_err(|e| StoreError::internal_from("quests", e))
+        })
+    })
+}
+
 pub struct DashboardState<S> {
     pub store: S,
     pub verifier: TokenVerifier,
@@ -64,17 +86,17 @@ impl<S: Send + Sync + 'static> Verifies for DashboardState<S> {
 }
 
 impl DashboardState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed. The quests and queue
-    /// parts are set where their branches provide them.
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed, with the quests part;
+    /// the queue part is not built yet.
     pub async fn from_env() -> Self {
         use crate::runtime::{store_from_env, verifier_from_env, warm};
         let (store, dynamodb) = store_from_env();
         let verifier = verifier_from_env();
         warm(&dynamodb, Some(&verifier)).await;
         Self {
+            quests: Some(quests_part(store.clone())),
             store,
             verifier,
-            quests: None,
             queue: None,
         }
     }
@@ -113,8 +135,8 @@ struct DashboardJson<'a> {
     /// Up to 5 paid, unopened purchases, newest first.
     #[schema(max_items = 5, required)]
     unopened: Option<Vec<PurchaseJson<'a>>>,
-    /// The active quests with the fan's progress.
-    #[schema(value_type = Option<Vec<Object>>, required)]
+    /// The active quests with the fan's progress, as `GET /api/quests` lists them.
+    #[schema(value_type = Option<Vec<QuestJson>>, required)]
     quests: Option<serde_json::Value>,
     /// The live packs (up to 10, latest sale first), then the upcoming (up to 5, soonest first).
     #[schema(required)]

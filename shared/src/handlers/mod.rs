@@ -27,3 +27,4 @@ pub mod leaderboards;
 pub mod locker_room;
 pub mod my_wallets;
 pub mod profile;
+pub mod quests;

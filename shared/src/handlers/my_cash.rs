@@ -75,6 +75,9 @@ struct EntryJson<'a> {
     /// The purchase a debit paid for; null for credits.
     #[schema(value_type = Option<Id>, required)]
     purchase_id: Option<&'a str>,
+    /// The quest whose reward a credit is; null for other entries.
+    #[schema(value_type = Option<Id>, required)]
+    quest_id: Option<&'a str>,
 }
 
 /// A page of the caller's ledger.
@@ -181,6 +184,7 @@ pub async fn my_ledger<S: ListLedger>(
             currency: &entry.amount.currency,
             at: entry.at,
             purchase_id: entry.purchase_id.as_ref().map(PurchaseId::as_str),
+            quest_id: entry.quest_id.as_ref().map(crate::ids::QuestId::as_str),
         })
         .collect();
     Ok(json_response(

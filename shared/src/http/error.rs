@@ -69,6 +69,9 @@ pub enum ErrorCode {
     WalletLimitReached,
     WalletNotFound,
     TooManyPendingTopUps,
+    QuestNotFound,
+    QuestNotCompleted,
+    QuestEnded,
 }
 
 impl ErrorCode {
@@ -131,6 +134,9 @@ impl ErrorCode {
             Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
             Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyPendingTopUps => StatusCode::CONFLICT,
+            Self::QuestNotFound => StatusCode::NOT_FOUND,
+            Self::QuestNotCompleted => StatusCode::CONFLICT,
+            Self::QuestEnded => StatusCode::GONE,
         }
     }
 }

@@ -47,6 +47,7 @@ use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
+use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
 
@@ -425,6 +426,17 @@ functions! {
     /// `FAN#` score, `BOARD#`).
     "dashboard" => dashboard_routes(DashboardState where S: GetBalances + ListMyPurchases + ListActivePacks + ListUpcomingPacks + GetStanding) {
         dashboard::get_dashboard,
+    }
+    /// `quests`: the active quests with the fan's progress, and their claimed rewards (reads
+    /// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
+    "quests" => quests_routes(MeState where S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims) {
+        quests::list_quests,
+        quests::get_quest,
+        quests::my_rewards,
+    }
+    /// `quest-claims`: claims a reward (the only new function writing `CASH#`, `CREDIT#quest:`).
+    "quest-claims" => quest_claims_routes(MeState where S: GetQuest + GetClaims + ListMyItems + ClaimQuest) {
+        quests::claim_quest,
     }
 }
 

@@ -64,6 +64,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::catalog::get_league,
         handlers::catalog::list_teams,
         handlers::catalog::get_team,
+        handlers::quests::list_quests,
+        handlers::quests::get_quest,
+        handlers::quests::claim_quest,
+        handlers::quests::my_rewards,
     ),
     components(responses(
         BadRequest,
@@ -86,6 +90,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
         (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
+        (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),
     ),
 )]
 struct Document;

@@ -23,6 +23,7 @@ pub mod packs;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
+pub mod quests;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;
@@ -126,6 +127,7 @@ pub trait Store:
     + catalog::CatalogStore
     + wallets::WalletStore
     + leaderboards::LeaderboardStore
+    + quests::QuestStore
 {
 }
 impl<
@@ -139,7 +141,8 @@ impl<
         + locker_room::LockerRoomStore
         + catalog::CatalogStore
         + wallets::WalletStore
-        + leaderboards::LeaderboardStore,
+        + leaderboards::LeaderboardStore
+        + quests::QuestStore,
 > Store for S
 {
 }

@@ -28,6 +28,9 @@
 //! listing key as sort key, written by the same seeding write as its `GSI1` keys (the pack item
 //! uses neither index otherwise).
 //! | a fan's pending top-ups | `TOPUP#USER#<userId>` | `PENDING` | - |
+//! | quest | `QUEST#ALL` | `QUEST#<questId>` | - |
+//! | a fan's claim of a quest | `USER#<userId>` | `CLAIM#<questId>` | `GSI3PK` `REWARDS#<userId>` / `<claimedAt>#<questId>` |
+//! | a claim's `Idempotency-Key` | `USER#<userId>` | `CLAIMKEY#<claimId>` | - |
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -467,4 +470,29 @@ pub async fn create_table(
         .await
         .map_err(|e| format!("waiting for table {table_name}: {}", DisplayErrorContext(e)))?;
     Ok(created)
+}
+
+/// Every quest, under one partition (`QUEST#ALL`, so IAM can name its prefix): the operator
+/// seeds a few, read in one Query.
+pub const QUESTS_PK: &str = "QUEST#ALL";
+pub const QUEST_PREFIX: &str = "QUEST#";
+pub fn quest_sk(quest_id: &crate::ids::QuestId) -> String {
+    format!("{QUEST_PREFIX}{quest_id}")
+}
+
+/// A fan's claim of a quest, on their `USER#` partition.
+pub const CLAIM_PREFIX: &str = "CLAIM#";
+pub fn claim_sk(quest_id: &crate::ids::QuestId) -> String {
+    format!("{CLAIM_PREFIX}{quest_id}")
+}
+
+/// The quest a claim's `Idempotency-Key` claimed.
+pub fn claim_key_sk(claim_id: &str) -> String {
+    format!("CLAIMKEY#{claim_id}")
+}
+
+/// A fan's rewards list: their partition of GSI3.
+pub const REWARDS_PREFIX: &str = "REWARDS#";
+pub fn rewards_pk(user_id: &UserId) -> String {
+    format!("{REWARDS_PREFIX}{user_id}")
 }

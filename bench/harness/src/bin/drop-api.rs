@@ -136,7 +136,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         dashboard: Arc::new(shared::handlers::dashboard::DashboardState {
             store: store.clone(),
             verifier: verifier(),
-            quests: None,
+            quests: Some(shared::handlers::dashboard::quests_part(store.clone())),
             queue: None,
         }),
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),

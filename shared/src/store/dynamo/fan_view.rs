@@ -29,19 +29,19 @@ use crate::store::schema::{
 const MAX_QUERIES_PER_PAGE: usize = 2;
 
 /// One Query of a fan's partition of an index, newest first.
-struct NewestFirst<'a> {
-    index: &'a str,
-    pk_name: &'a str,
-    sk_name: &'a str,
-    pk: String,
+pub(super) struct NewestFirst<'a> {
+    pub(super) index: &'a str,
+    pub(super) pk_name: &'a str,
+    pub(super) sk_name: &'a str,
+    pub(super) pk: String,
     /// Only keys below this one (or at it, when `inclusive`).
-    below: Option<(&'a str, bool)>,
+    pub(super) below: Option<(&'a str, bool)>,
     /// A filter expression with its `#name`s and `:value`s, or none.
-    filter: Filter,
+    pub(super) filter: Filter,
 }
 
 #[derive(Default)]
-struct Filter {
+pub(super) struct Filter {
     terms: Vec<String>,
     names: Vec<(&'static str, &'static str)>,
     values: Vec<(&'static str, AttributeValue)>,
@@ -104,7 +104,7 @@ impl DynamoStore {
     /// A page of `limit` entries of `query` (fewer when [`MAX_QUERIES_PER_PAGE`] Queries found
     /// no more), each read by `take`, which answers whether the page is full and, when it
     /// filled up inside the entries read, where the next page starts.
-    async fn page_newest<T>(
+    pub(super) async fn page_newest<T>(
         &self,
         query: &NewestFirst<'_>,
         wanted: impl Fn(usize) -> usize,
@@ -148,7 +148,7 @@ impl DynamoStore {
     }
 }
 
-fn index_key(item: &Item, name: &str) -> Option<String> {
+pub(super) fn index_key(item: &Item, name: &str) -> Option<String> {
     item.get(name)?.as_s().ok().cloned()
 }
 

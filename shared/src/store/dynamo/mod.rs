@@ -11,6 +11,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod quests;
 mod records;
 mod topups;
 mod transaction;

@@ -24,6 +24,7 @@ mod draw;
 mod locker;
 mod pending;
 mod profile;
+mod quests;
 mod score;
 mod slots;
 mod unpaid;
@@ -39,6 +40,9 @@ pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
 pub(crate) use locker::{LOCKER_VERSION, ShowRecord, ShownItemRecord, StoredShow, stats_from_item};
 pub(crate) use pending::{PendingSlotRecord, pending_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};
+pub(crate) use quests::{
+    QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item,
+};
 pub(crate) use score::{SCORE_VERSION, rank_key_of, score_from_item};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};

@@ -1,7 +1,7 @@
 //! Cash in memory: balances, the credit ledger and the debit ledger (written by purchases).
 
 use super::{MemoryStore, Tables};
-use crate::cash::ledger::{EntryKind, LedgerEntry, credit_entry_id};
+use crate::cash::ledger::LedgerEntry;
 use crate::cash::{Credit, Debit};
 use crate::ids::UserId;
 use crate::store::StoreError;
@@ -33,13 +33,7 @@ impl Tables {
             .insert(credit.reference.clone(), credit.clone());
         self.add_to_ledger(
             &credit.user_id,
-            LedgerEntry {
-                id: credit_entry_id(&credit.reference),
-                kind: EntryKind::Credit,
-                amount: credit.amount.clone(),
-                at,
-                purchase_id: None,
-            },
+            LedgerEntry::credit(&credit.reference, credit.amount.clone(), at),
         );
         Ok(CreditOutcome::Credited { balance })
     }

@@ -13,6 +13,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod quests;
 mod topups;
 mod wallets;
 
@@ -74,6 +75,12 @@ struct Tables {
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
     /// Each fan's score on each board they scored on, by (board, user id).
     scores: HashMap<(crate::leaderboards::Board, UserId), crate::leaderboards::Score>,
+    /// The quests, by id.
+    quests: BTreeMap<crate::ids::QuestId, crate::quests::Quest>,
+    /// Each fan's claims, by (user id, quest id).
+    claims: HashMap<(UserId, crate::ids::QuestId), crate::quests::Claim>,
+    /// The quest each claim key claimed, by (user id, claim id).
+    claim_keys: HashMap<(UserId, String), crate::ids::QuestId>,
 }
 
 /// In-process store; clones share the same data.

@@ -3,7 +3,7 @@
 
 use super::items::{CashItem, ShareItem};
 use super::{MemoryStore, Tables};
-use crate::cash::ledger::{EntryKind, LedgerEntry, debit_entry_id};
+use crate::cash::ledger::LedgerEntry;
 use crate::cash::{Debit, Money};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::PackStatus;
@@ -275,13 +275,7 @@ impl CompletePurchase for MemoryStore {
                 );
                 tables.add_to_ledger(
                     user_id,
-                    LedgerEntry {
-                        id: debit_entry_id(purchase_id.as_str()),
-                        kind: EntryKind::Debit,
-                        amount: paid.price.clone(),
-                        at: now,
-                        purchase_id: Some(purchase_id.clone()),
-                    },
+                    LedgerEntry::debit(purchase_id.clone(), paid.price.clone(), now),
                 );
                 tables.purchases.insert(at, paid.clone());
                 *tables.sold.entry(paid.pack_id.to_string()).or_default() += 1;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{CASH_VERSION, read_record, readable, version_one};
-use crate::cash::ledger::{EntryKind, LedgerEntry, credit_entry_id, debit_entry_id};
+use crate::cash::ledger::LedgerEntry;
 use crate::cash::{Credit, Debit, Money, is_currency};
 use crate::ids::PurchaseId;
 use crate::store::StoreError;
@@ -96,28 +96,20 @@ impl CreditRecord {
     /// The fan's ledger entry of this credit, of reference `reference`.
     fn entry(self, reference: &str) -> Result<LedgerEntry, StoreError> {
         readable("credit", self.schema_version, CASH_VERSION)?;
-        Ok(LedgerEntry {
-            id: credit_entry_id(reference),
-            kind: EntryKind::Credit,
-            amount: Money {
+        Ok(LedgerEntry::credit(
+            reference,
+            Money {
                 amount: self.amount,
                 currency: self.currency,
             },
-            at: self.at,
-            purchase_id: None,
-        })
+            self.at,
+        ))
     }
 }
 
 impl From<Debit> for LedgerEntry {
     fn from(debit: Debit) -> Self {
-        LedgerEntry {
-            id: debit_entry_id(debit.purchase_id.as_str()),
-            kind: EntryKind::Debit,
-            amount: debit.amount,
-            at: debit.at,
-            purchase_id: Some(debit.purchase_id),
-        }
+        LedgerEntry::debit(debit.purchase_id, debit.amount, debit.at)
     }
 }
 
@@ -218,6 +210,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
+    use crate::cash::ledger::{EntryKind, credit_entry_id, debit_entry_id};
     use crate::ids::UserId;
     use crate::store::dynamo::records::SCHEMA_VERSION;
     use crate::store::dynamo::records::tests::{n, newer, refused, s};

@@ -1,0 +1,15 @@
+//! `POST /api/quests/{questId}/claim`. Wiring only: the handler is
+//! `shared::handlers::quests::claim_quest`.
+
+use std::sync::Arc;
+
+use shared::handlers::me::MeState;
+use shared::http::routes::quest_claims_routes;
+use shared::runtime::serve;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::telemetry::init_json();
+    let state = Arc::new(MeState::from_env().await);
+    serve(quest_claims_routes().function_app(state)).await
+}

@@ -1,0 +1,104 @@
+//! The real `quests` binary (GET /api/quests, GET /api/quests/{questId}, GET /api/me/rewards),
+//! run through a Lambda Runtime API emulator against moto_server.
+
+use serde_json::json;
+use shared::quests::{Claim, claim_id, reward_credit};
+use shared::store::purchases::SeedPurchases;
+use shared::store::quests::{ClaimQuest, GetQuest, SeedQuests};
+use shared::timestamp::Timestamp;
+use testkit::events::ApiEvent;
+use testkit::purchases::{PurchaseEnv, fixture};
+use testkit::tokens::token;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_quests");
+
+async fn seeded(env: &PurchaseEnv) {
+    let mut quests =
+        shared::quests::seed::parse_quests(include_bytes!("../../infra/seed/quests.json")).unwrap();
+    let packs =
+        shared::packs::seed::parse_seed(include_bytes!("../../infra/seed/packs.json")).unwrap();
+    let catalog =
+        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
+    shared::quests::seed::resolve(&mut quests, &packs, &catalog).unwrap();
+    env.store.seed_quests(&quests).await.unwrap();
+}
+
+#[tokio::test]
+async fn answers_the_quests_with_progress_and_the_rewards() {
+    let env = PurchaseEnv::new().await;
+    seeded(&env).await;
+    let opened = testkit::mine::purchase("me", 4, 0, true, Timestamp::now());
+    env.store.seed_purchases(&[opened]).await.unwrap();
+    let function = env
+        .spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)])
+        .await;
+    let me = Some(token("me", None));
+    let list = function.call_json(fixture("quests", me.as_deref())).await;
+    assert_eq!(list.status, 200, "{list:?}");
+    let first = &list.body["quests"][0];
+    assert_eq!(first["id"], "first-pack");
+    assert_eq!(
+        first["progress"],
+        json!({"current": 1, "target": 1, "completed": true, "claimed": false})
+    );
+    let one = function
+        .call_json(fixture("quests.quest", me.as_deref()))
+        .await;
+    assert_eq!(one.body["quest"], *first);
+    let unknown = function
+        .call(&ApiEvent::get("/api/quests/nope").bearer(&token("me", None)))
+        .await;
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (404, Some("quest_not_found"))
+    );
+
+    let quest = env
+        .store
+        .get_quest(&shared::ids::QuestId::parse("first-pack").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let user = testkit::ids::user("me");
+    let claim = Claim {
+        user_id: user.clone(),
+        quest_id: quest.id.clone(),
+        claim_id: claim_id(&user, "k"),
+        reward: quest.reward.clone(),
+        claimed_at: Timestamp::now(),
+    };
+    env.store
+        .claim_quest(&claim, &reward_credit(&quest, &user))
+        .await
+        .unwrap();
+    let rewards = function
+        .call_json(fixture("quests.rewards", me.as_deref()))
+        .await;
+    assert_eq!(rewards.status, 200, "{rewards:?}");
+    assert_eq!(rewards.body["rewards"][0]["questId"], "first-pack");
+    assert_eq!(rewards.body["nextCursor"], serde_json::Value::Null);
+    let after = function
+        .call_json(fixture("quests.quest", me.as_deref()))
+        .await;
+    assert_eq!(after.body["quest"]["progress"]["claimed"], true);
+}
+
+#[tokio::test]
+async fn missing_auth_settings_stop_the_function_with_a_clear_message() {
+    testkit::runtime_api::assert_init_needs_auth(BINARY).await;
+}
+
+#[tokio::test]
+async fn a_missing_cursor_secret_stops_the_function_with_a_clear_message() {
+    testkit::mine::assert_init_needs_cursor_secret(BINARY).await;
+}
+
+#[tokio::test]
+async fn a_dynamodb_outage_is_a_503_with_retry_after() {
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    let function = env
+        .spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)])
+        .await;
+    let event = ApiEvent::get("/api/quests").bearer(&token("fan-1", None));
+    testkit::purchases::assert_outage_then_recovery(&function, &proxy, &event).await;
+}

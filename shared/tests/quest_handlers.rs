@@ -1,0 +1,231 @@
+//! The quests through the handlers, on the in-memory store: the shipped quests with a fan's
+//! progress, a claim's refusals (each writing nothing), the claim and its replay, the rewards
+//! list and the ledger entry naming the quest.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use shared::handlers::me::MeState;
+use shared::http::routes::{me_cash_routes, quest_claims_routes, quests_routes};
+use shared::quests::seed::{parse_quests, resolve};
+use shared::quests::{Goal, Quest};
+use shared::store::MemoryStore;
+use shared::store::cash::GetBalance;
+use shared::store::purchases::SeedPurchases;
+use shared::store::quests::SeedQuests;
+use shared::timestamp::Timestamp;
+use testkit::events::{ApiEvent, call, parts};
+use testkit::tokens::token;
+
+async fn shipped_quests() -> Vec<Quest> {
+    let mut quests = parse_quests(&std::fs::read("../infra/seed/quests.json").unwrap()).unwrap();
+    let packs =
+        shared::packs::seed::parse_seed(&std::fs::read("../infra/seed/packs.json").unwrap())
+            .unwrap();
+    let catalog = shared::catalog::parse_catalog(
+        &std::fs::read_to_string("../infra/seed/catalog.json").unwrap(),
+    )
+    .unwrap();
+    resolve(&mut quests, &packs, &catalog).unwrap();
+    quests
+}
+
+/// A quest of one opening, on from `starts` to `ends` days from now, of 5 cents.
+fn one_opening(id: &str, starts: i64, ends: i64) -> Quest {
+    let now = Timestamp::now();
+    Quest {
+        id: shared::ids::QuestId::parse(id).unwrap(),
+        name: id.into(),
+        description: String::new(),
+        starts_at: now.plus_seconds(starts * 86_400).unwrap(),
+        ends_at: now.plus_seconds(ends * 86_400).unwrap(),
+        goal: Goal::OpenPacks {
+            count: 1,
+            league_id: None,
+            pack_id: None,
+        },
+        reward: shared::quests::Reward::Cash {
+            amount: 5,
+            currency: "USD".into(),
+        },
+        league_packs: None,
+    }
+}
+
+/// The shipped quests, one that ended 8 days ago (not listed, no longer claimable) and another
+/// of one opening.
+async fn state() -> Arc<MeState<MemoryStore>> {
+    let store = MemoryStore::default();
+    let mut quests = shipped_quests().await;
+    quests.push(one_opening("long-gone", -30, -8));
+    quests.push(one_opening("also-one", -30, 30));
+    store.seed_quests(&quests).await.unwrap();
+    Arc::new(MeState {
+        store,
+        verifier: testkit::tokens::verifier(),
+        cursors: testkit::cursor_signer(),
+        revealed: Default::default(),
+    })
+}
+
+/// A fan's opening, a day ago (any pack counts for `first-pack`).
+async fn open_one(state: &MeState<MemoryStore>, fan: &str) {
+    let opened = testkit::mine::purchase(fan, 4, 0, true, Timestamp::now());
+    state.store.seed_purchases(&[opened]).await.unwrap();
+}
+
+async fn get(state: &Arc<MeState<MemoryStore>>, fan: &str, path: &str) -> (u16, Value) {
+    let event = ApiEvent::get(path).bearer(&token(fan, None));
+    let routes = if path.starts_with("/api/me/cash") {
+        me_cash_routes()
+    } else {
+        quests_routes()
+    };
+    parts(&call(routes, state, event.request()).await)
+}
+
+async fn claim(
+    state: &Arc<MeState<MemoryStore>>,
+    fan: &str,
+    quest: &str,
+    key: Option<&str>,
+) -> (u16, Option<String>, Value) {
+    let mut event = ApiEvent::post(&format!("/api/quests/{quest}/claim")).bearer(&token(fan, None));
+    if let Some(key) = key {
+        event = event.header("Idempotency-Key", key);
+    }
+    let response = call(quest_claims_routes(), state, event.request()).await;
+    let replayed = response
+        .headers()
+        .get("Idempotent-Replayed")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let (status, body) = parts(&response);
+    (status, replayed, body)
+}
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or("-")
+}
+
+async fn balance(state: &MeState<MemoryStore>, fan: &str) -> u64 {
+    state
+        .store
+        .get_balance(&testkit::ids::user(fan), "USD")
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_active_quests_show_the_fans_progress() {
+    let state = state().await;
+    let (status, body) = get(&state, "fan_1", "/api/quests").await;
+    assert_eq!(status, 200, "{body}");
+    let ids: Vec<&str> = body["quests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "also-one",
+            "first-pack",
+            "gunners-trio",
+            "legend-hunter",
+            "nba-regular"
+        ]
+    );
+    let first = &body["quests"][1];
+    assert_eq!(first["goal"], json!({"type": "open_packs", "count": 1}));
+    assert_eq!(
+        first["reward"],
+        json!({"type": "cash", "amount": 100, "currency": "USD"})
+    );
+    assert_eq!(
+        first["progress"],
+        json!({"current": 0, "target": 1, "completed": false, "claimed": false})
+    );
+    assert!(first.get("leaguePacks").is_none(), "{first}");
+
+    open_one(&state, "fan_1").await;
+    let (status, body) = get(&state, "fan_1", "/api/quests/first-pack").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["quest"]["progress"],
+        json!({"current": 1, "target": 1, "completed": true, "claimed": false})
+    );
+    // An ended quest is still there by id.
+    assert_eq!(get(&state, "fan_1", "/api/quests/long-gone").await.0, 200);
+    let unknown = get(&state, "fan_1", "/api/quests/nope").await;
+    assert_eq!((unknown.0, code(&unknown.1)), (404, "quest_not_found"));
+    let not_an_id = get(&state, "fan_1", "/api/quests/a%20b").await;
+    assert_eq!((not_an_id.0, code(&not_an_id.1)), (404, "not_found"));
+}
+
+#[tokio::test]
+async fn refused_claims_are_clear_and_write_nothing() {
+    let state = state().await;
+    for (quest, key, expected) in [
+        ("first-pack", None, (400, "missing_idempotency_key")),
+        ("first-pack", Some("k1"), (409, "quest_not_completed")),
+        ("nope", Some("k1"), (404, "quest_not_found")),
+        ("a%20b", Some("k1"), (404, "not_found")),
+    ] {
+        let (status, _, body) = claim(&state, "fan_1", quest, key).await;
+        assert_eq!((status, code(&body)), expected, "{quest} {key:?}");
+    }
+    open_one(&state, "fan_1").await;
+    let (status, _, body) = claim(&state, "fan_1", "long-gone", Some("k2")).await;
+    assert_eq!((status, code(&body)), (410, "quest_ended"));
+    assert_eq!(balance(&state, "fan_1").await, 0);
+    let (_, rewards) = get(&state, "fan_1", "/api/me/rewards").await;
+    assert_eq!(rewards, json!({"rewards": [], "nextCursor": null}));
+}
+
+#[tokio::test]
+async fn a_completed_quest_is_claimed_once_and_listed_with_its_ledger_entry() {
+    let state = state().await;
+    open_one(&state, "fan_1").await;
+    let (status, replayed, first) = claim(&state, "fan_1", "first-pack", Some("k1")).await;
+    assert_eq!((status, replayed), (201, None), "{first}");
+    assert_eq!(first["reward"]["questId"], "first-pack");
+    assert_eq!(
+        first["reward"]["reward"],
+        json!({"type": "cash", "amount": 100, "currency": "USD"})
+    );
+    // Again, with the same key or another: the first claim, replayed; credited once.
+    for key in ["k1", "k2"] {
+        let (status, replayed, again) = claim(&state, "fan_1", "first-pack", Some(key)).await;
+        assert_eq!((status, replayed.as_deref()), (201, Some("true")));
+        assert_eq!(again, first);
+    }
+    assert_eq!(balance(&state, "fan_1").await, 100);
+    // The first claim's key names it: another quest's claim with it is refused.
+    let (status, _, body) = claim(&state, "fan_1", "also-one", Some("k1")).await;
+    assert_eq!((status, code(&body)), (422, "idempotency_key_reused"));
+
+    let (_, quest) = get(&state, "fan_1", "/api/quests/first-pack").await;
+    assert_eq!(quest["quest"]["progress"]["claimed"], true);
+    let (_, rewards) = get(&state, "fan_1", "/api/me/rewards").await;
+    assert_eq!(rewards["rewards"], json!([first["reward"]]));
+    let (_, ledger) = get(&state, "fan_1", "/api/me/cash/transactions").await;
+    let entry = &ledger["transactions"][0];
+    assert_eq!(
+        (
+            &entry["type"],
+            &entry["amount"],
+            &entry["questId"],
+            &entry["purchaseId"]
+        ),
+        (
+            &json!("credit"),
+            &json!(100),
+            &json!("first-pack"),
+            &Value::Null
+        )
+    );
+    // Another fan's view is their own.
+    let (_, theirs) = get(&state, "fan_2", "/api/me/rewards").await;
+    assert_eq!(theirs["rewards"], json!([]));
+}
