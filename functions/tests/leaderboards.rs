@@ -2,9 +2,6 @@
 //! Lambda Runtime API emulator against moto_server: a board reflects an opening the store wrote
 //! (the open's own transaction), lists named fans only, and answers the fan's standing.
 
-use shared::profile::patch::ProfilePatchBody;
-use shared::store::profile::PatchProfile;
-use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::openings::open_one;
 use testkit::packs::at;
@@ -19,14 +16,7 @@ async fn a_board_shows_an_opening_and_the_fans_standing() {
     testkit::packs::save(&env.store, &testkit::packs::active("board-pack", 60)).await;
     open_one(&env.store, "anon", "board-pack", "k1", at(-40)).await;
     open_one(&env.store, "zoe", "board-pack", "k1", at(-30)).await;
-    let patch = serde_json::from_str::<ProfilePatchBody>(r#"{"displayName": "Zoe.Hoops"}"#)
-        .unwrap()
-        .check()
-        .unwrap();
-    env.store
-        .patch_profile(&testkit::ids::user("zoe"), None, &patch, Timestamp::now())
-        .await
-        .unwrap();
+    testkit::profiles::name(&env.store, "zoe", "Zoe.Hoops", None).await;
     let function = env.spawn(BINARY, &[]).await;
     let board = function
         .call(&ApiEvent::get("/api/leaderboards/league:nba"))

@@ -7,31 +7,17 @@
 use std::sync::Arc;
 
 use shared::leaderboards::{Board, Rank};
-use shared::profile::patch::ProfilePatchBody;
 use shared::store::Store;
-use shared::timestamp::Timestamp;
 use testkit::ids;
 use testkit::openings::open_one;
 use testkit::packs::at;
+use testkit::profiles::name;
 
 testkit::store_contract!(
     arc:
     openings_rank_fans_by_score_then_who_reached_it_first,
     a_repeated_open_and_an_unscored_board_change_nothing,
 );
-
-async fn name(store: &impl Store, fan: &str, display_name: &str) {
-    let patch = serde_json::from_str::<ProfilePatchBody>(&format!(
-        r#"{{"displayName": "{display_name}", "avatarUrl": "https://cdn.example.com/{fan}.png"}}"#
-    ))
-    .unwrap()
-    .check()
-    .unwrap();
-    store
-        .patch_profile(&ids::user(fan), None, &patch, Timestamp::now())
-        .await
-        .unwrap();
-}
 
 fn lines(entries: &[shared::leaderboards::BoardEntry]) -> Vec<(u64, String, u64)> {
     entries
@@ -53,8 +39,20 @@ async fn openings_rank_fans_by_score_then_who_reached_it_first(store: Arc<impl S
     open_one(store, "alpha", "board-pack", "k1", at(-40)).await;
     open_one(store, "nameless", "board-pack", "k1", at(-30)).await;
     open_one(store, "nameless", "board-pack", "k2", at(-20)).await;
-    name(store, "alpha", "Alpha").await;
-    name(store, "bravo", "Bravo").await;
+    name(
+        store,
+        "alpha",
+        "Alpha",
+        Some("https://cdn.example.com/alpha.png"),
+    )
+    .await;
+    name(
+        store,
+        "bravo",
+        "Bravo",
+        Some("https://cdn.example.com/bravo.png"),
+    )
+    .await;
     let expected = vec![(2, "Bravo".to_owned(), 5), (3, "Alpha".to_owned(), 5)];
     for board in ["global", "league:nba"] {
         let board = Board::parse(board).unwrap();
@@ -93,7 +91,13 @@ async fn a_repeated_open_and_an_unscored_board_change_nothing(store: Arc<impl St
     pack(store).await;
     let first = at(-20);
     let opened = open_one(store, "alpha", "board-pack", "k1", first).await;
-    name(store, "alpha", "Alpha").await;
+    name(
+        store,
+        "alpha",
+        "Alpha",
+        Some("https://cdn.example.com/alpha.png"),
+    )
+    .await;
     store
         .open_purchase(&opened.user_id, &opened.pack_id, &opened.id, at(-10))
         .await

@@ -8,14 +8,12 @@ use serde_json::{Value, json};
 use shared::catalog::parse_catalog;
 use shared::handlers::leaderboards::LeaderboardsState;
 use shared::http::routes::leaderboards_routes;
-use shared::profile::patch::ProfilePatchBody;
 use shared::store::MemoryStore;
 use shared::store::catalog::seed_catalog;
-use shared::store::profile::PatchProfile;
-use shared::timestamp::Timestamp;
 use testkit::events::{self, ApiEvent, parts};
 use testkit::openings::open_one;
 use testkit::packs::at;
+use testkit::profiles::name;
 use testkit::tokens::token;
 
 async fn api() -> Arc<LeaderboardsState<MemoryStore>> {
@@ -42,20 +40,6 @@ async fn call(
     (status, body, cache)
 }
 
-async fn name(state: &LeaderboardsState<MemoryStore>, fan: &str, display_name: &str) {
-    let patch = serde_json::from_str::<ProfilePatchBody>(&format!(
-        r#"{{"displayName": "{display_name}"}}"#
-    ))
-    .unwrap()
-    .check()
-    .unwrap();
-    state
-        .store
-        .patch_profile(&testkit::ids::user(fan), None, &patch, Timestamp::now())
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn a_board_reflects_an_opening_and_lists_named_fans_only() {
     let api = api().await;
@@ -64,7 +48,7 @@ async fn a_board_reflects_an_opening_and_lists_named_fans_only() {
     assert_eq!(cache.as_deref(), Some("public, max-age=5"));
     open_one(&api.store, "zoe", "board-pack", "k1", at(-30)).await;
     open_one(&api.store, "anon", "board-pack", "k1", at(-40)).await;
-    name(&api, "zoe", "Zoe.Hoops").await;
+    name(&api.store, "zoe", "Zoe.Hoops", None).await;
     for path in [
         "/api/leaderboards/global",
         "/api/leaderboards/league:nba",
