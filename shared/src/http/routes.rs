@@ -610,6 +610,10 @@ mod tests {
                 "leaderboards GET /api/leaderboards/{board}",
                 "leaderboards GET /api/leaderboards/{board}/me",
                 "dashboard GET /api/dashboard",
+                "quests GET /api/quests",
+                "quests GET /api/quests/{questId}",
+                "quests GET /api/me/rewards",
+                "quest-claims POST /api/quests/{questId}/claim",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
