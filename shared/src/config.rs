@@ -51,6 +51,20 @@ impl<const N: usize> Source for [(&str, &str); N] {
     }
 }
 
+/// What each rarity adds to a collector score: `SCORE_WEIGHTS` (`rarity=weight,...`, each named
+/// rarity's weight replacing its default), else the defaults (common 1, rare 10, epic 50,
+/// legendary 250).
+pub fn score_weights(
+    source: &dyn Source,
+) -> Result<crate::leaderboards::ScoreWeights, ConfigError> {
+    optional(source, "SCORE_WEIGHTS").map_or(Ok(Default::default()), |text| {
+        crate::leaderboards::ScoreWeights::parse(&text).map_err(|error| ConfigError::Invalid {
+            name: "SCORE_WEIGHTS",
+            problem: error.to_string(),
+        })
+    })
+}
+
 /// A variable's value; an empty or blank value counts as unset.
 fn optional(source: &dyn Source, name: &str) -> Option<String> {
     source
@@ -512,6 +526,21 @@ mod tests {
                 .len(),
             32
         );
+    }
+
+    #[test]
+    fn score_weights_default_and_replace_by_rarity() {
+        let defaults = score_weights(&[]).unwrap();
+        assert_eq!(defaults.of("legendary"), 250);
+        let set = score_weights(&[("SCORE_WEIGHTS", "legendary=500")]).unwrap();
+        assert_eq!((set.of("legendary"), set.of("rare")), (500, 10));
+        assert!(matches!(
+            score_weights(&[("SCORE_WEIGHTS", "legendary")]),
+            Err(ConfigError::Invalid {
+                name: "SCORE_WEIGHTS",
+                ..
+            })
+        ));
     }
 
     #[test]

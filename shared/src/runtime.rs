@@ -52,7 +52,11 @@ pub async fn prefetch(work: impl Future<Output = ()>) {
 pub fn store_from_env() -> (DynamoStore, LambdaDynamoDb) {
     let table = require(config::table_name(&Env));
     let dynamodb = require(lambda_dynamodb_client(&Env));
-    (DynamoStore::new(dynamodb.client.clone(), table), dynamodb)
+    let weights = require(config::score_weights(&Env));
+    (
+        DynamoStore::new(dynamodb.client.clone(), table).with_score_weights(weights),
+        dynamodb,
+    )
 }
 
 /// The session-token verifier (`AUTH_*`). Exits with a clear message when configuration is

@@ -26,7 +26,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 6] = [
     (
         shared::store::schema::CASH_PREFIX,
         &["complete-purchase", "stripe-webhook", "quest-claims"],
-        &["start-purchase", "me-cash"],
+        &["start-purchase", "me-cash", "dashboard"],
     ),
     ("CREDIT#", &["stripe-webhook"], &[]),
     (
@@ -45,7 +45,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 6] = [
     (
         shared::store::schema::FAN_PREFIX,
         &["me-profile", "open-pack"],
-        &["locker-rooms"],
+        &["locker-rooms", "leaderboards", "dashboard"],
     ),
 ];
 
@@ -69,10 +69,11 @@ const READ_ACTIONS: [&str; 4] = [
 
 /// The indexes functions may query; no draw item is in any (GSI1: listed packs, GSI2: holds
 /// and opened purchases, GSI3: the fan's purchases and ledger).
-const INDEX_RESOURCES: [&str; 3] = [
+const INDEX_RESOURCES: [&str; 4] = [
     "${Table.Arn}/index/GSI1",
     "${Table.Arn}/index/GSI2",
     "${Table.Arn}/index/GSI3",
+    "${Table.Arn}/index/GSI4",
 ];
 
 /// The indexes that hold guarded keys (GSI3: ledger entries under `CASH#<userId>`): a Query of
@@ -308,6 +309,13 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   face and stats (`FAN#`): reads only, nothing of `USER#`;
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
 ///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
+/// - leaderboards: `Query` of the boards' partitions of GSI4 (`BOARD#`), `GetItem` and
+///   `BatchGetItem` of scores and public faces (`FAN#`), `GetItem` of a league or team (a 404):
+///   reads only;
+/// - dashboard: `GetItem` of the balances (`CASH#`) and the global score (`FAN#`), `Query` of the
+///   quests and the caller's claims (`QUEST#`, `USER#`), their items (GSI2 `USER#`), purchases
+///   (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board (GSI4 `BOARD#`): reads
+///   only.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -699,6 +707,78 @@ catalog:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CATALOG#*"
+leaderboards:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI4"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "BOARD#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "FAN#*"
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "LEAGUE#*"
+              - "TEAM#*"
+dashboard:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "CASH#*"
+              - "FAN#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEST#*"
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI3"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "USER#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACKS#*"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI4"
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "BOARD#*"
 "#,
     )
     .unwrap();

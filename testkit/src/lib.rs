@@ -23,6 +23,7 @@ pub mod http_stub;
 pub mod logs;
 pub mod mine;
 pub mod moto;
+pub mod openings;
 pub mod packs;
 pub mod profiles;
 pub mod purchases;

@@ -15,3 +15,27 @@ pub fn team(id: &str) -> Team {
         primary_color: "#552583".into(),
     }
 }
+
+/// Gives `fan` the display name `display_name` (and `avatar_url`, when given) through the
+/// profile's own patch; panics when refused.
+pub async fn name(
+    store: &impl shared::store::profile::PatchProfile,
+    fan: &str,
+    display_name: &str,
+    avatar_url: Option<&str>,
+) {
+    let body = serde_json::json!({"displayName": display_name, "avatarUrl": avatar_url});
+    let patch = serde_json::from_value::<shared::profile::patch::ProfilePatchBody>(body)
+        .expect("a patch body")
+        .check()
+        .expect("a valid patch");
+    store
+        .patch_profile(
+            &crate::ids::user(fan),
+            None,
+            &patch,
+            shared::timestamp::Timestamp::now(),
+        )
+        .await
+        .expect("the patch");
+}

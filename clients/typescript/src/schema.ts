@@ -476,6 +476,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/leaderboards/{board}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A leaderboard's top
+         * @description The fans with the highest collector score on the board (each item they own counts its rarity's weight: by default common 1, rare 10, epic 50, legendary 250): `global`, a league's (`league:<leagueId>`) or a team's (`team:<teamId>`, items from packs of that league or team). Ties are broken by who reached the score first. Fans without a display name are not listed (their place still counts in `rank`). At most `limit` (100) lines. An opening shows here within seconds. Public and cacheable for a few seconds. A league or team the catalogue does not have is 404 `league_not_found` / `team_not_found`.
+         */
+        get: operations["getLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaderboards/{board}/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in fan's place on a leaderboard
+         * @description The caller's collector score on the board and their rank: exact within the top 10,000 (fans with a higher score, or the same reached earlier, plus one; fans without a display name count), beyond that `percentile`, estimated. A fan with nothing on the board has score 0 and neither. An unknown league or team is 404 as for the board.
+         */
+        get: operations["getMyStanding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in fan's home screen
+         * @description In one call: the caller's Cash balances (`cash`), up to 5 of their paid, unopened purchases (`unopened`), the active quests with their progress (`quests`), the live and upcoming packs with the caller's queue status where a pack has a queue (`drops`) and their place on the global leaderboard (`rank`). The parts are read at once; a part that could not be read is `null` and the others are answered.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/quests": {
         parameters: {
             query?: never;
@@ -562,6 +622,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One line of a board. */
+        BoardEntry: {
+            /**
+             * Format: int64
+             * @description Among every fan with a score on the board (fans without a display name are not listed
+             *     but hold their place, so ranks may skip).
+             */
+            rank: number;
+            displayName: string;
+            /** Format: uri */
+            avatarUrl: string | null;
+            /** Format: int64 */
+            score: number;
+        };
         ClaimAnswer: {
             reward: components["schemas"]["ClaimedReward"];
         };
@@ -587,6 +661,29 @@ export interface components {
         };
         /** @description ISO 4217 code. */
         Currency: string;
+        /** @description The home screen: each part null when it could not be read. */
+        Dashboard: {
+            cash: null | components["schemas"]["DashboardCash"];
+            /** @description Up to 5 paid, unopened purchases, newest first. */
+            unopened: components["schemas"]["Purchase"][] | null;
+            /** @description The active quests with the fan's progress, as `GET /api/quests` lists them. */
+            quests: components["schemas"]["Quest"][] | null;
+            /** @description The live packs (up to 10, latest sale first), then the upcoming (up to 5, soonest first). */
+            drops: components["schemas"]["Drop"][] | null;
+            rank: null | components["schemas"]["MyStanding"];
+        };
+        DashboardCash: {
+            balances: components["schemas"]["Price"][];
+        };
+        /** @description A live or upcoming pack, and the fan's place in its queue. */
+        Drop: {
+            /** @description The pack as `GET /api/packs` lists it. */
+            pack: components["schemas"]["Pack"];
+            /** @description `live`: on sale now; `upcoming`: its sale starts later. */
+            phase: string;
+            /** @description The fan's status in the pack's queue; null when the pack has none. */
+            queue: Record<string, never> | null;
+        };
         /**
          * @description The only body an open takes, besides none.
          *     None, or an empty object.
@@ -618,6 +715,17 @@ export interface components {
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
+        /** @description `GET /api/leaderboards/{board}`. */
+        Leaderboard: {
+            /** @example global */
+            board: string;
+            /**
+             * Format: date-time
+             * @description When the board was read (it reflects openings up to about a second before).
+             */
+            updatedAt: string;
+            entries: components["schemas"]["BoardEntry"][];
+        };
         /** @description A league of the catalogue. */
         League: {
             id: components["schemas"]["Id"];
@@ -747,6 +855,27 @@ export interface components {
             rewards: components["schemas"]["ClaimedReward"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        /** @description A fan's place on a board. */
+        MyStanding: {
+            /** @example global */
+            board: string;
+            /**
+             * Format: int64
+             * @description 0 for a fan with nothing on the board.
+             */
+            score: number;
+            /**
+             * Format: int64
+             * @description Exact within the top 10,000 (1 is first); null beyond, or with no score.
+             */
+            rank: number | null;
+            /**
+             * Format: int32
+             * @description Beyond the top 10,000: the share of the board's fans behind this one, in whole percent
+             *     (0-99), estimated from a sample of one fan in 256; else null.
+             */
+            percentile: number | null;
         };
         /** @description The caller's wallets. */
         MyWallets: {
@@ -2666,6 +2795,182 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description Lines of the board. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description `global`, `league:<leagueId>` or `team:<teamId>` (the `:` is part of the segment). Any
+                 *     other segment names no resource: 404 `not_found`.
+                 * @example league:nba
+                 */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The board's top. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=5`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "board": "league:nba",
+                     *       "entries": [
+                     *         {
+                     *           "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
+                     *           "displayName": "Zoe.Hoops",
+                     *           "rank": 1,
+                     *           "score": 1260
+                     *         },
+                     *         {
+                     *           "avatarUrl": null,
+                     *           "displayName": "dunk_master",
+                     *           "rank": 3,
+                     *           "score": 511
+                     *         }
+                     *       ],
+                     *       "updatedAt": "2026-11-25T21:04:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No such league or team (`league_not_found`, `team_not_found`), or the segment is no board (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "league_not_found",
+                     *         "message": "No league has this id."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyStanding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description `global`, `league:<leagueId>` or `team:<teamId>` (the `:` is part of the segment). Any
+                 *     other segment names no resource: 404 `not_found`.
+                 * @example league:nba
+                 */
+                board: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's standing. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "board": "global",
+                     *       "percentile": null,
+                     *       "rank": 42,
+                     *       "score": 1260
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MyStanding"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such league or team (`league_not_found`, `team_not_found`), or the segment is no board (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "league_not_found",
+                     *         "message": "No league has this id."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The home screen. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cash": {
+                     *         "balances": [
+                     *           {
+                     *             "amount": 9002,
+                     *             "currency": "USD"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "drops": [],
+                     *       "quests": null,
+                     *       "rank": {
+                     *         "board": "global",
+                     *         "percentile": null,
+                     *         "rank": 42,
+                     *         "score": 1260
+                     *       },
+                     *       "unopened": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

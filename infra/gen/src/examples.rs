@@ -43,7 +43,7 @@ const PLAIN: RouteExtra = RouteExtra {
 /// for the user `me` (ids derive from the user and the key), and so is the top-up of the top-up
 /// fixture's key: with a token for `me`, the fixtures run in order (README, "cargo lambda watch").
 /// The wallet is the one the web3-link fixture's payload links (its id from the payload).
-pub const PATH_PARAMETERS: [(&str, &str); 8] = [
+pub const PATH_PARAMETERS: [(&str, &str); 9] = [
     ("packId", "nba-rookie-2026"),
     ("purchaseId", "aziCO-GO8fL4JY8pIvr5KQ"),
     ("topUpId", "pzYaje68pW7-F8F8bVH_NA"),
@@ -52,11 +52,13 @@ pub const PATH_PARAMETERS: [(&str, &str); 8] = [
     ("walletId", "KyI2NcQl3LoMmeYne_3s2w"),
     // The name the PATCH fixture gives `me`.
     ("displayName", "Zoe.Hoops"),
+    // A board is a segment of its own grammar: the league's, with its `:`.
+    ("board", "league:nba"),
     // The shipped quest that one opening completes.
     ("questId", "first-pack"),
 ];
 
-pub const EXTRAS: [RouteExtra; 28] = [
+pub const EXTRAS: [RouteExtra; 31] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -231,6 +233,25 @@ pub const EXTRAS: [RouteExtra; 28] = [
         route: "GET /api/teams/{teamId}",
         event: "GetTeam",
         fixture: Some("team"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leaderboards/{board}",
+        event: "GetLeaderboard",
+        query: "limit=10",
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/leaderboards/{board}/me",
+        event: "GetMyStanding",
+        fixture: Some("my-standing"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/dashboard",
+        event: "GetDashboard",
+        signed_in: true,
         ..PLAIN
     },
     RouteExtra {

@@ -10,7 +10,9 @@ use serde_json::Value;
 use shared::auth::TokenVerifier;
 use shared::config::AuthConfig;
 use shared::handlers::catalog::CatalogState;
+use shared::handlers::dashboard::{DashboardState, quests_part};
 use shared::handlers::get_pack::GetPackState;
+use shared::handlers::leaderboards::LeaderboardsState;
 use shared::handlers::list_packs::ListPacksState;
 use shared::handlers::locker_room::LockerRoomsState;
 use shared::handlers::me::MeState;
@@ -19,9 +21,10 @@ use shared::handlers::profile::ProfileState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::{
-    cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
-    get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
-    me_purchases_routes, me_wallets_routes, open_pack_routes, quest_claims_routes, quests_routes, start_purchase_routes,
+    cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes,
+    get_pack_routes, get_purchase_routes, leaderboards_routes, list_packs_routes,
+    locker_rooms_routes, me_cash_routes, me_profile_routes, me_purchases_routes, me_wallets_routes,
+    open_pack_routes, quest_claims_routes, quests_routes, start_purchase_routes,
     stripe_webhook_routes, web3_link_routes,
 };
 use shared::packs::listing::CursorSigner;
@@ -124,6 +127,18 @@ impl App {
             .merge(catalog_routes().into_router(Arc::new(CatalogState {
                 store: store.clone(),
                 cursors: CursorSigner::random(),
+            })))
+            .merge(
+                leaderboards_routes().into_router(Arc::new(LeaderboardsState {
+                    store: store.clone(),
+                    verifier: verifier(),
+                })),
+            )
+            .merge(dashboard_routes().into_router(Arc::new(DashboardState {
+                store: store.clone(),
+                verifier: verifier(),
+                quests: Some(quests_part(store.clone())),
+                queue: None,
             })));
         Self {
             functions,

@@ -22,6 +22,8 @@ pub mod me;
 pub mod my_cash;
 pub mod my_purchases;
 // The fan app (issue 28).
+pub mod dashboard;
+pub mod leaderboards;
 pub mod locker_room;
 pub mod my_wallets;
 pub mod profile;

@@ -22,7 +22,9 @@ use tower::ServiceBuilder;
 use utoipa::openapi::path::HttpMethod;
 
 use crate::handlers::catalog::CatalogState;
+use crate::handlers::dashboard::DashboardState;
 use crate::handlers::get_pack::GetPackState;
+use crate::handlers::leaderboards::LeaderboardsState;
 use crate::handlers::list_packs::ListPacksState;
 use crate::handlers::locker_room::LockerRoomsState;
 use crate::handlers::me::MeState;
@@ -37,9 +39,10 @@ use crate::ids::is_valid_id;
 use crate::profile::name::is_valid_display_name;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
+use crate::store::leaderboards::{GetStanding, ReadBoard};
 use crate::store::links::UpsertLink;
 use crate::store::locker_room::{GetLockerRoom, PutLockerRoom};
-use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks};
+use crate::store::packs::{GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks};
 use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
@@ -214,10 +217,12 @@ impl PathParams {
 }
 
 /// The grammar of each path parameter, by name: an id's (`[A-Za-z0-9_-]{1,64}`), but for the
-/// parameters that are no ids: a display name (`.` is one of its characters).
+/// parameters that are no ids: a display name (`.` is one of its characters) and a board
+/// (`global`, `league:<id>`, `team:<id>`).
 pub fn parameter_grammar(name: &str) -> fn(&str) -> bool {
     match name {
         "displayName" => is_valid_display_name,
+        "board" => crate::leaderboards::is_valid_board,
         _ => is_valid_id,
     }
 }
@@ -457,6 +462,17 @@ functions! {
         catalog::list_teams,
         catalog::get_team,
     }
+    /// `leaderboards`: a board's top (public) and the fan's standing (reads `FAN#` scores and
+    /// faces, the `BOARD#` partitions of GSI4; `LEAGUE#`, `TEAM#` for a 404).
+    "leaderboards" => leaderboards_routes(LeaderboardsState where S: ReadBoard + GetStanding + GetLeague + GetTeam) {
+        leaderboards::get_leaderboard,
+        leaderboards::get_my_standing,
+    }
+    /// `dashboard`: the fan's home screen (reads only: `CASH#`, `USER#` purchases, the listing,
+    /// `FAN#` score, `BOARD#`).
+    "dashboard" => dashboard_routes(DashboardState where S: GetBalances + ListMyPurchases + ListActivePacks + ListUpcomingPacks + GetStanding) {
+        dashboard::get_dashboard,
+    }
     /// `quests`: the active quests with the fan's progress, and their claimed rewards (reads
     /// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
     "quests" => quests_routes(MeState where S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims) {
@@ -497,7 +513,15 @@ mod tests {
     fn every_route_resolves_to_itself_with_its_parameters() {
         for route in routes() {
             let names: Vec<&str> = route.param_names().collect();
-            let values: Vec<String> = (0..names.len()).map(|i| format!("id-{i}")).collect();
+            // A value of each parameter's grammar (a board is an id behind its kind).
+            let values: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| match *name {
+                    "board" => format!("league:id-{i}"),
+                    _ => format!("id-{i}"),
+                })
+                .collect();
             let refs: Vec<&str> = values.iter().map(String::as_str).collect();
             let path = route.fill(&refs);
             let (matched, params) = resolve(&route.method, &path).unwrap();
@@ -629,6 +653,9 @@ mod tests {
                 "catalog GET /api/leagues/{leagueId}",
                 "catalog GET /api/teams",
                 "catalog GET /api/teams/{teamId}",
+                "leaderboards GET /api/leaderboards/{board}",
+                "leaderboards GET /api/leaderboards/{board}/me",
+                "dashboard GET /api/dashboard",
                 "quests GET /api/quests",
                 "quests GET /api/quests/{questId}",
                 "quests GET /api/me/rewards",

@@ -56,6 +56,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Webhooks"),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
+        (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
         (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),
     ),
 )]

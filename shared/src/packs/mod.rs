@@ -202,6 +202,20 @@ fn check_optional_id(field: &str, value: Option<&str>) -> Result<(), FieldError>
 }
 
 impl Pack {
+    /// The leaderboards its items count for: the global one, and its league's and team's when
+    /// it names them (ids checked by [`Pack::validate`]; one that is not an id names no board).
+    pub fn boards(&self) -> Vec<crate::leaderboards::Board> {
+        let league = self
+            .league_id
+            .as_deref()
+            .and_then(|id| crate::ids::LeagueId::parse(id).ok());
+        let team = self
+            .team_id
+            .as_deref()
+            .and_then(|id| crate::ids::TeamId::parse(id).ok());
+        crate::leaderboards::Board::of_pack(league.as_ref(), team.as_ref())
+    }
+
     /// Its id, typed: what the store keys it by. The id stays text in the pack itself, so that
     /// [`Pack::validate`] can name a malformed one as a field of its seed file.
     pub fn pack_id(&self) -> Result<PackId, InvalidId> {

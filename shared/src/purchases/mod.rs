@@ -398,6 +398,8 @@ pub struct DrawInputs {
     pub items: Vec<PackItem>,
     pub items_per_pack: u32,
     pub sale_ends_at: Option<Timestamp>,
+    /// The leaderboards the pack's items count for (the global one, its league's, its team's).
+    pub boards: Vec<crate::leaderboards::Board>,
 }
 
 impl DrawInputs {

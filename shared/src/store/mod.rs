@@ -2,7 +2,7 @@
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
 //! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`wallets`],
-//!   [`profile`], [`locker_room`]: the traits of each aggregate.
+//!   [`profile`], [`locker_room`], [`leaderboards`]: the traits of each aggregate.
 //! - [`condition`], [`purchase_conditions`], [`wallet_conditions`]: each condition a write puts
 //!   on the items it changes, declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
@@ -15,6 +15,7 @@ pub mod cash;
 pub mod catalog;
 pub mod condition;
 pub mod dynamo;
+pub mod leaderboards;
 pub mod links;
 pub mod locker_room;
 pub mod memory;
@@ -125,6 +126,7 @@ pub trait Store:
     + locker_room::LockerRoomStore
     + catalog::CatalogStore
     + wallets::WalletStore
+    + leaderboards::LeaderboardStore
     + quests::QuestStore
 {
 }
@@ -139,6 +141,7 @@ impl<
         + locker_room::LockerRoomStore
         + catalog::CatalogStore
         + wallets::WalletStore
+        + leaderboards::LeaderboardStore
         + quests::QuestStore,
 > Store for S
 {

@@ -27,6 +27,16 @@ pub trait ListActivePacks: Send + Sync {
     ) -> impl Future<Output = Result<Page, StoreError>> + Send;
 }
 
+/// The first `limit` packs of the listing whose sale has not started at `now`, soonest first
+/// (the dashboard's upcoming drops): one Query of the listing index below the started bound.
+pub trait ListUpcomingPacks: Send + Sync {
+    fn list_upcoming_packs(
+        &self,
+        now: crate::timestamp::Timestamp,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<crate::packs::document::PackDocument>, StoreError>> + Send;
+}
+
 /// A pack with its items and server seed, or `None`.
 pub trait GetPack: Send + Sync {
     fn get_pack(
@@ -125,6 +135,7 @@ pub trait GetRevealedSeed: Send + Sync {
 /// Every pack operation.
 pub trait PackStore:
     ListActivePacks
+    + ListUpcomingPacks
     + GetPack
     + SeedPack
     + ReadSupply
@@ -135,6 +146,7 @@ pub trait PackStore:
 }
 impl<
     S: ListActivePacks
+        + ListUpcomingPacks
         + GetPack
         + SeedPack
         + ReadSupply

@@ -21,6 +21,7 @@
 //! | a display name's holder | `NAME#<nameKey>` | `NAME` | - |
 //! | a fan's public face (locker room) | `FAN#<userId>` | `SHOW` | - |
 //! | a fan's stats | `FAN#<userId>` | `STATS` | - |
+//! | a fan's score on a board | `FAN#<userId>` | `SCORE#<board>` (and `SAMPLE#<board>` for a sampled fan) | `GSI4PK` `BOARD#<board>#<shard>` (`#sample`) / rank key (a number) |
 //!
 //! A listed pack (the pack item while its status is `active`) is also in the packs of its league
 //! and of its team: `GSI2PK` `LEAGUE#<leagueId>` and `GSI3PK` `TEAM#<teamId>`, each with the
@@ -152,6 +153,9 @@ pub const DRAW_SK: &str = "DRAW";
 pub const DRAW_ITEMS: &str = "items";
 pub const DRAW_ODDS: &str = "odds";
 pub const DRAW_ITEMS_PER_PACK: &str = "itemsPerPack";
+/// The pack's league and team, copied for the opening (which counts its items on their boards).
+pub const DRAW_LEAGUE_ID: &str = "leagueId";
+pub const DRAW_TEAM_ID: &str = "teamId";
 
 /// The key prefix of a fan's own items (profile, links, purchases).
 pub const USER_PREFIX: &str = "USER#";
@@ -337,8 +341,36 @@ pub fn pending_slot(slot: u32) -> String {
     format!("{PENDING_SLOT_PREFIX}{slot}")
 }
 
+/// The boards' index: each board's entries written across [`BOARD_SHARDS`] partitions
+/// (`BOARD#<board>#<k>`) and its sample (`BOARD#<board>#sample`), sorted on the rank key (a
+/// number: the score, then who reached it first; [`crate::leaderboards::rank_key`]).
+///
+/// [`BOARD_SHARDS`]: crate::leaderboards::BOARD_SHARDS
+pub const GSI4: &str = "GSI4";
+pub const GSI4_PK: &str = "GSI4PK";
+pub const GSI4_SK: &str = "GSI4SK";
+pub const BOARD_PREFIX: &str = "BOARD#";
+/// Shard `shard` of `board` in `GSI4`.
+pub fn board_shard_pk(board: &crate::leaderboards::Board, shard: u32) -> String {
+    format!("{BOARD_PREFIX}{board}#{shard}")
+}
+/// The sample partition of `board` in `GSI4`.
+pub fn board_sample_pk(board: &crate::leaderboards::Board) -> String {
+    format!("{BOARD_PREFIX}{board}#sample")
+}
+/// A fan's score on a board (`FAN#<userId>`), and its copy in the sample when the fan is sampled.
+pub fn score_sk(board: &crate::leaderboards::Board) -> String {
+    format!("SCORE#{board}")
+}
+pub fn sample_sk(board: &crate::leaderboards::Board) -> String {
+    format!("SAMPLE#{board}")
+}
+/// A score item's rank key's score part (`score` × 10^21): the opening adds to it, and sets the
+/// rank key (`GSI4SK`) from it, in one update that reads nothing first.
+pub const SCORE_BASE: &str = "scoreBase";
+
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
-pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [
+pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 10] = [
     (PK, ScalarAttributeType::S),
     (SK, ScalarAttributeType::S),
     (GSI1_PK, ScalarAttributeType::S),
@@ -347,16 +379,19 @@ pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 8] = [
     (GSI2_SK, ScalarAttributeType::S),
     (GSI3_PK, ScalarAttributeType::S),
     (GSI3_SK, ScalarAttributeType::S),
+    (GSI4_PK, ScalarAttributeType::S),
+    (GSI4_SK, ScalarAttributeType::N),
 ];
 
 /// The table's (hash, range) key.
 pub const TABLE_KEY: (&str, &str) = (PK, SK);
 
 /// Each global secondary index: (name, hash key, range key); all project every attribute.
-pub const INDEXES: [(&str, &str, &str); 3] = [
+pub const INDEXES: [(&str, &str, &str); 4] = [
     (GSI1, GSI1_PK, GSI1_SK),
     (GSI2, GSI2_PK, GSI2_SK),
     (GSI3, GSI3_PK, GSI3_SK),
+    (GSI4, GSI4_PK, GSI4_SK),
 ];
 
 fn key_schema(hash: &str, range: &str) -> Vec<KeySchemaElement> {

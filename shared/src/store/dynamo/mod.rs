@@ -5,6 +5,7 @@ mod cash;
 mod catalog;
 mod condition;
 mod fan_view;
+mod leaderboards;
 mod links;
 mod locker_room;
 mod packs;
@@ -38,6 +39,8 @@ pub struct DynamoStore {
     table: String,
     /// Shared by the clones of one store: what a warm instance keeps of packs.
     cache: std::sync::Arc<cache::PackCache>,
+    /// What each rarity adds to a collector score (read once per cold start).
+    weights: std::sync::Arc<crate::leaderboards::ScoreWeights>,
 }
 
 pub(crate) fn s(value: impl Into<String>) -> AttributeValue {
@@ -96,7 +99,14 @@ impl DynamoStore {
             client,
             table: table.into(),
             cache: std::sync::Arc::default(),
+            weights: std::sync::Arc::default(),
         }
+    }
+
+    /// The store, its openings scoring with `weights`.
+    pub fn with_score_weights(mut self, weights: crate::leaderboards::ScoreWeights) -> Self {
+        self.weights = std::sync::Arc::new(weights);
+        self
     }
 
     pub fn client(&self) -> &Client {

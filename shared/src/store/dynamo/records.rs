@@ -52,6 +52,7 @@ mod pack;
 mod pending;
 mod profile;
 mod quests;
+mod score;
 mod slots;
 mod unpaid;
 mod wallets;
@@ -74,6 +75,7 @@ pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord,
 pub(crate) use quests::{
     QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item,
 };
+pub(crate) use score::{SCORE_VERSION, rank_key_of, score_from_item};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 

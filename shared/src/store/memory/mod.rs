@@ -7,6 +7,7 @@ mod cash;
 mod catalog;
 mod fan_view;
 mod items;
+mod leaderboards;
 mod links;
 mod locker_room;
 mod packs;
@@ -72,6 +73,8 @@ struct Tables {
     /// The catalogue, by id.
     leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
+    /// Each fan's score on each board they scored on, by (board, user id).
+    scores: HashMap<(crate::leaderboards::Board, UserId), crate::leaderboards::Score>,
     /// The quests, by id.
     quests: BTreeMap<crate::ids::QuestId, crate::quests::Quest>,
     /// Each fan's claims, by (user id, quest id).
@@ -84,9 +87,17 @@ struct Tables {
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     tables: Arc<RwLock<Tables>>,
+    /// What each rarity adds to a collector score.
+    weights: Arc<crate::leaderboards::ScoreWeights>,
 }
 
 impl MemoryStore {
+    /// The store, its openings scoring with `weights`.
+    pub fn with_score_weights(mut self, weights: crate::leaderboards::ScoreWeights) -> Self {
+        self.weights = Arc::new(weights);
+        self
+    }
+
     fn read(&self) -> RwLockReadGuard<'_, Tables> {
         self.tables.read().unwrap_or_else(PoisonError::into_inner)
     }

@@ -13,8 +13,8 @@ use crate::packs::{Pack, split_supply};
 use crate::purchases::PurchaseStatus;
 use crate::store::StoreError;
 use crate::store::packs::{
-    GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
-    SeedPack, SeedPackError, StoredPack, Supply,
+    GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks, PublishRevealedSeeds, ReadSupply,
+    RefreshRemaining, SeedPack, SeedPackError, StoredPack, Supply,
 };
 use crate::timestamp::Timestamp;
 
@@ -122,6 +122,25 @@ impl ListActivePacks for MemoryStore {
                 .map(|(_, (_, document))| document.clone())
                 .collect(),
         })
+    }
+}
+
+impl ListUpcomingPacks for MemoryStore {
+    async fn list_upcoming_packs(
+        &self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<PackDocument>, StoreError> {
+        let tables = self.read();
+        // The listing order is the latest start first: the soonest of the upcoming are last.
+        Ok(tables
+            .listed
+            .values()
+            .rev()
+            .filter(|(pack, _)| pack.sale_starts_at.is_some_and(|starts| starts > now))
+            .take(limit)
+            .map(|(_, document)| document.clone())
+            .collect())
     }
 }
 

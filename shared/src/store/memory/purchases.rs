@@ -329,6 +329,7 @@ impl OpenPurchase for MemoryStore {
             items: stored.pack.items.clone(),
             items_per_pack: stored.pack.items_per_pack,
             sale_ends_at: stored.pack.sale_ends_at,
+            boards: stored.pack.boards(),
         };
         let fairness = inputs.fairness_at(now);
         if !open_now {
@@ -347,6 +348,11 @@ impl OpenPurchase for MemoryStore {
             .entry(user_id.clone())
             .or_default()
             .add_opening(opened.items.as_deref().unwrap_or_default());
+        // And the fan's scores (as on DynamoDB: an opening worth nothing changes none).
+        let points = self
+            .weights
+            .score_of(opened.items.as_deref().unwrap_or_default());
+        tables.add_score(user_id, &inputs.boards, points, now);
         Ok(Opened {
             purchase: opened,
             fairness,

@@ -5,15 +5,17 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::ids::PackId;
+use crate::packs::document::PackDocument;
 use crate::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
 use crate::store::StoreError;
 use crate::store::dynamo::records::document_from_item;
 use crate::store::dynamo::{DynamoStore, classify, number, s};
-use crate::store::packs::ListActivePacks;
+use crate::store::packs::{ListActivePacks, ListUpcomingPacks};
 use crate::store::schema::{
     ENDS_AT, GSI1, GSI1_PK, GSI1_SK, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS,
     PACK_DOC, PACK_REMAINING, PACK_SK, PK, SK, league_pk, pack_pk, team_pk,
 };
+use crate::timestamp::Timestamp;
 
 /// The index a page of `filter`'s packs is read from, with its key attributes and the
 /// partition holding them: a team's packs (its league's ones among them, when both are asked,
@@ -107,6 +109,43 @@ impl ListActivePacks for DynamoStore {
                 .and_then(listing_key)
         };
         Ok(Page { packs, next })
+    }
+}
+
+impl ListUpcomingPacks for DynamoStore {
+    async fn list_upcoming_packs(
+        &self,
+        now: Timestamp,
+        limit: usize,
+    ) -> Result<Vec<PackDocument>, StoreError> {
+        // Listing keys invert the start: the keys below the started bound are the packs whose
+        // sale starts later, and read downwards from it they come soonest first.
+        let output = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(GSI1)
+            .key_condition_expression("#pk = :listed AND #sk < :started")
+            .projection_expression("#doc, #remaining")
+            .expression_attribute_names("#pk", GSI1_PK)
+            .expression_attribute_names("#sk", GSI1_SK)
+            .expression_attribute_names("#doc", PACK_DOC)
+            .expression_attribute_names("#remaining", PACK_REMAINING)
+            .expression_attribute_values(":listed", s(LISTED_PACKS))
+            .expression_attribute_values(":started", s(ListingKey::started_bound(now)))
+            .scan_index_forward(false)
+            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+            .send()
+            .await
+            .map_err(|e| classify("Query", e))?;
+        let mut packs = Vec::new();
+        for mut item in output.items.unwrap_or_default() {
+            match document_from_item(&mut item) {
+                Ok(document) => packs.push(document),
+                Err(error) => tracing::error!(error = %error, "skipping an unreadable pack item"),
+            }
+        }
+        Ok(packs)
     }
 }
 

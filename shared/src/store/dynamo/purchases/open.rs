@@ -6,6 +6,7 @@ use super::{purchase_from_item, purchase_item, purchase_key};
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{OpenRefusal, check_open, opened};
 use crate::store::StoreError;
+use crate::store::dynamo::leaderboards::score_updates;
 use crate::store::dynamo::locker_room::stats_update;
 use crate::store::dynamo::records::draw_inputs_from_item;
 use crate::store::dynamo::transaction::{Transaction, update};
@@ -21,6 +22,8 @@ use crate::timestamp::Timestamp;
 enum Action {
     Purchase,
     Stats,
+    /// The fan's score on one of the pack's boards (unconditional additions).
+    Score,
 }
 
 impl OpenPurchase for DynamoStore {
@@ -83,7 +86,7 @@ impl OpenPurchase for DynamoStore {
             ("#items", "items"),
             ("#fairness", "fairness"),
         ];
-        let transaction = Transaction::new()
+        let mut transaction = Transaction::new()
             .with(
                 Action::Purchase,
                 update(
@@ -104,6 +107,18 @@ impl OpenPurchase for DynamoStore {
                     opened.items.as_deref().unwrap_or_default(),
                 )?,
             );
+        // And the fan's score on each board the pack counts for, in the same transaction: a
+        // board never counts an opening that did not happen (docs/leaderboards.md).
+        let items = opened.items.as_deref().unwrap_or_default();
+        for score in score_updates(
+            &self.table,
+            user_id,
+            &inputs.boards,
+            self.weights.score_of(items),
+            now,
+        )? {
+            transaction.push(Action::Score, score);
+        }
         let mut attempts = Attempts::new("open");
         let failed = loop {
             match self.run(transaction.clone()).await? {

@@ -8,6 +8,8 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{PACK_VERSION, readable, version_one};
+use crate::ids::{LeagueId, TeamId};
+use crate::leaderboards::Board;
 use crate::packs::Pack;
 use crate::packs::draw::ServerSeed;
 use crate::purchases::DrawInputs;
@@ -29,6 +31,12 @@ struct DrawAttributes {
     items: String,
     odds: String,
     items_per_pack: u32,
+    /// The pack's league and team (absent on draw items seeded before the boards: their
+    /// openings count on the global board only until the pack is seeded again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    league_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    team_id: Option<String>,
 }
 
 /// The whole record: the attributes and the sale's end.
@@ -83,6 +91,8 @@ impl DrawRecord {
                 items: json_text(&pack.items),
                 odds: json_text(&pack.odds),
                 items_per_pack: pack.items_per_pack,
+                league_id: pack.league_id.clone(),
+                team_id: pack.team_id.clone(),
             },
             ends_at: pack.sale_ends_at,
         }
@@ -120,6 +130,8 @@ impl TryFrom<DrawRecord> for DrawInputs {
             items,
             odds,
             items_per_pack,
+            league_id,
+            team_id,
         } = record.attributes;
         readable("draw", schema_version, PACK_VERSION)?;
         let corrupt = |problem: &str| StoreError::internal(format!("draw item: {problem}"));
@@ -129,6 +141,18 @@ impl TryFrom<DrawRecord> for DrawInputs {
             items: serde_json::from_str(&items).map_err(|_| corrupt("no `items` JSON"))?,
             items_per_pack,
             sale_ends_at: record.ends_at,
+            boards: Board::of_pack(
+                league_id
+                    .map(LeagueId::parse)
+                    .transpose()
+                    .map_err(|_| corrupt("a `leagueId` that is no id"))?
+                    .as_ref(),
+                team_id
+                    .map(TeamId::parse)
+                    .transpose()
+                    .map_err(|_| corrupt("a `teamId` that is no id"))?
+                    .as_ref(),
+            ),
         })
     }
 }

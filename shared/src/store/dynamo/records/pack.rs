@@ -14,10 +14,10 @@ use crate::store::StoreError;
 use crate::store::dynamo::{Item, key, number, s};
 use crate::store::packs::StoredPack;
 use crate::store::schema::{
-    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, ENDS_AT, ENTITY, GSI1_PK, GSI1_SK, GSI2_PK,
-    GSI2_SK, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY, PACK_DOC,
-    PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS, PK, SK,
-    STARTS_AT, SUPPLY_SK, league_pk, pack_pk, supply_pk, team_pk,
+    DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_LEAGUE_ID, DRAW_ODDS, DRAW_TEAM_ID, ENDS_AT, ENTITY,
+    GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
+    PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS,
+    PK, SK, STARTS_AT, SUPPLY_SK, league_pk, pack_pk, supply_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -143,8 +143,10 @@ pub(crate) fn text<'a>(item: &'a Item, name: &str) -> Option<&'a str> {
 }
 
 /// The draw inputs of a pack that may change before its sale (its seed is set once, apart).
-pub(crate) fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 4] {
+pub(crate) fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 6] {
     [
+        (DRAW_LEAGUE_ID, pack.league_id.clone().map(s)),
+        (DRAW_TEAM_ID, pack.team_id.clone().map(s)),
         (DRAW_ITEMS, Some(s(json_text(&pack.items)))),
         (DRAW_ODDS, Some(s(json_text(&pack.odds)))),
         (DRAW_ITEMS_PER_PACK, Some(number(pack.items_per_pack))),

@@ -1,0 +1,14 @@
+//! `GET /api/dashboard`. Wiring only: the handler is `shared::handlers::dashboard`.
+
+use std::sync::Arc;
+
+use shared::handlers::dashboard::DashboardState;
+use shared::http::routes::dashboard_routes;
+use shared::runtime::serve;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::telemetry::init_json();
+    let state = Arc::new(DashboardState::from_env().await);
+    serve(dashboard_routes().function_app(state)).await
+}

@@ -1,0 +1,15 @@
+//! `GET /api/leaderboards/{board}` and `GET /api/leaderboards/{board}/me`. Wiring only: the
+//! handlers are `shared::handlers::leaderboards`.
+
+use std::sync::Arc;
+
+use shared::handlers::leaderboards::LeaderboardsState;
+use shared::http::routes::leaderboards_routes;
+use shared::runtime::serve;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), lambda_http::Error> {
+    shared::telemetry::init_json();
+    let state = Arc::new(LeaderboardsState::from_env().await);
+    serve(leaderboards_routes().function_app(state)).await
+}

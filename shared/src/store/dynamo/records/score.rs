@@ -1,0 +1,84 @@
+//! A fan's score on a board (`FAN#<userId>` / `SCORE#<board>`, and its sample copy) as a record.
+//! Its attributes are numbers the opening adds to without reading them (`scoreBase` = score ×
+//! 10^21, and `GSI4SK`, the rank key: the score and when it was reached), so they are read by
+//! name: the rank key needs 128 bits, past what serde_dynamo carries.
+
+use super::check_version;
+use crate::ids::UserId;
+use crate::leaderboards::{Score, of_rank_key};
+use crate::store::StoreError;
+use crate::store::dynamo::Item;
+use crate::store::schema::{FAN_PREFIX, GSI4_SK, PK};
+
+/// The version of the score items this release writes, and the newest it reads.
+pub(crate) const SCORE_VERSION: u32 = 1;
+
+/// The rank key of a score item (or of its index entry).
+pub(crate) fn rank_key_of(item: &Item) -> Result<u128, StoreError> {
+    item.get(GSI4_SK)
+        .and_then(|value| value.as_n().ok())
+        .and_then(|n| n.parse::<u128>().ok())
+        .ok_or_else(|| StoreError::internal("score item: no rank key"))
+}
+
+/// The fan and score of a score item (or of its index entry, projected whole).
+pub(crate) fn score_from_item(item: &Item) -> Result<(UserId, Score), StoreError> {
+    check_version(item, "score", SCORE_VERSION)?;
+    let corrupt = |what: &str| StoreError::internal(format!("score item: {what}"));
+    let user_id = item
+        .get(PK)
+        .and_then(|value| value.as_s().ok())
+        .and_then(|pk| pk.strip_prefix(FAN_PREFIX))
+        .and_then(|id| UserId::parse(id).ok())
+        .ok_or_else(|| corrupt("no `FAN#` key"))?;
+    let (score, reached_at) =
+        of_rank_key(rank_key_of(item)?).ok_or_else(|| corrupt("a rank key out of range"))?;
+    Ok((user_id, Score { score, reached_at }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    use super::*;
+    use crate::leaderboards::rank_key;
+    use crate::store::dynamo::records::SCHEMA_VERSION;
+    use crate::store::dynamo::records::tests::{n, newer, refused, s};
+    use crate::timestamp::Timestamp;
+
+    /// A score item as the opening writes it.
+    fn score_item() -> Item {
+        let at = Timestamp::parse("2026-11-25T21:04:00Z").unwrap();
+        HashMap::from([
+            ("PK".into(), s("FAN#auth0|zoe")),
+            ("SK".into(), s("SCORE#league:nba")),
+            (SCHEMA_VERSION.into(), n(1)),
+            (
+                "scoreBase".into(),
+                AttributeValue::N((261u128 * 10u128.pow(21)).to_string()),
+            ),
+            (
+                GSI4_SK.into(),
+                AttributeValue::N(rank_key(261, at).to_string()),
+            ),
+            ("GSI4PK".into(), s("BOARD#league:nba#3")),
+        ])
+    }
+
+    #[test]
+    fn a_score_item_reads_as_its_fan_score_and_arrival() {
+        let (user, score) = score_from_item(&score_item()).unwrap();
+        assert_eq!(user.as_str(), "auth0|zoe");
+        assert_eq!(score.score, 261);
+        assert_eq!(score.reached_at.to_string(), "2026-11-25T21:04:00Z");
+        refused(score_from_item(&newer(score_item())));
+        let mut item = score_item();
+        item.insert(GSI4_SK.into(), s("12"));
+        assert!(
+            score_from_item(&item).is_err(),
+            "a rank key that is no number"
+        );
+    }
+}
