@@ -12,6 +12,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod queue;
 mod topups;
 mod wallets;
 
@@ -71,6 +72,10 @@ struct Tables {
     /// The catalogue, by id.
     leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
+    /// Each queued pack's line (state, secret seed, entrant and order pages), by pack id.
+    queues: HashMap<PackId, queue::Line>,
+    /// Fans' queue entries, by (pack id, user id).
+    queue_entries: BTreeMap<(PackId, UserId), crate::queue::entry::QueueEntry>,
 }
 
 /// In-process store; clones share the same data.

@@ -239,6 +239,7 @@ struct EntrantPageAttributes {
     ids: Vec<EntryId>,
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn entrant_page_item(page: &EntrantPage) -> Item {
     to_item(EntrantPageAttributes {
         schema_version: QUEUE_VERSION,
@@ -257,6 +258,7 @@ pub(crate) fn entrant_page_from_item(item: Item) -> Result<EntrantPage, StoreErr
 }
 
 /// One entry of an order page item.
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OrderedEntryRecord {
@@ -265,6 +267,7 @@ struct OrderedEntryRecord {
 }
 
 /// An order page item's attributes.
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OrderPageAttributes {
@@ -274,6 +277,7 @@ struct OrderPageAttributes {
     entries: Vec<OrderedEntryRecord>,
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn order_page_item(page: &OrderPage) -> Item {
     to_item(OrderPageAttributes {
         schema_version: QUEUE_VERSION,
@@ -289,6 +293,7 @@ pub(crate) fn order_page_item(page: &OrderPage) -> Item {
     })
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn order_page_from_item(item: Item) -> Result<OrderPage, StoreError> {
     let record: OrderPageAttributes = from_item(item, "order page")?;
     readable("order page", record.schema_version, QUEUE_VERSION)?;
@@ -321,6 +326,7 @@ pub(crate) fn queue_seed_item(seed: &ServerSeed) -> Item {
     })
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn queue_seed_from_item(item: Item) -> Result<ServerSeed, StoreError> {
     let record: SeedAttributes = from_item(item, "queue seed")?;
     readable("queue seed", record.schema_version, QUEUE_VERSION)?;
