@@ -22,10 +22,12 @@
 
 pub mod auth;
 pub mod aws;
+pub mod beacon;
 pub mod cash;
 pub mod catalog;
 pub mod config;
 pub mod handlers;
+pub mod hex;
 pub mod http;
 pub mod http_client;
 pub mod ids;

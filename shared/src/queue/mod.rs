@@ -4,7 +4,11 @@
 //! - [`terms`]: a pack's queue terms and what seeding fixes with them.
 //! - [`entry`]: a fan's entry, its status, its index shard and its receipt.
 //! - [`state`]: the line's state as the keeper moves it and the public sees it.
+//! - [`fairness`]: the order key and the positions.
+//! - [`merkle`]: the entrants' Merkle root and a fan's proof.
 
 pub mod entry;
+pub mod fairness;
+pub mod merkle;
 pub mod state;
 pub mod terms;
