@@ -703,7 +703,10 @@ queue:
     assert_eq!(shared::store::schema::wallet_sk(&wallet), "WALLET#w");
     let pack = testkit::ids::pack("p");
     assert_eq!(shared::store::schema::queue_pk(&pack), "QUEUE#p");
-    assert_eq!(shared::store::schema::entry_pk(&pack, &fan), "QUEUE#p#USER#u");
+    assert_eq!(
+        shared::store::schema::entry_pk(&pack, &fan),
+        "QUEUE#p#USER#u"
+    );
     assert_eq!(shared::store::schema::qseed_pk(&pack), "QSEED#p");
 }
 
