@@ -533,6 +533,8 @@ mod tests {
             "GET, PUT"
         );
         assert_eq!(allow(Method::GET, "/api/packs/p/purchases"), "POST");
+        assert_eq!(allow(Method::DELETE, "/api/packs/p/queue"), "GET, POST");
+        assert_eq!(allow(Method::POST, "/api/packs/p/queue/me"), "GET");
     }
 
     #[test]
@@ -545,6 +547,8 @@ mod tests {
             "/API/packs",
             "/api//packs",
             "/api/packs/",
+            "/api/packs/p/queue/",
+            "/api/packs/p/queue/me/",
         ] {
             assert_eq!(code(Method::GET, path), Err(ErrorCode::NotFound), "{path}");
         }
@@ -583,6 +587,12 @@ mod tests {
                 "catalog GET /api/leagues/{leagueId}",
                 "catalog GET /api/teams",
                 "catalog GET /api/teams/{teamId}",
+                "queue GET /api/packs/{packId}/queue",
+                "queue POST /api/packs/{packId}/queue",
+                "queue GET /api/packs/{packId}/queue/me",
+                "queue GET /api/packs/{packId}/queue/entrants",
+                "queue GET /api/packs/{packId}/queue/me/proof",
+                "queue GET /api/packs/{packId}/queue/report",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

@@ -78,33 +78,12 @@ pub fn parse_hex32(text: &str) -> Option<[u8; SEED_LEN]> {
 
 /// Bytes written as hex digits (either case, two per byte); `None` for anything else.
 pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    let text = text.as_bytes();
-    if text.len() % 2 != 0 {
-        return None;
-    }
-    text.chunks_exact(2)
-        .map(|pair| Some((hex_digit(pair[0])? << 4) | hex_digit(pair[1])?))
-        .collect()
-}
-
-fn hex_digit(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
+    hex::decode(text).ok()
 }
 
 /// `bytes` as lowercase hex.
 pub fn lower_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(2 * bytes.len());
-    for &byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    text
+    hex::encode(bytes)
 }
 
 /// What a purchase contributes to its draw.
