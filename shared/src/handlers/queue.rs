@@ -267,6 +267,12 @@ pub struct EntrantsCursor {
     pub cursor: Option<String>,
 }
 
+const NOT_A_CURSOR: &str = "The cursor is not one this list gave.";
+
+fn not_a_cursor() -> ApiError {
+    ApiError::refused(ErrorCode::InvalidCursor, NOT_A_CURSOR)
+}
+
 /// The page `?cursor=` names.
 pub struct EntrantsPage(u32);
 
@@ -280,12 +286,7 @@ impl<St: Send + Sync> FromRequestParts<St> for EntrantsPage {
                 .then(|| cursor.parse().ok())
                 .flatten()
                 .map(Self)
-                .ok_or_else(|| {
-                    ApiError::refused(
-                        ErrorCode::InvalidCursor,
-                        "The cursor is not one this list gave.",
-                    )
-                }),
+                .ok_or_else(not_a_cursor),
         }
     }
 }
@@ -306,7 +307,7 @@ from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Pu
             headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
         (status = 400, description = "A cursor this list did not give (`invalid_cursor`), or \
 given twice (`invalid_query`).", body = ErrorBody,
-            example = json!(doc::error_example(ErrorCode::InvalidCursor, "The cursor is not one this list gave."))),
+            example = json!(doc::error_example(ErrorCode::InvalidCursor, NOT_A_CURSOR))),
         (status = 404, description = "No such pack or no waiting room (`queue_not_found`); or \
 the id is not an id (`not_found`).", body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
@@ -326,10 +327,7 @@ pub async fn list_queue_entrants<S: GetQueue + GetEntrantPage>(
     let view = committed_line(&state.store, &pack_id).await?;
     let pages = view.state.entrant_pages.unwrap_or(0);
     if page > 0 && page >= pages {
-        return Err(ApiError::refused(
-            ErrorCode::InvalidCursor,
-            "The cursor is not one this list gave.",
-        ));
+        return Err(not_a_cursor());
     }
     let entrants = match state.store.entrant_page(&pack_id, page).await? {
         Some(found) => found.ids,
