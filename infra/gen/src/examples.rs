@@ -58,7 +58,7 @@ pub const PATH_PARAMETERS: [(&str, &str); 9] = [
     ("questId", "first-pack"),
 ];
 
-pub const EXTRAS: [RouteExtra; 31] = [
+pub const EXTRAS: [RouteExtra; 37] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -280,6 +280,45 @@ pub const EXTRAS: [RouteExtra; 31] = [
         event: "ClaimQuest",
         signed_in: true,
         idempotency_key: Some("9d6f1c2a-4b3e-4f8a-8c7d-2e1b0a9f8e7d"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue",
+        event: "GetQueue",
+        fixture: Some("get"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "POST /api/packs/{packId}/queue",
+        event: "JoinQueue",
+        fixture: Some("join"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/me",
+        event: "GetMyQueueEntry",
+        fixture: Some("me"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/entrants",
+        event: "ListQueueEntrants",
+        fixture: Some("entrants"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/me/proof",
+        event: "GetMyQueueProof",
+        fixture: Some("proof"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/report",
+        event: "GetQueueReport",
+        fixture: Some("report"),
         ..PLAIN
     },
 ];

@@ -19,16 +19,18 @@ use shared::handlers::me::MeState;
 use shared::handlers::my_wallets::WalletsState;
 use shared::handlers::profile::ProfileState;
 use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::queue::QueueFnState;
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes,
     get_pack_routes, get_purchase_routes, leaderboards_routes, list_packs_routes,
     locker_rooms_routes, me_cash_routes, me_profile_routes, me_purchases_routes, me_wallets_routes,
-    open_pack_routes, quest_claims_routes, quests_routes, start_purchase_routes,
+    open_pack_routes, quest_claims_routes, quests_routes, queue_routes, start_purchase_routes,
     stripe_webhook_routes, web3_link_routes,
 };
 use shared::packs::listing::CursorSigner;
 use shared::purchases::HoldPolicy;
+use shared::queue::entry::ReceiptSigner;
 use shared::store::Store;
 use shared::topups::TopUpPolicy;
 
@@ -134,6 +136,11 @@ impl App {
                     verifier: verifier(),
                 })),
             )
+            .merge(queue_routes().into_router(Arc::new(QueueFnState::new(
+                store.clone(),
+                verifier(),
+                ReceiptSigner::random(),
+            ))))
             .merge(dashboard_routes().into_router(Arc::new(DashboardState {
                 store: store.clone(),
                 verifier: verifier(),

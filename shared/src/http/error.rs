@@ -72,6 +72,12 @@ pub enum ErrorCode {
     QuestNotFound,
     QuestNotCompleted,
     QuestEnded,
+    QueueNotFound,
+    QueueEntryNotFound,
+    QueueNotOpen,
+    QueueClosed,
+    QueueNotClosed,
+    QueueNotFinished,
 }
 
 impl ErrorCode {
@@ -137,6 +143,11 @@ impl ErrorCode {
             Self::QuestNotFound => StatusCode::NOT_FOUND,
             Self::QuestNotCompleted => StatusCode::CONFLICT,
             Self::QuestEnded => StatusCode::GONE,
+            Self::QueueNotFound | Self::QueueEntryNotFound => StatusCode::NOT_FOUND,
+            Self::QueueNotOpen
+            | Self::QueueClosed
+            | Self::QueueNotClosed
+            | Self::QueueNotFinished => StatusCode::CONFLICT,
         }
     }
 }

@@ -31,6 +31,7 @@ use crate::handlers::me::MeState;
 use crate::handlers::my_wallets::WalletsState;
 use crate::handlers::profile::ProfileState;
 use crate::handlers::purchase_json::PurchaseState;
+use crate::handlers::queue::QueueFnState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
 use crate::handlers::web3_link::LinkState;
@@ -48,6 +49,7 @@ use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
 use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
+use crate::store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, ReadEntrants};
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
 
@@ -484,6 +486,16 @@ functions! {
     "quest-claims" => quest_claims_routes(MeState where S: GetQuest + GetClaims + ListMyItems + ClaimQuest) {
         quests::claim_quest,
     }
+    /// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
+    /// pack item only; never `QSEED#` nor `DRAW#`).
+    "queue" => queue_routes(QueueFnState where S: GetQueue + JoinQueue + GetQueueEntry + GetEntrantPage + ReadEntrants) {
+        queue::get_queue,
+        queue::join_queue,
+        queue::my_queue_entry,
+        queue::list_queue_entrants,
+        queue::my_queue_proof,
+        queue::queue_report,
+    }
 }
 
 /// Every route of `function`, in declaration order.
@@ -603,6 +615,8 @@ mod tests {
             "GET, PUT"
         );
         assert_eq!(allow(Method::GET, "/api/packs/p/purchases"), "POST");
+        assert_eq!(allow(Method::DELETE, "/api/packs/p/queue"), "GET, POST");
+        assert_eq!(allow(Method::POST, "/api/packs/p/queue/me"), "GET");
     }
 
     #[test]
@@ -615,6 +629,8 @@ mod tests {
             "/API/packs",
             "/api//packs",
             "/api/packs/",
+            "/api/packs/p/queue/",
+            "/api/packs/p/queue/me/",
         ] {
             assert_eq!(code(Method::GET, path), Err(ErrorCode::NotFound), "{path}");
         }
@@ -660,6 +676,12 @@ mod tests {
                 "quests GET /api/quests/{questId}",
                 "quests GET /api/me/rewards",
                 "quest-claims POST /api/quests/{questId}/claim",
+                "queue GET /api/packs/{packId}/queue",
+                "queue POST /api/packs/{packId}/queue",
+                "queue GET /api/packs/{packId}/queue/me",
+                "queue GET /api/packs/{packId}/queue/entrants",
+                "queue GET /api/packs/{packId}/queue/me/proof",
+                "queue GET /api/packs/{packId}/queue/report",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

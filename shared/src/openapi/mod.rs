@@ -58,6 +58,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
         (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
         (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),
+        (name = "Waiting room", description = "A drop's line: fans join before the sale, their order is drawn after the close from a committed seed and a public beacon, and they are admitted in that order (docs/fairness.md)."),
     ),
 )]
 struct Document;

@@ -44,6 +44,7 @@ pub(crate) fn sample_pack(id: &str) -> Pack {
             },
         ],
         supply_shards: None,
+        queue: None,
     }
 }
 

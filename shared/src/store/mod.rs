@@ -2,7 +2,8 @@
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
 //! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`wallets`],
-//!   [`profile`], [`locker_room`], [`leaderboards`]: the traits of each aggregate.
+//!   [`profile`], [`locker_room`], [`leaderboards`], [`quests`], [`queue`]: the traits of each
+//!   aggregate.
 //! - [`condition`], [`purchase_conditions`], [`wallet_conditions`]: each condition a write puts
 //!   on the items it changes, declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
@@ -24,6 +25,7 @@ pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
 pub mod quests;
+pub mod queue;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;
@@ -128,6 +130,7 @@ pub trait Store:
     + wallets::WalletStore
     + leaderboards::LeaderboardStore
     + quests::QuestStore
+    + queue::QueueStore
 {
 }
 impl<
@@ -142,7 +145,8 @@ impl<
         + catalog::CatalogStore
         + wallets::WalletStore
         + leaderboards::LeaderboardStore
-        + quests::QuestStore,
+        + quests::QuestStore
+        + queue::QueueStore,
 > Store for S
 {
 }

@@ -12,6 +12,7 @@ mod packs;
 mod profile;
 mod purchases;
 mod quests;
+mod queue;
 mod records;
 mod topups;
 mod transaction;

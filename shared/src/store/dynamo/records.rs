@@ -52,6 +52,7 @@ mod pack;
 mod pending;
 mod profile;
 mod quests;
+pub(crate) mod queue;
 mod score;
 mod slots;
 mod unpaid;
@@ -66,8 +67,8 @@ pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
 pub(crate) use locker::{LOCKER_VERSION, ShowRecord, ShownItemRecord, StoredShow, stats_from_item};
 pub(crate) use pack::{
-    corrupt, draw_inputs, pack_from_item, sale_ends_at, seeded_attributes, share_item, share_key,
-    share_units, stored_pack, terms_attributes, text, whole_number,
+    corrupt, draw_inputs, instant_attribute, pack_from_item, sale_ends_at, seeded_attributes,
+    share_item, share_key, share_units, stored_pack, terms_attributes, text, whole_number,
 };
 pub use pack::{document_from_item, pack_item};
 pub(crate) use pending::{PendingSlotRecord, pending_from_item};

@@ -14,6 +14,7 @@ mod packs;
 mod profile;
 mod purchases;
 mod quests;
+mod queue;
 mod topups;
 mod wallets;
 
@@ -81,6 +82,10 @@ struct Tables {
     claims: HashMap<(UserId, crate::ids::QuestId), crate::quests::Claim>,
     /// The quest each claim key claimed, by (user id, claim id).
     claim_keys: HashMap<(UserId, String), crate::ids::QuestId>,
+    /// Each queued pack's line (state, secret seed, entrant and order pages), by pack id.
+    queues: HashMap<PackId, queue::Line>,
+    /// Fans' queue entries, by (pack id, user id).
+    queue_entries: BTreeMap<(PackId, UserId), crate::queue::entry::QueueEntry>,
 }
 
 /// In-process store; clones share the same data.

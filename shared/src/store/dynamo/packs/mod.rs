@@ -15,6 +15,7 @@ use crate::store::schema::{
 
 mod listing;
 mod seed;
+pub(super) use seed::UpdateExpression;
 mod sweep;
 
 impl GetPack for DynamoStore {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
 
 use crate::packs::draw::ServerSeed;
-use crate::packs::seed::{SeedWrite, freeze_bound};
+use crate::packs::seed::{SeedWrite, freeze_bound, queue_write};
 use crate::packs::{Pack, split_supply};
 use crate::store::StoreError;
 use crate::store::dynamo::records::{
@@ -20,7 +20,7 @@ use crate::store::schema::{
 use crate::timestamp::Timestamp;
 
 /// `SET a = :a, ... REMOVE b, ...` over `attributes`, with their names and values.
-struct UpdateExpression {
+pub(in crate::store::dynamo) struct UpdateExpression {
     set: Vec<String>,
     remove: Vec<String>,
     names: HashMap<String, String>,
@@ -28,7 +28,9 @@ struct UpdateExpression {
 }
 
 impl UpdateExpression {
-    fn new(attributes: impl IntoIterator<Item = (&'static str, Option<AttributeValue>)>) -> Self {
+    pub(in crate::store::dynamo) fn new<N: Into<String>>(
+        attributes: impl IntoIterator<Item = (N, Option<AttributeValue>)>,
+    ) -> Self {
         let mut expression = Self {
             set: Vec::new(),
             remove: Vec::new(),
@@ -37,9 +39,7 @@ impl UpdateExpression {
         };
         for (index, (name, value)) in attributes.into_iter().enumerate() {
             let placeholder = format!("#a{index}");
-            expression
-                .names
-                .insert(placeholder.clone(), name.to_owned());
+            expression.names.insert(placeholder.clone(), name.into());
             match value {
                 Some(value) => {
                     expression.set.push(format!("{placeholder} = :a{index}"));
@@ -49,6 +49,17 @@ impl UpdateExpression {
             }
         }
         expression
+    }
+
+    /// Also sets `name` to `value`, unless the item has it already (a queue's seed and its hash
+    /// are set once).
+    pub(in crate::store::dynamo) fn set_once(mut self, name: &str, value: AttributeValue) -> Self {
+        let index = self.names.len();
+        self.names.insert(format!("#k{index}"), name.to_owned());
+        self.values.insert(format!(":k{index}"), value);
+        self.set
+            .push(format!("#k{index} = if_not_exists(#k{index}, :k{index})"));
+        self
     }
 
     fn text(&self) -> String {
@@ -75,7 +86,23 @@ impl UpdateExpression {
             .map_err(|e| StoreError::internal_from("update", e))
     }
 
-    fn into_update(
+    /// The update, on no condition of its own (the transaction's other actions carry it).
+    pub(in crate::store::dynamo) fn into_unconditional(
+        self,
+        table: &str,
+        key: Item,
+    ) -> Result<Update, StoreError> {
+        Update::builder()
+            .table_name(table)
+            .set_key(Some(key))
+            .update_expression(self.text())
+            .set_expression_attribute_names(Some(self.names))
+            .set_expression_attribute_values((!self.values.is_empty()).then_some(self.values))
+            .build()
+            .map_err(|e| StoreError::internal_from("update", e))
+    }
+
+    pub(in crate::store::dynamo) fn into_update(
         mut self,
         table: &str,
         key: Item,
@@ -225,7 +252,15 @@ impl SeedPack for DynamoStore {
                 }
             }
         }
-        // One transaction takes 100 actions: a pack of more than 98 shares writes the rest in a
+        // The queue's state and seed go with the pack and its draw inputs, in the transaction
+        // that carries the pack's condition.
+        let queue_actions = crate::store::dynamo::queue::seeding_actions(
+            table,
+            pack_id,
+            queue_write(pack, write, now),
+        )?;
+        actions.splice(2..2, queue_actions);
+        // One transaction takes 100 actions: a pack of more than 96 shares writes the rest in a
         // second one, after the first (the one with the pack's condition) has held.
         let mut chunks = actions.chunks(MAX_TRANSACTION_ACTIONS);
         let first = chunks.next().map(<[_]>::to_vec).unwrap_or_default();

@@ -3,6 +3,8 @@
 //! updates the items in place) mapped explicitly from and to the domain's [`Pack`], versioned
 //! by `schemaVersion` ([`PACK_VERSION`]).
 
+use std::collections::HashMap;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 
 use super::{PACK_VERSION, SCHEMA_VERSION, check_version, draw_inputs_from_item, json_text};
@@ -10,14 +12,16 @@ use crate::ids::{LeagueId, PackId, TeamId};
 use crate::packs::document::PackDocument;
 use crate::packs::listing::ListingKey;
 use crate::packs::{MAX_SUPPLY_SHARDS, Pack};
+use crate::queue::terms::QueueTerms;
 use crate::store::StoreError;
 use crate::store::dynamo::{Item, key, number, s};
 use crate::store::packs::StoredPack;
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_LEAGUE_ID, DRAW_ODDS, DRAW_TEAM_ID, ENDS_AT, ENTITY,
     GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
-    PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK, PACK_STATUS,
-    PK, SK, STARTS_AT, SUPPLY_SK, league_pk, pack_pk, supply_pk, team_pk,
+    PACK_DOC, PACK_MAX_PER_USER, PACK_QUEUE, PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK,
+    PACK_STATUS, PK, QUEUE_CLOSES_AT, QUEUE_OPENS_AT, QUEUE_PASS_SECONDS, SK, STARTS_AT, SUPPLY_SK,
+    league_pk, pack_pk, supply_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -34,7 +38,27 @@ pub(crate) fn terms_attributes(pack: &Pack) -> Vec<(&'static str, Option<Attribu
         (PACK_AMOUNT, Some(number(pack.price.amount))),
         (PACK_CURRENCY, Some(s(&pack.price.currency))),
         (PACK_MAX_PER_USER, pack.max_per_user.map(number)),
+        (
+            PACK_QUEUE,
+            pack.queue.map(|queue| queue_terms_value(&queue)),
+        ),
     ]
+}
+
+/// A pack's queue terms as the pack item and its shares hold them (a start on a queued pack is
+/// conditioned on the fan's admission): instants in nanoseconds, for conditions.
+fn queue_terms_value(queue: &QueueTerms) -> AttributeValue {
+    AttributeValue::M(HashMap::from([
+        (
+            QUEUE_OPENS_AT.to_owned(),
+            number(queue.opens_at.unix_nanos()),
+        ),
+        (
+            QUEUE_CLOSES_AT.to_owned(),
+            number(queue.closes_at.unix_nanos()),
+        ),
+        (QUEUE_PASS_SECONDS.to_owned(), number(queue.pass_seconds)),
+    ]))
 }
 
 /// The seeded attributes of a pack item, each `Some` to set or `None` to remove: everything but
@@ -156,14 +180,23 @@ pub(crate) fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>
 
 /// The sale end (`endsAt`, nanoseconds) of a pack or draw item (`what`), if it has one.
 pub(crate) fn sale_ends_at(item: &Item, what: &str) -> Result<Option<Timestamp>, StoreError> {
-    item.get(ENDS_AT)
+    instant_attribute(item, ENDS_AT, what)
+}
+
+/// The instant held in nanoseconds by attribute `name` of a `what` item, if it has one.
+pub(crate) fn instant_attribute(
+    item: &Item,
+    name: &str,
+    what: &str,
+) -> Result<Option<Timestamp>, StoreError> {
+    item.get(name)
         .map(|value| {
             value
                 .as_n()
                 .ok()
                 .and_then(|n| n.parse::<i128>().ok())
                 .and_then(Timestamp::from_unix_nanos)
-                .ok_or_else(|| corrupt(what, "bad `endsAt`"))
+                .ok_or_else(|| corrupt(what, &format!("bad `{name}`")))
         })
         .transpose()
 }
