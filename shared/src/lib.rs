@@ -26,6 +26,7 @@ pub mod cash;
 pub mod catalog;
 pub mod config;
 pub mod handlers;
+pub mod hex;
 pub mod http;
 pub mod http_client;
 pub mod ids;

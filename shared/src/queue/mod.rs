@@ -2,3 +2,5 @@
 //! fans are admitted by position.
 
 pub mod admission;
+pub mod fairness;
+pub mod merkle;
