@@ -130,6 +130,15 @@ id_type!(
     is_valid_id
 );
 
+id_type!(
+    /// A fan's entry in a pack's waiting room: 128 random bits as 32 lowercase hex digits, the
+    /// fan's public name in the line (the entrants list shows it, never the user id).
+    EntryId,
+    "an entry id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

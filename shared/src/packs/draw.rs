@@ -52,15 +52,7 @@ impl ServerSeed {
 
     /// The seed written as exactly 64 hex digits (either case); `None` for anything else.
     pub fn from_hex(text: &str) -> Option<Self> {
-        let text = text.as_bytes();
-        if text.len() != 2 * SEED_LEN {
-            return None;
-        }
-        let mut bytes = [0; SEED_LEN];
-        for (byte, pair) in bytes.iter_mut().zip(text.chunks_exact(2)) {
-            *byte = (hex_digit(pair[0])? << 4) | hex_digit(pair[1])?;
-        }
-        Some(Self(bytes))
+        parse_hex32(text).map(Self)
     }
 
     pub fn as_bytes(&self) -> &[u8; SEED_LEN] {
@@ -79,6 +71,22 @@ impl ServerSeed {
     }
 }
 
+/// 32 bytes written as exactly 64 hex digits (either case); `None` for anything else.
+pub fn parse_hex32(text: &str) -> Option<[u8; SEED_LEN]> {
+    parse_hex(text)?.try_into().ok()
+}
+
+/// Bytes written as hex digits (either case, two per byte); `None` for anything else.
+pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let text = text.as_bytes();
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.chunks_exact(2)
+        .map(|pair| Some((hex_digit(pair[0])? << 4) | hex_digit(pair[1])?))
+        .collect()
+}
+
 fn hex_digit(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),
@@ -88,7 +96,8 @@ fn hex_digit(c: u8) -> Option<u8> {
     }
 }
 
-fn lower_hex(bytes: &[u8]) -> String {
+/// `bytes` as lowercase hex.
+pub fn lower_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut text = String::with_capacity(2 * bytes.len());
     for &byte in bytes {

@@ -1,6 +1,15 @@
-//! A drop's waiting room (issue 29): fans join a line, positions are drawn after it closes, and
-//! fans are admitted by position.
+//! The drop's waiting room (issue 29): a line fans join before the sale, ordered after it closes
+//! by a draw anyone can recompute (docs/fairness.md), then admitted in order.
+//!
+//! - [`terms`]: a pack's queue terms and what seeding fixes with them.
+//! - [`entry`]: a fan's entry, its status, its index shard and its receipt.
+//! - [`state`]: the line's state as the keeper moves it and the public sees it.
+//! - [`fairness`], [`merkle`]: the draw's order key and the entrants' Merkle tree.
+//! - [`admission`]: how many fans the keeper admits, and what a refused start is told.
 
 pub mod admission;
+pub mod entry;
 pub mod fairness;
 pub mod merkle;
+pub mod state;
+pub mod terms;

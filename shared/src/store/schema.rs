@@ -27,6 +27,20 @@
 //! listing key as sort key, written by the same seeding write as its `GSI1` keys (the pack item
 //! uses neither index otherwise).
 //! | a fan's pending top-ups | `TOPUP#USER#<userId>` | `PENDING` | - |
+//! | a queue's secret seed | `QSEED#<packId>` | `QSEED` | - |
+//! | a queue's state | `QUEUE#<packId>` | `STATE` | `GSI1PK` `QUEUES#PENDING` / `<closesAt>#<packId>` until finished |
+//! | a fan's entry in a queue | `QUEUE#<packId>#USER#<userId>` | `ENTRY` | `GSI2PK` `QENTRIES#<packId>#<shard>` / `<entryId>` |
+//! | a page of a queue's sorted entrants | `QUEUE#<packId>` | `ENTRANTS#<page:06>` | - |
+//! | a page of a queue's drawn order | `QUEUE#<packId>` | `ORDER#<page:06>` | - |
+//!
+//! A waiting room (issue 29, docs/fairness.md): a join is one conditional Put of the fan's own
+//! entry item (`attribute_not_exists(PK)`: one entry per fan by construction), with its entry in
+//! the entry index on one of [`ENTRY_SHARDS`](crate::queue::entry::ENTRY_SHARDS) partitions
+//! (shard: the first byte of SHA-256(entryId) mod 64), so no key takes every join: 20,000 joins a
+//! second are one item each (each on its own key) and about 313 index writes a second per shard.
+//! The close reads the 64 shards back (one Query each, paged) to commit the entrant set. The
+//! queue's seed lives under its own prefix, `QSEED#`, which only seed-packs and the keeper may
+//! reach (IAM `dynamodb:LeadingKeys`), as `DRAW#` keeps a pack's server seed.
 //!
 //! No key is written by every start of a pack, nor by the starts of every pack. A pack's supply
 //! is split into `shards` shares (`PACK#<packId>#<k>`, each on its own partition key): a start
@@ -332,6 +346,63 @@ pub const PENDING_TOPUPS_SK: &str = "PENDING";
 pub const PENDING_SLOT_PREFIX: char = 't';
 pub fn pending_slot(slot: u32) -> String {
     format!("{PENDING_SLOT_PREFIX}{slot}")
+}
+
+/// The key prefix of queue seeds: only seed-packs and the keeper reach it.
+pub const QSEED_PREFIX: &str = "QSEED#";
+pub fn qseed_pk(pack_id: &PackId) -> String {
+    format!("{QSEED_PREFIX}{pack_id}")
+}
+pub const QSEED_SK: &str = "QSEED";
+/// The queue seed (a binary attribute of 32 bytes).
+pub const QSEED_SEED: &str = "seed";
+
+/// The key prefix of a queue's items (state, pages, entries): the queue function's reach.
+pub const QUEUE_PREFIX: &str = "QUEUE#";
+/// The partition of a queue's state and pages.
+pub fn queue_pk(pack_id: &PackId) -> String {
+    format!("{QUEUE_PREFIX}{pack_id}")
+}
+pub const QUEUE_STATE_SK: &str = "STATE";
+/// The partition of `GSI1` holding the queues not yet finished, by close: the keeper's work.
+pub const PENDING_QUEUES: &str = "QUEUES#PENDING";
+/// A pending queue's `GSI1SK`: its close then its pack, so that key order is close order.
+pub fn pending_queue_key(closes_at: crate::timestamp::Timestamp, pack_id: &PackId) -> String {
+    crate::timestamp::time_key(closes_at, pack_id.as_str())
+}
+/// A queue state's stored status (`open`, `closed`, `drawn`, `finished`).
+pub const QUEUE_STATUS: &str = "status";
+/// The last position admitted (a number).
+pub const QUEUE_ADMITTED_THROUGH: &str = "admittedThrough";
+/// The report's counters on the state (numbers).
+pub const QUEUE_ADMITTED: &str = "admitted";
+pub const QUEUE_BOUGHT: &str = "bought";
+pub const QUEUE_LAPSED: &str = "lapsed";
+
+/// A fan's entry in `pack_id`'s queue: its own partition (pack ids never hold `#`).
+pub fn entry_pk(pack_id: &PackId, user_id: &UserId) -> String {
+    format!("{QUEUE_PREFIX}{pack_id}#USER#{user_id}")
+}
+pub const ENTRY_SK: &str = "ENTRY";
+/// An entry's status (`waiting`, `queued`, `admitted`, `lapsed`, `done`, `sold_out`).
+pub const ENTRY_STATUS: &str = "status";
+/// An entry's position (a number, from the draw).
+pub const ENTRY_POSITION: &str = "position";
+/// When an admitted entry's window ends, in Unix nanoseconds (a number), for conditions.
+pub const ENTRY_PASS_EXPIRES_AT: &str = "passExpiresAt";
+/// Units the fan started while admitted (a number).
+pub const ENTRY_BOUGHT: &str = "bought";
+/// Shard `shard` of a queue's entry index (`GSI2`): its entries by id.
+pub fn queue_entries_pk(pack_id: &PackId, shard: u32) -> String {
+    format!("QENTRIES#{pack_id}#{shard}")
+}
+/// Page `page` (from 0) of a queue's sorted entrants.
+pub fn entrants_sk(page: u32) -> String {
+    format!("ENTRANTS#{page:06}")
+}
+/// Page `page` (from 0) of a queue's drawn order.
+pub fn order_sk(page: u32) -> String {
+    format!("ORDER#{page:06}")
 }
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.

@@ -97,10 +97,7 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
     if text.len() != 64 {
         return None;
     }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    crate::packs::draw::parse_hex(text)
 }
 
 #[cfg(test)]

@@ -345,14 +345,23 @@ fn listing_key(value: &AttributeValue) -> Option<ListingKey> {
 
 /// The sale end (`endsAt`, nanoseconds) of a pack or draw item (`what`), if it has one.
 pub(crate) fn sale_ends_at(item: &Item, what: &str) -> Result<Option<Timestamp>, StoreError> {
-    item.get(ENDS_AT)
+    instant_attribute(item, ENDS_AT, what)
+}
+
+/// The instant held in nanoseconds by attribute `name` of a `what` item, if it has one.
+pub(crate) fn instant_attribute(
+    item: &Item,
+    name: &str,
+    what: &str,
+) -> Result<Option<Timestamp>, StoreError> {
+    item.get(name)
         .map(|value| {
             value
                 .as_n()
                 .ok()
                 .and_then(|n| n.parse::<i128>().ok())
                 .and_then(Timestamp::from_unix_nanos)
-                .ok_or_else(|| corrupt(what, "bad `endsAt`"))
+                .ok_or_else(|| corrupt(what, &format!("bad `{name}`")))
         })
         .transpose()
 }

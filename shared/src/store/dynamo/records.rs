@@ -24,6 +24,7 @@ mod draw;
 mod locker;
 mod pending;
 mod profile;
+pub(crate) mod queue;
 mod slots;
 mod unpaid;
 mod wallets;

@@ -41,7 +41,7 @@ pub(crate) struct DrawRecord {
 /// The seed as a binary attribute (`B`): serde_dynamo writes `serialize_bytes` as `B` and reads
 /// `B` through `deserialize_bytes`, where a `Vec<u8>` or an array would be a list of numbers.
 #[derive(Debug)]
-struct SeedBytes(Vec<u8>);
+pub(crate) struct SeedBytes(pub(crate) Vec<u8>);
 
 impl Serialize for SeedBytes {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

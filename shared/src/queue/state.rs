@@ -1,0 +1,178 @@
+//! A line's state (`QUEUE#<packId>` / `STATE`): created by seeding with the commitment (the
+//! queue seed's hash and the beacon round), then moved on by the keeper (close: the entrants and
+//! their root; draw: the beacon and the seed; admission: how far it got and the report's
+//! counters). The public sees it through [`QueueStatus`], computed with the clock while the
+//! stored status is still `open`.
+
+use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr};
+use utoipa::ToSchema;
+
+use crate::ids::{EntryId, PackId, UserId};
+use crate::queue::terms::{Phase, QueueTerms};
+use crate::timestamp::Timestamp;
+
+/// The stored status: only the keeper moves it on, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(IntoStaticStr, EnumString, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum StoredStatus {
+    /// Seeded; fans join between `opensAt` and `closesAt`.
+    Open,
+    /// The entrants are committed (`entrants`, `entrantsRoot`, the entrant pages).
+    Closed,
+    /// The beacon is fetched, the seed revealed, positions written; admission runs.
+    Drawn,
+    /// Sold out or everyone admitted: the keeper no longer looks at it.
+    Finished,
+}
+
+/// The status the API shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueStatus {
+    Upcoming,
+    Open,
+    Closed,
+    Drawn,
+}
+
+/// A drand beacon as the draw used it: `chain` is quicknet's hash (or `local` on scripts/local).
+/// Replaced by `crate::beacon::Beacon` once the beacon branch lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Beacon {
+    pub chain: String,
+    pub round: u64,
+    pub randomness: [u8; 32],
+    pub signature: Vec<u8>,
+}
+
+/// A line's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueState {
+    pub pack_id: PackId,
+    pub status: StoredStatus,
+    /// The close, copied from the terms (it orders the keeper's pending index).
+    pub closes_at: Timestamp,
+    /// SHA-256 of the queue's secret seed, published before the line opens.
+    pub seed_hash: [u8; 32],
+    /// The quicknet round the draw uses, fixed with the terms.
+    pub beacon_round: u64,
+    /// How many fans joined (from the close).
+    pub entrants: Option<u64>,
+    /// The Merkle root of the sorted entry ids (from the close).
+    pub entrants_root: Option<[u8; 32]>,
+    /// How many entrant pages the close wrote (from the close).
+    pub entrant_pages: Option<u32>,
+    /// The beacon (from the draw).
+    pub beacon: Option<Beacon>,
+    /// The queue's secret seed (revealed by the draw).
+    pub seed: Option<[u8; 32]>,
+    /// The last position admitted so far (0: nobody yet).
+    pub admitted_through: u64,
+    /// The report's counters, each added to by the write that changes an entry.
+    pub admitted: u64,
+    pub bought: u64,
+    pub lapsed: u64,
+}
+
+impl QueueState {
+    /// The state seeding creates for `pack_id`'s line under `terms`, committed to a seed of hash
+    /// `seed_hash`.
+    pub fn seeded(pack_id: PackId, terms: &QueueTerms, seed_hash: [u8; 32]) -> Self {
+        Self {
+            pack_id,
+            status: StoredStatus::Open,
+            closes_at: terms.closes_at,
+            seed_hash,
+            beacon_round: terms.beacon_round(),
+            entrants: None,
+            entrants_root: None,
+            entrant_pages: None,
+            beacon: None,
+            seed: None,
+            admitted_through: 0,
+            admitted: 0,
+            bought: 0,
+            lapsed: 0,
+        }
+    }
+
+    /// The status the API shows at `now` under `terms`.
+    pub fn public_status(&self, terms: &QueueTerms, now: Timestamp) -> QueueStatus {
+        match self.status {
+            StoredStatus::Open => match terms.phase_at(now) {
+                Phase::Upcoming => QueueStatus::Upcoming,
+                Phase::Open => QueueStatus::Open,
+                Phase::Closed => QueueStatus::Closed,
+            },
+            StoredStatus::Closed => QueueStatus::Closed,
+            StoredStatus::Drawn | StoredStatus::Finished => QueueStatus::Drawn,
+        }
+    }
+
+    /// Whether the entrant set is committed (entrants listed, proofs given).
+    pub fn committed(&self) -> bool {
+        self.status >= StoredStatus::Closed
+    }
+}
+
+/// Entry ids per entrant page: 2,000 ids of 32 characters are about 70 KB, far within an item's
+/// 400 KB, and a page of the entrants list is one item read.
+pub const ENTRANTS_PAGE_SIZE: usize = 2_000;
+/// Entries per order page: a user id may take 255 bytes, so 1,000 entries of at most about 300
+/// bytes each stay within an item's 400 KB (2,000 would not).
+pub const ORDER_PAGE_SIZE: usize = 1_000;
+
+/// A page of the sorted entry ids, as the close commits them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntrantPage {
+    /// From 0.
+    pub page: u32,
+    pub ids: Vec<EntryId>,
+}
+
+/// One entry of the drawn order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderedEntry {
+    pub entry_id: EntryId,
+    pub user_id: UserId,
+}
+
+/// A page of the drawn order: positions `page * ORDER_PAGE_SIZE + 1` onwards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderPage {
+    /// From 0.
+    pub page: u32,
+    pub entries: Vec<OrderedEntry>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(text: &str) -> Timestamp {
+        Timestamp::parse(text).unwrap()
+    }
+
+    #[test]
+    fn the_public_status_follows_the_clock_until_the_keeper_moves_it() {
+        let terms = QueueTerms {
+            opens_at: ts("2026-12-01T17:00:00Z"),
+            closes_at: ts("2026-12-01T17:50:00Z"),
+            pass_seconds: 600,
+        };
+        let mut state = QueueState::seeded(PackId::parse("p").unwrap(), &terms, [1; 32]);
+        assert_eq!(state.beacon_round, terms.beacon_round());
+        let show = |state: &QueueState, at| state.public_status(&terms, ts(at));
+        assert_eq!(show(&state, "2026-12-01T16:00:00Z"), QueueStatus::Upcoming);
+        assert_eq!(show(&state, "2026-12-01T17:00:00Z"), QueueStatus::Open);
+        assert_eq!(show(&state, "2026-12-01T17:50:00Z"), QueueStatus::Closed);
+        assert!(!state.committed(), "closed by the clock, not yet committed");
+        state.status = StoredStatus::Closed;
+        assert!(state.committed());
+        state.status = StoredStatus::Finished;
+        assert_eq!(show(&state, "2026-12-01T19:00:00Z"), QueueStatus::Drawn);
+    }
+}
