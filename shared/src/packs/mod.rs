@@ -62,6 +62,9 @@ pub struct Pack {
     /// count from `totalSupply` ([`Pack::shard_count`]).
     #[serde(default, skip_serializing)]
     pub supply_shards: Option<u32>,
+    /// The waiting room's terms (issue 29): a pack with a queue sells only to admitted fans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<crate::queue::terms::QueueTerms>,
 }
 
 /// The most shares a pack's supply may be split into.
@@ -463,6 +466,7 @@ pub(crate) mod tests {
                 },
             ],
             supply_shards: None,
+            queue: None,
         }
     }
 

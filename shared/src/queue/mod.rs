@@ -5,9 +5,11 @@
 //! - [`entry`]: a fan's entry, its status, its index shard and its receipt.
 //! - [`state`]: the line's state as the keeper moves it and the public sees it.
 //! - [`fairness`], [`merkle`]: the draw's order key and the entrants' Merkle tree.
+//! - [`commit`]: the close's commitment and the drawn order, in pages.
 //! - [`admission`]: how many fans the keeper admits, and what a refused start is told.
 
 pub mod admission;
+pub mod commit;
 pub mod entry;
 pub mod fairness;
 pub mod merkle;

@@ -22,6 +22,8 @@ pub mod packs;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
+pub mod queue_conditions;
+pub mod queue_keeper;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;

@@ -378,6 +378,9 @@ pub const QUEUE_ADMITTED_THROUGH: &str = "admittedThrough";
 pub const QUEUE_ADMITTED: &str = "admitted";
 pub const QUEUE_BOUGHT: &str = "bought";
 pub const QUEUE_LAPSED: &str = "lapsed";
+/// The keeper's mark (a number; absent: 0): every position up to it is over (lapsed, done or
+/// sold out), so a pass reads the admitted entries after it only.
+pub const QUEUE_OVER_THROUGH: &str = "overThrough";
 
 /// A fan's entry in `pack_id`'s queue: its own partition (pack ids never hold `#`).
 pub fn entry_pk(pack_id: &PackId, user_id: &UserId) -> String {
