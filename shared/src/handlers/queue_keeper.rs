@@ -16,11 +16,11 @@ use serde::Serialize;
 
 use crate::ids::PackId;
 use crate::metrics::{self, Metric};
-use crate::queue::admission::{Supply, WindowEnd, demand, to_admit};
+use crate::queue::admission::{Supply, WindowEnd, demand, to_admit, window_end};
 use crate::queue::entry::EntryStatus;
 use crate::queue::state::{Beacon, QueueState, StoredStatus};
 use crate::store::StoreError;
-use crate::store::queue_keeper::QueueKeeper;
+use crate::store::queue_keeper::{Ended, QueueKeeper};
 use crate::timestamp::Timestamp;
 
 /// How long after a line's close the keeper waits before committing its entrants: a join that
@@ -182,6 +182,7 @@ pub async fn admit<S: QueueKeeper>(
         .ok_or_else(|| StoreError::internal("admission: window beyond the calendar"))?;
     let mut live = Vec::new();
     let mut over_through = view.over_through;
+    let mut ended = Ended::default();
     let mut over_so_far = true;
     for (at, entry) in (view.over_through + 1..).zip(&view.admitted) {
         let over = match entry.status {
@@ -191,11 +192,11 @@ pub async fn admit<S: QueueKeeper>(
                     Some(WindowEnd::Done) => pass.done += 1,
                     None => {}
                 }
-                true
+                Some(window_end(entry.bought))
             }
             EntryStatus::Admitted => {
                 live.push(entry.bought);
-                false
+                None
             }
             EntryStatus::Queued => {
                 // Claimed by a keeper that stopped before admitting it.
@@ -203,19 +204,24 @@ pub async fn admit<S: QueueKeeper>(
                     pass.admitted += 1;
                 }
                 live.push(0);
-                false
+                None
             }
-            EntryStatus::Waiting => false,
-            EntryStatus::Lapsed | EntryStatus::Done | EntryStatus::SoldOut => true,
+            EntryStatus::Waiting => None,
+            EntryStatus::Lapsed => Some(WindowEnd::Lapsed),
+            EntryStatus::Done | EntryStatus::SoldOut => Some(WindowEnd::Done),
         };
-        over_so_far &= over;
+        over_so_far &= over.is_some();
         if over_so_far {
             over_through = at;
+            match over {
+                Some(WindowEnd::Lapsed) => ended.lapsed += 1,
+                _ => ended.bought += u64::from(entry.bought),
+            }
         }
     }
     if over_through > view.over_through {
         store
-            .advance_over_through(pack_id, view.over_through, over_through)
+            .advance_over_through(pack_id, view.over_through, over_through, ended)
             .await?;
     }
     let entrants = view.state.entrants.unwrap_or(0);

@@ -95,6 +95,9 @@ fn refused(error: StartError) -> ApiError {
             ErrorCode::InsufficientFunds,
             "Your Cash balance does not cover this pack and your other unpaid purchases.",
         ),
+        StartError::Refused(StartRefusal::NotAdmitted(refusal)) => {
+            (ErrorCode::QueueAdmissionRequired, refusal.message())
+        }
     };
     ApiError::refused(code, message)
 }

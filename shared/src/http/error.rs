@@ -69,6 +69,7 @@ pub enum ErrorCode {
     WalletLimitReached,
     WalletNotFound,
     TooManyPendingTopUps,
+    QueueAdmissionRequired,
 }
 
 impl ErrorCode {
@@ -131,6 +132,7 @@ impl ErrorCode {
             Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
             Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyPendingTopUps => StatusCode::CONFLICT,
+            Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
         }
     }
 }

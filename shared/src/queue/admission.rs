@@ -9,6 +9,9 @@
 //! for; counting demand keeps every fan admitted and not yet bought within the units left (the
 //! last one admitted may be partly covered: a unit is never left unsold while a fan waits).
 
+use crate::queue::entry::{EntryStatus, QueueEntry};
+use crate::timestamp::Timestamp;
+
 /// How many units one admitted fan may take: the pack's `maxPerUser`, or without one any number
 /// (such a fan's demand covers all the units left, so fans are let in one at a time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +92,8 @@ pub enum AdmissionRefusal {
     Lapsed,
     #[error("the fan bought as many as their admission allows")]
     Used,
+    #[error("the pack sold out before the fan's turn")]
+    SoldOut,
 }
 
 impl AdmissionRefusal {
@@ -107,37 +112,27 @@ impl AdmissionRefusal {
             Self::Used => {
                 "This pack sells only to fans admitted from its queue: you bought as many as your admission allows."
             }
+            Self::SoldOut => {
+                "This pack sells only to fans admitted from its queue: it sold out before your turn."
+            }
         }
     }
 }
 
-/// An entry as a refused start found it (after the cancellation: read again to tell why).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryState {
-    /// Not yet drawn, or drawn and not yet admitted.
-    Waiting,
-    /// Admitted, its window closing at `pass_expires_at` (Unix seconds).
-    Admitted { pass_expires_at: i64 },
-    /// Marked lapsed by the keeper.
-    Lapsed,
-    /// Done (bought as allowed) or sold out before their turn.
-    Over,
-}
-
-/// Why a fan whose entry is `entry` (`None`: no entry) may not start at `now` (Unix seconds),
-/// or `None` when they may (the refusal was then a race: admitted meanwhile).
-pub fn refusal(entry: Option<EntryState>, now: i64) -> Option<AdmissionRefusal> {
+/// Whether `entry` (`None`: the fan did not join) lets its fan start a purchase at `now`:
+/// admitted, with the window open. A start on a queued pack checks this on what it read, and
+/// its transaction conditions on the same ([`crate::store`]'s `entry_admits`); after a
+/// cancellation, the entry as it is then says which refusal.
+pub fn check_admitted(entry: Option<&QueueEntry>, now: Timestamp) -> Result<(), AdmissionRefusal> {
     let Some(entry) = entry else {
-        return Some(AdmissionRefusal::NotJoined);
+        return Err(AdmissionRefusal::NotJoined);
     };
-    match entry {
-        EntryState::Waiting => Some(AdmissionRefusal::NotYetAdmitted),
-        EntryState::Admitted { pass_expires_at } if pass_expires_at <= now => {
-            Some(AdmissionRefusal::Lapsed)
-        }
-        EntryState::Admitted { .. } => None,
-        EntryState::Lapsed => Some(AdmissionRefusal::Lapsed),
-        EntryState::Over => Some(AdmissionRefusal::Used),
+    match entry.status {
+        EntryStatus::Admitted if entry.pass_expires_at.is_some_and(|end| end > now) => Ok(()),
+        EntryStatus::Admitted | EntryStatus::Lapsed => Err(AdmissionRefusal::Lapsed),
+        EntryStatus::Waiting | EntryStatus::Queued => Err(AdmissionRefusal::NotYetAdmitted),
+        EntryStatus::Done => Err(AdmissionRefusal::Used),
+        EntryStatus::SoldOut => Err(AdmissionRefusal::SoldOut),
     }
 }
 
@@ -187,27 +182,34 @@ mod tests {
 
     #[test]
     fn a_refused_start_is_told_which_case() {
-        assert_eq!(refusal(None, 10), Some(AdmissionRefusal::NotJoined));
-        assert_eq!(
-            refusal(Some(EntryState::Waiting), 10),
-            Some(AdmissionRefusal::NotYetAdmitted)
-        );
-        let admitted = |at| Some(EntryState::Admitted { pass_expires_at: at });
-        assert_eq!(refusal(admitted(10), 10), Some(AdmissionRefusal::Lapsed));
-        assert_eq!(refusal(admitted(11), 10), None);
-        assert_eq!(
-            refusal(Some(EntryState::Lapsed), 10),
-            Some(AdmissionRefusal::Lapsed)
-        );
-        assert_eq!(
-            refusal(Some(EntryState::Over), 10),
-            Some(AdmissionRefusal::Used)
-        );
+        let now = Timestamp::parse("2026-12-01T18:00:00Z").unwrap();
+        let entry = |status, end: Option<i64>| QueueEntry {
+            pack_id: crate::ids::PackId::parse("drop").unwrap(),
+            entry_id: crate::ids::EntryId::parse("0123456789abcdef0123456789abcdef").unwrap(),
+            user_id: crate::ids::UserId::parse("fan").unwrap(),
+            joined_at: now,
+            receipt: String::new(),
+            status,
+            position: Some(1),
+            pass_expires_at: end.and_then(|s| now.plus_seconds(s)),
+            bought: 0,
+        };
+        let check = |status, end| check_admitted(Some(&entry(status, end)), now);
+        assert_eq!(check_admitted(None, now), Err(AdmissionRefusal::NotJoined));
+        assert_eq!(check(EntryStatus::Admitted, Some(1)), Ok(()));
+        // The window ends at passExpiresAt, excluded (as the condition `passExpiresAt > :now`).
+        assert_eq!(check(EntryStatus::Admitted, Some(0)), Err(AdmissionRefusal::Lapsed));
+        assert_eq!(check(EntryStatus::Lapsed, None), Err(AdmissionRefusal::Lapsed));
+        assert_eq!(check(EntryStatus::Waiting, None), Err(AdmissionRefusal::NotYetAdmitted));
+        assert_eq!(check(EntryStatus::Queued, None), Err(AdmissionRefusal::NotYetAdmitted));
+        assert_eq!(check(EntryStatus::Done, Some(1)), Err(AdmissionRefusal::Used));
+        assert_eq!(check(EntryStatus::SoldOut, None), Err(AdmissionRefusal::SoldOut));
         for refusal in [
             AdmissionRefusal::NotJoined,
             AdmissionRefusal::NotYetAdmitted,
             AdmissionRefusal::Lapsed,
             AdmissionRefusal::Used,
+            AdmissionRefusal::SoldOut,
         ] {
             assert!(refusal.message().starts_with("This pack sells only"));
         }

@@ -27,6 +27,15 @@ pub struct Drawn {
     pub entrants: u64,
 }
 
+/// What the entries a mark moves past ended with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ended {
+    /// Entries whose window passed unused.
+    pub lapsed: u64,
+    /// Units the entries' fans started.
+    pub bought: u64,
+}
+
 /// What an admission pass decides on, read in this order: the state, the admitted entries not
 /// yet known to be over (positions `over_through + 1..=admitted_through`), then the pack's
 /// shares. The
@@ -120,12 +129,15 @@ pub trait AdmitQueue: Send + Sync {
         now: Timestamp,
     ) -> impl Future<Output = Result<Option<WindowEnd>, StoreError>> + Send;
 
-    /// Moves `overThrough` from `through` (as read) to `to`.
+    /// Moves `overThrough` from `through` (as read) to `to`, adding what the entries passed
+    /// over ended with to the report's counters: each entry is counted once, by the write that
+    /// moves the mark past it.
     fn advance_over_through(
         &self,
         pack_id: &PackId,
         through: u64,
         to: u64,
+        ended: Ended,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Ends the line: every entry after `admitted_through` still `queued` becomes `sold_out`, the
@@ -141,3 +153,17 @@ pub trait AdmitQueue: Send + Sync {
 pub trait QueueKeeper: PendingQueues + CloseQueue + DrawQueue + AdmitQueue {}
 
 impl<S: PendingQueues + CloseQueue + DrawQueue + AdmitQueue> QueueKeeper for S {}
+
+/// Refuses to draw with a seed other than the one whose SHA-256 the line published before it
+/// opened: the order would be one nobody can check.
+pub(crate) fn check_seed(state: &QueueState, seed: &[u8; 32]) -> Result<(), StoreError> {
+    let hash = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, seed);
+    if hash.as_ref() == state.seed_hash {
+        Ok(())
+    } else {
+        Err(StoreError::internal(format!(
+            "the queue seed of {} does not match its published hash",
+            state.pack_id
+        )))
+    }
+}

@@ -12,6 +12,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod queue_keeper;
 mod topups;
 mod wallets;
 
@@ -71,6 +72,8 @@ struct Tables {
     /// The catalogue, by id.
     leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
+    /// Waiting rooms, by pack id.
+    queues: HashMap<PackId, queue_keeper::StoredQueue>,
 }
 
 /// In-process store; clones share the same data.
