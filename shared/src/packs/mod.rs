@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 
 use crate::ids::{InvalidId, PackId};
 use crate::openapi::schemas::{Hex32, Id};
+use crate::queue::terms::QueueTerms;
 use crate::timestamp::Timestamp;
 
 /// A pack as listed (its detail adds `items` and `fairness`).
@@ -62,9 +63,10 @@ pub struct Pack {
     /// count from `totalSupply` ([`Pack::shard_count`]).
     #[serde(default, skip_serializing)]
     pub supply_shards: Option<u32>,
-    /// The waiting room's terms (issue 29): a pack with a queue sells only to admitted fans.
+    /// The pack's waiting room, if it has one (absent otherwise): fans join between `opensAt`
+    /// and `closesAt`, the line is drawn after, and only admitted fans may buy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub queue: Option<crate::queue::terms::QueueTerms>,
+    pub queue: Option<QueueTerms>,
 }
 
 /// The most shares a pack's supply may be split into.
@@ -264,6 +266,9 @@ impl Pack {
                 "maxPerUser",
                 "must be at least 1, or null for no limit",
             ));
+        }
+        if let Some(queue) = &self.queue {
+            queue.validate(self.sale_starts_at)?;
         }
         self.validate_odds()?;
         self.validate_items()?;

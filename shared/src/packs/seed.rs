@@ -4,9 +4,11 @@
 //! Re-seeding must not undo what buyers did: [`plan_reseed`] decides what a file may change of a
 //! pack already stored. Once a sale has started, what buyers pay for and draw from is frozen
 //! (price, odds, items, itemsPerPack, totalSupply, saleStartsAt, supplyShards) and `remaining` belongs to the
-//! purchases; once it has ended, its seed may be public, so its end cannot move.
+//! purchases; once it has ended, its seed may be public, so its end cannot move. A pack's `queue`
+//! freezes before its line opens (`TERMS_FREEZE_SECONDS` ahead of `opensAt`), whatever its sale.
 
 use crate::packs::Pack;
+use crate::queue::terms::QueueTerms;
 use crate::timestamp::Timestamp;
 
 /// How a pack of a seed file is written.
@@ -47,6 +49,11 @@ pub enum ReseedRefusal {
         "its sale has ended (its server seed may be public), so saleEndsAt can no longer change"
     )]
     Ended,
+    #[error(
+        "its queue opens within 5 minutes or has opened (its seed's hash and beacon round are \
+         public, fans may have joined), so queue can no longer change"
+    )]
+    QueueFrozen,
 }
 
 /// What writing `new` over `stored` (the pack as stored, `None` when new) at `now` may do.
@@ -66,6 +73,12 @@ pub fn plan_reseed(
             return Err(ReseedRefusal::EndInThePast);
         }
     }
+    // A queue's terms freeze before its line opens, which is before its sale: its commitment
+    // (seed hash, beacon round) is public from then, and entries were taken under it.
+    let queue_frozen = |queue: &Option<QueueTerms>| queue.is_some_and(|q| q.frozen_at(now));
+    if stored.queue != new.queue && (queue_frozen(&stored.queue) || queue_frozen(&new.queue)) {
+        return Err(ReseedRefusal::QueueFrozen);
+    }
     if replaceable(stored, now) {
         return Ok(SeedWrite::Replace);
     }
@@ -81,6 +94,29 @@ pub fn plan_reseed(
     match frozen.into_iter().find(|(_, same)| !same) {
         Some((field, _)) => Err(ReseedRefusal::Frozen(field)),
         None => Ok(SeedWrite::Update),
+    }
+}
+
+/// What a seeding write does to a pack's queue (its state and secret seed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueWrite {
+    /// Written as these terms say: a new queue gets a new secret seed; one seeded before keeps
+    /// its seed (and so its hash) and takes the terms' close and beacon round.
+    Put(QueueTerms),
+    /// A queue taken off before it froze: its state and seed go.
+    Remove,
+    /// Nothing: no queue, or a frozen one (which [`plan_reseed`] kept unchanged), whose state
+    /// belongs to the keeper from then on.
+    Keep,
+}
+
+/// What writing `pack` as `write` at `now` does to its queue.
+pub fn queue_write(pack: &Pack, write: SeedWrite, now: Timestamp) -> QueueWrite {
+    match (pack.queue, write) {
+        (Some(terms), SeedWrite::Create) => QueueWrite::Put(terms),
+        (Some(terms), _) if !terms.frozen_at(now) => QueueWrite::Put(terms),
+        (None, SeedWrite::Replace) => QueueWrite::Remove,
+        _ => QueueWrite::Keep,
     }
 }
 
@@ -251,6 +287,58 @@ mod tests {
             plan_reseed(Some(&ended), &reactivated, now),
             Ok(SeedWrite::Update),
             "an ended pack may still be renamed"
+        );
+    }
+
+    #[test]
+    fn a_queue_freezes_five_minutes_before_its_line_opens() {
+        let mut stored = sample_pack("p"); // starts 2026-01-01
+        stored.queue = Some(QueueTerms {
+            opens_at: ts("2025-12-31T20:00:00Z"),
+            closes_at: ts("2025-12-31T23:00:00Z"),
+            pass_seconds: 600,
+        });
+        let mut new = stored.clone();
+        new.queue = new.queue.map(|q| QueueTerms {
+            pass_seconds: 900,
+            ..q
+        });
+        assert_eq!(
+            plan_reseed(Some(&stored), &new, ts("2025-12-31T19:54:59Z")),
+            Ok(SeedWrite::Replace)
+        );
+        for (now, changed) in [
+            ("2025-12-31T19:55:00Z", new.clone()),
+            ("2025-12-31T21:00:00Z", new.clone()),
+            (
+                "2025-12-31T21:00:00Z",
+                Pack {
+                    queue: None,
+                    ..stored.clone()
+                },
+            ),
+        ] {
+            assert_eq!(
+                plan_reseed(Some(&stored), &changed, ts(now)),
+                Err(ReseedRefusal::QueueFrozen),
+                "{now}"
+            );
+        }
+        let unqueued = Pack {
+            queue: None,
+            ..stored.clone()
+        };
+        assert_eq!(
+            plan_reseed(Some(&unqueued), &stored, ts("2025-12-31T21:00:00Z")),
+            Err(ReseedRefusal::QueueFrozen),
+            "a queue cannot be added to a line that would already be open"
+        );
+        let mut renamed = stored.clone();
+        renamed.name = "Renamed".into();
+        assert_eq!(
+            plan_reseed(Some(&stored), &renamed, ts("2025-12-31T21:00:00Z")),
+            Ok(SeedWrite::Replace),
+            "the rest of the pack stays replaceable until its sale"
         );
     }
 

@@ -18,8 +18,9 @@ use crate::timestamp::Timestamp;
 pub const ENTRY_SHARDS: u32 = 64;
 
 /// Where a fan's entry is, as the fan sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[derive(IntoStaticStr, EnumString)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, IntoStaticStr, EnumString,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum EntryStatus {
@@ -95,7 +96,8 @@ pub fn new_entry_id() -> EntryId {
 /// The index shard of an entry: the first byte of SHA-256(entryId) mod [`ENTRY_SHARDS`], so that
 /// entries spread evenly whatever their ids look like.
 pub fn entry_shard(entry_id: &EntryId) -> u32 {
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, entry_id.as_str().as_bytes());
+    let digest =
+        aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, entry_id.as_str().as_bytes());
     u32::from(digest.as_ref()[0]) % ENTRY_SHARDS
 }
 
@@ -166,7 +168,8 @@ pub fn verify_receipt(
 /// When a queued fan at `position` may expect to be admitted, seen at `now` with positions up to
 /// `admitted_through` admitted and `units_left` units left: each later wave admits as many fans
 /// as units are left and comes at the latest when the window before it ends, so the fans
-/// ahead take `ceil(ahead / units_left)` windows of `pass_seconds` at most. `None` when no unit is
+/// ahead (`position - admitted_through - 1`) fill `ahead / units_left` waves before the fan's,
+/// each a window of `pass_seconds` at most. `None` when no unit is
 /// left (the fan waits for units to come back, which nothing predicts).
 pub fn estimated_admission_at(
     position: u64,
@@ -179,7 +182,7 @@ pub fn estimated_admission_at(
         return None;
     }
     let ahead = position.saturating_sub(admitted_through).saturating_sub(1);
-    let waves = ahead.div_ceil(units_left);
+    let waves = ahead / units_left;
     let seconds = waves.saturating_mul(u64::from(pass_seconds));
     now.plus_seconds(i64::try_from(seconds).ok()?)
 }
@@ -203,7 +206,10 @@ mod tests {
             per_shard[entry_shard(id) as usize] += 1;
         }
         // 64 per shard on average: every shard gets some, none a crowd.
-        assert!(per_shard.iter().all(|&n| (20..=120).contains(&n)), "{per_shard:?}");
+        assert!(
+            per_shard.iter().all(|&n| (20..=120).contains(&n)),
+            "{per_shard:?}"
+        );
     }
 
     #[test]
@@ -217,7 +223,13 @@ mod tests {
         assert!(verify_receipt(&key, &pack, &entry, at, &receipt));
         let other = EntryId::parse("ffffffffffffffffffffffffffffffff").unwrap();
         assert!(!verify_receipt(&key, &pack, &other, at, &receipt));
-        assert!(!verify_receipt(&key, &pack, &entry, ts("2026-12-01T17:00:02Z"), &receipt));
+        assert!(!verify_receipt(
+            &key,
+            &pack,
+            &entry,
+            ts("2026-12-01T17:00:02Z"),
+            &receipt
+        ));
         let stranger = ReceiptSigner::from_seed(&[8u8; 32]).unwrap().public_key();
         assert!(!verify_receipt(&stranger, &pack, &entry, at, &receipt));
         assert!(ReceiptSigner::from_seed(&[1u8; 31]).is_err());
@@ -227,7 +239,8 @@ mod tests {
     #[test]
     fn the_estimate_counts_windows_of_the_fans_ahead() {
         let now = ts("2026-12-01T18:00:00Z");
-        let at = |position, through, left| estimated_admission_at(position, through, left, 600, now);
+        let at =
+            |position, through, left| estimated_admission_at(position, through, left, 600, now);
         assert_eq!(at(11, 10, 5), Some(now), "next in line");
         assert_eq!(at(15, 10, 5), Some(now), "within the next wave");
         assert_eq!(at(16, 10, 5), Some(ts("2026-12-01T18:10:00Z")));

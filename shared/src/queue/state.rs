@@ -13,8 +13,19 @@ use crate::queue::terms::{Phase, QueueTerms};
 use crate::timestamp::Timestamp;
 
 /// The stored status: only the keeper moves it on, in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[derive(IntoStaticStr, EnumString, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    IntoStaticStr,
+    EnumString,
+    Serialize,
+    Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
 pub enum StoredStatus {

@@ -146,14 +146,20 @@ mod tests {
             closes_at: ts("2026-12-01T18:00:00Z"),
             ..terms()
         };
-        assert_eq!(at_the_start.validate(starts), Ok(()), "closes as the sale starts");
+        assert_eq!(
+            at_the_start.validate(starts),
+            Ok(()),
+            "closes as the sale starts"
+        );
         type Breaker = fn(&mut QueueTerms);
         let cases: [(&str, Breaker); 5] = [
             ("queue.closesAt", |t| t.closes_at = t.opens_at),
             ("queue.closesAt", |t| {
                 t.closes_at = ts("2026-12-01T18:00:00.000000001Z")
             }),
-            ("queue.closesAt", |t| t.opens_at = ts("2026-11-24T17:49:59Z")),
+            ("queue.closesAt", |t| {
+                t.opens_at = ts("2026-11-24T17:49:59Z")
+            }),
             ("queue.passSeconds", |t| t.pass_seconds = 59),
             ("queue.passSeconds", |t| t.pass_seconds = 3601),
         ];
@@ -188,9 +194,15 @@ mod tests {
     #[test]
     fn the_phase_turns_at_the_opening_and_the_close() {
         let t = terms();
-        assert_eq!(t.phase_at(ts("2026-12-01T16:59:59.999999999Z")), Phase::Upcoming);
+        assert_eq!(
+            t.phase_at(ts("2026-12-01T16:59:59.999999999Z")),
+            Phase::Upcoming
+        );
         assert_eq!(t.phase_at(ts("2026-12-01T17:00:00Z")), Phase::Open);
-        assert_eq!(t.phase_at(ts("2026-12-01T17:49:59.999999999Z")), Phase::Open);
+        assert_eq!(
+            t.phase_at(ts("2026-12-01T17:49:59.999999999Z")),
+            Phase::Open
+        );
         assert_eq!(t.phase_at(ts("2026-12-01T17:50:00Z")), Phase::Closed);
         assert!(!t.frozen_at(ts("2026-12-01T16:54:59Z")));
         assert!(t.frozen_at(ts("2026-12-01T16:55:00Z")));

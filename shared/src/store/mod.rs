@@ -22,6 +22,7 @@ pub mod packs;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
+pub mod queue;
 pub mod queue_conditions;
 pub mod queue_keeper;
 pub mod schema;

@@ -125,6 +125,13 @@ pub const PACK_AMOUNT: &str = "amount";
 pub const PACK_CURRENCY: &str = "currency";
 /// A pack's limit per buyer, absent when there is none.
 pub const PACK_MAX_PER_USER: &str = "maxPerUser";
+/// A pack's queue terms, a map of `opensAt` and `closesAt` (Unix nanoseconds) and
+/// `passSeconds`, on the pack item and every share, absent for a pack without a queue: a start
+/// conditioned on its share knows from it that the pack sells only to admitted fans.
+pub const PACK_QUEUE: &str = "queue";
+pub const QUEUE_OPENS_AT: &str = "opensAt";
+pub const QUEUE_CLOSES_AT: &str = "closesAt";
+pub const QUEUE_PASS_SECONDS: &str = "passSeconds";
 /// A pack's server seed as 64 hex digits, copied onto its public item by the sweep once revealed.
 pub const PACK_REVEALED_SEED: &str = "revealedSeed";
 /// A pack's seeding revision: every seeding write moves it on.

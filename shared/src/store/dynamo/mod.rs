@@ -10,6 +10,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+pub(crate) mod queue;
 mod records;
 mod topups;
 mod transaction;

@@ -13,9 +13,10 @@ use crate::ids::{LeagueId, PackId, TeamId};
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, PackFilter, Page, PageRequest};
-use crate::packs::seed::{SeedWrite, freeze_bound};
+use crate::packs::seed::{SeedWrite, freeze_bound, queue_write};
 use crate::packs::seed_revealed;
 use crate::packs::{MAX_SUPPLY_SHARDS, Pack, split_supply};
+use crate::queue::terms::QueueTerms;
 use crate::store::StoreError;
 use crate::store::packs::{
     GetPack, GetRevealedSeed, ListActivePacks, PublishRevealedSeeds, ReadSupply, RefreshRemaining,
@@ -24,9 +25,10 @@ use crate::store::packs::{
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_ODDS, DRAW_SK, ENDS_AT, ENTITY, GSI1, GSI1_PK, GSI1_SK,
     GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
-    PACK_DOC, PACK_MAX_PER_USER, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION, PACK_SHARDS,
-    PACK_SK, PACK_STATUS, PK, SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, league_pk,
-    pack_pk, supply_pk, team_pk,
+    PACK_DOC, PACK_MAX_PER_USER, PACK_QUEUE, PACK_REMAINING, PACK_REVEALED_SEED, PACK_REVISION,
+    PACK_SHARDS, PACK_SK, PACK_STATUS, PK, QUEUE_CLOSES_AT, QUEUE_OPENS_AT, QUEUE_PASS_SECONDS,
+    SHARE_SOLD, SK, STARTS_AT, SUPPLY_SK, draw_pk, holds_pk, league_pk, pack_pk, supply_pk,
+    team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -43,7 +45,27 @@ pub(crate) fn terms_attributes(pack: &Pack) -> Vec<(&'static str, Option<Attribu
         (PACK_AMOUNT, Some(number(pack.price.amount))),
         (PACK_CURRENCY, Some(s(&pack.price.currency))),
         (PACK_MAX_PER_USER, pack.max_per_user.map(number)),
+        (
+            PACK_QUEUE,
+            pack.queue.map(|queue| queue_terms_value(&queue)),
+        ),
     ]
+}
+
+/// A pack's queue terms as the pack item and its shares hold them (a start on a queued pack is
+/// conditioned on the fan's admission): instants in nanoseconds, for conditions.
+fn queue_terms_value(queue: &QueueTerms) -> AttributeValue {
+    AttributeValue::M(HashMap::from([
+        (
+            QUEUE_OPENS_AT.to_owned(),
+            number(queue.opens_at.unix_nanos()),
+        ),
+        (
+            QUEUE_CLOSES_AT.to_owned(),
+            number(queue.closes_at.unix_nanos()),
+        ),
+        (QUEUE_PASS_SECONDS.to_owned(), number(queue.pass_seconds)),
+    ]))
 }
 
 /// The seeded attributes of a pack item, each `Some` to set or `None` to remove: everything but
@@ -162,7 +184,7 @@ fn draw_inputs(pack: &Pack) -> [(&'static str, Option<AttributeValue>); 4] {
 }
 
 /// `SET a = :a, ... REMOVE b, ...` over `attributes`, with their names and values.
-struct UpdateExpression {
+pub(super) struct UpdateExpression {
     set: Vec<String>,
     remove: Vec<String>,
     names: HashMap<String, String>,
@@ -170,7 +192,9 @@ struct UpdateExpression {
 }
 
 impl UpdateExpression {
-    fn new(attributes: impl IntoIterator<Item = (&'static str, Option<AttributeValue>)>) -> Self {
+    pub(super) fn new<N: Into<String>>(
+        attributes: impl IntoIterator<Item = (N, Option<AttributeValue>)>,
+    ) -> Self {
         let mut expression = Self {
             set: Vec::new(),
             remove: Vec::new(),
@@ -179,9 +203,7 @@ impl UpdateExpression {
         };
         for (index, (name, value)) in attributes.into_iter().enumerate() {
             let placeholder = format!("#a{index}");
-            expression
-                .names
-                .insert(placeholder.clone(), name.to_owned());
+            expression.names.insert(placeholder.clone(), name.into());
             match value {
                 Some(value) => {
                     expression.set.push(format!("{placeholder} = :a{index}"));
@@ -191,6 +213,17 @@ impl UpdateExpression {
             }
         }
         expression
+    }
+
+    /// Also sets `name` to `value`, unless the item has it already (a queue's seed and its hash
+    /// are set once).
+    pub(super) fn set_once(mut self, name: &str, value: AttributeValue) -> Self {
+        let index = self.names.len();
+        self.names.insert(format!("#k{index}"), name.to_owned());
+        self.values.insert(format!(":k{index}"), value);
+        self.set
+            .push(format!("#k{index} = if_not_exists(#k{index}, :k{index})"));
+        self
     }
 
     fn text(&self) -> String {
@@ -217,7 +250,19 @@ impl UpdateExpression {
             .map_err(|e| StoreError::internal_from("update", e))
     }
 
-    fn into_update(
+    /// The update, on no condition of its own (the transaction's other actions carry it).
+    pub(super) fn into_unconditional(self, table: &str, key: Item) -> Result<Update, StoreError> {
+        Update::builder()
+            .table_name(table)
+            .set_key(Some(key))
+            .update_expression(self.text())
+            .set_expression_attribute_names(Some(self.names))
+            .set_expression_attribute_values((!self.values.is_empty()).then_some(self.values))
+            .build()
+            .map_err(|e| StoreError::internal_from("update", e))
+    }
+
+    pub(super) fn into_update(
         mut self,
         table: &str,
         key: Item,
@@ -589,7 +634,12 @@ impl SeedPack for DynamoStore {
                 }
             }
         }
-        // One transaction takes 100 actions: a pack of more than 98 shares writes the rest in a
+        // The queue's state and seed go with the pack and its draw inputs, in the transaction
+        // that carries the pack's condition.
+        let queue_actions =
+            super::queue::seeding_actions(table, pack_id, queue_write(pack, write, now))?;
+        actions.splice(2..2, queue_actions);
+        // One transaction takes 100 actions: a pack of more than 96 shares writes the rest in a
         // second one, after the first (the one with the pack's condition) has held.
         let mut chunks = actions.chunks(MAX_TRANSACTION_ACTIONS);
         let first = chunks.next().map(<[_]>::to_vec).unwrap_or_default();

@@ -12,6 +12,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod queue;
 mod queue_keeper;
 mod topups;
 mod wallets;
@@ -72,8 +73,12 @@ struct Tables {
     /// The catalogue, by id.
     leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
-    /// Waiting rooms, by pack id.
-    queues: HashMap<PackId, queue_keeper::StoredQueue>,
+    /// Each queued pack's line (state, secret seed, entrant and order pages), by pack id.
+    queues: HashMap<PackId, queue::Line>,
+    /// Fans' queue entries, by (pack id, user id).
+    queue_entries: BTreeMap<(PackId, UserId), crate::queue::entry::QueueEntry>,
+    /// The keeper's mark on each drawn line (`overThrough`), by pack id.
+    queue_marks: HashMap<PackId, u64>,
 }
 
 /// In-process store; clones share the same data.

@@ -7,7 +7,7 @@ use crate::ids::PackId;
 use crate::packs::document::PackDocument;
 use crate::packs::draw::ServerSeed;
 use crate::packs::listing::{ListingKey, Page, PageRequest};
-use crate::packs::seed::{SeedWrite, replaceable};
+use crate::packs::seed::{SeedWrite, queue_write, replaceable};
 use crate::packs::seed_revealed;
 use crate::packs::{Pack, split_supply};
 use crate::purchases::PurchaseStatus;
@@ -82,6 +82,7 @@ impl MemoryStore {
         {
             let mut tables = store.write();
             for pack in packs {
+                tables.seed_queue(pack, queue_write(pack, SeedWrite::Create, Timestamp::now()));
                 tables.put_pack(
                     StoredPack {
                         pack: pack.clone(),
@@ -153,6 +154,7 @@ impl SeedPack for MemoryStore {
             return Err(SeedPackError::Changed);
         }
         let seed = stored.map_or_else(ServerSeed::generate, |stored| stored.seed.clone());
+        tables.seed_queue(pack, queue_write(pack, write, now));
         tables.put_pack(
             StoredPack {
                 pack: pack.clone(),

@@ -1,19 +1,15 @@
 //! The queue keeper's steps in memory: each under the one write lock, its condition (the same
 //! declaration DynamoDB gets, `store::queue_conditions`) checked against the item it changes.
 
-use std::collections::HashMap;
-
+use super::queue::{EntryItem, Line};
 use super::{MemoryStore, Tables};
 use crate::ids::{PackId, UserId};
-use crate::packs::draw::ServerSeed;
 use crate::packs::Pack;
 use crate::purchases::{StartRefusal, StartRequest};
 use crate::queue::admission::{Allowance, WindowEnd, check_admitted, start_finishes, window_end};
-use crate::queue::commit::{commit, order, order_pages};
+use crate::queue::commit::{commit, order, order_page_of, order_pages};
 use crate::queue::entry::{EntryStatus, QueueEntry};
-use crate::queue::state::{
-    Beacon, EntrantPage, OrderPage, OrderedEntry, QueueState, StoredStatus,
-};
+use crate::queue::state::{Beacon, OrderedEntry, QueueState, StoredStatus};
 use crate::queue::terms::DEFAULT_PASS_SECONDS;
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value, require};
@@ -21,71 +17,67 @@ use crate::store::purchase_conditions;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{
     AdmissionView, AdmitQueue, CloseQueue, Closed, DrawQueue, Drawn, Ended, PendingQueues,
+    check_seed,
 };
 use crate::store::schema::{
-    ENTRY_BOUGHT, ENTRY_PASS_EXPIRES_AT, ENTRY_POSITION, ENTRY_STATUS, PK,
-    QUEUE_ADMITTED_THROUGH, QUEUE_OVER_THROUGH, QUEUE_STATUS,
+    PK, QUEUE_ADMITTED_THROUGH, QUEUE_OVER_THROUGH, QUEUE_STATUS, queue_pk,
 };
 use crate::timestamp::Timestamp;
 
-/// A waiting room in memory: what DynamoDB keeps under `QUEUE#<packId>` (state and pages),
-/// `QUEUE#<packId>#USER#<userId>` (entries) and `QSEED#<packId>`.
-#[derive(Debug, Clone)]
-pub(super) struct StoredQueue {
-    pub state: QueueState,
-    /// The keeper's mark (`overThrough`).
-    pub over_through: u64,
-    pub seed: ServerSeed,
-    /// Entries by fan.
-    pub entries: HashMap<UserId, QueueEntry>,
-    pub entrant_pages: Vec<EntrantPage>,
-    pub order_pages: Vec<OrderPage>,
-}
-
-/// The state item as DynamoDB holds it.
-struct StateItem<'a>(&'a StoredQueue);
+/// The state item as DynamoDB holds it, with the keeper's mark.
+struct StateItem<'a>(&'a Line, u64);
 
 impl Attributes for StateItem<'_> {
     fn attribute(&self, path: &[&str]) -> Option<Value> {
-        let queue = self.0;
+        let StateItem(line, over_through) = self;
         match path {
-            [PK] => Some(Value::S(queue.state.pack_id.to_string())),
+            [PK] => Some(Value::S(queue_pk(&line.state.pack_id))),
             [QUEUE_STATUS] => {
-                let status: &'static str = queue.state.status.into();
+                let status: &'static str = line.state.status.into();
                 Some(status.into())
             }
-            [QUEUE_ADMITTED_THROUGH] => Some(queue.state.admitted_through.into()),
-            [QUEUE_OVER_THROUGH] => Some(queue.over_through.into()),
-            _ => None,
-        }
-    }
-}
-
-impl Attributes for QueueEntry {
-    fn attribute(&self, path: &[&str]) -> Option<Value> {
-        match path {
-            [PK] => Some(Value::S(self.user_id.to_string())),
-            [ENTRY_STATUS] => Some(self.status.as_str().into()),
-            [ENTRY_POSITION] => self.position.map(Into::into),
-            [ENTRY_PASS_EXPIRES_AT] => self.pass_expires_at.map(|at| at.unix_nanos().into()),
-            [ENTRY_BOUGHT] => Some(self.bought.into()),
+            [QUEUE_ADMITTED_THROUGH] => Some(line.state.admitted_through.into()),
+            [QUEUE_OVER_THROUGH] => Some((*over_through).into()),
             _ => None,
         }
     }
 }
 
 impl Tables {
-    fn queue_mut(&mut self, pack_id: &PackId) -> Result<&mut StoredQueue, StoreError> {
+    fn line_mut(&mut self, pack_id: &PackId) -> Result<&mut Line, StoreError> {
         self.queues
             .get_mut(pack_id)
             .ok_or_else(|| StoreError::internal(format!("no queue for pack {pack_id}")))
     }
+
+    /// The state item of `pack_id`'s line, for a condition.
+    fn state_item(&self, pack_id: &PackId) -> Result<StateItem<'_>, StoreError> {
+        let line = self
+            .queues
+            .get(pack_id)
+            .ok_or_else(|| StoreError::internal(format!("no queue for pack {pack_id}")))?;
+        let over = self.queue_marks.get(pack_id).copied().unwrap_or(0);
+        Ok(StateItem(line, over))
+    }
+
+    fn entry_mut(&mut self, pack_id: &PackId, user_id: &UserId) -> Option<&mut QueueEntry> {
+        self.queue_entries
+            .get_mut(&(pack_id.clone(), user_id.clone()))
+    }
+
+    /// The entries of `pack_id`'s line.
+    fn entries_of<'a>(&'a self, pack_id: &'a PackId) -> impl Iterator<Item = &'a QueueEntry> {
+        self.queue_entries
+            .iter()
+            .filter(move |((pack, _), _)| pack == pack_id)
+            .map(|(_, entry)| entry)
+    }
 }
 
 /// The drawn order's entry at `position` (from 1).
-fn at_position(queue: &StoredQueue, position: u64) -> Option<&OrderedEntry> {
-    let (page, index) = crate::queue::commit::order_page_of(position);
-    queue.order_pages.get(page as usize)?.entries.get(index)
+fn at_position(line: &Line, position: u64) -> Option<&OrderedEntry> {
+    let (page, index) = order_page_of(position);
+    line.order_pages.get(&page)?.entries.get(index)
 }
 
 impl PendingQueues for MemoryStore {
@@ -94,8 +86,8 @@ impl PendingQueues for MemoryStore {
             .read()
             .queues
             .values()
-            .filter(|queue| queue.state.status != StoredStatus::Finished)
-            .map(|queue| queue.state.clone())
+            .filter(|line| line.state.status != StoredStatus::Finished)
+            .map(|line| line.state.clone())
             .collect();
         pending.sort_by(|a, b| (a.closes_at, &a.pack_id).cmp(&(b.closes_at, &b.pack_id)));
         Ok(pending)
@@ -105,17 +97,24 @@ impl PendingQueues for MemoryStore {
 impl CloseQueue for MemoryStore {
     async fn close_queue(&self, pack_id: &PackId) -> Result<Option<Closed>, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
-        if !conditions::state_is(StoredStatus::Open).holds(Some(&StateItem(queue))) {
+        if !conditions::state_is(StoredStatus::Open).holds(Some(&tables.state_item(pack_id)?)) {
             return Ok(None);
         }
-        let ids = queue.entries.values().map(|e| e.entry_id.clone()).collect();
+        let ids = tables
+            .entries_of(pack_id)
+            .map(|entry| entry.entry_id.clone())
+            .collect();
         let commitment = commit(ids);
-        queue.state.entrants = Some(commitment.entrants);
-        queue.state.entrants_root = Some(commitment.root);
-        queue.state.entrant_pages = Some(u32::try_from(commitment.pages.len()).unwrap_or(0));
-        queue.state.status = StoredStatus::Closed;
-        queue.entrant_pages = commitment.pages;
+        let line = tables.line_mut(pack_id)?;
+        line.state.entrants = Some(commitment.entrants);
+        line.state.entrants_root = Some(commitment.root);
+        line.state.entrant_pages = Some(u32::try_from(commitment.pages.len()).unwrap_or(0));
+        line.state.status = StoredStatus::Closed;
+        line.entrant_pages = commitment
+            .pages
+            .into_iter()
+            .map(|page| (page.page, page))
+            .collect();
         Ok(Some(Closed {
             entrants: commitment.entrants,
             root: commitment.root,
@@ -130,28 +129,31 @@ impl DrawQueue for MemoryStore {
         beacon: &Beacon,
     ) -> Result<Option<Drawn>, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
-        if !conditions::state_is(StoredStatus::Closed).holds(Some(&StateItem(queue))) {
+        if !conditions::state_is(StoredStatus::Closed).holds(Some(&tables.state_item(pack_id)?)) {
             return Ok(None);
         }
-        let seed = *queue.seed.as_bytes();
-        crate::store::queue_keeper::check_seed(&queue.state, &seed)?;
-        let entries = queue
-            .entries
-            .values()
+        let line = tables.line_mut(pack_id)?;
+        let seed = *line.seed.as_bytes();
+        check_seed(&line.state, &seed)?;
+        let entries = tables
+            .entries_of(pack_id)
             .map(|e| (e.entry_id.clone(), e.user_id.clone()))
             .collect();
         let drawn = order(&seed, &beacon.randomness, entries);
         for (position, ordered) in (1u64..).zip(&drawn) {
-            if let Some(entry) = queue.entries.get_mut(&ordered.user_id) {
+            if let Some(entry) = tables.entry_mut(pack_id, &ordered.user_id) {
                 entry.position = Some(position);
                 entry.status = EntryStatus::Queued;
             }
         }
-        queue.order_pages = order_pages(&drawn);
-        queue.state.seed = Some(seed);
-        queue.state.beacon = Some(beacon.clone());
-        queue.state.status = StoredStatus::Drawn;
+        let line = tables.line_mut(pack_id)?;
+        line.order_pages = order_pages(&drawn)
+            .into_iter()
+            .map(|page| (page.page, page))
+            .collect();
+        line.state.seed = Some(seed);
+        line.state.beacon = Some(beacon.clone());
+        line.state.status = StoredStatus::Drawn;
         Ok(Some(Drawn {
             entrants: drawn.len() as u64,
         }))
@@ -161,19 +163,24 @@ impl DrawQueue for MemoryStore {
 impl AdmitQueue for MemoryStore {
     async fn admission_view(&self, pack_id: &PackId) -> Result<Option<AdmissionView>, StoreError> {
         let tables = self.read();
-        let Some(queue) = tables.queues.get(pack_id) else {
+        let (Some(line), Some(stored)) =
+            (tables.queues.get(pack_id), tables.packs.get(pack_id.as_str()))
+        else {
             return Ok(None);
         };
-        if queue.state.status != StoredStatus::Drawn {
+        if line.state.status != StoredStatus::Drawn {
             return Ok(None);
         }
-        let Some(stored) = tables.packs.get(pack_id.as_str()) else {
-            return Ok(None);
-        };
         let pack = &stored.pack;
-        let admitted = (queue.over_through + 1..=queue.state.admitted_through)
-            .filter_map(|position| at_position(queue, position))
-            .filter_map(|ordered| queue.entries.get(&ordered.user_id).cloned())
+        let over_through = tables.queue_marks.get(pack_id).copied().unwrap_or(0);
+        let admitted = (over_through + 1..=line.state.admitted_through)
+            .filter_map(|position| at_position(line, position))
+            .filter_map(|ordered| {
+                tables
+                    .queue_entries
+                    .get(&(pack_id.clone(), ordered.user_id.clone()))
+                    .cloned()
+            })
             .collect();
         let left = tables
             .supply
@@ -181,12 +188,12 @@ impl AdmitQueue for MemoryStore {
             .map_or(0, |shares| shares.iter().sum());
         let sold = tables.sold.get(pack_id.as_str()).copied().unwrap_or(0);
         Ok(Some(AdmissionView {
-            state: queue.state.clone(),
+            state: line.state.clone(),
             allowance: Allowance(pack.max_per_user),
             pass_seconds: pack
                 .queue
                 .map_or(DEFAULT_PASS_SECONDS, |terms| terms.pass_seconds),
-            over_through: queue.over_through,
+            over_through,
             admitted,
             left,
             all_sold: sold >= pack.total_supply,
@@ -200,11 +207,11 @@ impl AdmitQueue for MemoryStore {
         count: u64,
     ) -> Result<Vec<OrderedEntry>, StoreError> {
         let tables = self.read();
-        let Some(queue) = tables.queues.get(pack_id) else {
+        let Some(line) = tables.queues.get(pack_id) else {
             return Ok(Vec::new());
         };
         Ok((from..from + count)
-            .map_while(|position| at_position(queue, position).cloned())
+            .map_while(|position| at_position(line, position).cloned())
             .collect())
     }
 
@@ -215,11 +222,11 @@ impl AdmitQueue for MemoryStore {
         to: u64,
     ) -> Result<bool, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
-        if !conditions::admitted_through_as_read(through).holds(Some(&StateItem(queue))) {
+        let state = tables.state_item(pack_id)?;
+        if !conditions::admitted_through_as_read(through).holds(Some(&state)) {
             return Ok(false);
         }
-        queue.state.admitted_through = to;
+        tables.line_mut(pack_id)?.state.admitted_through = to;
         Ok(true)
     }
 
@@ -230,16 +237,15 @@ impl AdmitQueue for MemoryStore {
         pass_expires_at: Timestamp,
     ) -> Result<bool, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
-        let Some(entry) = queue.entries.get_mut(user_id) else {
+        let Some(entry) = tables.entry_mut(pack_id, user_id) else {
             return Ok(false);
         };
-        if !conditions::entry_queued().holds(Some(&*entry)) {
+        if !conditions::entry_queued().holds(Some(&EntryItem(entry))) {
             return Ok(false);
         }
         entry.status = EntryStatus::Admitted;
         entry.pass_expires_at = Some(pass_expires_at);
-        queue.state.admitted += 1;
+        tables.line_mut(pack_id)?.state.admitted += 1;
         Ok(true)
     }
 
@@ -250,11 +256,10 @@ impl AdmitQueue for MemoryStore {
         now: Timestamp,
     ) -> Result<Option<WindowEnd>, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
-        let Some(entry) = queue.entries.get_mut(user_id) else {
+        let Some(entry) = tables.entry_mut(pack_id, user_id) else {
             return Ok(None);
         };
-        if !conditions::window_ran_out(now).holds(Some(&*entry)) {
+        if !conditions::window_ran_out(now).holds(Some(&EntryItem(entry))) {
             return Ok(None);
         }
         let end = window_end(entry.bought);
@@ -273,41 +278,42 @@ impl AdmitQueue for MemoryStore {
         ended: Ended,
     ) -> Result<bool, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
-        if !conditions::over_through_as_read(through).holds(Some(&StateItem(queue))) {
+        let state = tables.state_item(pack_id)?;
+        if !conditions::over_through_as_read(through).holds(Some(&state)) {
             return Ok(false);
         }
-        queue.over_through = to;
-        queue.state.lapsed += ended.lapsed;
-        queue.state.bought += ended.bought;
+        tables.queue_marks.insert(pack_id.clone(), to);
+        let line = tables.line_mut(pack_id)?;
+        line.state.lapsed += ended.lapsed;
+        line.state.bought += ended.bought;
         Ok(true)
     }
 
     async fn finish_queue(&self, pack_id: &PackId, admitted_through: u64) -> Result<u64, StoreError> {
         let mut tables = self.write();
-        let queue = tables.queue_mut(pack_id)?;
         require(
             "finish: state",
             &conditions::state_is(StoredStatus::Drawn),
-            Some(&StateItem(queue)),
+            Some(&tables.state_item(pack_id)?),
         )?;
-        let waiting: Vec<UserId> = queue
+        let line = tables.line_mut(pack_id)?;
+        let waiting: Vec<UserId> = line
             .order_pages
-            .iter()
+            .values()
             .flat_map(|page| page.entries.iter())
             .skip(usize::try_from(admitted_through).unwrap_or(usize::MAX))
             .map(|ordered| ordered.user_id.clone())
             .collect();
+        line.state.status = StoredStatus::Finished;
         let mut marked = 0;
         for user_id in waiting {
-            if let Some(entry) = queue.entries.get_mut(&user_id)
-                && conditions::entry_queued().holds(Some(&*entry))
+            if let Some(entry) = tables.entry_mut(pack_id, &user_id)
+                && conditions::entry_queued().holds(Some(&EntryItem(entry)))
             {
                 entry.status = EntryStatus::SoldOut;
                 marked += 1;
             }
         }
-        queue.state.status = StoredStatus::Finished;
         Ok(marked)
     }
 }
@@ -324,9 +330,8 @@ impl Tables {
             return Ok(None);
         }
         let entry = self
-            .queues
-            .get(&request.pack_id)
-            .and_then(|queue| queue.entries.get(&request.user_id));
+            .queue_entries
+            .get(&(request.pack_id.clone(), request.user_id.clone()));
         check_admitted(entry, request.now).map_err(StartRefusal::NotAdmitted)?;
         Ok(entry.map(|entry| entry.bought))
     }
@@ -340,14 +345,12 @@ impl Tables {
         bought: u32,
     ) -> Result<(), StoreError> {
         let entry = self
-            .queue_mut(&request.pack_id)?
-            .entries
-            .get_mut(&request.user_id)
+            .entry_mut(&request.pack_id, &request.user_id)
             .ok_or_else(|| StoreError::internal("start: the entry went away"))?;
         require(
             "start: queue entry",
             &purchase_conditions::entry_admits(request.now, bought),
-            Some(&*entry),
+            Some(&EntryItem(entry)),
         )?;
         entry.bought = bought + 1;
         if start_finishes(Allowance(pack.max_per_user), entry.bought) {

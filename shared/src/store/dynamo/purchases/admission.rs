@@ -6,7 +6,6 @@
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
-use crate::ids::{PackId, UserId};
 use crate::packs::Pack;
 use crate::purchases::{StartRefusal, StartRequest};
 use crate::queue::admission::{Allowance, check_admitted, start_finishes};
@@ -14,30 +13,14 @@ use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::store::StoreError;
 use crate::store::dynamo::records::queue::entry_from_item;
 use crate::store::dynamo::transaction::update;
-use crate::store::dynamo::{DynamoStore, Item, key, number, s};
+use crate::store::dynamo::queue::entry_key;
+use crate::store::dynamo::{Item, number, s};
 use crate::store::purchase_conditions as conditions;
-use crate::store::schema::{ENTRY_BOUGHT, ENTRY_SK, ENTRY_STATUS, entry_pk};
+use crate::store::schema::{ENTRY_BOUGHT, ENTRY_STATUS};
 
-/// The key of `user_id`'s entry in `pack_id`'s line.
-pub(crate) fn entry_key(pack_id: &PackId, user_id: &UserId) -> Item {
-    key(entry_pk(pack_id, user_id), ENTRY_SK)
-}
-
-/// The entry of an item a read or a cancellation returned.
+/// The entry of an item a cancellation returned.
 pub(super) fn entry_of(item: Option<Item>) -> Result<Option<QueueEntry>, StoreError> {
     item.map(entry_from_item).transpose()
-}
-
-impl DynamoStore {
-    /// The fan's entry, strongly consistent (`None`: they did not join).
-    pub(super) async fn read_entry(
-        &self,
-        request: &StartRequest,
-    ) -> Result<Option<QueueEntry>, StoreError> {
-        let keys = [entry_key(&request.pack_id, &request.user_id)];
-        let mut found = self.batch_get_slice(&keys, true).await?;
-        entry_of(found.pop().flatten())
-    }
 }
 
 /// For a start on `pack`: `None` when the pack has no queue; else what the fan had bought, if

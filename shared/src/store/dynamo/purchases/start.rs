@@ -207,7 +207,10 @@ impl DynamoStore {
         // A queued pack sells only to admitted fans: their entry too (a read of its own, as
         // the pack's terms may only now be known).
         let entry = match &pack {
-            Some(pack) if pack.queue.is_some() => self.read_entry(request).await?,
+            Some(pack) if pack.queue.is_some() => {
+                self.read_entry(&request.pack_id, &request.user_id, true)
+                    .await?
+            }
             _ => None,
         };
         Ok(StartState {

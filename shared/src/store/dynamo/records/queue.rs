@@ -14,9 +14,7 @@ use super::{readable, version_one};
 use crate::ids::{EntryId, PackId, UserId};
 use crate::packs::draw::{ServerSeed, lower_hex, parse_hex, parse_hex32};
 use crate::queue::entry::{EntryStatus, QueueEntry};
-use crate::queue::state::{
-    Beacon, EntrantPage, OrderPage, OrderedEntry, QueueState, StoredStatus,
-};
+use crate::queue::state::{Beacon, EntrantPage, OrderPage, OrderedEntry, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::dynamo::packs::instant_attribute;
 use crate::store::dynamo::{Item, number};
@@ -241,6 +239,7 @@ struct EntrantPageAttributes {
     ids: Vec<EntryId>,
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn entrant_page_item(page: &EntrantPage) -> Item {
     to_item(EntrantPageAttributes {
         schema_version: QUEUE_VERSION,
@@ -259,6 +258,7 @@ pub(crate) fn entrant_page_from_item(item: Item) -> Result<EntrantPage, StoreErr
 }
 
 /// One entry of an order page item.
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OrderedEntryRecord {
@@ -267,6 +267,7 @@ struct OrderedEntryRecord {
 }
 
 /// An order page item's attributes.
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OrderPageAttributes {
@@ -276,6 +277,7 @@ struct OrderPageAttributes {
     entries: Vec<OrderedEntryRecord>,
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn order_page_item(page: &OrderPage) -> Item {
     to_item(OrderPageAttributes {
         schema_version: QUEUE_VERSION,
@@ -291,6 +293,7 @@ pub(crate) fn order_page_item(page: &OrderPage) -> Item {
     })
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn order_page_from_item(item: Item) -> Result<OrderPage, StoreError> {
     let record: OrderPageAttributes = from_item(item, "order page")?;
     readable("order page", record.schema_version, QUEUE_VERSION)?;
@@ -323,6 +326,7 @@ pub(crate) fn queue_seed_item(seed: &ServerSeed) -> Item {
     })
 }
 
+#[allow(dead_code)] // The keeper's close, draw and admission write and read it.
 pub(crate) fn queue_seed_from_item(item: Item) -> Result<ServerSeed, StoreError> {
     let record: SeedAttributes = from_item(item, "queue seed")?;
     readable("queue seed", record.schema_version, QUEUE_VERSION)?;
@@ -389,7 +393,10 @@ mod tests {
         }
         waiting.insert("status".into(), s("waiting"));
         let entry = entry_from_item(waiting).unwrap();
-        assert_eq!((entry.position, entry.pass_expires_at, entry.bought), (None, None, 0));
+        assert_eq!(
+            (entry.position, entry.pass_expires_at, entry.bought),
+            (None, None, 0)
+        );
         let mut bad = todays_entry_item();
         bad.insert("status".into(), s("vip"));
         assert!(entry_from_item(bad).is_err());
@@ -419,7 +426,10 @@ mod tests {
             (
                 "beacon".into(),
                 AttributeValue::M(HashMap::from([
-                    ("chain".into(), s("52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971")),
+                    (
+                        "chain".into(),
+                        s("52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"),
+                    ),
                     ("round".into(), n(34_448_112)),
                     ("randomness".into(), s(&hex(3, 32))),
                     ("signature".into(), s(&hex(4, 48))),
@@ -443,21 +453,34 @@ mod tests {
         assert_eq!((beacon.round, beacon.randomness), (34_448_112, [3; 32]));
         assert_eq!(beacon.signature, vec![4; 48]);
         assert_eq!(state.seed, Some([5; 32]));
-        assert_eq!((state.admitted_through, state.admitted, state.bought), (2, 2, 1));
+        assert_eq!(
+            (state.admitted_through, state.admitted, state.bought),
+            (2, 2, 1)
+        );
         assert_eq!(state_item(&state), keyless(todays_state_item()));
         refused(state_from_item(newer(todays_state_item())));
 
         // As seeding writes it: no close, no draw, counters absent.
         let mut seeded = todays_state_item();
         for name in [
-            "entrants", "entrantsRoot", "entrantPages", "beacon", "seed", "admittedThrough",
-            "admitted", "bought", "lapsed",
+            "entrants",
+            "entrantsRoot",
+            "entrantPages",
+            "beacon",
+            "seed",
+            "admittedThrough",
+            "admitted",
+            "bought",
+            "lapsed",
         ] {
             seeded.remove(name);
         }
         seeded.insert("status".into(), s("open"));
         let state = state_from_item(seeded).unwrap();
-        assert_eq!((state.status, state.entrants, state.admitted_through), (StoredStatus::Open, None, 0));
+        assert_eq!(
+            (state.status, state.entrants, state.admitted_through),
+            (StoredStatus::Open, None, 0)
+        );
         let mut bad = todays_state_item();
         bad.insert("seedHash".into(), s("abc"));
         assert!(state_from_item(bad).is_err());
@@ -468,7 +491,10 @@ mod tests {
         let entrants = HashMap::from([
             ("schemaVersion".into(), n(1)),
             ("page".into(), n(0)),
-            ("ids".into(), AttributeValue::L(vec![s(ENTRY_ID), s(&hex(0xff, 16))])),
+            (
+                "ids".into(),
+                AttributeValue::L(vec![s(ENTRY_ID), s(&hex(0xff, 16))]),
+            ),
         ]);
         let page = entrant_page_from_item(entrants.clone()).unwrap();
         assert_eq!(page.ids.len(), 2);
@@ -487,7 +513,10 @@ mod tests {
             ),
         ]);
         let page = order_page_from_item(order.clone()).unwrap();
-        assert_eq!((page.page, page.entries[0].user_id.as_str()), (3, "auth0|fan"));
+        assert_eq!(
+            (page.page, page.entries[0].user_id.as_str()),
+            (3, "auth0|fan")
+        );
         assert_eq!(order_page_item(&page), order);
         refused(order_page_from_item(newer(order)));
     }
