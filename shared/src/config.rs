@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::beacon::{BeaconSource, DEFAULT_RELAYS};
 use crate::cash::{MAX_CREDIT, is_currency};
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
 use crate::packs::MIN_CURSOR_SECRET_LEN;
@@ -333,6 +334,40 @@ pub fn top_up_return_urls(source: &dyn Source) -> Result<ReturnUrls, ConfigError
 }
 
 /// `url` when it is `https://`, or `http://` on a loopback host, for variable `name`.
+/// `DRAND_LOCAL_BEACON=1`: the local beacon of scripts/local (template.yaml never sets it, so no
+/// deployed function accepts a local beacon); otherwise `DRAND_URLS`, drand's relays,
+/// comma-separated (default [`DEFAULT_RELAYS`]; plain `http://` only on a loopback host).
+pub fn beacon_source(source: &dyn Source) -> Result<BeaconSource, ConfigError> {
+    match optional(source, "DRAND_LOCAL_BEACON").as_deref() {
+        None => {}
+        Some("1") => return Ok(BeaconSource::Local),
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                name: "DRAND_LOCAL_BEACON",
+                problem: "set it to 1 (scripts/local only) or leave it unset".into(),
+            });
+        }
+    }
+    let Some(urls) = optional(source, "DRAND_URLS") else {
+        return Ok(BeaconSource::Relays(
+            DEFAULT_RELAYS.iter().map(|&url| url.to_owned()).collect(),
+        ));
+    };
+    let relays = urls
+        .split(',')
+        .map(str::trim)
+        .filter(|url| !url.is_empty())
+        .map(|url| check_service_url("DRAND_URLS", url))
+        .collect::<Result<Vec<_>, _>>()?;
+    if relays.is_empty() {
+        return Err(ConfigError::Invalid {
+            name: "DRAND_URLS",
+            problem: "lists no relay".into(),
+        });
+    }
+    Ok(BeaconSource::Relays(relays))
+}
+
 fn check_service_url(name: &'static str, url: &str) -> Result<String, ConfigError> {
     let invalid = |problem: &str| ConfigError::Invalid {
         name,

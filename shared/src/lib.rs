@@ -22,6 +22,7 @@
 
 pub mod auth;
 pub mod aws;
+pub mod beacon;
 pub mod cash;
 pub mod catalog;
 pub mod config;

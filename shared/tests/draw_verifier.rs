@@ -4,49 +4,17 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::{Value, json};
 use shared::packs::draw::{self, ALGORITHM, DrawInput, ServerSeed};
 use shared::packs::{Odds, PackItem};
+use testkit::scripts::{Run, TempFiles, finish};
 
 const PACK_ID: &str = "derby-day-2026";
 const ITEMS_PER_PACK: u32 = 6;
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verify-draw")
-}
-
-/// Files under the temp directory with names no other test or process uses; removed on drop.
-#[derive(Default)]
-struct TempFiles(Vec<PathBuf>);
-
-impl TempFiles {
-    fn write(&mut self, text: &str) -> PathBuf {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "fan-api-verify-draw-{}-{}.json",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&path, text).unwrap();
-        self.0.push(path.clone());
-        path
-    }
-}
-
-impl Drop for TempFiles {
-    fn drop(&mut self) {
-        for path in &self.0 {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
 }
 
 /// Starts the script; `stdin` is fed to it when one of the paths is `-`.
@@ -69,15 +37,6 @@ fn spawn(pack: &Path, purchase: &Path, user: &str, stdin: Option<&str>) -> Child
         .write_all(stdin.unwrap_or_default().as_bytes())
         .unwrap();
     child
-}
-
-fn finish(child: Child) -> Run {
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().expect("exited"),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
 }
 
 fn verify(pack: &Path, purchase: &Path, user: &str, stdin: Option<&str>) -> Run {
@@ -226,7 +185,7 @@ fn assert_bad_input(run: &Run, what: &str, message: &str) {
 
 #[test]
 fn rust_and_the_script_agree() {
-    let mut files = TempFiles::default();
+    let mut files = TempFiles::new("verify-draw");
     let mut legendary_slots = 0;
     // The runs go in parallel; each is checked once all have started.
     let mut runs = Vec::new();
@@ -291,7 +250,7 @@ impl Case {
             client_seed: "my \"lucky\" seed",
         };
         Self {
-            files: TempFiles::default(),
+            files: TempFiles::new("verify-draw"),
             pack: json!({"pack": pack_json(&seed)}),
             purchase: json!({"purchase": purchase_json(&seed, &input)}),
             seed,

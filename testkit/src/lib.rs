@@ -11,8 +11,11 @@
 //! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
 //! - [`emf`]: CloudWatch Embedded Metric Format lines read and checked against the specification.
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
+//! - [`scripts`]: input files for the repository's scripts, and their runs.
+//! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
 
 pub mod attacks;
+pub mod drand;
 pub mod emf;
 pub mod events;
 pub mod fault_proxy;
@@ -24,6 +27,7 @@ pub mod packs;
 pub mod profiles;
 pub mod purchases;
 pub mod runtime_api;
+pub mod scripts;
 pub mod stripe;
 pub mod tokens;
 pub mod wallets;

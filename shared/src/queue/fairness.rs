@@ -96,6 +96,24 @@ mod tests {
         assert_eq!(draw_order(&seed(), &randomness(), &ids), expected);
     }
 
+    /// The same in Python with quicknet's real round 1000 as the randomness (docs/fairness.md).
+    #[test]
+    fn the_order_under_a_real_round_matches_python() {
+        let mut randomness = [0; 32];
+        hex::decode_to_slice(
+            "fe290beca10872ef2fb164d2aa4442de4566183ec51c56ff3cd603d930e54fdd",
+            &mut randomness,
+        )
+        .unwrap();
+        let ids: Vec<String> = (0..10).map(|i| format!("e{i:02}")).collect();
+        assert_eq!(
+            draw_order(&seed(), &randomness, &ids),
+            [
+                "e06", "e02", "e09", "e04", "e05", "e00", "e08", "e07", "e01", "e03"
+            ]
+        );
+    }
+
     #[test]
     fn another_randomness_gives_another_order() {
         let ids: Vec<String> = (0..10).map(|i| format!("e{i:02}")).collect();

@@ -1,0 +1,241 @@
+//! `scripts/verify-queue`, the public's independent Python implementation of the waiting room's
+//! order (docs/fairness.md, "The queue"), agrees with `shared::queue::{fairness, merkle}` on
+//! data they produce, with a real quicknet round, and tells a tampered record apart.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use aws_lc_rs::digest;
+use serde_json::{Value, json};
+use shared::beacon::{self, Beacon, quicknet};
+use shared::queue::{fairness, merkle};
+use testkit::scripts::{Run, TempFiles, finish};
+
+const SEED: [u8; 32] = [0x5e; 32];
+/// Five minutes before quicknet round 1000 (2023-08-23T15:59:24Z).
+const CLOSES_AT: &str = "2023-08-23T15:54:24Z";
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verify-queue")
+}
+
+/// 128-bit random-looking entry ids, sorted as the close publishes them.
+fn entrants(count: u32) -> Vec<String> {
+    let mut ids: Vec<String> = (0..count)
+        .map(|i| hex::encode(&digest::digest(&digest::SHA256, &i.to_be_bytes()).as_ref()[..16]))
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn real_beacon() -> Beacon {
+    let recorded = testkit::drand::round(1000);
+    let beacon: Beacon = serde_json::from_value(json!({
+        "chain": quicknet::CHAIN_HASH,
+        "round": recorded.round,
+        "randomness": recorded.randomness,
+        "signature": recorded.signature,
+    }))
+    .unwrap();
+    assert_eq!(beacon::verify(&beacon), Ok(()));
+    beacon
+}
+
+/// The public queue object of a drawn line over `ids` with `beacon`, as the Rust side computes it.
+fn queue(ids: &[String], beacon: &Beacon) -> Value {
+    json!({"queue": {
+        "packId": "derby-day-2026",
+        "opensAt": "2023-08-23T15:00:00Z",
+        "closesAt": CLOSES_AT,
+        "status": "drawn",
+        "seedHash": hex::encode(digest::digest(&digest::SHA256, &SEED)),
+        "beacon": beacon,
+        "entrants": ids.len(),
+        "entrantsRoot": hex::encode(merkle::root(ids)),
+        "seed": hex::encode(SEED),
+        "admittedThrough": 0,
+    }})
+}
+
+struct Case {
+    files: TempFiles,
+    queue: Value,
+    /// The entrants pages as the API pages them.
+    pages: Vec<Value>,
+}
+
+impl Case {
+    fn new(ids: &[String], beacon: &Beacon) -> Self {
+        let pages = ids
+            .chunks(70)
+            .map(|page| json!({"entrants": page, "nextCursor": "opaque"}))
+            .collect();
+        Self {
+            files: TempFiles::new("verify-queue"),
+            queue: queue(ids, beacon),
+            pages,
+        }
+    }
+
+    fn run(&mut self, extra: &[&str]) -> Run {
+        let queue = self.files.write(&self.queue.to_string());
+        let pages: Vec<PathBuf> = self
+            .pages
+            .iter()
+            .map(|page| self.files.write(&page.to_string()))
+            .collect();
+        let child = Command::new("python3")
+            .arg(script())
+            .arg("--queue")
+            .arg(queue)
+            .arg("--entrants")
+            .args(pages)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        finish(child)
+    }
+}
+
+fn positions(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("position "))
+        .map(|rest| rest.split_once(": ").unwrap().1.to_owned())
+        .collect()
+}
+
+#[test]
+fn the_script_recomputes_every_position_as_rust_draws_them() {
+    let ids = entrants(333);
+    let beacon = real_beacon();
+    let mut case = Case::new(&ids, &beacon);
+    let run = case.run(&[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let expected = fairness::draw_order(&SEED, &beacon.randomness, &ids);
+    assert_eq!(positions(&run.stdout), expected);
+    assert!(run.stdout.contains("seedHash = sha256(seed)"));
+    assert!(run.stdout.contains("300 s after closesAt: ok"));
+    assert!(run.stdout.contains("randomness = sha256(signature)"));
+    // The signature's own check runs where py_ecc is installed, and says so where it is not.
+    assert!(
+        run.stdout.contains("signature: BLS check SKIPPED")
+            || run.stdout.contains("by quicknet's key (py_ecc): ok"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(&format!(
+        "entrantsRoot = {}: ok",
+        hex::encode(merkle::root(&ids))
+    )));
+    assert!(run.stdout.ends_with("MATCH\n"));
+
+    // One fan's position, and a plain list of ids (pages given out of order) as the input.
+    let fan = expected[41];
+    case.pages = vec![json!(ids[200..]), json!(ids[..200])];
+    let run = case.run(&["--entry", fan]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains(&format!("position 42 of 333: {fan}\n")));
+    assert_eq!(positions(&run.stdout).len(), 1);
+}
+
+#[test]
+fn a_tampered_record_is_a_mismatch() {
+    let ids = entrants(50);
+    let beacon = real_beacon();
+    let tamper = |what: &str, change: &dyn Fn(&mut Case), message: &str| {
+        let mut case = Case::new(&ids, &beacon);
+        change(&mut case);
+        let run = case.run(&[]);
+        assert_eq!(run.code, 1, "{what}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains(message), "{what}: {}", run.stdout);
+        assert!(run.stdout.ends_with("MISMATCH\n"), "{what}");
+    };
+    let other_hash = hex::encode([0x11; 32]);
+    tamper(
+        "seed hash",
+        &|case| case.queue["queue"]["seedHash"] = json!(other_hash),
+        "MISMATCH: queue.seedHash",
+    );
+    tamper(
+        "randomness",
+        &|case| {
+            let mut randomness = beacon.randomness;
+            randomness[0] ^= 1;
+            case.queue["queue"]["beacon"]["randomness"] = json!(hex::encode(randomness));
+        },
+        "but sha256(signature) is",
+    );
+    tamper(
+        "an entrant left out",
+        &|case| {
+            case.pages[0]["entrants"].as_array_mut().unwrap().remove(3);
+        },
+        "the entrants' root is",
+    );
+    tamper(
+        "an entrant twice",
+        &|case| {
+            let first = case.pages[0]["entrants"][0].clone();
+            case.pages[0]["entrants"]
+                .as_array_mut()
+                .unwrap()
+                .push(first);
+        },
+        "twice",
+    );
+    tamper(
+        "a root over another set",
+        &|case| case.queue["queue"]["entrantsRoot"] = json!(other_hash),
+        "MISMATCH: queue.entrantsRoot",
+    );
+    tamper(
+        "a round that came before the close",
+        &|case| case.queue["queue"]["closesAt"] = json!("2023-08-23T16:00:00Z"),
+        "not after closesAt",
+    );
+    tamper(
+        "another chain",
+        &|case| {
+            case.queue["queue"]["beacon"]["chain"] =
+                json!("8990e7a9aaed2ffed73dbd7092123d6f289930540d7651336225dc172e51b2ce")
+        },
+        "not drand quicknet",
+    );
+    let mut case = Case::new(&ids, &beacon);
+    let run = case.run(&["--entry", "not-an-entrant"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("is not among the entrants"));
+}
+
+#[test]
+fn a_local_beacon_checks_out_and_says_it_is_not_drand() {
+    let ids = entrants(20);
+    let beacon = beacon::local(1000);
+    let mut case = Case::new(&ids, &beacon);
+    let run = case.run(&[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("NOT a drand beacon"));
+    assert!(!run.stdout.contains("BLS"));
+    assert_eq!(
+        positions(&run.stdout),
+        fairness::draw_order(&SEED, &beacon.randomness, &ids)
+    );
+    assert!(
+        run.stdout
+            .ends_with("MATCH (local beacon: not a drand round)\n")
+    );
+}
+
+#[test]
+fn nothing_is_checked_before_the_draw() {
+    let ids = entrants(5);
+    let mut case = Case::new(&ids, &real_beacon());
+    case.queue["queue"]["seed"] = Value::Null;
+    let run = case.run(&[]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not drawn yet"), "{}", run.stderr);
+}
