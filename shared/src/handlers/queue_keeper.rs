@@ -9,11 +9,11 @@
 //!   waits: it never falls back to a local random number;
 //! - a `drawn` line: an admission pass ([`admit`]).
 
-use std::future::Future;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::beacon::{BeaconClient, quicknet};
 use crate::ids::PackId;
 use crate::metrics::{self, Metric};
 use crate::queue::admission::{Supply, WindowEnd, demand, to_admit, window_end};
@@ -30,21 +30,11 @@ pub const CLOSE_GRACE_SECONDS: i64 = 10;
 /// How long after its round's time a beacon may be missing before it counts as late.
 pub const BEACON_LATE_SECONDS: i64 = 600;
 
-/// Where the draw's randomness comes from: drand's relays (deployed), or on scripts/local a
-/// local beacon marked `"chain": "local"`.
-pub trait BeaconSource: Send + Sync {
-    /// The beacon of `round`, verified; `None` while it is not available (not yet out, or every
-    /// relay down or lying: the draw waits either way).
-    fn beacon(&self, round: u64) -> impl Future<Output = Option<Beacon>> + Send;
-
-    /// When `round` comes out (Unix seconds).
-    fn time_of(&self, round: u64) -> i64;
-}
-
 /// What the keeper needs.
-pub struct KeeperState<S, B> {
+pub struct KeeperState<S> {
     pub store: S,
-    pub beacon: B,
+    /// drand's relays (deployed), or the local beacon (scripts/local).
+    pub beacon: BeaconClient,
     /// When a run stops starting passes: well inside the function's timeout.
     pub budget: Duration,
     /// The pause between passes.
@@ -86,8 +76,8 @@ impl KeeperRun {
 }
 
 /// Passes until the budget is spent (at least one). Any event starts it.
-pub async fn keep_queues<S: QueueKeeper, B: BeaconSource, E>(
-    state: &KeeperState<S, B>,
+pub async fn keep_queues<S: QueueKeeper, E>(
+    state: &KeeperState<S>,
     _event: E,
 ) -> Result<KeeperRun, lambda_runtime::Error> {
     let started = Instant::now();
@@ -112,9 +102,9 @@ pub async fn keep_queues<S: QueueKeeper, B: BeaconSource, E>(
 }
 
 /// One pass over every pending line at `now`.
-pub async fn pass<S: QueueKeeper, B: BeaconSource>(
+pub async fn pass<S: QueueKeeper>(
     store: &S,
-    beacon: &B,
+    beacon: &BeaconClient,
     now: Timestamp,
     run: &mut KeeperRun,
 ) -> Result<(), StoreError> {
@@ -126,9 +116,9 @@ pub async fn pass<S: QueueKeeper, B: BeaconSource>(
 }
 
 /// Moves one line on by a step.
-async fn step<S: QueueKeeper, B: BeaconSource>(
+async fn step<S: QueueKeeper>(
     store: &S,
-    beacon: &B,
+    beacon: &BeaconClient,
     queue: &QueueState,
     now: Timestamp,
     run: &mut KeeperRun,
@@ -141,17 +131,22 @@ async fn step<S: QueueKeeper, B: BeaconSource>(
                 run.closed += 1;
             }
         }
-        StoredStatus::Closed => match beacon.beacon(queue.beacon_round).await {
-            Some(found) => {
-                if store.draw_queue(pack_id, &found).await?.is_some() {
+        StoredStatus::Closed => match beacon.fetch(queue.beacon_round).await {
+            Ok(found) => {
+                if store
+                    .draw_queue(pack_id, &drawn_with(found), now)
+                    .await?
+                    .is_some()
+                {
                     run.drawn += 1;
                 }
             }
-            None => {
-                let late = beacon.time_of(queue.beacon_round) + BEACON_LATE_SECONDS;
-                if now.unix_seconds() as i64 >= late {
+            Err(error) => {
+                // Not out yet, or no relay gave one that verifies: the draw waits either way.
+                let late = quicknet::time_of(queue.beacon_round) + BEACON_LATE_SECONDS;
+                if i64::try_from(now.unix_seconds()).is_ok_and(|now| now >= late) {
                     metrics::count(Metric::QueueBeaconLate);
-                    tracing::warn!(pack_id = %pack_id, round = queue.beacon_round, "beacon late");
+                    tracing::warn!(pack_id = %pack_id, round = queue.beacon_round, error = %error, "beacon late");
                     run.beacons_late += 1;
                 }
             }
@@ -160,6 +155,16 @@ async fn step<S: QueueKeeper, B: BeaconSource>(
         StoredStatus::Finished => {}
     }
     Ok(())
+}
+
+/// The beacon as the line's state keeps it.
+fn drawn_with(beacon: crate::beacon::Beacon) -> Beacon {
+    Beacon {
+        chain: beacon.chain,
+        round: beacon.round,
+        randomness: beacon.randomness,
+        signature: beacon.signature,
+    }
 }
 
 /// An admission pass over `pack_id`'s drawn line at `now`: the windows that ran out are ended,
@@ -187,7 +192,7 @@ pub async fn admit<S: QueueKeeper>(
     for (at, entry) in (view.over_through + 1..).zip(&view.admitted) {
         let over = match entry.status {
             EntryStatus::Admitted if entry.pass_expires_at.is_some_and(|end| end <= now) => {
-                match store.end_window(pack_id, &entry.user_id, now).await? {
+                match store.end_window(entry, now).await? {
                     Some(WindowEnd::Lapsed) => pass.lapsed += 1,
                     Some(WindowEnd::Done) => pass.done += 1,
                     None => {}
@@ -231,7 +236,11 @@ pub async fn admit<S: QueueKeeper>(
         waiting: entrants.saturating_sub(through),
     };
     let count = to_admit(supply, view.allowance);
-    if count > 0 && store.claim_positions(pack_id, through, through + count).await? {
+    if count > 0
+        && store
+            .claim_positions(pack_id, through, through + count)
+            .await?
+    {
         for entry in store.ordered(pack_id, through + 1, count).await? {
             if store.admit_entry(pack_id, &entry.user_id, expires).await? {
                 pass.admitted += 1;

@@ -198,12 +198,30 @@ mod tests {
         assert_eq!(check_admitted(None, now), Err(AdmissionRefusal::NotJoined));
         assert_eq!(check(EntryStatus::Admitted, Some(1)), Ok(()));
         // The window ends at passExpiresAt, excluded (as the condition `passExpiresAt > :now`).
-        assert_eq!(check(EntryStatus::Admitted, Some(0)), Err(AdmissionRefusal::Lapsed));
-        assert_eq!(check(EntryStatus::Lapsed, None), Err(AdmissionRefusal::Lapsed));
-        assert_eq!(check(EntryStatus::Waiting, None), Err(AdmissionRefusal::NotYetAdmitted));
-        assert_eq!(check(EntryStatus::Queued, None), Err(AdmissionRefusal::NotYetAdmitted));
-        assert_eq!(check(EntryStatus::Done, Some(1)), Err(AdmissionRefusal::Used));
-        assert_eq!(check(EntryStatus::SoldOut, None), Err(AdmissionRefusal::SoldOut));
+        assert_eq!(
+            check(EntryStatus::Admitted, Some(0)),
+            Err(AdmissionRefusal::Lapsed)
+        );
+        assert_eq!(
+            check(EntryStatus::Lapsed, None),
+            Err(AdmissionRefusal::Lapsed)
+        );
+        assert_eq!(
+            check(EntryStatus::Waiting, None),
+            Err(AdmissionRefusal::NotYetAdmitted)
+        );
+        assert_eq!(
+            check(EntryStatus::Queued, None),
+            Err(AdmissionRefusal::NotYetAdmitted)
+        );
+        assert_eq!(
+            check(EntryStatus::Done, Some(1)),
+            Err(AdmissionRefusal::Used)
+        );
+        assert_eq!(
+            check(EntryStatus::SoldOut, None),
+            Err(AdmissionRefusal::SoldOut)
+        );
         for refusal in [
             AdmissionRefusal::NotJoined,
             AdmissionRefusal::NotYetAdmitted,

@@ -44,7 +44,10 @@ pub fn order(
     mut entries: Vec<(EntryId, UserId)>,
 ) -> Vec<OrderedEntry> {
     entries.sort_unstable();
-    let ids: Vec<String> = entries.iter().map(|(id, _)| id.as_str().to_owned()).collect();
+    let ids: Vec<String> = entries
+        .iter()
+        .map(|(id, _)| id.as_str().to_owned())
+        .collect();
     draw_order(seed, randomness, &ids)
         .into_iter()
         .map(|id| {
@@ -126,7 +129,10 @@ mod tests {
         let (seed, randomness) = ([1; 32], [2; 32]);
         let drawn = order(&seed, &randomness, entries.clone());
         assert_eq!(drawn, order(&seed, &randomness, reversed));
-        let ids: Vec<String> = entries.iter().map(|(id, _)| id.as_str().to_owned()).collect();
+        let ids: Vec<String> = entries
+            .iter()
+            .map(|(id, _)| id.as_str().to_owned())
+            .collect();
         let expected = draw_order(&seed, &randomness, &ids);
         for (entry, id) in drawn.iter().zip(expected) {
             assert_eq!(entry.entry_id.as_str(), id);
@@ -139,7 +145,10 @@ mod tests {
     #[test]
     fn positions_find_their_page() {
         assert_eq!(order_page_of(1), (0, 0));
-        assert_eq!(order_page_of(ORDER_PAGE_SIZE as u64), (0, ORDER_PAGE_SIZE - 1));
+        assert_eq!(
+            order_page_of(ORDER_PAGE_SIZE as u64),
+            (0, ORDER_PAGE_SIZE - 1)
+        );
         assert_eq!(order_page_of(ORDER_PAGE_SIZE as u64 + 1), (1, 0));
         let drawn: Vec<OrderedEntry> = (0..2_500)
             .map(|n| OrderedEntry {

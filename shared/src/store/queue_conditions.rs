@@ -4,7 +4,8 @@
 
 use super::condition::{Compare, Condition};
 use super::schema::{
-    ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, QUEUE_ADMITTED_THROUGH, QUEUE_OVER_THROUGH, QUEUE_STATUS,
+    ENTRY_BOUGHT, ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, QUEUE_ADMITTED_THROUGH, QUEUE_DRAW_LEASE,
+    QUEUE_OVER_THROUGH, QUEUE_STATUS,
 };
 use crate::queue::entry::EntryStatus;
 use crate::queue::state::StoredStatus;
@@ -15,6 +16,16 @@ use crate::timestamp::Timestamp;
 pub fn state_is(status: StoredStatus) -> Condition {
     let text: &'static str = status.into();
     Condition::eq(QUEUE_STATUS, text)
+}
+
+/// A closed line no keeper is drawing at `now`: one draws at a time (its lease, held for longer
+/// than a run lasts, ran out or was never taken).
+pub fn draw_free(now: Timestamp) -> Condition {
+    state_is(StoredStatus::Closed).and(Condition::absent(QUEUE_DRAW_LEASE).or(Condition::is(
+        QUEUE_DRAW_LEASE,
+        Compare::Le,
+        now.unix_nanos(),
+    )))
 }
 
 /// A number on the state is `value` as read (0: absent or a stored 0).
@@ -45,11 +56,14 @@ pub fn entry_queued() -> Condition {
     entry_is(EntryStatus::Queued)
 }
 
-/// An admitted entry's window ran out at `now`: only then is it ended (a live fan keeps theirs).
-pub fn window_ran_out(now: Timestamp) -> Condition {
-    entry_is(EntryStatus::Admitted).and(Condition::is(
-        ENTRY_PASS_EXPIRES_AT,
-        Compare::Le,
-        now.unix_nanos(),
-    ))
+/// An admitted entry's window ran out at `now` with `bought` as read: only then is it ended (a
+/// live fan keeps theirs), as `done` or `lapsed` by what they bought.
+pub fn window_ran_out(now: Timestamp, bought: u32) -> Condition {
+    entry_is(EntryStatus::Admitted)
+        .and(Condition::is(
+            ENTRY_PASS_EXPIRES_AT,
+            Compare::Le,
+            now.unix_nanos(),
+        ))
+        .and(Condition::eq(ENTRY_BOUGHT, bought))
 }

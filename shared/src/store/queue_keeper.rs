@@ -83,6 +83,7 @@ pub trait DrawQueue: Send + Sync {
         &self,
         pack_id: &PackId,
         beacon: &Beacon,
+        now: Timestamp,
     ) -> impl Future<Output = Result<Option<Drawn>, StoreError>> + Send;
 }
 
@@ -120,12 +121,11 @@ pub trait AdmitQueue: Send + Sync {
         pass_expires_at: Timestamp,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
-    /// Ends `user_id`'s window, if it is admitted and its window ran out at `now`: `done` if they
-    /// bought, else `lapsed`, counted on the state (`None`: nothing to end).
+    /// Ends `entry`'s window, if it is admitted, its window ran out at `now` and it bought what
+    /// was read: `done` if they bought, else `lapsed` (`None`: nothing to end).
     fn end_window(
         &self,
-        pack_id: &PackId,
-        user_id: &UserId,
+        entry: &QueueEntry,
         now: Timestamp,
     ) -> impl Future<Output = Result<Option<WindowEnd>, StoreError>> + Send;
 

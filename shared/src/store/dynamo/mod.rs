@@ -11,6 +11,8 @@ mod packs;
 mod profile;
 mod purchases;
 pub(crate) mod queue;
+mod queue_admission;
+mod queue_keeper;
 mod records;
 mod topups;
 mod transaction;

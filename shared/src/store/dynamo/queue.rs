@@ -114,7 +114,11 @@ pub(super) fn seeding_actions(
 }
 
 impl DynamoStore {
-    pub(crate) async fn get_item(&self, key: Item, consistent: bool) -> Result<Option<Item>, StoreError> {
+    pub(crate) async fn get_item(
+        &self,
+        key: Item,
+        consistent: bool,
+    ) -> Result<Option<Item>, StoreError> {
         let output = self
             .client
             .get_item()

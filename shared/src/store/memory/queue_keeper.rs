@@ -127,7 +127,9 @@ impl DrawQueue for MemoryStore {
         &self,
         pack_id: &PackId,
         beacon: &Beacon,
+        _now: Timestamp,
     ) -> Result<Option<Drawn>, StoreError> {
+        // One lock around the whole draw: it is its own lease.
         let mut tables = self.write();
         if !conditions::state_is(StoredStatus::Closed).holds(Some(&tables.state_item(pack_id)?)) {
             return Ok(None);
@@ -163,9 +165,10 @@ impl DrawQueue for MemoryStore {
 impl AdmitQueue for MemoryStore {
     async fn admission_view(&self, pack_id: &PackId) -> Result<Option<AdmissionView>, StoreError> {
         let tables = self.read();
-        let (Some(line), Some(stored)) =
-            (tables.queues.get(pack_id), tables.packs.get(pack_id.as_str()))
-        else {
+        let (Some(line), Some(stored)) = (
+            tables.queues.get(pack_id),
+            tables.packs.get(pack_id.as_str()),
+        ) else {
             return Ok(None);
         };
         if line.state.status != StoredStatus::Drawn {
@@ -251,15 +254,14 @@ impl AdmitQueue for MemoryStore {
 
     async fn end_window(
         &self,
-        pack_id: &PackId,
-        user_id: &UserId,
+        read: &QueueEntry,
         now: Timestamp,
     ) -> Result<Option<WindowEnd>, StoreError> {
         let mut tables = self.write();
-        let Some(entry) = tables.entry_mut(pack_id, user_id) else {
+        let Some(entry) = tables.entry_mut(&read.pack_id, &read.user_id) else {
             return Ok(None);
         };
-        if !conditions::window_ran_out(now).holds(Some(&EntryItem(entry))) {
+        if !conditions::window_ran_out(now, read.bought).holds(Some(&EntryItem(entry))) {
             return Ok(None);
         }
         let end = window_end(entry.bought);
@@ -289,13 +291,16 @@ impl AdmitQueue for MemoryStore {
         Ok(true)
     }
 
-    async fn finish_queue(&self, pack_id: &PackId, admitted_through: u64) -> Result<u64, StoreError> {
+    async fn finish_queue(
+        &self,
+        pack_id: &PackId,
+        admitted_through: u64,
+    ) -> Result<u64, StoreError> {
         let mut tables = self.write();
-        require(
-            "finish: state",
-            &conditions::state_is(StoredStatus::Drawn),
-            Some(&tables.state_item(pack_id)?),
-        )?;
+        let state = tables.state_item(pack_id)?;
+        if !conditions::admitted_through_as_read(admitted_through).holds(Some(&state)) {
+            return Ok(0);
+        }
         let line = tables.line_mut(pack_id)?;
         let waiting: Vec<UserId> = line
             .order_pages

@@ -11,9 +11,9 @@ use crate::purchases::{StartRefusal, StartRequest};
 use crate::queue::admission::{Allowance, check_admitted, start_finishes};
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::store::StoreError;
+use crate::store::dynamo::queue::entry_key;
 use crate::store::dynamo::records::queue::entry_from_item;
 use crate::store::dynamo::transaction::update;
-use crate::store::dynamo::queue::entry_key;
 use crate::store::dynamo::{Item, number, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::schema::{ENTRY_BOUGHT, ENTRY_STATUS};
@@ -46,7 +46,10 @@ pub(super) fn admission_action(
 ) -> Result<TransactWriteItem, StoreError> {
     let next = bought + 1;
     let (expression, status) = if start_finishes(Allowance(pack.max_per_user), next) {
-        ("SET #bought = :next, #status = :done", Some(EntryStatus::Done))
+        (
+            "SET #bought = :next, #status = :done",
+            Some(EntryStatus::Done),
+        )
     } else {
         ("SET #bought = :next", None)
     };

@@ -11,11 +11,11 @@ use super::{
     purchase_key, status_text,
 };
 use crate::packs::Pack;
-use crate::queue::entry::QueueEntry;
 use crate::purchases::{
     Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_start,
     random_shard, take_hold_slot,
 };
+use crate::queue::entry::QueueEntry;
 use crate::store::StoreError;
 use crate::store::dynamo::condition::render;
 use crate::store::dynamo::packs::{pack_from_item, share_key, share_units, terms_attributes};
