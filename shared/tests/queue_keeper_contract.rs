@@ -276,6 +276,16 @@ where
     // The fan not yet bought still has their two units.
     live_within_left(&*store, &pack_id, now).await;
     let admission = admit(&*store, &pack_id, now).await.unwrap();
+    // The second fan buys their two: had a third fan been let in for them, that fan would now
+    // be admitted with no unit left.
+    let second = entries[1].user_id.clone();
+    for key in ["c", "d"] {
+        let started = store
+            .start_purchase(&start(&second, &pack_id, key, now))
+            .await;
+        assert!(matches!(started, Ok(Started::Created(_))), "{started:?}");
+    }
+    live_within_left(&*store, &pack_id, now).await;
     assert_eq!(
         admission.admitted, 0,
         "the two units left are the second fan's"

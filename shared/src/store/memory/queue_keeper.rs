@@ -364,3 +364,46 @@ impl Tables {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::EntryId;
+
+    /// The start's condition on the fan's entry, as both stores check it: admitted, the window
+    /// open at the start's `now`, `bought` as read.
+    #[test]
+    fn a_start_is_conditioned_on_an_admitted_entry_with_its_window_open() {
+        let now = Timestamp::parse("2026-12-01T18:00:00Z").unwrap();
+        let entry = |status, end: i64, bought| QueueEntry {
+            pack_id: PackId::parse("drop").unwrap(),
+            entry_id: EntryId::parse("0123456789abcdef0123456789abcdef").unwrap(),
+            user_id: UserId::parse("fan").unwrap(),
+            joined_at: now,
+            receipt: String::new(),
+            status,
+            position: Some(1),
+            pass_expires_at: now.plus_seconds(end),
+            bought,
+        };
+        let admits = |entry: &QueueEntry, bought| {
+            purchase_conditions::entry_admits(now, bought).holds(Some(&EntryItem(entry)))
+        };
+        assert!(admits(&entry(EntryStatus::Admitted, 1, 0), 0));
+        assert!(admits(&entry(EntryStatus::Admitted, 1, 1), 1));
+        assert!(
+            !admits(&entry(EntryStatus::Admitted, 0, 0), 0),
+            "window closed"
+        );
+        assert!(!admits(&entry(EntryStatus::Lapsed, 1, 0), 0), "lapsed");
+        assert!(
+            !admits(&entry(EntryStatus::Queued, 1, 0), 0),
+            "not admitted"
+        );
+        assert!(!admits(&entry(EntryStatus::Done, 1, 1), 1), "done");
+        assert!(
+            !admits(&entry(EntryStatus::Admitted, 1, 1), 0),
+            "bought since read"
+        );
+    }
+}
