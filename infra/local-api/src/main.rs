@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use local_api::checkout;
 use local_api::idp::{self, LocalIdp};
-use local_api::server::{self, App, spawn_sweep};
+use local_api::server::{self, App, spawn_keeper, spawn_sweep};
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
 use shared::catalog::parse_catalog;
@@ -343,6 +343,7 @@ where
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
 
     spawn_sweep(store.clone());
+    spawn_keeper(store.clone());
     let app = App {
         purchases: Arc::new(PurchaseState {
             store: store.clone(),

@@ -127,6 +127,7 @@ pub trait Store:
     + locker_room::LockerRoomStore
     + catalog::CatalogStore
     + wallets::WalletStore
+    + queue_keeper::QueueKeeper
 {
 }
 impl<
@@ -139,7 +140,8 @@ impl<
         + profile::ProfileStore
         + locker_room::LockerRoomStore
         + catalog::CatalogStore
-        + wallets::WalletStore,
+        + wallets::WalletStore
+        + queue_keeper::QueueKeeper,
 > Store for S
 {
 }
