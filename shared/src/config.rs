@@ -11,6 +11,7 @@ use crate::purchases::{
     DEFAULT_HOLD_SECONDS, DEFAULT_MAX_UNPAID_HOLDS, HoldPolicy, MAX_HOLD_SECONDS,
     MAX_MAX_UNPAID_HOLDS,
 };
+use crate::queue::entry::ReceiptSigner;
 // Where the functions have always found them: the secrets and Stripe's API they read from here.
 pub use crate::secret::Secret;
 pub use crate::topups::StripeApi;
@@ -333,6 +334,29 @@ pub fn top_up_return_urls(source: &dyn Source) -> Result<ReturnUrls, ConfigError
     })
 }
 
+/// `QUEUE_RECEIPT_KEY`: a secret of at least 32 characters (the stack generates one in Secrets
+/// Manager) whose SHA-256 is the Ed25519 seed the queue signs its entries' receipts with; its
+/// public key is published with every queue. Required: a join must never answer a receipt
+/// nobody can check.
+pub fn queue_receipt_signer(source: &dyn Source) -> Result<ReceiptSigner, ConfigError> {
+    let secret = required(
+        source,
+        "QUEUE_RECEIPT_KEY",
+        "the secret the waiting room's receipts are signed with",
+    )?;
+    if secret.len() < MIN_RECEIPT_KEY_LEN {
+        return Err(ConfigError::Invalid {
+            name: "QUEUE_RECEIPT_KEY",
+            problem: format!("must be at least {MIN_RECEIPT_KEY_LEN} characters"),
+        });
+    }
+    let seed = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, secret.as_bytes());
+    Ok(ReceiptSigner::from_seed(seed.as_ref()).expect("a SHA-256 is 32 bytes"))
+}
+
+/// The shortest receipt secret: 32 characters of a generated secret carry well over 128 bits.
+pub const MIN_RECEIPT_KEY_LEN: usize = 32;
+
 /// `url` when it is `https://`, or `http://` on a loopback host, for variable `name`.
 /// `DRAND_LOCAL_BEACON=1`: the local beacon of scripts/local (template.yaml never sets it, so no
 /// deployed function accepts a local beacon); otherwise `DRAND_URLS`, drand's relays,
@@ -494,6 +518,29 @@ mod tests {
         for bad in ["0", "3601", "ten"] {
             assert!(purchase_hold(&[("PURCHASE_HOLD_SECONDS", bad)]).is_err());
         }
+    }
+
+    #[test]
+    fn the_receipt_key_is_required_long_and_never_shown() {
+        assert!(matches!(
+            queue_receipt_signer(&[]),
+            Err(ConfigError::Missing {
+                name: "QUEUE_RECEIPT_KEY",
+                ..
+            })
+        ));
+        let short = "s".repeat(MIN_RECEIPT_KEY_LEN - 1);
+        let error = queue_receipt_signer(&[("QUEUE_RECEIPT_KEY", short.as_str())]).unwrap_err();
+        assert!(!error.to_string().contains(&short), "never shown: {error}");
+        let key = "k".repeat(MIN_RECEIPT_KEY_LEN);
+        let signer = queue_receipt_signer(&[("QUEUE_RECEIPT_KEY", key.as_str())]).unwrap();
+        let seed = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, key.as_bytes());
+        assert_eq!(
+            signer.public_key(),
+            ReceiptSigner::from_seed(seed.as_ref())
+                .unwrap()
+                .public_key()
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 6] = [
+const GUARDED: [(&str, &[&str], &[&str]); 7] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -47,6 +47,8 @@ const GUARDED: [(&str, &[&str], &[&str]); 6] = [
         &["me-profile", "open-pack"],
         &["locker-rooms"],
     ),
+    // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
+    (shared::store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),
 ];
 
 /// The key prefixes some functions may not reach at all, even to read: a fan's own items
@@ -301,6 +303,9 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   their public face and stats (`FAN#`);
 /// - locker-rooms (public): `GetItem` of a name's holder (`NAME#`) and `Query` of their public
 ///   face and stats (`FAN#`): reads only, nothing of `USER#`;
+/// - queue: `BatchGetItem` of a pack item (`PACK#`) and its line's state (`QUEUE#`), and of
+///   entrant pages; the join's conditional `PutItem` of the fan's entry and `GetItem` of an
+///   entry or an entrant page (`QUEUE#`): never the queue's seed (`QSEED#`) nor `DRAW#`;
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
 ///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
 #[test]
@@ -674,6 +679,30 @@ catalog:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
               - "CATALOG#*"
+queue:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:PutItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEUE#*"
+      - Effect: Allow
+        Action: dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEUE#*"
+      - Effect: Allow
+        Action: dynamodb:BatchGetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "QUEUE#*"
 "#,
     )
     .unwrap();
@@ -716,6 +745,27 @@ catalog:
     assert_eq!(shared::store::schema::team_pk(&team), "TEAM#nba-lal");
     let wallet = shared::ids::WalletId::parse("w").unwrap();
     assert_eq!(shared::store::schema::wallet_sk(&wallet), "WALLET#w");
+    let pack = testkit::ids::pack("p");
+    assert_eq!(shared::store::schema::queue_pk(&pack), "QUEUE#p");
+    assert_eq!(
+        shared::store::schema::entry_pk(&pack, &fan),
+        "QUEUE#p#USER#u"
+    );
+    assert_eq!(shared::store::schema::qseed_pk(&pack), "QSEED#p");
+}
+
+/// The queue function reaching its line's secret seed, or a pack's, is caught.
+#[test]
+fn the_queues_policy_cannot_reach_the_seeds() {
+    let template = read("template.yaml");
+    let queue = "                    - \"QUEUE#*\"\n";
+    for seed in ["QSEED#*", "DRAW#*"] {
+        let wider = format!("{queue}                    - \"{seed}\"\n");
+        assert!(
+            caught_in(&template, "  QueueFunction:", queue, &wider),
+            "queue reaching {seed} went unnoticed"
+        );
+    }
 }
 
 /// Display names and the public face stay out of reach of every other function, and money out

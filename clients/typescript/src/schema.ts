@@ -476,6 +476,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/packs/{packId}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pack's waiting room, with its fairness record
+         * @description The pack's waiting room: when it opens and closes, its status (`upcoming`, `open`, `closed`, `drawn`), the SHA-256 of its secret seed and the drand quicknet round its draw will use (both fixed before it opens). At the close, `entrants` and `entrantsRoot` (a Merkle root of the sorted entry ids) appear, before the round's randomness exists; once drawn, the beacon's `randomness` and `signature` and the `seed`; `admittedThrough` is the last position admitted. From these and the entrants list anyone recomputes every position (docs/fairness.md, `scripts/verify-queue`). `receiptKey` checks the entries' receipts. Public; cacheable for a few seconds.
+         */
+        get: operations["getQueue"];
+        put?: never;
+        /**
+         * Join a pack's waiting room
+         * @description Puts the signed-in fan in the pack's line, between `opensAt` (included) and `closesAt` (excluded). One entry per fan: joining again answers the same entry, 200 with `Idempotent-Replayed: true`. When you joined changes nothing: positions are drawn after the close. `entryId` is the fan's public name in the line; `receipt` the service's Ed25519 signature of `packId\nentryId\njoinedAt`, checked with the queue's `receiptKey`. No body.
+         */
+        post: operations["joinQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/packs/{packId}/queue/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in fan's entry in a pack's waiting room
+         * @description The fan's entry: `waiting` (before the draw), `queued` (drawn, with `position` and `estimatedAdmissionAt`, the latest they may expect admission as things stand), `admitted` (with `passExpiresAt`: start purchases before it), `lapsed` (the window passed unused), `done` (bought as allowed) or `sold_out`.
+         */
+        get: operations["getMyQueueEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/packs/{packId}/queue/entrants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entry ids of a closed waiting room, sorted
+         * @description Every entry id committed at the close, in ascending order, up to 2,000 a page: from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Public; cacheable.
+         */
+        get: operations["listQueueEntrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/packs/{packId}/queue/me/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The proof that the fan's entry is in the committed entrants
+         * @description The Merkle path from the fan's entry id to the queue's `entrantsRoot` (docs/fairness.md gives the tree's rules): hashing up the steps gives the root, so the fan knows their entry was committed before the draw's randomness existed.
+         */
+        get: operations["getMyQueueProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/packs/{packId}/queue/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A waiting room's report, after the sale
+         * @description Once the sale through the line is over (sold out, or every fan admitted): how many joined, were admitted, bought and lapsed, the units sold and the last position admitted. Public; cacheable.
+         */
+        get: operations["getQueueReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -501,11 +605,27 @@ export interface components {
          *     None, or an empty object.
          */
         EmptyObject: Record<string, never>;
+        /** @description A page of the sorted entry ids. */
+        EntrantsAnswer: {
+            /** @description Entry ids in ascending order, continuing the previous page. */
+            entrants: string[];
+            /** @description The next page's `cursor`, null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description `{"entry": ...}`. */
+        EntryAnswer: {
+            entry: components["schemas"]["QueueEntry"];
+        };
         /**
          * @description Which way an entry moved the balance.
          * @enum {string}
          */
         EntryKind: "credit" | "debit";
+        /**
+         * @description Where a fan's entry is, as the fan sees it.
+         * @enum {string}
+         */
+        EntryStatus: "waiting" | "queued" | "admitted" | "lapsed" | "done" | "sold_out";
         /** @description The body of every error answer. */
         Error: {
             /** @constant */
@@ -523,7 +643,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -695,6 +815,7 @@ export interface components {
             odds: components["schemas"]["Odds"][];
             teamId: null | components["schemas"]["Id"];
             leagueId: null | components["schemas"]["Id"];
+            queue?: null | components["schemas"]["QueueTerms"];
         };
         PackAnswer: {
             pack: components["schemas"]["PackDetail"];
@@ -722,6 +843,7 @@ export interface components {
             odds: components["schemas"]["Odds"][];
             teamId: null | components["schemas"]["Id"];
             leagueId: null | components["schemas"]["Id"];
+            queue?: null | components["schemas"]["QueueTerms"];
             /** @description The content pool, in the order the draw uses; every rarity of `odds` has at least one item. */
             items: components["schemas"]["PackItem"][];
             fairness: components["schemas"]["PackFairness"];
@@ -781,6 +903,28 @@ export interface components {
              */
             favoriteTeamId?: string | null;
         };
+        /** @description `{"proof": ...}`. */
+        ProofAnswer: {
+            proof: components["schemas"]["ProofJson"];
+        };
+        /** @description The Merkle path of a fan's entry. */
+        ProofJson: {
+            entryId: string;
+            /**
+             * Format: int64
+             * @description The entry's index among the sorted entry ids (0 = first).
+             */
+            index: number;
+            entrantsRoot: string;
+            /** @description From the leaf up: each step's sibling hash and the side it is on. */
+            steps: components["schemas"]["ProofStep"][];
+        };
+        /** @description One step of a Merkle proof, from the leaf up: the sibling's hash and its side. */
+        ProofStep: {
+            side: components["schemas"]["Side"];
+            /** @description 64 lowercase hex digits. */
+            hash: string;
+        };
         /** @description A purchase as the API shows it. */
         Purchase: {
             /** @description Derived from the user and the `Idempotency-Key` that started it. */
@@ -834,11 +978,128 @@ export interface components {
          * @enum {string}
          */
         PurchaseStatus: "reserved" | "completed" | "opened" | "expired";
+        /** @description A pack's waiting room as the public sees it. */
+        Queue: {
+            packId: string;
+            opensAt: components["schemas"]["Timestamp"];
+            closesAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description An admitted fan's window, in seconds.
+             */
+            passSeconds: number;
+            status: components["schemas"]["QueueStatus"];
+            /** @description SHA-256 of the queue's secret seed (lowercase hex), published before the line opens. */
+            seedHash: string;
+            beacon: components["schemas"]["QueueBeacon"];
+            /**
+             * Format: int64
+             * @description How many fans joined: from the close.
+             */
+            entrants: number | null;
+            /** @description The Merkle root of the sorted entry ids (docs/fairness.md): from the close. */
+            entrantsRoot: string | null;
+            /** @description The queue's secret seed, revealed by the draw. */
+            seed: string | null;
+            /**
+             * Format: int64
+             * @description The last position admitted so far (0: nobody yet).
+             */
+            admittedThrough: number;
+            /** @description The Ed25519 public key (base64url, 32 bytes) the entries' receipts verify with. */
+            receiptKey: string;
+        };
+        /** @description `{"queue": ...}`. */
+        QueueAnswer: {
+            queue: components["schemas"]["Queue"];
+        };
+        /** @description The beacon as published: `randomness` and `signature` null until the draw. */
+        QueueBeacon: {
+            /** @description drand quicknet's chain hash (`local` on scripts/local, never on a deployed API). */
+            chain: string;
+            /**
+             * Format: int64
+             * @description The quicknet round the draw uses, fixed with the terms (`closesAt` + 5 minutes).
+             */
+            round: number;
+            randomness: string | null;
+            signature: string | null;
+        };
+        /** @description A fan's entry as they see it. */
+        QueueEntry: {
+            packId: string;
+            /** @description The fan's public name in the line (32 hex digits): the entrants list shows it. */
+            entryId: string;
+            joinedAt: components["schemas"]["Timestamp"];
+            status: components["schemas"]["EntryStatus"];
+            /**
+             * Format: int64
+             * @description From the draw (1 = first).
+             */
+            position: number | null;
+            /**
+             * @description Ed25519 signature (base64url) of `packId\nentryId\njoinedAt` with the queue's
+             *     `receiptKey`.
+             */
+            receipt: string;
+            estimatedAdmissionAt: null | components["schemas"]["Timestamp"];
+            passExpiresAt: null | components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The status the API shows.
+         * @enum {string}
+         */
+        QueueStatus: "upcoming" | "open" | "closed" | "drawn";
+        /** @description The terms of a pack's waiting room. */
+        QueueTerms: {
+            /** @description When fans may start to join (RFC 3339, UTC). */
+            opensAt: components["schemas"]["Timestamp"];
+            /** @description When the line closes: at or before `saleStartsAt`. */
+            closesAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description An admitted fan's window to start their purchases, in seconds.
+             */
+            passSeconds?: number;
+        };
         /** @description `{"received": true}`. */
         Received: {
             /** @constant */
             received: true;
         };
+        /** @description `{"report": ...}`. */
+        ReportAnswer: {
+            report: components["schemas"]["ReportJson"];
+        };
+        /** @description The line's record after the sale. */
+        ReportJson: {
+            /** Format: int64 */
+            entrants: number;
+            /** Format: int64 */
+            admitted: number;
+            /**
+             * Format: int64
+             * @description Units started by admitted fans.
+             */
+            bought: number;
+            /** Format: int64 */
+            lapsed: number;
+            /**
+             * Format: int64
+             * @description `totalSupply` less what is left.
+             */
+            unitsSold: number;
+            /**
+             * Format: int64
+             * @description The position of the last fan admitted (`admittedThrough`).
+             */
+            lastAdmittedPosition: number;
+        };
+        /**
+         * @description Which side of the running hash a proof step's hash goes on.
+         * @enum {string}
+         */
+        Side: "left" | "right";
         StartPurchaseRequest: {
             /**
              * @description Your part of the draw's randomness, 1-64 printable ASCII characters (space to `~`).
@@ -2503,6 +2764,388 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example nba-rookie-2026
+                 */
+                packId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The waiting room. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=5`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueAnswer"];
+                };
+            };
+            /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_found",
+                     *         "message": "This pack has no waiting room."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    joinQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example nba-rookie-2026
+                 */
+                packId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Joined before: the entry as it is, with `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryAnswer"];
+                };
+            };
+            /** @description Joined: the new entry (`status` `waiting`). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_found",
+                     *         "message": "This pack has no waiting room."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Before `opensAt` (`queue_not_open`) or from `closesAt` on (`queue_closed`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyQueueEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example nba-rookie-2026
+                 */
+                packId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fan's entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The fan did not join (`queue_entry_not_found`); no such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listQueueEntrants: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example nba-rookie-2026
+                 */
+                packId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entry ids. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=5`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntrantsAnswer"];
+                };
+            };
+            /** @description A cursor this list did not give (`invalid_cursor`), or given twice (`invalid_query`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_cursor",
+                     *         "message": "The cursor is not one this list gave."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_found",
+                     *         "message": "This pack has no waiting room."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The line has not closed and committed its entrants (`queue_not_closed`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_closed",
+                     *         "message": "This pack's waiting room has not closed and committed its entrants yet."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyQueueProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example nba-rookie-2026
+                 */
+                packId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProofAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The fan did not join (`queue_entry_not_found`); no such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_entry_not_found",
+                     *         "message": "You have not joined this pack's waiting room."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The line has not closed and committed its entrants (`queue_not_closed`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_closed",
+                     *         "message": "This pack's waiting room has not closed and committed its entrants yet."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getQueueReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+                 *     of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+                 * @example nba-rookie-2026
+                 */
+                packId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=5`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportAnswer"];
+                };
+            };
+            /** @description No such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_found",
+                     *         "message": "This pack has no waiting room."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The sale through the line is not over (`queue_not_finished`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "queue_not_finished",
+                     *         "message": "This pack's sale through its waiting room is not over yet."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

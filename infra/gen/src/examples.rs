@@ -54,7 +54,7 @@ pub const PATH_PARAMETERS: [(&str, &str); 7] = [
     ("displayName", "Zoe.Hoops"),
 ];
 
-pub const EXTRAS: [RouteExtra; 24] = [
+pub const EXTRAS: [RouteExtra; 30] = [
     RouteExtra {
         route: "GET /api/packs",
         event: "ListPacks",
@@ -229,6 +229,45 @@ pub const EXTRAS: [RouteExtra; 24] = [
         route: "GET /api/teams/{teamId}",
         event: "GetTeam",
         fixture: Some("team"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue",
+        event: "GetQueue",
+        fixture: Some("get"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "POST /api/packs/{packId}/queue",
+        event: "JoinQueue",
+        fixture: Some("join"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/me",
+        event: "GetMyQueueEntry",
+        fixture: Some("me"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/entrants",
+        event: "ListQueueEntrants",
+        fixture: Some("entrants"),
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/me/proof",
+        event: "GetMyQueueProof",
+        fixture: Some("proof"),
+        signed_in: true,
+        ..PLAIN
+    },
+    RouteExtra {
+        route: "GET /api/packs/{packId}/queue/report",
+        event: "GetQueueReport",
+        fixture: Some("report"),
         ..PLAIN
     },
 ];

@@ -387,6 +387,11 @@ where
         locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
             store: store.clone(),
         }),
+        queue: Arc::new(shared::handlers::queue::QueueFnState::new(
+            store.clone(),
+            verifier(),
+            shared::queue::entry::ReceiptSigner::random(),
+        )),
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

@@ -33,6 +33,7 @@ use shared::handlers::me::MeState;
 use shared::handlers::my_wallets::WalletsState;
 use shared::handlers::profile::ProfileState;
 use shared::handlers::purchase_json::PurchaseState;
+use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
@@ -42,7 +43,7 @@ use shared::http::response::json_response;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
     get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
-    me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
+    me_purchases_routes, me_wallets_routes, open_pack_routes, queue_routes, start_purchase_routes,
     stripe_webhook_routes, web3_link_routes,
 };
 use shared::store::Store;
@@ -121,6 +122,8 @@ pub struct App<S> {
     pub profile: Arc<ProfileState<S>>,
     /// The state of the public locker rooms (locker-rooms).
     pub locker_rooms: Arc<LockerRoomsState<S>>,
+    /// The state of the waiting rooms (queue).
+    pub queue: Arc<QueueFnState<S>>,
     /// The local identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -155,6 +158,7 @@ impl<S: Store + 'static> App<S> {
             .merge(me_cash_routes().into_router(self.me.clone()))
             .merge(me_profile_routes().into_router(self.profile.clone()))
             .merge(locker_rooms_routes().into_router(self.locker_rooms.clone()))
+            .merge(queue_routes().into_router(self.queue.clone()))
             .merge(me_wallets_routes().into_router(self.wallets.clone()))
             .merge(cash_top_ups_routes().into_router(self.top_ups.top_ups.clone()))
             .merge(stripe_webhook_routes().into_router(self.top_ups.webhook.clone()))

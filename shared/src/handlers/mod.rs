@@ -12,6 +12,8 @@ pub mod get_purchase;
 pub mod list_packs;
 pub mod open_pack;
 pub mod purchase_json;
+pub mod queue;
+mod queue_json;
 pub mod queue_keeper;
 pub mod release_holds;
 pub mod start_purchase;

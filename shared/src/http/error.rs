@@ -69,6 +69,12 @@ pub enum ErrorCode {
     WalletLimitReached,
     WalletNotFound,
     TooManyPendingTopUps,
+    QueueNotFound,
+    QueueEntryNotFound,
+    QueueNotOpen,
+    QueueClosed,
+    QueueNotClosed,
+    QueueNotFinished,
     QueueAdmissionRequired,
 }
 
@@ -132,6 +138,11 @@ impl ErrorCode {
             Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
             Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooManyPendingTopUps => StatusCode::CONFLICT,
+            Self::QueueNotFound | Self::QueueEntryNotFound => StatusCode::NOT_FOUND,
+            Self::QueueNotOpen
+            | Self::QueueClosed
+            | Self::QueueNotClosed
+            | Self::QueueNotFinished => StatusCode::CONFLICT,
             Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
         }
     }

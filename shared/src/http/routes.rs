@@ -29,6 +29,7 @@ use crate::handlers::me::MeState;
 use crate::handlers::my_wallets::WalletsState;
 use crate::handlers::profile::ProfileState;
 use crate::handlers::purchase_json::PurchaseState;
+use crate::handlers::queue::QueueFnState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
 use crate::handlers::web3_link::LinkState;
@@ -44,6 +45,7 @@ use crate::store::profile::{GetProfile, PatchProfile};
 use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
+use crate::store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, ReadEntrants};
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
 
@@ -409,6 +411,16 @@ functions! {
         catalog::get_league,
         catalog::list_teams,
         catalog::get_team,
+    }
+    /// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
+    /// pack item only; never `QSEED#` nor `DRAW#`).
+    "queue" => queue_routes(QueueFnState where S: GetQueue + JoinQueue + GetQueueEntry + GetEntrantPage + ReadEntrants) {
+        queue::get_queue,
+        queue::join_queue,
+        queue::my_queue_entry,
+        queue::list_queue_entrants,
+        queue::my_queue_proof,
+        queue::queue_report,
     }
 }
 

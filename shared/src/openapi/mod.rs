@@ -61,6 +61,12 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         handlers::catalog::get_league,
         handlers::catalog::list_teams,
         handlers::catalog::get_team,
+        handlers::queue::get_queue,
+        handlers::queue::join_queue,
+        handlers::queue::my_queue_entry,
+        handlers::queue::list_queue_entrants,
+        handlers::queue::my_queue_proof,
+        handlers::queue::queue_report,
     ),
     components(responses(
         BadRequest,
@@ -82,6 +88,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Webhooks"),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
+        (name = "Waiting room", description = "A drop's line: fans join before the sale, their order is drawn after the close from a committed seed and a public beacon, and they are admitted in that order (docs/fairness.md)."),
     ),
 )]
 struct Document;

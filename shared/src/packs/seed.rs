@@ -350,6 +350,10 @@ mod tests {
     fn the_shipped_seed_file_is_valid() {
         let packs = parse_seed(include_bytes!("../../../infra/seed/packs.json")).unwrap();
         assert!(packs.len() >= 8, "a realistic set");
+        assert!(
+            packs.iter().any(|pack| pack.queue.is_some()),
+            "a drop with a waiting room, for scripts/local"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! - [`terms`]: a pack's queue terms and what seeding fixes with them.
 //! - [`entry`]: a fan's entry, its status, its index shard and its receipt.
 //! - [`state`]: the line's state as the keeper moves it and the public sees it.
-//! - [`fairness`], [`merkle`]: the draw's order key and the entrants' Merkle tree.
+//! - [`fairness`]: the order key and the positions.
+//! - [`merkle`]: the entrants' Merkle root and a fan's proof.
 //! - [`commit`]: the close's commitment and the drawn order, in pages.
 //! - [`admission`]: how many fans the keeper admits, and what a refused start is told.
 

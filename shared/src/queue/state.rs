@@ -49,15 +49,7 @@ pub enum QueueStatus {
     Drawn,
 }
 
-/// A drand beacon as the draw used it: `chain` is quicknet's hash (or `local` on scripts/local).
-/// Replaced by `crate::beacon::Beacon` once the beacon branch lands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Beacon {
-    pub chain: String,
-    pub round: u64,
-    pub randomness: [u8; 32],
-    pub signature: Vec<u8>,
-}
+pub use crate::beacon::Beacon;
 
 /// A line's state.
 #[derive(Debug, Clone, PartialEq, Eq)]

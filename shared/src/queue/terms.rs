@@ -110,16 +110,8 @@ impl QueueTerms {
     /// [`BEACON_MARGIN_SECONDS`].
     pub fn beacon_round(&self) -> u64 {
         let at = i64::try_from(self.closes_at.unix_seconds()).unwrap_or(i64::MAX);
-        quicknet_round_at(at.saturating_add(BEACON_MARGIN_SECONDS))
+        crate::beacon::quicknet::round_at(at.saturating_add(BEACON_MARGIN_SECONDS))
     }
-}
-
-/// drand quicknet's round at `unix_secs` (its genesis 1692803367, a round every 3 s): replaced by
-/// `crate::beacon::quicknet::round_at` once the beacon branch lands.
-fn quicknet_round_at(unix_secs: i64) -> u64 {
-    const GENESIS: i64 = 1_692_803_367;
-    const PERIOD: i64 = 3;
-    u64::try_from((unix_secs - GENESIS).max(0) / PERIOD).unwrap_or(0) + 1
 }
 
 #[cfg(test)]

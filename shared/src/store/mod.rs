@@ -2,7 +2,7 @@
 //! function's IAM policy), each implemented on DynamoDB and in memory.
 //!
 //! - [`packs`], [`purchases`], [`cash`], [`links`], [`topups`], [`catalog`], [`wallets`],
-//!   [`profile`], [`locker_room`]: the traits of each aggregate.
+//!   [`profile`], [`locker_room`], [`queue`]: the traits of each aggregate.
 //! - [`condition`], [`purchase_conditions`], [`wallet_conditions`]: each condition a write puts
 //!   on the items it changes, declared once, rendered for DynamoDB and checked in memory.
 //! - [`schema`]: the single table (keys, indexes, the item key of each entity).
@@ -127,6 +127,7 @@ pub trait Store:
     + locker_room::LockerRoomStore
     + catalog::CatalogStore
     + wallets::WalletStore
+    + queue::QueueStore
     + queue_keeper::QueueKeeper
 {
 }
@@ -141,6 +142,7 @@ impl<
         + locker_room::LockerRoomStore
         + catalog::CatalogStore
         + wallets::WalletStore
+        + queue::QueueStore
         + queue_keeper::QueueKeeper,
 > Store for S
 {

@@ -129,6 +129,11 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         locker_rooms: Arc::new(shared::handlers::locker_room::LockerRoomsState {
             store: store.clone(),
         }),
+        queue: Arc::new(shared::handlers::queue::QueueFnState::new(
+            store.clone(),
+            verifier(),
+            shared::queue::entry::ReceiptSigner::random(),
+        )),
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,
         limits: server::Limits::from_env().expect("LOCAL_API_* limits"),

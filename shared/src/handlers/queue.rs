@@ -1,0 +1,484 @@
+//! A pack's waiting room (issue 29, the `queue` function): the line as the public sees it, a
+//! fan's join and entry, the committed entrants, a fan's Merkle proof and the report. The close,
+//! the draw and admission are the keeper's (a scheduled function).
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::extract::FromRequestParts;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::Response;
+use utoipa::IntoParams;
+
+use super::get_pack::PackPath;
+use super::queue_json::{
+    CLOSED, ENTRY_NOT_FOUND, EntrantsAnswer, EntryAnswer, EntryJson, NOT_CLOSED, NOT_FINISHED,
+    NOT_OPEN, ProofAnswer, ProofJson, QUEUE_NOT_FOUND, QueueAnswer, QueueJson, ReportAnswer,
+    ReportJson, refused,
+};
+use crate::auth::TokenVerifier;
+use crate::http::error::{ApiError, ErrorBody, ErrorCode};
+use crate::http::extract::{Fan, Path, QueryParams, Verifies};
+use crate::http::response::{json_response, mark_replayed, publicly_cached};
+use crate::ids::{EntryId, PackId};
+use crate::openapi::responses as doc;
+use crate::queue::entry::{QueueEntry, ReceiptSigner};
+use crate::queue::merkle;
+use crate::queue::state::StoredStatus;
+use crate::queue::terms::Phase;
+use crate::store::DynamoStore;
+use crate::store::queue::{
+    GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView, ReadEntrants,
+};
+use crate::timestamp::Timestamp;
+
+/// What the queue's handlers need.
+pub struct QueueFnState<S> {
+    pub store: S,
+    pub verifier: TokenVerifier,
+    pub signer: ReceiptSigner,
+    /// The sorted entrants of the last closed line a proof was asked of: they never change once
+    /// committed, so a warm function reads them once, not once per fan.
+    pub entrants: Mutex<Option<(PackId, Arc<Vec<String>>)>>,
+}
+
+impl<S> QueueFnState<S> {
+    pub fn new(store: S, verifier: TokenVerifier, signer: ReceiptSigner) -> Self {
+        Self {
+            store,
+            verifier,
+            signer,
+            entrants: Mutex::new(None),
+        }
+    }
+}
+
+impl<S: Send + Sync + 'static> Verifies for QueueFnState<S> {
+    fn verifier(&self) -> &TokenVerifier {
+        &self.verifier
+    }
+}
+
+impl QueueFnState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `QUEUE_RECEIPT_KEY`), warmed.
+    pub async fn from_env() -> Self {
+        use crate::config::{self, Env};
+        use crate::runtime::{require, store_from_env, verifier_from_env, warm};
+        let (store, dynamodb) = store_from_env();
+        let state = Self::new(
+            store,
+            verifier_from_env(),
+            require(config::queue_receipt_signer(&Env)),
+        );
+        warm(&dynamodb, Some(&state.verifier)).await;
+        state
+    }
+}
+
+async fn line<S: GetQueue>(store: &S, pack_id: &PackId) -> Result<QueueView, ApiError> {
+    store
+        .get_queue(pack_id)
+        .await?
+        .ok_or_else(|| refused(ErrorCode::QueueNotFound))
+}
+
+/// The line, refused with `queue_not_closed` while its entrants are not committed.
+async fn committed_line<S: GetQueue>(store: &S, pack_id: &PackId) -> Result<QueueView, ApiError> {
+    let view = line(store, pack_id).await?;
+    if !view.state.committed() {
+        return Err(refused(ErrorCode::QueueNotClosed));
+    }
+    Ok(view)
+}
+
+/// `GET /api/packs/{packId}/queue`: the line, public.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}/queue",
+    operation_id = "getQueue",
+    tag = "Waiting room",
+    summary = "A pack's waiting room, with its fairness record",
+    description = "The pack's waiting room: when it opens and closes, its status (`upcoming`, \
+`open`, `closed`, `drawn`), the SHA-256 of its secret seed and the drand quicknet round its draw \
+will use (both fixed before it opens). At the close, `entrants` and `entrantsRoot` (a Merkle root \
+of the sorted entry ids) appear, before the round's randomness exists; once drawn, the beacon's \
+`randomness` and `signature` and the `seed`; `admittedThrough` is the last position admitted. \
+From these and the entrants list anyone recomputes every position (docs/fairness.md, \
+`scripts/verify-queue`). `receiptKey` checks the entries' receipts. Public; cacheable for a few \
+seconds.",
+    params(PackPath),
+    security(),
+    responses(
+        (status = 200, description = "The waiting room.", body = QueueAnswer,
+            headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
+        (status = 404, description = "No such pack, or a pack without a waiting room \
+(`queue_not_found`); or the id is not an id (`not_found`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
+pub async fn get_queue<S: GetQueue>(
+    State(state): State<Arc<QueueFnState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+) -> Result<Response, ApiError> {
+    let view = line(&state.store, &pack_id).await?;
+    let queue = QueueJson::of(
+        &pack_id,
+        &view,
+        &state.signer.public_key(),
+        Timestamp::now(),
+    );
+    Ok(publicly_cached(json_response(
+        StatusCode::OK,
+        &QueueAnswer { queue },
+    )))
+}
+
+/// `POST /api/packs/{packId}/queue`: the fan joins the line.
+#[utoipa::path(
+    post,
+    path = "/api/packs/{packId}/queue",
+    operation_id = "joinQueue",
+    tag = "Waiting room",
+    summary = "Join a pack's waiting room",
+    description = "Puts the signed-in fan in the pack's line, between `opensAt` (included) and \
+`closesAt` (excluded). One entry per fan: joining again answers the same entry, 200 with \
+`Idempotent-Replayed: true`. When you joined changes nothing: positions are drawn after the close. \
+`entryId` is the fan's public name in the line; `receipt` the service's Ed25519 signature of \
+`packId\\nentryId\\njoinedAt`, checked with the queue's `receiptKey`. No body.",
+    params(PackPath),
+    security(("sessionToken" = [])),
+    responses(
+        (status = 201, description = "Joined: the new entry (`status` `waiting`).", body = EntryAnswer),
+        (status = 200, description = "Joined before: the entry as it is, with \
+`Idempotent-Replayed: true`.", body = EntryAnswer,
+            headers(("Idempotent-Replayed" = inline(crate::openapi::headers::Replayed)))),
+        (status = 404, description = "No such pack, or a pack without a waiting room \
+(`queue_not_found`); or the id is not an id (`not_found`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
+        (status = 409, description = "Before `opensAt` (`queue_not_open`) or from `closesAt` on \
+(`queue_closed`).", body = ErrorBody,
+            examples(
+                ("notOpen" = (value = json!(doc::error_example(ErrorCode::QueueNotOpen, NOT_OPEN)))),
+                ("closed" = (value = json!(doc::error_example(ErrorCode::QueueClosed, CLOSED)))),
+            )),
+        doc::SignedIn,
+    ),
+)]
+pub async fn join_queue<S: GetQueue + JoinQueue>(
+    State(state): State<Arc<QueueFnState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+    Fan(identity): Fan,
+) -> Result<Response, ApiError> {
+    let view = line(&state.store, &pack_id).await?;
+    let now = Timestamp::now();
+    match view.terms.phase_at(now) {
+        Phase::Upcoming => return Err(refused(ErrorCode::QueueNotOpen)),
+        Phase::Closed => return Err(refused(ErrorCode::QueueClosed)),
+        Phase::Open if view.state.status != StoredStatus::Open => {
+            return Err(refused(ErrorCode::QueueClosed));
+        }
+        Phase::Open => {}
+    }
+    let entry = QueueEntry::new(pack_id, identity.user_id, now, &state.signer);
+    let (entry, status) = match state.store.join_queue(&entry).await? {
+        Joined::New(entry) => {
+            tracing::info!(pack_id = %entry.pack_id, entry_id = %entry.entry_id, "joined");
+            (entry, StatusCode::CREATED)
+        }
+        Joined::Replayed(entry) => (entry, StatusCode::OK),
+    };
+    let mut response = json_response(
+        status,
+        &EntryAnswer {
+            entry: EntryJson::of(&entry, Some(&view), now),
+        },
+    );
+    if status == StatusCode::OK {
+        mark_replayed(&mut response);
+    }
+    Ok(response)
+}
+
+async fn own_entry<S: GetQueueEntry>(
+    store: &S,
+    pack_id: &PackId,
+    fan: &crate::ids::UserId,
+) -> Result<QueueEntry, ApiError> {
+    store
+        .queue_entry(pack_id, fan)
+        .await?
+        .ok_or_else(|| refused(ErrorCode::QueueEntryNotFound))
+}
+
+/// `GET /api/packs/{packId}/queue/me`: the fan's entry.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}/queue/me",
+    operation_id = "getMyQueueEntry",
+    tag = "Waiting room",
+    summary = "The signed-in fan's entry in a pack's waiting room",
+    description = "The fan's entry: `waiting` (before the draw), `queued` (drawn, with `position` \
+and `estimatedAdmissionAt`, the latest they may expect admission as things stand), `admitted` \
+(with `passExpiresAt`: start purchases before it), `lapsed` (the window passed unused), `done` \
+(bought as allowed) or `sold_out`.",
+    params(PackPath),
+    security(("sessionToken" = [])),
+    responses(
+        (status = 200, description = "The fan's entry.", body = EntryAnswer),
+        (status = 404, description = "The fan did not join (`queue_entry_not_found`); no such \
+pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`).",
+            body = ErrorBody,
+            examples(
+                ("notJoined" = (value = json!(doc::error_example(ErrorCode::QueueEntryNotFound, ENTRY_NOT_FOUND)))),
+                ("noQueue" = (value = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND)))),
+            )),
+        doc::SignedIn,
+    ),
+)]
+pub async fn my_queue_entry<S: GetQueue + GetQueueEntry>(
+    State(state): State<Arc<QueueFnState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+    Fan(identity): Fan,
+) -> Result<Response, ApiError> {
+    let (view, entry) = tokio::join!(
+        line(&state.store, &pack_id),
+        own_entry(&state.store, &pack_id, &identity.user_id)
+    );
+    let (view, entry) = (view?, entry?);
+    Ok(json_response(
+        StatusCode::OK,
+        &EntryAnswer {
+            entry: EntryJson::of(&entry, Some(&view), Timestamp::now()),
+        },
+    ))
+}
+
+/// `?cursor=` of the entrants list: the page to read, as the previous page's `nextCursor` gave
+/// it (absent: the first).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EntrantsCursor {
+    /// The previous page's `nextCursor`.
+    #[param(pattern = "^[0-9]{1,6}$")]
+    pub cursor: Option<String>,
+}
+
+/// The page `?cursor=` names.
+pub struct EntrantsPage(u32);
+
+impl<St: Send + Sync> FromRequestParts<St> for EntrantsPage {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
+        match QueryParams::of(parts).single("cursor")? {
+            None => Ok(Self(0)),
+            Some(cursor) => (cursor.len() <= 6 && cursor.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| cursor.parse().ok())
+                .flatten()
+                .map(Self)
+                .ok_or_else(|| {
+                    ApiError::refused(
+                        ErrorCode::InvalidCursor,
+                        "The cursor is not one this list gave.",
+                    )
+                }),
+        }
+    }
+}
+
+/// `GET /api/packs/{packId}/queue/entrants`: the committed entry ids, sorted, a page at a time.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}/queue/entrants",
+    operation_id = "listQueueEntrants",
+    tag = "Waiting room",
+    summary = "The entry ids of a closed waiting room, sorted",
+    description = "Every entry id committed at the close, in ascending order, up to 2,000 a page: \
+from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Public; cacheable.",
+    params(PackPath, EntrantsCursor),
+    security(),
+    responses(
+        (status = 200, description = "A page of entry ids.", body = EntrantsAnswer,
+            headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
+        (status = 400, description = "A cursor this list did not give (`invalid_cursor`), or \
+given twice (`invalid_query`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::InvalidCursor, "The cursor is not one this list gave."))),
+        (status = 404, description = "No such pack or no waiting room (`queue_not_found`); or \
+the id is not an id (`not_found`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
+        (status = 409, description = "The line has not closed and committed its entrants \
+(`queue_not_closed`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotClosed, NOT_CLOSED))),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
+pub async fn list_queue_entrants<S: GetQueue + GetEntrantPage>(
+    State(state): State<Arc<QueueFnState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+    EntrantsPage(page): EntrantsPage,
+) -> Result<Response, ApiError> {
+    let view = committed_line(&state.store, &pack_id).await?;
+    let pages = view.state.entrant_pages.unwrap_or(0);
+    if page > 0 && page >= pages {
+        return Err(ApiError::refused(
+            ErrorCode::InvalidCursor,
+            "The cursor is not one this list gave.",
+        ));
+    }
+    let entrants = match state.store.entrant_page(&pack_id, page).await? {
+        Some(found) => found.ids,
+        None if pages == 0 => Vec::new(),
+        None => {
+            return Err(ApiError::Internal {
+                detail: format!("entrant page {page} of {pages} missing"),
+            });
+        }
+    };
+    Ok(publicly_cached(json_response(
+        StatusCode::OK,
+        &EntrantsAnswer {
+            entrants,
+            next_cursor: (page + 1 < pages).then(|| (page + 1).to_string()),
+        },
+    )))
+}
+
+impl<S: ReadEntrants> QueueFnState<S> {
+    /// The sorted entrants of `pack_id`'s committed line of `pages` pages, from the cache when
+    /// it holds them.
+    async fn sorted_entrants(
+        &self,
+        pack_id: &PackId,
+        pages: u32,
+    ) -> Result<Arc<Vec<String>>, ApiError> {
+        let cache = || self.entrants.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((cached, ids)) = cache().as_ref()
+            && cached == pack_id
+        {
+            return Ok(ids.clone());
+        }
+        let ids: Vec<String> = self
+            .store
+            .read_entrants(pack_id, pages)
+            .await?
+            .iter()
+            .map(|id: &EntryId| id.as_str().to_owned())
+            .collect();
+        let ids = Arc::new(ids);
+        *cache() = Some((pack_id.clone(), ids.clone()));
+        Ok(ids)
+    }
+}
+
+/// `GET /api/packs/{packId}/queue/me/proof`: the Merkle path of the fan's entry.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}/queue/me/proof",
+    operation_id = "getMyQueueProof",
+    tag = "Waiting room",
+    summary = "The proof that the fan's entry is in the committed entrants",
+    description = "The Merkle path from the fan's entry id to the queue's `entrantsRoot` \
+(docs/fairness.md gives the tree's rules): hashing up the steps gives the root, so the fan knows \
+their entry was committed before the draw's randomness existed.",
+    params(PackPath),
+    security(("sessionToken" = [])),
+    responses(
+        (status = 200, description = "The proof.", body = ProofAnswer),
+        (status = 404, description = "The fan did not join (`queue_entry_not_found`); no such \
+pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`).",
+            body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueEntryNotFound, ENTRY_NOT_FOUND))),
+        (status = 409, description = "The line has not closed and committed its entrants \
+(`queue_not_closed`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotClosed, NOT_CLOSED))),
+        doc::SignedIn,
+    ),
+)]
+pub async fn my_queue_proof<S: GetQueue + GetQueueEntry + ReadEntrants>(
+    State(state): State<Arc<QueueFnState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+    Fan(identity): Fan,
+) -> Result<Response, ApiError> {
+    let (view, entry) = tokio::join!(
+        committed_line(&state.store, &pack_id),
+        own_entry(&state.store, &pack_id, &identity.user_id)
+    );
+    let (view, entry) = (view?, entry?);
+    let root = view.state.entrants_root.ok_or_else(|| ApiError::Internal {
+        detail: "a committed line without its root".into(),
+    })?;
+    let sorted = state
+        .sorted_entrants(&pack_id, view.state.entrant_pages.unwrap_or(0))
+        .await?;
+    let index = sorted
+        .binary_search_by(|id| id.as_str().cmp(entry.entry_id.as_str()))
+        .map_err(|_| ApiError::Internal {
+            detail: "a fan's entry is not among the committed entrants".into(),
+        })?;
+    Ok(json_response(
+        StatusCode::OK,
+        &ProofAnswer {
+            proof: ProofJson {
+                entry_id: entry.entry_id,
+                index: index as u64,
+                entrants_root: root,
+                steps: merkle::proof(&sorted, index),
+            },
+        },
+    ))
+}
+
+/// `GET /api/packs/{packId}/queue/report`: the line's record, after the sale.
+#[utoipa::path(
+    get,
+    path = "/api/packs/{packId}/queue/report",
+    operation_id = "getQueueReport",
+    tag = "Waiting room",
+    summary = "A waiting room's report, after the sale",
+    description = "Once the sale through the line is over (sold out, or every fan admitted): how \
+many joined, were admitted, bought and lapsed, the units sold and the last position admitted. \
+Public; cacheable.",
+    params(PackPath),
+    security(),
+    responses(
+        (status = 200, description = "The report.", body = ReportAnswer,
+            headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
+        (status = 404, description = "No such pack or no waiting room (`queue_not_found`); or \
+the id is not an id (`not_found`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
+        (status = 409, description = "The sale through the line is not over \
+(`queue_not_finished`).", body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::QueueNotFinished, NOT_FINISHED))),
+        (status = 405, response = doc::MethodNotAllowed),
+        (status = 500, response = doc::InternalError),
+        (status = 503, response = doc::Unavailable),
+    ),
+)]
+pub async fn queue_report<S: GetQueue>(
+    State(state): State<Arc<QueueFnState<S>>>,
+    Path(PackPath { pack_id }): Path<PackPath>,
+) -> Result<Response, ApiError> {
+    let view = line(&state.store, &pack_id).await?;
+    let s = &view.state;
+    if s.status != StoredStatus::Finished {
+        return Err(refused(ErrorCode::QueueNotFinished));
+    }
+    let report = ReportJson {
+        entrants: s.entrants.unwrap_or(0),
+        admitted: s.admitted,
+        bought: s.bought,
+        lapsed: s.lapsed,
+        units_sold: view.total_supply.saturating_sub(view.remaining),
+        last_admitted_position: s.admitted_through,
+    };
+    Ok(publicly_cached(json_response(
+        StatusCode::OK,
+        &ReportAnswer { report },
+    )))
+}
