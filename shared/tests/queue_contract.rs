@@ -12,7 +12,7 @@ use shared::queue::entry::{QueueEntry, ReceiptSigner};
 use shared::queue::state::StoredStatus;
 use shared::store::Store;
 use shared::store::packs::seed;
-use shared::store::queue::{Joined, QueueStore};
+use shared::store::queue::Joined;
 use shared::timestamp::Timestamp;
 use testkit::ids;
 use testkit::packs::{active, queued};
@@ -37,9 +37,7 @@ async fn seeded(store: &impl Store, pack: &Pack) {
     seed(store, pack, Timestamp::now()).await.unwrap();
 }
 
-async fn a_queued_pack_is_seeded_with_a_commitment_that_reseeding_keeps(
-    store: Arc<impl Store + QueueStore>,
-) {
+async fn a_queued_pack_is_seeded_with_a_commitment_that_reseeding_keeps(store: Arc<impl Store>) {
     let pack = queued("drop", 3600, 7200);
     seeded(&*store, &pack).await;
     let terms = pack.queue.unwrap();
@@ -91,9 +89,7 @@ async fn a_queued_pack_is_seeded_with_a_commitment_that_reseeding_keeps(
     assert_ne!(other.state.seed_hash, view.state.seed_hash);
 }
 
-async fn a_fan_joins_once_and_joining_again_gives_their_entry_back(
-    store: Arc<impl Store + QueueStore>,
-) {
+async fn a_fan_joins_once_and_joining_again_gives_their_entry_back(store: Arc<impl Store>) {
     seeded(&*store, &queued("drop", -60, 3600)).await;
     let fan = ids::user("auth0|fan");
     let first = entry("drop", &fan);
@@ -129,7 +125,7 @@ async fn a_fan_joins_once_and_joining_again_gives_their_entry_back(
 }
 
 async fn twenty_racing_joins_of_one_fan_make_one_entry_and_many_fans_many(
-    store: Arc<impl Store + QueueStore + 'static>,
+    store: Arc<impl Store + 'static>,
 ) {
     seeded(&*store, &queued("drop", -60, 3600)).await;
     let fan = ids::user("auth0|racer");
@@ -174,7 +170,7 @@ async fn twenty_racing_joins_of_one_fan_make_one_entry_and_many_fans_many(
     assert_eq!(entry_ids.len(), 20, "distinct entries");
 }
 
-async fn no_entrants_before_the_close(store: Arc<impl Store + QueueStore>) {
+async fn no_entrants_before_the_close(store: Arc<impl Store>) {
     seeded(&*store, &queued("drop", -60, 3600)).await;
     store
         .join_queue(&entry("drop", &ids::user("fan")))

@@ -19,7 +19,7 @@ use shared::queue::state::StoredStatus;
 use shared::queue::terms::{BEACON_MARGIN_SECONDS, QueueTerms};
 use shared::store::Store;
 use shared::store::purchases::{StartError, Started};
-use shared::store::queue::{GetQueueEntry, JoinQueue};
+use shared::store::queue::GetQueueEntry;
 use shared::store::queue_keeper::{AdmitQueue, QueueKeeper};
 use shared::timestamp::Timestamp;
 use testkit::drand::DrandStub;
@@ -64,7 +64,7 @@ fn fan(n: usize) -> UserId {
 }
 
 /// `pack` seeded and `fans` fans joined.
-async fn line<S: Store + JoinQueue>(store: &S, pack: &Pack, fans: usize) -> PackId {
+async fn line<S: Store>(store: &S, pack: &Pack, fans: usize) -> PackId {
     testkit::packs::save(store, pack).await;
     let pack_id = ids::pack(&pack.id);
     let signer = ReceiptSigner::from_seed(&[7; 32]).unwrap();
@@ -131,7 +131,7 @@ async fn by_position<S: GetQueueEntry>(
 
 async fn a_line_closes_draws_admits_and_sells_to_admitted_fans_only<S>(store: Arc<S>)
 where
-    S: Store + QueueKeeper + JoinQueue + GetQueueEntry,
+    S: Store,
 {
     let (stub, beacon) = beacon().await;
     let pack = queued_pack("queued-drop", 5, 1);
@@ -255,7 +255,7 @@ where
 
 async fn admission_counts_what_live_fans_may_still_buy<S>(store: Arc<S>)
 where
-    S: Store + QueueKeeper + JoinQueue + GetQueueEntry,
+    S: Store,
 {
     let (_stub, beacon) = beacon().await;
     let pack = queued_pack("two-each", 4, 2);
@@ -312,7 +312,7 @@ async fn live_within_left<S: AdmitQueue>(store: &S, pack_id: &PackId, now: Times
 
 async fn a_pass_after_windows_run_out_admits_the_next_fans<S>(store: Arc<S>)
 where
-    S: Store + QueueKeeper + JoinQueue + GetQueueEntry,
+    S: Store,
 {
     let (_stub, beacon) = beacon().await;
     let pack = queued_pack("lapses", 3, 1);
@@ -356,7 +356,7 @@ where
 
 async fn two_keepers_racing_admit_each_fan_at_most_once<S>(store: Arc<S>)
 where
-    S: Store + QueueKeeper + JoinQueue + GetQueueEntry + 'static,
+    S: Store + 'static,
 {
     let (_stub, beacon) = beacon().await;
     let pack = queued_pack("racing", 6, 1);
@@ -405,7 +405,7 @@ where
 
 async fn racing_buyers_and_keepers_never_exceed_the_units_left<S>(store: Arc<S>)
 where
-    S: Store + QueueKeeper + JoinQueue + GetQueueEntry + 'static,
+    S: Store + 'static,
 {
     let (_stub, beacon) = beacon().await;
     let pack = queued_pack("crowd", 8, 2);

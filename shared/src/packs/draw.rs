@@ -79,7 +79,7 @@ pub fn parse_hex32(text: &str) -> Option<[u8; SEED_LEN]> {
 /// Bytes written as hex digits (either case, two per byte); `None` for anything else.
 pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     text.chunks_exact(2)
