@@ -8,9 +8,11 @@
 use std::future::Future;
 
 use crate::ids::{PackId, UserId};
+use crate::packs::Pack;
 use crate::queue::admission::{Allowance, WindowEnd};
 use crate::queue::entry::QueueEntry;
 use crate::queue::state::{Beacon, OrderedEntry, QueueState};
+use crate::queue::terms::DEFAULT_PASS_SECONDS;
 use crate::store::StoreError;
 use crate::timestamp::Timestamp;
 
@@ -56,6 +58,29 @@ pub struct AdmissionView {
     pub left: u64,
     /// Whether every unit is paid for: nothing can come back, the sale is over.
     pub all_sold: bool,
+}
+
+impl AdmissionView {
+    /// The view of `pack`'s line at `state`, with the entries read after `over_through`, the
+    /// units `left` in its shares and how many were `sold` (paid).
+    pub fn of(
+        pack: &Pack,
+        state: QueueState,
+        (over_through, admitted): (u64, Vec<QueueEntry>),
+        (left, sold): (u64, u64),
+    ) -> Self {
+        Self {
+            allowance: Allowance(pack.max_per_user),
+            pass_seconds: pack
+                .queue
+                .map_or(DEFAULT_PASS_SECONDS, |terms| terms.pass_seconds),
+            over_through,
+            admitted,
+            left,
+            all_sold: sold >= pack.total_supply,
+            state,
+        }
+    }
 }
 
 /// The queues not yet finished, by close (a Query of the pending index: no Scan).

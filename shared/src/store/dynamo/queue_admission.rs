@@ -10,11 +10,10 @@ use super::records::queue::{entry_from_item, order_page_from_item, state_from_it
 use super::transaction::{Transaction, counter, update};
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, UserId};
-use crate::queue::admission::{Allowance, WindowEnd, window_end};
+use crate::queue::admission::{WindowEnd, window_end};
 use crate::queue::commit::order_page_of;
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::queue::state::{OrderedEntry, StoredStatus};
-use crate::queue::terms::DEFAULT_PASS_SECONDS;
 use crate::store::StoreError;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{AdmissionView, AdmitQueue, Ended};
@@ -96,17 +95,12 @@ impl AdmitQueue for DynamoStore {
             .flatten()
             .filter_map(|item| whole_number(item, SHARE_SOLD))
             .sum();
-        Ok(Some(AdmissionView {
-            allowance: Allowance(pack.max_per_user),
-            pass_seconds: pack
-                .queue
-                .map_or(DEFAULT_PASS_SECONDS, |terms| terms.pass_seconds),
-            over_through,
-            admitted,
-            left,
-            all_sold: sold >= pack.total_supply,
+        Ok(Some(AdmissionView::of(
+            &pack,
             state,
-        }))
+            (over_through, admitted),
+            (left, sold),
+        )))
     }
 
     async fn ordered(

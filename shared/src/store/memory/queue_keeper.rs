@@ -10,7 +10,6 @@ use crate::queue::admission::{Allowance, WindowEnd, check_admitted, start_finish
 use crate::queue::commit::{commit, order, order_page_of, order_pages};
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::queue::state::{Beacon, OrderedEntry, QueueState, StoredStatus};
-use crate::queue::terms::DEFAULT_PASS_SECONDS;
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value, require};
 use crate::store::purchase_conditions;
@@ -190,17 +189,12 @@ impl AdmitQueue for MemoryStore {
             .get(pack_id.as_str())
             .map_or(0, |shares| shares.iter().sum());
         let sold = tables.sold.get(pack_id.as_str()).copied().unwrap_or(0);
-        Ok(Some(AdmissionView {
-            state: line.state.clone(),
-            allowance: Allowance(pack.max_per_user),
-            pass_seconds: pack
-                .queue
-                .map_or(DEFAULT_PASS_SECONDS, |terms| terms.pass_seconds),
-            over_through,
-            admitted,
-            left,
-            all_sold: sold >= pack.total_supply,
-        }))
+        Ok(Some(AdmissionView::of(
+            pack,
+            line.state.clone(),
+            (over_through, admitted),
+            (left, sold),
+        )))
     }
 
     async fn ordered(
