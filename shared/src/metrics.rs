@@ -55,10 +55,13 @@ pub enum Metric {
     TransactionConflicts,
     /// A DynamoDB call throttled (after the SDK's retries).
     DynamoDbThrottled,
+    /// A queued drop's beacon round still not fetched 10 minutes after its time: the draw
+    /// waits (never a local random number). Alarmed on.
+    QueueBeaconLate,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 14] = [
+    pub const ALL: [Metric; 15] = [
         Metric::Requests,
         Metric::Latency,
         Metric::PurchasesStarted,
@@ -73,6 +76,7 @@ impl Metric {
         Metric::TopUpsUncredited,
         Metric::TransactionConflicts,
         Metric::DynamoDbThrottled,
+        Metric::QueueBeaconLate,
     ];
 
     /// The CloudWatch metric name.
@@ -92,6 +96,7 @@ impl Metric {
             Metric::TopUpsUncredited => "TopUpsUncredited",
             Metric::TransactionConflicts => "TransactionConflicts",
             Metric::DynamoDbThrottled => "DynamoDbThrottled",
+            Metric::QueueBeaconLate => "QueueBeaconLate",
         }
     }
 

@@ -85,8 +85,9 @@ const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
 /// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
 /// per contained action: `UpdateItem`, `PutItem`, `DeleteItem`, `ConditionCheckItem`; there is no
 /// IAM action of that name).
-const DYNAMODB_ACTIONS: [&str; 7] = [
+const DYNAMODB_ACTIONS: [&str; 8] = [
     "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
     "dynamodb:GetItem",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
@@ -279,7 +280,8 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
 ///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
 ///   (purchase, share, count) and the summary's `UpdateItem`; at the buyer's limit, a `Query` of
-///   their purchases (`USER#`);
+///   their purchases (`USER#`); on a queued pack, `GetItem` of the fan's own entry and its
+///   `UpdateItem` in the transaction (`QUEUE#`: IAM takes literal prefixes only);
 /// - get-purchase: `GetItem` of the purchase (`USER#`) and of the pack's published seed
 ///   (`PACK#`);
 /// - complete-purchase: `BatchGetItem` of the purchase (`USER#`), the balances (`CASH#`) and the
@@ -289,6 +291,10 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - release-holds: `Query` of the listing and holds indexes, the releases' `UpdateItem`s, the
 ///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
 ///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
+/// - queue-keeper: `Query` of the pending queues (GSI1) and the entry index (GSI2); `GetItem` and
+///   `BatchGetItem` of states, pages, entries (`QUEUE#`), the queue seed (`QSEED#`) and the pack
+///   and its shares (`PACK#`, read only); `PutItem`, `BatchWriteItem` and `UpdateItem` of
+///   `QUEUE#` only;
 /// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
 ///   then one transaction of `UpdateItem`s: the purchase and the fan's stats (`FAN#`);
 /// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
@@ -384,6 +390,15 @@ start-purchase:
             dynamodb:LeadingKeys:
               - "PACK#*"
               - "USER#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:GetItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEUE#*"
       - Effect: Allow
         Action:
           - dynamodb:BatchGetItem
@@ -489,6 +504,35 @@ release-holds:
             dynamodb:LeadingKeys:
               - "PACK#*"
               - "USER#*"
+queue-keeper:
+  - Statement:
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI1"
+      - Effect: Allow
+        Action: dynamodb:Query
+        Resource: !Sub "${Table.Arn}/index/GSI2"
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:GetItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEUE#*"
+              - "QSEED#*"
+              - "PACK#*"
+      - Effect: Allow
+        Action:
+          - dynamodb:PutItem
+          - dynamodb:BatchWriteItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "QUEUE#*"
 me-purchases:
   - Statement:
       - Effect: Allow

@@ -138,12 +138,14 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
             binaries.insert(text(&resource["Metadata"]["BuildProperties"]["Binary"]));
         }
     }
-    // Every function of a route, and the scheduled sweep of expired purchase holds.
+    // Every function of a route, the scheduled sweep of expired purchase holds and the queue
+    // keeper.
     let mut expected: BTreeSet<String> = shared::http::routes::routes()
         .iter()
         .map(|route| route.function.to_owned())
         .collect();
     expected.insert("release-holds".to_owned());
+    expected.insert("queue-keeper".to_owned());
     assert_eq!(binaries, expected);
 }
 

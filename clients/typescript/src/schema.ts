@@ -831,7 +831,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -1826,6 +1826,15 @@ export interface operations {
                      *       "success": false
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The pack has a waiting room and the fan may not buy from it now (`queue_admission_required`): the message says which, did not join, not yet admitted, admission window passed, bought as many as the admission allows, or sold out before their turn (docs/fairness.md). Nothing is held. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };

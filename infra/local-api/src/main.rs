@@ -19,7 +19,7 @@ use std::time::Duration;
 use local_api::app::AppSettings;
 use local_api::checkout;
 use local_api::idp::{self, LocalIdp};
-use local_api::server::{self, App, spawn_sweep};
+use local_api::server::{self, App, spawn_keeper, spawn_sweep};
 use shared::auth::TokenVerifier;
 use shared::cash::parse_credit;
 use shared::catalog::parse_catalog;
@@ -360,6 +360,7 @@ where
         println!("  curl -s {base}/api/locker-rooms/Demo.Fan");
     }
     spawn_sweep(store.clone());
+    spawn_keeper(store.clone());
     let settings = AppSettings {
         auth: parts.auth,
         max_body_bytes: parts.max_body_bytes,

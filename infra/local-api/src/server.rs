@@ -24,11 +24,14 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
+use shared::beacon::{BeaconClient, BeaconSource};
+use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::store::Store;
+use shared::store::queue_keeper::QueueKeeper;
 use tower::ServiceExt;
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
@@ -155,6 +158,24 @@ pub fn spawn_sweep<S: Store + 'static>(store: S) {
             every.tick().await;
             if let Err(error) = release_holds(&sweep, ()).await {
                 tracing::warn!(error = %error, "releasing expired holds failed");
+            }
+        }
+    });
+}
+
+/// Runs one queue keeper pass over `store` every [`SWEEP_EVERY`] (close, draw, admission: what
+/// `queue-keeper` does every few seconds of its runs), drawing with the local beacon
+/// (`"chain": "local"`, never accepted by a deployed function): scripts/local cannot reach drand.
+pub fn spawn_keeper<S: QueueKeeper + 'static>(store: S) {
+    let beacon = BeaconClient::new(BeaconSource::Local);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(SWEEP_EVERY);
+        loop {
+            every.tick().await;
+            let mut run = KeeperRun::default();
+            let now = shared::timestamp::Timestamp::now();
+            if let Err(error) = pass(&store, &beacon, now, &mut run).await {
+                tracing::warn!(error = %error, "the queue keeper's pass failed");
             }
         }
     });

@@ -14,6 +14,7 @@ pub mod open_pack;
 pub mod purchase_json;
 pub mod queue;
 mod queue_json;
+pub mod queue_keeper;
 pub mod release_holds;
 pub mod start_purchase;
 pub mod stripe_webhook;

@@ -95,6 +95,9 @@ fn refused(error: StartError) -> ApiError {
             ErrorCode::InsufficientFunds,
             "Your Cash balance does not cover this pack and your other unpaid purchases.",
         ),
+        StartError::Refused(StartRefusal::NotAdmitted(refusal)) => {
+            (ErrorCode::QueueAdmissionRequired, refusal.message())
+        }
     };
     ApiError::refused(code, message)
 }
@@ -172,6 +175,16 @@ that is not 1-255 visible ASCII characters sent once (`invalid_idempotency_key`)
 plus the user's other live unpaid holds in it (`insufficient_funds`); nothing is held.",
             body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::InsufficientFunds, "Your Cash balance does not cover this pack and your other unpaid purchases."))),
+        (status = 403, description = "The pack has a waiting room and the fan may not buy from \
+it now (`queue_admission_required`): the message says which, did not join, not yet admitted, \
+admission window passed, bought as many as the admission allows, or sold out before their turn \
+(docs/fairness.md). Nothing is held.",
+            body = ErrorBody,
+            examples(
+                ("notJoined" = (value = json!(doc::error_example(ErrorCode::QueueAdmissionRequired, crate::queue::admission::AdmissionRefusal::NotJoined.message())))),
+                ("notYetAdmitted" = (value = json!(doc::error_example(ErrorCode::QueueAdmissionRequired, crate::queue::admission::AdmissionRefusal::NotYetAdmitted.message())))),
+                ("lapsed" = (value = json!(doc::error_example(ErrorCode::QueueAdmissionRequired, crate::queue::admission::AdmissionRefusal::Lapsed.message())))),
+            )),
         (status = 404, description = "No pack has this id, or the pack is a draft \
 (`pack_not_found`); or the id is not an id (`not_found`).",
             body = ErrorBody,

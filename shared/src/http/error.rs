@@ -78,6 +78,7 @@ pub enum ErrorCode {
     QueueClosed,
     QueueNotClosed,
     QueueNotFinished,
+    QueueAdmissionRequired,
 }
 
 impl ErrorCode {
@@ -148,6 +149,7 @@ impl ErrorCode {
             | Self::QueueClosed
             | Self::QueueNotClosed
             | Self::QueueNotFinished => StatusCode::CONFLICT,
+            Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
         }
     }
 }

@@ -174,6 +174,9 @@ pub enum StartRefusal {
     UnpaidHoldsLimit,
     #[error("the buyer's balance does not cover this and their other unpaid holds")]
     InsufficientFunds,
+    /// A queued pack sells only to fans admitted from its line, window open (issue 29).
+    #[error("not admitted from the pack's queue: {0}")]
+    NotAdmitted(crate::queue::admission::AdmissionRefusal),
 }
 
 /// What a fan's unpaid holds may be (the operator's `MAX_UNPAID_HOLDS` and

@@ -6,7 +6,11 @@
 //! - [`state`]: the line's state as the keeper moves it and the public sees it.
 //! - [`fairness`]: the order key and the positions.
 //! - [`merkle`]: the entrants' Merkle root and a fan's proof.
+//! - [`commit`]: the close's commitment and the drawn order, in pages.
+//! - [`admission`]: how many fans the keeper admits, and what a refused start is told.
 
+pub mod admission;
+pub mod commit;
 pub mod entry;
 pub mod fairness;
 pub mod merkle;

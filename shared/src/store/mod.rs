@@ -26,6 +26,8 @@ pub mod purchase_conditions;
 pub mod purchases;
 pub mod quests;
 pub mod queue;
+pub mod queue_conditions;
+pub mod queue_keeper;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;
@@ -131,6 +133,7 @@ pub trait Store:
     + leaderboards::LeaderboardStore
     + quests::QuestStore
     + queue::QueueStore
+    + queue_keeper::QueueKeeper
 {
 }
 impl<
@@ -146,7 +149,8 @@ impl<
         + wallets::WalletStore
         + leaderboards::LeaderboardStore
         + quests::QuestStore
-        + queue::QueueStore,
+        + queue::QueueStore
+        + queue_keeper::QueueKeeper,
 > Store for S
 {
 }

@@ -5,8 +5,9 @@
 
 use super::condition::{Compare, Condition};
 use super::schema::{
-    BUYS_HELD, BUYS_SEQ, ENDS_AT, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER, PACK_REMAINING,
-    PACK_STATUS, PURCHASE_EXPIRES_NS, PURCHASE_STATUS, STARTS_AT, UNPAID_VERSION, unpaid_slot,
+    BUYS_HELD, BUYS_SEQ, ENDS_AT, ENTRY_BOUGHT, ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, PACK_AMOUNT,
+    PACK_CURRENCY, PACK_MAX_PER_USER, PACK_REMAINING, PACK_STATUS, PURCHASE_EXPIRES_NS,
+    PURCHASE_STATUS, STARTS_AT, UNPAID_VERSION, unpaid_slot,
 };
 use crate::cash::Money;
 use crate::ids::PurchaseId;
@@ -48,6 +49,26 @@ pub fn buys_as_read(buys: Buys, max: Option<u32>) -> Condition {
         }
         None => as_read,
     }
+}
+
+/// The fan's entry in a queued pack's line admits a start at `now`: admitted, the window open
+/// ([`crate::queue::admission::check_admitted`]), and `bought` as the start read it (so that the
+/// one that brings the fan to their limit, and ends their admission, is known).
+pub fn entry_admits(now: Timestamp, bought: u32) -> Condition {
+    let as_read = match bought {
+        0 => Condition::absent(ENTRY_BOUGHT).or(Condition::eq(ENTRY_BOUGHT, 0u32)),
+        bought => Condition::eq(ENTRY_BOUGHT, bought),
+    };
+    Condition::eq(
+        ENTRY_STATUS,
+        crate::queue::entry::EntryStatus::Admitted.as_str(),
+    )
+    .and(Condition::is(
+        ENTRY_PASS_EXPIRES_AT,
+        Compare::Gt,
+        now.unix_nanos(),
+    ))
+    .and(as_read)
 }
 
 /// The fan's unpaid holds are the ones the start read at `version` ([`crate::purchases::take_hold_slot`]

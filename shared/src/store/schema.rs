@@ -419,6 +419,11 @@ pub const QUEUE_ADMITTED_THROUGH: &str = "admittedThrough";
 pub const QUEUE_ADMITTED: &str = "admitted";
 pub const QUEUE_BOUGHT: &str = "bought";
 pub const QUEUE_LAPSED: &str = "lapsed";
+/// The keeper's mark (a number; absent: 0): every position up to it is over (lapsed, done or
+/// sold out), so a pass reads the admitted entries after it only.
+pub const QUEUE_OVER_THROUGH: &str = "overThrough";
+/// Until when a keeper holds a closed line's draw (Unix nanoseconds, a number).
+pub const QUEUE_DRAW_LEASE: &str = "drawLease";
 
 /// A fan's entry in `pack_id`'s queue: its own partition (pack ids never hold `#`).
 pub fn entry_pk(pack_id: &PackId, user_id: &UserId) -> String {

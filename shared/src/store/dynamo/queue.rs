@@ -29,20 +29,20 @@ use crate::store::schema::{
     qseed_pk, queue_entries_pk, queue_pk,
 };
 
-fn entry_key(pack_id: &PackId, user_id: &UserId) -> Item {
+pub(crate) fn entry_key(pack_id: &PackId, user_id: &UserId) -> Item {
     key(entry_pk(pack_id, user_id), ENTRY_SK)
 }
 
-fn state_key(pack_id: &PackId) -> Item {
+pub(crate) fn state_key(pack_id: &PackId) -> Item {
     key(queue_pk(pack_id), QUEUE_STATE_SK)
 }
 
-fn seed_key(pack_id: &PackId) -> Item {
+pub(crate) fn seed_key(pack_id: &PackId) -> Item {
     key(qseed_pk(pack_id), QSEED_SK)
 }
 
 /// The whole item of an entry: its record, keys, `entity` and its entry in the sharded index.
-fn whole_entry_item(entry: &QueueEntry) -> Item {
+pub(crate) fn whole_entry_item(entry: &QueueEntry) -> Item {
     let mut item = entry_item(entry);
     item.extend(entry_key(&entry.pack_id, &entry.user_id));
     item.insert(ENTITY.into(), s("queueEntry"));
@@ -115,7 +115,7 @@ pub(super) fn seeding_actions(
 }
 
 impl DynamoStore {
-    async fn read_entry(
+    pub(crate) async fn read_entry(
         &self,
         pack_id: &PackId,
         user_id: &UserId,

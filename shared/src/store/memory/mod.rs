@@ -15,6 +15,7 @@ mod profile;
 mod purchases;
 mod quests;
 mod queue;
+mod queue_keeper;
 mod topups;
 mod wallets;
 
@@ -86,6 +87,8 @@ struct Tables {
     queues: HashMap<PackId, queue::Line>,
     /// Fans' queue entries, by (pack id, user id).
     queue_entries: BTreeMap<(PackId, UserId), crate::queue::entry::QueueEntry>,
+    /// The keeper's mark on each drawn line (`overThrough`), by pack id.
+    queue_marks: HashMap<PackId, u64>,
 }
 
 /// In-process store; clones share the same data.

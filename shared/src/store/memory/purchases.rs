@@ -132,6 +132,7 @@ impl StartPurchase for MemoryStore {
             shard = shard.or_else(|| tables.share_with_a_unit(&request.pack_id, first));
         }
         check_start(Some(&pack), buys, request.now)?;
+        let admission = tables.admission(&pack, request)?;
         let holds = tables
             .unpaid
             .get(request.user_id.as_str())
@@ -175,6 +176,9 @@ impl StartPurchase for MemoryStore {
                 &conditions::funds_cover(&pack.price.currency, needed),
                 Some(&cash),
             )?;
+        }
+        if let Some(bought) = admission {
+            tables.take_admission(&pack, request, bought)?;
         }
         let holds = tables
             .unpaid

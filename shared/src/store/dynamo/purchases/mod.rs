@@ -4,6 +4,7 @@
 //! since the read. When a condition fails, the transaction's cancellation hands back the item as
 //! it is now (`ALL_OLD`), so the decision is taken again on fresh state without another read.
 
+mod admission;
 mod complete;
 mod holds;
 mod open;

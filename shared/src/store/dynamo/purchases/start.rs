@@ -4,6 +4,7 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
+use super::admission::{admission, admission_action, entry_of};
 use super::holds::unpaid_key;
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
@@ -14,6 +15,7 @@ use crate::purchases::{
     Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_start,
     random_shard, take_hold_slot,
 };
+use crate::queue::entry::QueueEntry;
 use crate::store::StoreError;
 use crate::store::dynamo::condition::render;
 use crate::store::dynamo::records::{
@@ -43,6 +45,8 @@ enum StartAction {
     Unpaid,
     /// The buyer's balance covers their unpaid holds (only when the policy needs funds).
     Funds,
+    /// The fan's entry in a queued pack's line admits them, as read (only on a queued pack).
+    Admission,
 }
 
 impl DynamoStore {
@@ -53,7 +57,7 @@ impl DynamoStore {
         &self,
         request: &StartRequest,
         pack: &Pack,
-        (buys, unpaid_version): (Buys, u64),
+        (buys, unpaid_version, admitted): (Buys, u64, Option<u32>),
         (purchase, slot, needed): (&Purchase, u32, u64),
     ) -> Result<Transaction<StartAction>, StoreError> {
         let table = &self.table;
@@ -99,6 +103,12 @@ impl DynamoStore {
             );
         if needed > 0 {
             transaction.push(StartAction::Funds, self.funds_check(purchase, needed)?);
+        }
+        if let Some(bought) = admitted {
+            transaction.push(
+                StartAction::Admission,
+                admission_action(table, pack, request, bought)?,
+            );
         }
         Ok(transaction)
     }
@@ -194,12 +204,22 @@ impl DynamoStore {
                 pack
             }
         };
+        // A queued pack sells only to admitted fans: their entry too (a read of its own, as
+        // the pack's terms may only now be known).
+        let entry = match &pack {
+            Some(pack) if pack.queue.is_some() => {
+                self.read_entry(&request.pack_id, &request.user_id, true)
+                    .await?
+            }
+            _ => None,
+        };
         Ok(StartState {
             pack,
             buys: buys_from_item(buys.as_ref())?,
             existing,
             unpaid: unpaid_from_item(unpaid.as_ref())?,
             cash,
+            entry,
         })
     }
 
@@ -252,6 +272,8 @@ struct StartState {
     existing: Option<Item>,
     unpaid: UnpaidHolds,
     cash: Option<Item>,
+    /// The fan's entry in the pack's line (a queued pack only).
+    entry: Option<QueueEntry>,
 }
 
 /// Whether a share's item (as a cancellation returned it) carries `pack`'s terms as read.
@@ -370,6 +392,11 @@ impl DynamoStore {
             state.cash = reasons.of(StartAction::Funds).item.clone();
             lost = true;
         }
+        if reasons.failed(StartAction::Admission) {
+            // The entry as it is now says why: lapsed meanwhile, or another start of the fan's.
+            state.entry = entry_of(reasons.of(StartAction::Admission).item.clone())?;
+            lost = true;
+        }
         let mut retry_share = true;
         if reasons.failed(StartAction::Share) {
             match &reasons.of(StartAction::Share).item {
@@ -431,6 +458,7 @@ impl StartPurchase for DynamoStore {
             let Some(pack) = state.pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
+            let admitted = admission(pack, state.entry.as_ref(), request)?;
             let balance = balance_in(state.cash.as_ref(), &pack.price.currency)?;
             let (slot, needed) = take_hold_slot(
                 &state.unpaid,
@@ -450,7 +478,7 @@ impl StartPurchase for DynamoStore {
             let transaction = self.start_actions(
                 request,
                 pack,
-                (state.buys, state.unpaid.version),
+                (state.buys, state.unpaid.version, admitted),
                 (&purchase, slot, needed),
             )?;
             let Some(reasons) = self.run(transaction).await? else {

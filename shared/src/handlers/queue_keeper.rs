@@ -1,0 +1,257 @@
+//! The queue keeper (`queue-keeper`, every minute; issue 29): moves every line not yet finished
+//! one step on each pass, and passes again every few seconds within the run, so that admission
+//! follows purchases, lapses and released holds within seconds, not a minute.
+//!
+//! - an `open` line past its close (and a grace for joins under way): the close commits its
+//!   entrants;
+//! - a `closed` line: once its beacon round is out, the draw; a round still missing
+//!   [`BEACON_LATE_SECONDS`] after its time counts `QueueBeaconLate` (alarmed on) and the draw
+//!   waits: it never falls back to a local random number;
+//! - a `drawn` line: an admission pass ([`admit`]).
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::beacon::{BeaconClient, quicknet};
+use crate::ids::PackId;
+use crate::metrics::{self, Metric};
+use crate::queue::admission::{Supply, WindowEnd, demand, to_admit, window_end};
+use crate::queue::entry::EntryStatus;
+use crate::queue::state::{Beacon, QueueState, StoredStatus};
+use crate::store::StoreError;
+use crate::store::queue_keeper::{Ended, QueueKeeper};
+use crate::timestamp::Timestamp;
+
+/// How long after a line's close the keeper waits before committing its entrants: a join that
+/// checked the clock just before the close may still be landing.
+pub const CLOSE_GRACE_SECONDS: i64 = 10;
+
+/// How long after its round's time a beacon may be missing before it counts as late.
+pub const BEACON_LATE_SECONDS: i64 = 600;
+
+/// What the keeper needs.
+pub struct KeeperState<S> {
+    pub store: S,
+    /// drand's relays (deployed), or the local beacon (scripts/local).
+    pub beacon: BeaconClient,
+    /// When a run stops starting passes: well inside the function's timeout.
+    pub budget: Duration,
+    /// The pause between passes.
+    pub every: Duration,
+}
+
+/// One admission pass's counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Admission {
+    pub admitted: u64,
+    pub lapsed: u64,
+    pub done: u64,
+    pub sold_out: u64,
+    pub finished: bool,
+}
+
+/// A run's counts, logged and returned to the scheduler.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeeperRun {
+    pub passes: u32,
+    pub closed: u64,
+    pub drawn: u64,
+    pub beacons_late: u64,
+    pub admitted: u64,
+    pub lapsed: u64,
+    pub sold_out: u64,
+    pub finished: u64,
+}
+
+impl KeeperRun {
+    fn add(&mut self, admission: Admission) {
+        self.admitted += admission.admitted;
+        self.lapsed += admission.lapsed;
+        self.sold_out += admission.sold_out;
+        self.finished += u64::from(admission.finished);
+    }
+}
+
+/// Passes until the budget is spent (at least one). Any event starts it.
+pub async fn keep_queues<S: QueueKeeper, E>(
+    state: &KeeperState<S>,
+    _event: E,
+) -> Result<KeeperRun, lambda_runtime::Error> {
+    let started = Instant::now();
+    let mut run = KeeperRun::default();
+    loop {
+        pass(&state.store, &state.beacon, Timestamp::now(), &mut run).await?;
+        if started.elapsed() + state.every >= state.budget {
+            break;
+        }
+        tokio::time::sleep(state.every).await;
+    }
+    tracing::info!(
+        passes = run.passes,
+        closed = run.closed,
+        drawn = run.drawn,
+        admitted = run.admitted,
+        lapsed = run.lapsed,
+        finished = run.finished,
+        "queue keeper ran"
+    );
+    Ok(run)
+}
+
+/// One pass over every pending line at `now`.
+pub async fn pass<S: QueueKeeper>(
+    store: &S,
+    beacon: &BeaconClient,
+    now: Timestamp,
+    run: &mut KeeperRun,
+) -> Result<(), StoreError> {
+    run.passes += 1;
+    for queue in store.pending_queues().await? {
+        step(store, beacon, &queue, now, run).await?;
+    }
+    Ok(())
+}
+
+/// Moves one line on by a step.
+async fn step<S: QueueKeeper>(
+    store: &S,
+    beacon: &BeaconClient,
+    queue: &QueueState,
+    now: Timestamp,
+    run: &mut KeeperRun,
+) -> Result<(), StoreError> {
+    let pack_id = &queue.pack_id;
+    match queue.status {
+        StoredStatus::Open => {
+            let due = queue.closes_at.plus_seconds(CLOSE_GRACE_SECONDS);
+            if due.is_some_and(|due| now >= due) && store.close_queue(pack_id).await?.is_some() {
+                run.closed += 1;
+            }
+        }
+        StoredStatus::Closed => match beacon.fetch(queue.beacon_round).await {
+            Ok(found) => {
+                if store
+                    .draw_queue(pack_id, &drawn_with(found), now)
+                    .await?
+                    .is_some()
+                {
+                    run.drawn += 1;
+                }
+            }
+            Err(error) => {
+                // Not out yet, or no relay gave one that verifies: the draw waits either way.
+                let late = quicknet::time_of(queue.beacon_round) + BEACON_LATE_SECONDS;
+                if i64::try_from(now.unix_seconds()).is_ok_and(|now| now >= late) {
+                    metrics::count(Metric::QueueBeaconLate);
+                    tracing::warn!(pack_id = %pack_id, round = queue.beacon_round, error = %error, "beacon late");
+                    run.beacons_late += 1;
+                }
+            }
+        },
+        StoredStatus::Drawn => run.add(admit(store, pack_id, now).await?),
+        StoredStatus::Finished => {}
+    }
+    Ok(())
+}
+
+/// The beacon as the line's state keeps it.
+fn drawn_with(beacon: crate::beacon::Beacon) -> Beacon {
+    Beacon {
+        chain: beacon.chain,
+        round: beacon.round,
+        randomness: beacon.randomness,
+        signature: beacon.signature,
+    }
+}
+
+/// An admission pass over `pack_id`'s drawn line at `now`: the windows that ran out are ended,
+/// fans a keeper claimed but did not admit (it stopped between the two writes) are admitted,
+/// then the next fans by position while the live fans' demand is under the units left
+/// ([`to_admit`]); the line finishes when every unit is paid for, or when everyone was admitted
+/// and no one is live (the fans still queued are then `sold_out`).
+pub async fn admit<S: QueueKeeper>(
+    store: &S,
+    pack_id: &PackId,
+    now: Timestamp,
+) -> Result<Admission, StoreError> {
+    let mut pass = Admission::default();
+    let Some(view) = store.admission_view(pack_id).await? else {
+        return Ok(pass);
+    };
+    let through = view.state.admitted_through;
+    let expires = now
+        .plus_seconds(i64::from(view.pass_seconds))
+        .ok_or_else(|| StoreError::internal("admission: window beyond the calendar"))?;
+    let mut live = Vec::new();
+    let mut over_through = view.over_through;
+    let mut ended = Ended::default();
+    let mut over_so_far = true;
+    for (at, entry) in (view.over_through + 1..).zip(&view.admitted) {
+        let over = match entry.status {
+            EntryStatus::Admitted if entry.pass_expires_at.is_some_and(|end| end <= now) => {
+                match store.end_window(entry, now).await? {
+                    Some(WindowEnd::Lapsed) => pass.lapsed += 1,
+                    Some(WindowEnd::Done) => pass.done += 1,
+                    None => {}
+                }
+                Some(window_end(entry.bought))
+            }
+            EntryStatus::Admitted => {
+                live.push(entry.bought);
+                None
+            }
+            EntryStatus::Queued => {
+                // Claimed by a keeper that stopped before admitting it.
+                if store.admit_entry(pack_id, &entry.user_id, expires).await? {
+                    pass.admitted += 1;
+                }
+                live.push(0);
+                None
+            }
+            EntryStatus::Waiting => None,
+            EntryStatus::Lapsed => Some(WindowEnd::Lapsed),
+            EntryStatus::Done | EntryStatus::SoldOut => Some(WindowEnd::Done),
+        };
+        over_so_far &= over.is_some();
+        if over_so_far {
+            over_through = at;
+            match over {
+                Some(WindowEnd::Lapsed) => ended.lapsed += 1,
+                _ => ended.bought += u64::from(entry.bought),
+            }
+        }
+    }
+    if over_through > view.over_through {
+        store
+            .advance_over_through(pack_id, view.over_through, over_through, ended)
+            .await?;
+    }
+    let entrants = view.state.entrants.unwrap_or(0);
+    let supply = Supply {
+        left: view.left,
+        demand: demand(view.allowance, live.iter().copied()),
+        waiting: entrants.saturating_sub(through),
+    };
+    let count = to_admit(supply, view.allowance);
+    if count > 0
+        && store
+            .claim_positions(pack_id, through, through + count)
+            .await?
+    {
+        for entry in store.ordered(pack_id, through + 1, count).await? {
+            if store.admit_entry(pack_id, &entry.user_id, expires).await? {
+                pass.admitted += 1;
+            }
+        }
+        return Ok(pass);
+    }
+    let everyone_served = supply.waiting == 0 && live.is_empty();
+    if view.all_sold || everyone_served {
+        pass.sold_out = store.finish_queue(pack_id, through).await?;
+        pass.finished = true;
+    }
+    Ok(pass)
+}

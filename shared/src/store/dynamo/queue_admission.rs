@@ -1,0 +1,258 @@
+//! Admission on DynamoDB. A pass reads, strongly consistent, the state and the pack item (one
+//! BatchGetItem), the order pages of the positions not yet over and those positions' entries
+//! (BatchGetItems of 100), then the pack's shares; it writes one conditional UpdateItem per
+//! claim, window end and mark, and per admission one transaction of the entry's conditional
+//! update and the state's counter.
+
+use super::queue::{entry_key, state_key};
+use super::records::queue::{entry_from_item, order_page_from_item, state_from_item};
+use super::records::{pack_from_item, share_key, share_units, whole_number};
+use super::transaction::{Transaction, counter, update};
+use super::{DynamoStore, Item, key, number, s};
+use crate::ids::{PackId, UserId};
+use crate::queue::admission::{WindowEnd, window_end};
+use crate::queue::commit::order_page_of;
+use crate::queue::entry::{EntryStatus, QueueEntry};
+use crate::queue::state::{OrderedEntry, StoredStatus};
+use crate::store::StoreError;
+use crate::store::queue_conditions as conditions;
+use crate::store::queue_keeper::{AdmissionView, AdmitQueue, Ended};
+use crate::store::schema::{
+    ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, GSI1_PK, GSI1_SK, PACK_SK, QUEUE_ADMITTED,
+    QUEUE_ADMITTED_THROUGH, QUEUE_BOUGHT, QUEUE_LAPSED, QUEUE_OVER_THROUGH, QUEUE_STATUS,
+    SHARE_SOLD, order_sk, pack_pk, queue_pk,
+};
+use crate::timestamp::Timestamp;
+
+/// The one action of an admission's transaction that has a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AdmitAction {
+    Entry,
+    Count,
+}
+
+impl DynamoStore {
+    /// The drawn order from position `from` (from 1) to `to` (included).
+    async fn order_between(
+        &self,
+        pack_id: &PackId,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<OrderedEntry>, StoreError> {
+        if to < from {
+            return Ok(Vec::new());
+        }
+        let (first, skip) = order_page_of(from);
+        let (last, _) = order_page_of(to);
+        let keys = (first..=last)
+            .map(|page| key(queue_pk(pack_id), &order_sk(page)))
+            .collect();
+        let mut order = Vec::new();
+        for item in self.batch_get_all(keys, true).await?.into_iter().flatten() {
+            order.extend(order_page_from_item(item)?.entries);
+        }
+        let count = usize::try_from(to - from + 1).unwrap_or(usize::MAX);
+        Ok(order.into_iter().skip(skip).take(count).collect())
+    }
+}
+
+impl AdmitQueue for DynamoStore {
+    async fn admission_view(&self, pack_id: &PackId) -> Result<Option<AdmissionView>, StoreError> {
+        let [state_item, pack_item] = self
+            .batch_get([state_key(pack_id), key(pack_pk(pack_id), PACK_SK)], true)
+            .await?;
+        let (Some(state_item), Some(pack_item)) = (state_item, pack_item) else {
+            return Ok(None);
+        };
+        let over_through = whole_number(&state_item, QUEUE_OVER_THROUGH).unwrap_or(0);
+        let state = state_from_item(state_item)?;
+        if state.status != StoredStatus::Drawn {
+            return Ok(None);
+        }
+        let pack = pack_from_item(pack_item)?;
+        // The entries before the shares (see AdmissionView).
+        let order = self
+            .order_between(pack_id, over_through + 1, state.admitted_through)
+            .await?;
+        let keys = order
+            .iter()
+            .map(|entry| entry_key(pack_id, &entry.user_id))
+            .collect();
+        let admitted = self
+            .batch_get_all(keys, true)
+            .await?
+            .into_iter()
+            .flatten()
+            .map(entry_from_item)
+            .collect::<Result<Vec<QueueEntry>, StoreError>>()?;
+        let shares = (0..pack.shard_count())
+            .map(|k| share_key(pack_id, k))
+            .collect();
+        let shares = self.batch_get_all(shares, true).await?;
+        let left = shares.iter().map(|item| share_units(item.as_ref())).sum();
+        let sold: u64 = shares
+            .iter()
+            .flatten()
+            .filter_map(|item| whole_number(item, SHARE_SOLD))
+            .sum();
+        Ok(Some(AdmissionView::of(
+            &pack,
+            state,
+            (over_through, admitted),
+            (left, sold),
+        )))
+    }
+
+    async fn ordered(
+        &self,
+        pack_id: &PackId,
+        from: u64,
+        count: u64,
+    ) -> Result<Vec<OrderedEntry>, StoreError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        self.order_between(pack_id, from, from + count - 1).await
+    }
+
+    async fn claim_positions(
+        &self,
+        pack_id: &PackId,
+        through: u64,
+        to: u64,
+    ) -> Result<bool, StoreError> {
+        self.update_if(
+            state_key(pack_id),
+            "SET #through = :to",
+            &conditions::admitted_through_as_read(through),
+            &[("#through", QUEUE_ADMITTED_THROUGH)],
+            vec![(":to", number(to))],
+        )
+        .await
+    }
+
+    async fn admit_entry(
+        &self,
+        pack_id: &PackId,
+        user_id: &UserId,
+        pass_expires_at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let entry = update(
+            &self.table,
+            entry_key(pack_id, user_id),
+            "SET #status = :admitted, #expires = :expires",
+            &conditions::entry_queued(),
+            &[
+                ("#status", ENTRY_STATUS),
+                ("#expires", ENTRY_PASS_EXPIRES_AT),
+            ],
+            vec![
+                (":admitted", s(EntryStatus::Admitted.as_str())),
+                (":expires", number(pass_expires_at.unix_nanos())),
+            ],
+        )?;
+        let count = counter(&self.table, state_key(pack_id), QUEUE_ADMITTED, 1)?;
+        let transaction = Transaction::new()
+            .with(AdmitAction::Entry, entry)
+            .with(AdmitAction::Count, count);
+        match self.run(transaction).await? {
+            None => Ok(true),
+            Some(reasons) if reasons.failed(AdmitAction::Entry) => Ok(false),
+            Some(_) => Err(StoreError::unavailable(
+                "admission: the transaction conflicted; the next pass admits",
+            )),
+        }
+    }
+
+    async fn end_window(
+        &self,
+        read: &QueueEntry,
+        now: Timestamp,
+    ) -> Result<Option<WindowEnd>, StoreError> {
+        let end = window_end(read.bought);
+        let status = match end {
+            WindowEnd::Lapsed => EntryStatus::Lapsed,
+            WindowEnd::Done => EntryStatus::Done,
+        };
+        let ended = self
+            .update_if(
+                entry_key(&read.pack_id, &read.user_id),
+                "SET #status = :status",
+                &conditions::window_ran_out(now, read.bought),
+                &[("#status", ENTRY_STATUS)],
+                vec![(":status", s(status.as_str()))],
+            )
+            .await?;
+        Ok(ended.then_some(end))
+    }
+
+    async fn advance_over_through(
+        &self,
+        pack_id: &PackId,
+        through: u64,
+        to: u64,
+        ended: Ended,
+    ) -> Result<bool, StoreError> {
+        self.update_if(
+            state_key(pack_id),
+            "SET #over = :to ADD #lapsed :lapsed, #bought :bought",
+            &conditions::over_through_as_read(through),
+            &[
+                ("#over", QUEUE_OVER_THROUGH),
+                ("#lapsed", QUEUE_LAPSED),
+                ("#bought", QUEUE_BOUGHT),
+            ],
+            vec![
+                (":to", number(to)),
+                (":lapsed", number(ended.lapsed)),
+                (":bought", number(ended.bought)),
+            ],
+        )
+        .await
+    }
+
+    async fn finish_queue(
+        &self,
+        pack_id: &PackId,
+        admitted_through: u64,
+    ) -> Result<u64, StoreError> {
+        // The state first, off the pending index: no claim follows (a claim needs `drawn`), so
+        // nothing but this writes the entries still queued after `admitted_through`.
+        let finished = self
+            .update_if(
+                state_key(pack_id),
+                "SET #status = :finished REMOVE #gsi1pk, #gsi1sk",
+                &conditions::admitted_through_as_read(admitted_through),
+                &[
+                    ("#status", QUEUE_STATUS),
+                    ("#gsi1pk", GSI1_PK),
+                    ("#gsi1sk", GSI1_SK),
+                ],
+                vec![(":finished", s(status_text(StoredStatus::Finished)))],
+            )
+            .await?;
+        if !finished {
+            return Ok(0);
+        }
+        let waiting: Vec<Item> = self
+            .all_entries(pack_id)
+            .await?
+            .into_iter()
+            .filter(|entry| {
+                entry.status == EntryStatus::Queued
+                    && entry.position.is_some_and(|at| at > admitted_through)
+            })
+            .map(|mut entry| {
+                entry.status = EntryStatus::SoldOut;
+                super::queue::whole_entry_item(&entry)
+            })
+            .collect();
+        let marked = waiting.len() as u64;
+        self.put_all(waiting).await?;
+        Ok(marked)
+    }
+}
+
+fn status_text(status: StoredStatus) -> &'static str {
+    status.into()
+}

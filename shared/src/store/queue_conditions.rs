@@ -1,0 +1,69 @@
+//! The conditions the queue keeper puts on its writes (issue 29), declared once: DynamoDB gets
+//! each inside the write it guards, the in-memory store checks the same declaration against the
+//! item it is about to change. Each names the guarantee it keeps.
+
+use super::condition::{Compare, Condition};
+use super::schema::{
+    ENTRY_BOUGHT, ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, QUEUE_ADMITTED_THROUGH, QUEUE_DRAW_LEASE,
+    QUEUE_OVER_THROUGH, QUEUE_STATUS,
+};
+use crate::queue::entry::EntryStatus;
+use crate::queue::state::StoredStatus;
+use crate::timestamp::Timestamp;
+
+/// The line's stored status is `status`: a close applies to an open line, a draw to a closed
+/// one, admission to a drawn one (two keepers never close or draw the same line twice).
+pub fn state_is(status: StoredStatus) -> Condition {
+    let text: &'static str = status.into();
+    Condition::eq(QUEUE_STATUS, text)
+}
+
+/// A closed line no keeper is drawing at `now`: one draws at a time (its lease, held for longer
+/// than a run lasts, ran out or was never taken).
+pub fn draw_free(now: Timestamp) -> Condition {
+    state_is(StoredStatus::Closed).and(Condition::absent(QUEUE_DRAW_LEASE).or(Condition::is(
+        QUEUE_DRAW_LEASE,
+        Compare::Le,
+        now.unix_nanos(),
+    )))
+}
+
+/// A number on the state is `value` as read (0: absent or a stored 0).
+fn counter_as_read(name: &str, value: u64) -> Condition {
+    match value {
+        0 => Condition::absent(name).or(Condition::eq(name, 0u64)),
+        _ => Condition::eq(name, value),
+    }
+}
+
+/// `admittedThrough` is what a pass decided on: one keeper at a time claims the next positions,
+/// so two racing keepers never both let in fans for the same units.
+pub fn admitted_through_as_read(through: u64) -> Condition {
+    state_is(StoredStatus::Drawn).and(counter_as_read(QUEUE_ADMITTED_THROUGH, through))
+}
+
+/// `overThrough` is as read (it only moves forward).
+pub fn over_through_as_read(through: u64) -> Condition {
+    counter_as_read(QUEUE_OVER_THROUGH, through)
+}
+
+fn entry_is(status: EntryStatus) -> Condition {
+    Condition::eq(ENTRY_STATUS, status.as_str())
+}
+
+/// An entry is admitted only from `queued`: every fan at most once.
+pub fn entry_queued() -> Condition {
+    entry_is(EntryStatus::Queued)
+}
+
+/// An admitted entry's window ran out at `now` with `bought` as read: only then is it ended (a
+/// live fan keeps theirs), as `done` or `lapsed` by what they bought.
+pub fn window_ran_out(now: Timestamp, bought: u32) -> Condition {
+    entry_is(EntryStatus::Admitted)
+        .and(Condition::is(
+            ENTRY_PASS_EXPIRES_AT,
+            Compare::Le,
+            now.unix_nanos(),
+        ))
+        .and(Condition::eq(ENTRY_BOUGHT, bought))
+}
