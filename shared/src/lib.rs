@@ -36,6 +36,7 @@ pub mod openapi;
 pub mod packs;
 pub mod profile;
 pub mod purchases;
+pub mod ratelimit;
 pub mod runtime;
 pub mod secret;
 pub mod slots;

@@ -55,10 +55,13 @@ pub enum Metric {
     TransactionConflicts,
     /// A DynamoDB call throttled (after the SDK's retries).
     DynamoDbThrottled,
+    /// A request refused by a rate limit (429), with its `rateClass` property (start, join,
+    /// write, read) and `rateScope` (fan, addr).
+    RateLimited,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 14] = [
+    pub const ALL: [Metric; 15] = [
         Metric::Requests,
         Metric::Latency,
         Metric::PurchasesStarted,
@@ -73,6 +76,7 @@ impl Metric {
         Metric::TopUpsUncredited,
         Metric::TransactionConflicts,
         Metric::DynamoDbThrottled,
+        Metric::RateLimited,
     ];
 
     /// The CloudWatch metric name.
@@ -92,6 +96,7 @@ impl Metric {
             Metric::TopUpsUncredited => "TopUpsUncredited",
             Metric::TransactionConflicts => "TransactionConflicts",
             Metric::DynamoDbThrottled => "DynamoDbThrottled",
+            Metric::RateLimited => "RateLimited",
         }
     }
 

@@ -6,6 +6,7 @@
 pub mod error;
 pub mod extract;
 pub mod layers;
+pub mod limit;
 pub mod request;
 pub mod response;
 pub mod routes;

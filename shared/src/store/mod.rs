@@ -22,6 +22,7 @@ pub mod packs;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
+pub mod ratelimit;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;

@@ -10,6 +10,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod ratelimit;
 mod records;
 mod topups;
 mod transaction;

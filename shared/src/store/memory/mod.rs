@@ -12,6 +12,7 @@ mod locker_room;
 mod packs;
 mod profile;
 mod purchases;
+mod ratelimit;
 mod topups;
 mod wallets;
 
@@ -71,6 +72,10 @@ struct Tables {
     /// The catalogue, by id.
     leagues: HashMap<crate::ids::LeagueId, crate::catalog::League>,
     teams: HashMap<crate::ids::TeamId, crate::catalog::Team>,
+    /// Rate-limit counters: the count of each window and when it expires.
+    counters: HashMap<crate::ratelimit::Counter, (u32, i64)>,
+    /// Spent human-check tokens by hash, each until it expires.
+    spent: HashMap<String, i64>,
 }
 
 /// In-process store; clones share the same data.
