@@ -28,6 +28,7 @@ pub mod config;
 pub mod handlers;
 pub mod http;
 pub mod http_client;
+pub mod humancheck;
 pub mod ids;
 pub mod links;
 pub mod locker_room;

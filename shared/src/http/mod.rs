@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod human_check;
 pub mod layers;
 pub mod limit;
 pub mod request;

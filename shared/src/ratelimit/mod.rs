@@ -46,6 +46,18 @@ impl RouteClass {
         }
     }
 
+    /// The configuration variable that overrides the class's quotas
+    /// ([`parse_class_policy`]'s format).
+    pub const fn variable(self) -> &'static str {
+        match self {
+            RouteClass::Start => "RATE_LIMIT_START",
+            RouteClass::Join => "RATE_LIMIT_JOIN",
+            RouteClass::Write => "RATE_LIMIT_WRITE",
+            RouteClass::Read => "RATE_LIMIT_READ",
+            RouteClass::Exempt => "",
+        }
+    }
+
     /// Whether a request of this class is served when the counters cannot be reached: reads
     /// and other writes are (the limit is a defence, not the service), starts and joins are
     /// not (they are what a script aims at during a drop; the fan retries after the 503).
@@ -164,6 +176,40 @@ impl RatePolicy {
             RouteClass::Read => Some(&mut self.read),
             RouteClass::Exempt => None,
         }
+    }
+}
+
+/// The longest window: a day.
+pub const MAX_WINDOW_SECONDS: u32 = 86_400;
+
+/// A class's quotas as configured: `fan=<q>/<w>,addr=<q>/<w>` (requests per window of seconds,
+/// each at least 1, the window at most [`MAX_WINDOW_SECONDS`]).
+pub fn parse_class_policy(text: &str) -> Result<ClassPolicy, String> {
+    let problem = || format!("expected fan=<quota>/<seconds>,addr=<quota>/<seconds>, got {text:?}");
+    let mut fan = None;
+    let mut address = None;
+    for part in text.split(',') {
+        let (scope, value) = part.trim().split_once('=').ok_or_else(problem)?;
+        let (quota, window) = value.split_once('/').ok_or_else(problem)?;
+        let quota = Quota {
+            quota: quota.trim().parse().map_err(|_| problem())?,
+            window_seconds: window.trim().parse().map_err(|_| problem())?,
+        };
+        if quota.quota == 0 || !(1..=MAX_WINDOW_SECONDS).contains(&quota.window_seconds) {
+            return Err(problem());
+        }
+        let slot = match scope.trim() {
+            "fan" => &mut fan,
+            "addr" => &mut address,
+            _ => return Err(problem()),
+        };
+        if slot.replace(quota).is_some() {
+            return Err(problem());
+        }
+    }
+    match (fan, address) {
+        (Some(fan), Some(address)) => Ok(ClassPolicy { fan, address }),
+        _ => Err(problem()),
     }
 }
 
@@ -321,6 +367,29 @@ mod tests {
         assert_eq!(fan.len(), 32);
         assert!(!fan.contains("203"));
         assert_ne!(fan, counter_key(Scope::Address, "203.0.113.7"));
+    }
+
+    #[test]
+    fn a_class_policy_is_read_whole_or_refused() {
+        assert_eq!(
+            parse_class_policy("fan=5/10, addr=100/10"),
+            Ok(ClassPolicy {
+                fan: per(5, 10),
+                address: per(100, 10)
+            })
+        );
+        for bad in [
+            "fan=5/10",
+            "fan=0/10,addr=1/1",
+            "fan=5/0,addr=1/1",
+            "fan=5/10,addr=1/86401",
+            "fan=5/10,fan=5/10",
+            "fan=5/10,ip=1/1",
+            "fan=5,addr=1/1",
+            "",
+        ] {
+            assert!(parse_class_policy(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
