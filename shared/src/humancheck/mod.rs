@@ -125,3 +125,40 @@ pub fn token_hash(token: &str) -> String {
 pub fn spent_until(now: Timestamp) -> i64 {
     i64::try_from(now.unix_seconds()).unwrap_or(i64::MAX) + MAX_AGE_SECONDS + 60
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passing(solved: Timestamp) -> Answer {
+        Answer {
+            success: true,
+            challenge_ts: Some(solved.to_string()),
+            hostname: Some("fans.example".into()),
+            action: Some("join:p1".into()),
+            ..Answer::default()
+        }
+    }
+
+    #[test]
+    fn an_unsuccessful_answer_is_refused_whatever_else_it_says() {
+        let now = Timestamp::now();
+        let door = Door::Join(PackId::parse("p1").unwrap());
+        let hostnames = ["fans.example".to_owned()];
+        let expected = Expected {
+            door: &door,
+            hostnames: &hostnames,
+            now,
+            not_before: None,
+        };
+        assert_eq!(judge(&passing(now), &expected), Ok(()));
+        let unsuccessful = Answer {
+            success: false,
+            ..passing(now)
+        };
+        assert_eq!(
+            judge(&unsuccessful, &expected),
+            Err(Failure::Refused("not successful"))
+        );
+    }
+}
