@@ -17,7 +17,7 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 6] = [
+const GUARDED: [(&str, &[&str], &[&str]); 7] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -46,6 +46,20 @@ const GUARDED: [(&str, &[&str], &[&str]); 6] = [
         shared::store::schema::FAN_PREFIX,
         &["me-profile", "open-pack"],
         &["locker-rooms"],
+    ),
+    // The rate limits' counters: the functions whose routes are limited.
+    (
+        shared::store::schema::RATE_PREFIX,
+        &[
+            "start-purchase",
+            "web3-link",
+            "complete-purchase",
+            "open-pack",
+            "me-wallets",
+            "cash-top-ups",
+            "me-profile",
+        ],
+        &[],
     ),
 ];
 
@@ -257,6 +271,8 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
 ///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
+/// - the functions of limited routes (`RATE#`): one conditional `UpdateItem` of a window's
+///   counter per request and scope (shared/src/http/limit.rs).
 /// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
 ///   conditional update) and count of wallets (`USER#`);
 /// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
@@ -347,9 +363,23 @@ web3-link:
         Condition:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
               - "USER#*"
 start-purchase:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action:
           - dynamodb:BatchGetItem
@@ -399,6 +429,13 @@ get-purchase:
 complete-purchase:
   - Statement:
       - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
         Action:
           - dynamodb:BatchGetItem
           - dynamodb:UpdateItem
@@ -425,6 +462,13 @@ complete-purchase:
               - "CASH#*"
 open-pack:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action: dynamodb:BatchGetItem
         Resource: !GetAtt Table.Arn
@@ -507,6 +551,13 @@ me-cash:
 me-wallets:
   - Statement:
       - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
         Action:
           - dynamodb:Query
           - dynamodb:DeleteItem
@@ -518,6 +569,13 @@ me-wallets:
               - "USER#*"
 cash-top-ups:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action:
           - dynamodb:GetItem
@@ -556,6 +614,13 @@ stripe-webhook:
               - "CREDIT#*"
 me-profile:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action:
           - dynamodb:GetItem

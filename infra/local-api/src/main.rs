@@ -279,6 +279,10 @@ where
         println!("  {:<4} {base}{}", route.method.as_str(), route.path);
     }
     println!("  OpenAPI: {base}/openapi.json");
+    println!(
+        "  rate limits: per fan and per connection's address, RATE_LIMIT_* or the defaults \
+         (docs/rate-limits.md); a 429 says when to retry"
+    );
     let token = parts
         .idp
         .token(DEMO_USER, Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
@@ -341,6 +345,7 @@ where
         println!("  curl -s {base}/api/locker-rooms/Demo.Fan");
     }
     let verifier = || TokenVerifier::from_config(&parts.auth).expect("checked at start");
+    let rate_limits = config::rate_policy(&Env).map_err(|e| e.to_string())?;
 
     spawn_sweep(store.clone());
     let app = App {
@@ -397,6 +402,7 @@ where
             config::top_up_policy(&Env).map_err(|e| e.to_string())?,
             &parts.webhook_secret,
         ),
+        rate_limits: Some(rate_limits),
     };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

@@ -35,7 +35,9 @@ use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::handlers::web3_link::LinkState;
 use shared::http::error::{ApiError, ErrorCode};
-use shared::http::layers::{LocalRequestId, api_layers};
+use shared::http::layers::{LocalPeer, LocalRequestId, api_layers};
+use shared::http::limit::{Limiter, system_clock};
+use shared::ratelimit::RatePolicy;
 use shared::http::response::json_response;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
@@ -124,9 +126,13 @@ pub struct App<S> {
     pub limits: Limits,
     /// The top-up handlers, their Stripe on this server, and its Checkout pages (`/local/...`).
     pub top_ups: crate::checkout::LocalTopUps<S>,
+    /// The rate limits (`RATE_LIMIT_*`), counted in this process's store on each connection's
+    /// peer address, as the functions count on API Gateway's `sourceIp`; `None`: not limited
+    /// (the drop benchmark, whose thousands of fans share one loopback address).
+    pub rate_limits: Option<RatePolicy>,
 }
 
-impl<S: Store + 'static> App<S> {
+impl<S: Store + Clone + 'static> App<S> {
     /// Every route of every function over this process's states, and the rest as API Gateway
     /// routes it.
     pub fn router(&self) -> Router {
@@ -173,6 +179,12 @@ impl<S: Store + 'static> App<S> {
             )
             .method_not_allowed_fallback(to_default)
             .fallback_service(default);
+        let router = match self.rate_limits {
+            Some(policy) => {
+                Limiter::new(self.purchases.store.clone(), policy, system_clock()).layer(router)
+            }
+            None => router,
+        };
         api_layers(router)
     }
 }
@@ -204,7 +216,7 @@ pub async fn serve<S>(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()>,
 ) where
-    S: Store + 'static,
+    S: Store + Clone + 'static,
 {
     let limits = app.limits;
     let router = app.router();
@@ -230,7 +242,8 @@ pub async fn serve<S>(
         tokio::spawn(async move {
             let _permit = permit;
             let service = service_fn(move |request: hyper::Request<Incoming>| {
-                let request = as_api_gateway_hands_it(request, limits.body_timeout);
+                let mut request = as_api_gateway_hands_it(request, limits.body_timeout);
+                request.extensions_mut().insert(LocalPeer(peer.ip()));
                 router.clone().oneshot(request)
             });
             let served = hyper::server::conn::http1::Builder::new()

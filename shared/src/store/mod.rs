@@ -125,6 +125,7 @@ pub trait Store:
     + locker_room::LockerRoomStore
     + catalog::CatalogStore
     + wallets::WalletStore
+    + ratelimit::AbuseStore
 {
 }
 impl<
@@ -137,7 +138,8 @@ impl<
         + profile::ProfileStore
         + locker_room::LockerRoomStore
         + catalog::CatalogStore
-        + wallets::WalletStore,
+        + wallets::WalletStore
+        + ratelimit::AbuseStore,
 > Store for S
 {
 }
