@@ -89,6 +89,22 @@ impl Limiter {
         router.layer(axum::Extension(Arc::new(self)))
     }
 
+    /// The standing of `who`'s window of `class` when this process has seen it full, read from
+    /// memory only (no store call).
+    fn known_full(&self, class: RouteClass, scope: Scope, who: &str) -> Option<Standing> {
+        let quota = self.policy.of(class)?.quota(scope);
+        let now = (self.clock)();
+        let counter = Counter {
+            class,
+            scope,
+            key: counter_key(scope, who),
+            window: Window::at(now, quota),
+        };
+        let full = self.full.lock().unwrap_or_else(PoisonError::into_inner);
+        full.contains(&counter)
+            .then(|| Standing::of(scope, quota, Taken::Full, counter.window, now))
+    }
+
     /// Takes one request of `class` from `who`'s window (`scope`): its standing after it, or
     /// `None` for a class that is not limited.
     async fn take(
@@ -179,13 +195,36 @@ impl Limiting {
                 tracing::warn!(error = %error.detail(), "a count could not be given back");
             }
         }
+        Err(self.refusal(scope))
+    }
+
+    /// Refuses at once, with no write, a request whose token names a fan whose window this
+    /// process has seen full. The token is not verified here: a forged `sub` only gets its own
+    /// request refused (the window it names is full for its owner too), and sparing the
+    /// address's count is what keeps a script's flood off its neighbours' shared address key.
+    fn refuse_known_full(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        let Some(sub) = unverified_sub(headers) else {
+            return Ok(());
+        };
+        let Some(standing) = self.limiter.known_full(self.class, Scope::Fan, &sub) else {
+            return Ok(());
+        };
+        self.taken
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((Counter::unnamed(self.class), standing));
+        Err(self.refusal(Scope::Fan))
+    }
+
+    /// The 429 of a request `scope`'s window refused, counted in `RateLimited`.
+    fn refusal(&self, scope: Scope) -> ApiError {
         metrics::count(Metric::RateLimited);
         metrics::property("rateClass", self.class.name());
         metrics::property("rateScope", scope.name());
-        Err(ApiError::RateLimited {
+        ApiError::RateLimited {
             class: self.class.name(),
             retry_after: retry_after(&self.standings(), jitter()),
-        })
+        }
     }
 
     /// Counts the request on the signed-in fan's window (called by the `Fan` extractor once the
@@ -209,6 +248,18 @@ impl Limiting {
             }
         }
     }
+}
+
+/// The `sub` a bearer token claims, unverified (only to look a window up in memory).
+fn unverified_sub(headers: &HeaderMap) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Claims {
+        sub: String,
+    }
+    let token = crate::http::request::bearer_token(headers).ok()?;
+    jsonwebtoken::dangerous::insecure_decode_claims::<Claims>(token)
+        .ok()
+        .map(|claims| claims.sub)
 }
 
 /// 0 to [`MAX_RETRY_JITTER_SECONDS`] seconds, at random.
@@ -236,9 +287,12 @@ pub async fn limit(class: RouteClass, mut request: Request, next: Next) -> Respo
         class,
         taken: Arc::default(),
     };
-    let counted = match source_address(&request) {
-        Some(address) => limiting.count(Scope::Address, &address).await,
-        None => Ok(()),
+    let counted = match limiting.refuse_known_full(request.headers()) {
+        Err(refusal) => Err(refusal),
+        Ok(()) => match source_address(&request) {
+            Some(address) => limiting.count(Scope::Address, &address).await,
+            None => Ok(()),
+        },
     };
     let mut response = match counted {
         Ok(()) => {

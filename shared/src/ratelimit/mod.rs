@@ -256,6 +256,17 @@ pub struct Counter {
 }
 
 impl Counter {
+    /// A counter that names nobody: the place of a window refused from memory, never written
+    /// and never given back (only its standing is read).
+    pub fn unnamed(class: RouteClass) -> Self {
+        Self {
+            class,
+            scope: Scope::Fan,
+            key: String::new(),
+            window: Window { start: 0, end: 0 },
+        }
+    }
+
     /// When the store may delete the counter (seconds since the epoch).
     pub fn expires_at(&self) -> i64 {
         self.window.end + COUNTER_KEPT_AFTER_WINDOW
