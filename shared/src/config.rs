@@ -4,14 +4,14 @@
 use std::time::Duration;
 
 use crate::cash::{MAX_CREDIT, is_currency};
+use crate::http::human_check::HumanCheck;
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
+use crate::humancheck::siteverify;
 use crate::packs::MIN_CURSOR_SECRET_LEN;
 use crate::purchases::{
     DEFAULT_HOLD_SECONDS, DEFAULT_MAX_UNPAID_HOLDS, HoldPolicy, MAX_HOLD_SECONDS,
     MAX_MAX_UNPAID_HOLDS,
 };
-use crate::http::human_check::HumanCheck;
-use crate::humancheck::siteverify;
 use crate::ratelimit::{RatePolicy, RouteClass, parse_class_policy};
 // Where the functions have always found them: the secrets and Stripe's API they read from here.
 pub use crate::secret::Secret;
@@ -181,7 +181,11 @@ pub fn rate_policy(source: &dyn Source) -> Result<RatePolicy, ConfigError> {
 /// `HUMAN_CHECK_HOSTNAMES` (comma-separated: where the widget is served) and
 /// `TURNSTILE_SITEVERIFY_URL` (default Cloudflare's; `http://` only on a loopback host).
 pub fn human_check(source: &dyn Source) -> Result<HumanCheck, ConfigError> {
-    let secret = required(source, "TURNSTILE_SECRET", "the Turnstile widget's secret key")?;
+    let secret = required(
+        source,
+        "TURNSTILE_SECRET",
+        "the Turnstile widget's secret key",
+    )?;
     let url = match optional(source, "TURNSTILE_SITEVERIFY_URL") {
         Some(url) => check_service_url("TURNSTILE_SITEVERIFY_URL", &url)?,
         None => siteverify::DEFAULT_URL.to_owned(),

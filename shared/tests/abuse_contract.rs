@@ -67,7 +67,11 @@ async fn windows_classes_and_keys_count_apart(store: Arc<impl AbuseStore>) {
         counter(RouteClass::Read, Scope::Address, "fan-2", FUTURE),
         counter(RouteClass::Read, Scope::Fan, "fan-3", FUTURE),
     ] {
-        assert_eq!(store.take(&other, 1).await, Ok(Taken::Counted(1)), "{other:?}");
+        assert_eq!(
+            store.take(&other, 1).await,
+            Ok(Taken::Counted(1)),
+            "{other:?}"
+        );
     }
 }
 

@@ -67,7 +67,11 @@ async fn a_token_for_the_door_passes_once_and_siteverify_gets_the_form_cloudflar
     let pass = verify_human(&check, &store, &sent(&token), &door(), Some(at(-60))).await;
     assert_eq!(code(pass), (200, String::new()));
     let form = &stub.received()[0];
-    let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let field = |name: &str| {
+        form.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     assert_eq!(field("secret"), Some(SITE_SECRET));
     assert_eq!(field("response"), Some(token.as_str()));
     assert_eq!(field("remoteip"), Some("203.0.113.5"));
@@ -84,7 +88,10 @@ async fn a_token_spent_with_us_is_refused_even_where_siteverify_passes_it() {
     let store = MemoryStore::default();
     let check = check(&stub.url(), ALWAYS_PASSES);
     let token = stub.solve("join:drop-1", HOST, &at(-10).to_string());
-    assert_eq!(code(verify_human(&check, &store, &sent(&token), &door(), None).await).0, 200);
+    assert_eq!(
+        code(verify_human(&check, &store, &sent(&token), &door(), None).await).0,
+        200
+    );
     let again = verify_human(&check, &store, &sent(&token), &door(), None).await;
     assert_eq!(code(again), refused());
 }
@@ -96,11 +103,31 @@ async fn each_check_refuses_what_it_exists_for_and_nothing_is_written() {
     let site = check(&stub.url(), SITE_SECRET);
     let opened = Some(at(-100));
     let cases = [
-        ("another action", stub.solve("start:drop-1", HOST, &at(-10).to_string()), opened),
-        ("another pack", stub.solve("join:drop-2", HOST, &at(-10).to_string()), opened),
-        ("another hostname", stub.solve("join:drop-1", "evil.example", &at(-10).to_string()), opened),
-        ("too old", stub.solve("join:drop-1", HOST, &at(-301).to_string()), None),
-        ("before the door opened", stub.solve("join:drop-1", HOST, &at(-101).to_string()), opened),
+        (
+            "another action",
+            stub.solve("start:drop-1", HOST, &at(-10).to_string()),
+            opened,
+        ),
+        (
+            "another pack",
+            stub.solve("join:drop-2", HOST, &at(-10).to_string()),
+            opened,
+        ),
+        (
+            "another hostname",
+            stub.solve("join:drop-1", "evil.example", &at(-10).to_string()),
+            opened,
+        ),
+        (
+            "too old",
+            stub.solve("join:drop-1", HOST, &at(-301).to_string()),
+            None,
+        ),
+        (
+            "before the door opened",
+            stub.solve("join:drop-1", HOST, &at(-101).to_string()),
+            opened,
+        ),
     ];
     for (what, token, not_before) in &cases {
         let result = verify_human(&site, &store, &sent(token), &door(), *not_before).await;
@@ -110,7 +137,10 @@ async fn each_check_refuses_what_it_exists_for_and_nothing_is_written() {
     let unknown = verify_human(&site, &store, &sent("0.not-a-token"), &door(), None).await;
     assert_eq!(code(unknown), refused(), "unknown token");
     let none = HumanCheckToken::default();
-    assert_eq!(code(verify_human(&site, &store, &none, &door(), None).await), refused());
+    assert_eq!(
+        code(verify_human(&site, &store, &none, &door(), None).await),
+        refused()
+    );
     for secret in [ALWAYS_FAILS, ALREADY_SPENT] {
         let token = stub.solve("join:drop-1", HOST, &at(-10).to_string());
         let test_check = check(&stub.url(), secret);
@@ -134,9 +164,15 @@ async fn siteverify_unreachable_or_failing_inside_is_a_503_and_the_token_stays_u
     let failing = verify_human(&site, &store, &sent(&token), &door(), None).await;
     assert_eq!(code(failing), (503, "service_unavailable".into()));
     let port = testkit::free_port();
-    let nowhere = check(&format!("http://127.0.0.1:{port}/turnstile/v0/siteverify"), SITE_SECRET);
+    let nowhere = check(
+        &format!("http://127.0.0.1:{port}/turnstile/v0/siteverify"),
+        SITE_SECRET,
+    );
     let unreachable = verify_human(&nowhere, &store, &sent(&token), &door(), None).await;
     assert_eq!(code(unreachable), (503, "service_unavailable".into()));
     // The fan retries with the same token: it passes.
-    assert_eq!(code(verify_human(&site, &store, &sent(&token), &door(), None).await).0, 200);
+    assert_eq!(
+        code(verify_human(&site, &store, &sent(&token), &door(), None).await).0,
+        200
+    );
 }

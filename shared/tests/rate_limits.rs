@@ -65,7 +65,9 @@ fn instances<C: TakeFromWindow + Clone + 'static>(
     (0..INSTANCES)
         .map(|_| {
             let app = start_purchase_routes().function_app(purchase_state(store.clone()));
-            api_layers(Limiter::new(counters.clone(), RatePolicy::default(), clock.clone()).layer(app))
+            api_layers(
+                Limiter::new(counters.clone(), RatePolicy::default(), clock.clone()).layer(app),
+            )
         })
         .collect()
 }
@@ -83,7 +85,10 @@ async fn send(router: &Router, event: ApiEvent) -> Answer {
     let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     Answer {
         status: parts.status.as_u16(),
-        code: json["error"]["code"].as_str().unwrap_or_default().to_owned(),
+        code: json["error"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
         headers: parts.headers,
     }
 }
@@ -131,7 +136,10 @@ async fn a_script_is_served_its_quota_exactly_across_instances_and_a_hand_alongs
     let answers = script.join_all().await;
 
     let served = answers.iter().filter(|(a, _)| a.status != 429).count();
-    assert_eq!(served, policy.fan.quota as usize, "the fan's quota, exactly");
+    assert_eq!(
+        served, policy.fan.quota as usize,
+        "the fan's quota, exactly"
+    );
     for (answer, recorded) in &answers {
         assert!(answer.headers.contains_key("ratelimit-policy"));
         assert!(answer.headers.contains_key("ratelimit"));
@@ -141,13 +149,25 @@ async fn a_script_is_served_its_quota_exactly_across_instances_and_a_hand_alongs
         }
         assert_eq!((answer.status, answer.code.as_str()), (429, "rate_limited"));
         let retry: i64 = header(answer, "retry-after").parse().unwrap();
-        assert!(retry >= window_end - now, "Retry-After {retry} before the window's end");
-        assert!(retry <= window_end - now + 3, "jitter of at most 3 s: {retry}");
+        assert!(
+            retry >= window_end - now,
+            "Retry-After {retry} before the window's end"
+        );
+        assert!(
+            retry <= window_end - now + 3,
+            "jitter of at most 3 s: {retry}"
+        );
         // Refused by the store, the address counted first; or from memory, the address spared.
         let fan_policy = format!("\"fan-start\";q={};w=10", policy.fan.quota);
-        let both = format!("\"addr-start\";q={};w=10, {fan_policy}", policy.address.quota);
+        let both = format!(
+            "\"addr-start\";q={};w=10, {fan_policy}",
+            policy.address.quota
+        );
         let policy_field = header(answer, "ratelimit-policy");
-        assert!(policy_field == both || policy_field == fan_policy, "{policy_field}");
+        assert!(
+            policy_field == both || policy_field == fan_policy,
+            "{policy_field}"
+        );
         assert!(header(answer, "ratelimit").contains("\"fan-start\";r=0;t="));
         assert_eq!(recorded.value(Metric::RateLimited), Some(1.0));
     }
@@ -183,9 +203,17 @@ async fn the_fans_behind_one_address_share_its_quota_exactly() {
     }
     let statuses = presses.join_all().await;
     let served = statuses.iter().filter(|status| **status != 429).count();
-    assert_eq!(served, policy.address.quota as usize, "the address's quota, exactly");
+    assert_eq!(
+        served, policy.address.quota as usize,
+        "the address's quota, exactly"
+    );
     // Another address is counted apart.
-    assert_eq!(send(&routers[0], start("nat-0", "other", "100.64.0.2")).await.status, 201);
+    assert_eq!(
+        send(&routers[0], start("nat-0", "other", "100.64.0.2"))
+            .await
+            .status,
+        201
+    );
 }
 
 /// Counters that cannot be reached.
@@ -207,11 +235,19 @@ async fn with_the_counters_down_starts_fail_closed_and_reads_fail_open() {
     let (clock, _) = fixed_clock();
     let starts = instances(&store, &Down, &clock);
     let refused = send(&starts[0], start("fan", "k", "192.0.2.9")).await;
-    assert_eq!((refused.status, refused.code.as_str()), (503, "service_unavailable"));
+    assert_eq!(
+        (refused.status, refused.code.as_str()),
+        (503, "service_unavailable")
+    );
     assert!(refused.headers.contains_key("retry-after"));
     // Nothing was started: the same key on a limiter that works starts it now.
     let working = instances(&store, &store, &clock);
-    assert_eq!(send(&working[0], start("fan", "k", "192.0.2.9")).await.status, 201);
+    assert_eq!(
+        send(&working[0], start("fan", "k", "192.0.2.9"))
+            .await
+            .status,
+        201
+    );
 
     let state = Arc::new(GetPackState {
         store: store.clone(),

@@ -166,10 +166,10 @@ fn answer(state: &mut State, form: Vec<(String, String)>) -> Value {
     let solved = state.solved.get_mut(token);
     match secret {
         ALWAYS_PASSES => {
-            let (action, hostname, ts) = solved.map_or(
-                (String::new(), TEST_HOSTNAME.to_owned(), now),
-                |s| (s.action.clone(), s.hostname.clone(), s.challenge_ts.clone()),
-            );
+            let (action, hostname, ts) = solved
+                .map_or((String::new(), TEST_HOSTNAME.to_owned(), now), |s| {
+                    (s.action.clone(), s.hostname.clone(), s.challenge_ts.clone())
+                });
             json!({"success": true, "challenge_ts": ts, "hostname": hostname, "error-codes": [],
                    "action": action, "cdata": "", "metadata": {"interactive": false}})
         }

@@ -11,5 +11,9 @@ async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(purchase_state().await);
     let store = state.store.clone();
-    serve(limited(complete_purchase_routes().function_app(state), &store)).await
+    serve(limited(
+        complete_purchase_routes().function_app(state),
+        &store,
+    ))
+    .await
 }

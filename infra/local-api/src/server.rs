@@ -37,7 +37,6 @@ use shared::handlers::web3_link::LinkState;
 use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalPeer, LocalRequestId, api_layers};
 use shared::http::limit::{Limiter, system_clock};
-use shared::ratelimit::RatePolicy;
 use shared::http::response::json_response;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
@@ -45,6 +44,7 @@ use shared::http::routes::{
     me_purchases_routes, me_wallets_routes, open_pack_routes, start_purchase_routes,
     stripe_webhook_routes, web3_link_routes,
 };
+use shared::ratelimit::RatePolicy;
 use shared::store::Store;
 use tower::ServiceExt;
 

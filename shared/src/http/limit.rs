@@ -38,12 +38,17 @@ type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The counters, as the limiter holds any store's.
 trait Counters: Send + Sync {
-    fn take<'a>(&'a self, counter: &'a Counter, quota: u32) -> Boxed<'a, Result<Taken, StoreError>>;
+    fn take<'a>(&'a self, counter: &'a Counter, quota: u32)
+    -> Boxed<'a, Result<Taken, StoreError>>;
     fn give_back<'a>(&'a self, counter: &'a Counter) -> Boxed<'a, Result<(), StoreError>>;
 }
 
 impl<S: TakeFromWindow> Counters for S {
-    fn take<'a>(&'a self, counter: &'a Counter, quota: u32) -> Boxed<'a, Result<Taken, StoreError>> {
+    fn take<'a>(
+        &'a self,
+        counter: &'a Counter,
+        quota: u32,
+    ) -> Boxed<'a, Result<Taken, StoreError>> {
         Box::pin(TakeFromWindow::take(self, counter, quota))
     }
     fn give_back<'a>(&'a self, counter: &'a Counter) -> Boxed<'a, Result<(), StoreError>> {

@@ -15,8 +15,8 @@ use std::sync::{Arc, LazyLock};
 
 use axum::Router;
 use axum::handler::Handler;
-use axum::middleware::from_fn;
 use axum::http::{Method, Request, Uri};
+use axum::middleware::from_fn;
 use axum::routing::{MethodFilter, on};
 use lambda_http::RequestExt;
 use tower::ServiceBuilder;

@@ -80,7 +80,11 @@ pub enum Failure {
 
 /// Judges siteverify's `answer` against what the door expects.
 pub fn judge(answer: &Answer, expected: &Expected<'_>) -> Result<(), Failure> {
-    if answer.error_codes.iter().any(|code| code == "internal-error") {
+    if answer
+        .error_codes
+        .iter()
+        .any(|code| code == "internal-error")
+    {
         return Err(Failure::Unavailable("siteverify internal-error".into()));
     }
     if !answer.success {

@@ -15,8 +15,8 @@ use utoipa::openapi::{RefOr, Required};
 
 use crate::handlers;
 use responses::{
-    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, Unauthorized,
-    Unavailable, UnsupportedMediaType,
+    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, RateLimited,
+    Unauthorized, Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -71,6 +71,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         MethodNotAllowed,
         InternalError,
         Unavailable,
+        RateLimited,
     )),
     modifiers(&SessionToken),
     tags(

@@ -347,8 +347,20 @@ mod tests {
     #[test]
     fn windows_are_aligned_and_a_request_at_the_edge_is_in_the_next() {
         let quota = per(5, 10);
-        assert_eq!(Window::at(1_000, quota), Window { start: 1_000, end: 1_010 });
-        assert_eq!(Window::at(1_009, quota), Window { start: 1_000, end: 1_010 });
+        assert_eq!(
+            Window::at(1_000, quota),
+            Window {
+                start: 1_000,
+                end: 1_010
+            }
+        );
+        assert_eq!(
+            Window::at(1_009, quota),
+            Window {
+                start: 1_000,
+                end: 1_010
+            }
+        );
         assert_eq!(Window::at(1_010, quota).start, 1_010);
         assert_eq!(Window::at(1_003, quota).seconds_left(1_003), 7);
     }

@@ -12,9 +12,7 @@ use super::{DynamoStore, classify, key, number, s};
 use crate::ratelimit::{Counter, Taken};
 use crate::store::StoreError;
 use crate::store::ratelimit::{SpendToken, TakeFromWindow, counted, under_quota, unspent};
-use crate::store::schema::{
-    ENTITY, HUMAN_SK, PK, RATE_COUNT, SK, TTL, human_pk, rate_pk, rate_sk,
-};
+use crate::store::schema::{ENTITY, HUMAN_SK, PK, RATE_COUNT, SK, TTL, human_pk, rate_pk, rate_sk};
 
 impl TakeFromWindow for DynamoStore {
     async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
@@ -24,9 +22,7 @@ impl TakeFromWindow for DynamoStore {
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key(rate_pk(counter), &rate_sk(counter))))
-            .update_expression(
-                "SET #entity = :entity, #sv = :sv, #ttl = :ttl ADD #n :one",
-            )
+            .update_expression("SET #entity = :entity, #sv = :sv, #ttl = :ttl ADD #n :one")
             .condition_expression(condition.expression)
             .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
             .set_expression_attribute_values(Some(condition.values.into_iter().collect()))

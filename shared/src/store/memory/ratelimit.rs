@@ -40,7 +40,9 @@ impl TakeFromWindow for MemoryStore {
     async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
         let mut tables = self.write();
         let now = now();
-        tables.counters.retain(|_, (_, expires_at)| *expires_at > now);
+        tables
+            .counters
+            .retain(|_, (_, expires_at)| *expires_at > now);
         let count = tables.counters.get(counter).map(|(count, _)| *count);
         if !under_quota(quota).holds(Some(&CountItem(count))) {
             return Ok(Taken::Full);
@@ -69,7 +71,10 @@ impl SpendToken for MemoryStore {
         let mut tables = self.write();
         let now = now();
         tables.spent.retain(|_, until| *until > now);
-        let item = tables.spent.get(token_hash).map(|_| &SpentItem as &dyn Attributes);
+        let item = tables
+            .spent
+            .get(token_hash)
+            .map(|_| &SpentItem as &dyn Attributes);
         if !unspent().holds(item) {
             return Ok(false);
         }
