@@ -203,8 +203,16 @@ async fn eight_instances_sell_exactly_the_units_there_are_over_ten_shares() {
     // again (a run under heavy load answered 1,100 reservations for 1,000 units that way).
     for _ in 0..INSTANCES {
         instances.push(
-            env.spawn(BINARY, &[("PURCHASE_HOLD_SECONDS", "3600")])
-                .await,
+            // Every buyer's event comes from one sourceIp: the address's start quota is raised
+            // so that this test counts units, not rate limits (shared/tests/rate_limits.rs).
+            env.spawn(
+                BINARY,
+                &[
+                    ("PURCHASE_HOLD_SECONDS", "3600"),
+                    ("RATE_LIMIT_START", "fan=10/10,addr=1000000/10"),
+                ],
+            )
+            .await,
         );
     }
     // Each instance takes one invocation at a time, as on Lambda: its buyers in turn.

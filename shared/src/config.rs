@@ -5,13 +5,16 @@ use std::time::Duration;
 
 use crate::beacon::{BeaconSource, DEFAULT_RELAYS};
 use crate::cash::{MAX_CREDIT, is_currency};
+use crate::http::human_check::HumanCheck;
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
+use crate::humancheck::siteverify;
 use crate::packs::MIN_CURSOR_SECRET_LEN;
 use crate::purchases::{
     DEFAULT_HOLD_SECONDS, DEFAULT_MAX_UNPAID_HOLDS, HoldPolicy, MAX_HOLD_SECONDS,
     MAX_MAX_UNPAID_HOLDS,
 };
 use crate::queue::entry::ReceiptSigner;
+use crate::ratelimit::{RatePolicy, RouteClass, parse_class_policy};
 // Where the functions have always found them: the secrets and Stripe's API they read from here.
 pub use crate::secret::Secret;
 pub use crate::topups::StripeApi;
@@ -172,6 +175,49 @@ pub fn hold_policy(source: &dyn Source) -> Result<HoldPolicy, ConfigError> {
     Ok(HoldPolicy {
         max_unpaid,
         requires_funds,
+    })
+}
+
+/// The rate limits' quotas: [`RatePolicy::default`], each class overridden by its variable
+/// (`RATE_LIMIT_START`, `RATE_LIMIT_JOIN`, `RATE_LIMIT_WRITE`, `RATE_LIMIT_READ`:
+/// `fan=<quota>/<seconds>,addr=<quota>/<seconds>`).
+pub fn rate_policy(source: &dyn Source) -> Result<RatePolicy, ConfigError> {
+    let mut policy = RatePolicy::default();
+    for class in RouteClass::LIMITED {
+        let name = class.variable();
+        if let (Some(text), Some(slot)) = (optional(source, name), policy.of_mut(class)) {
+            *slot = parse_class_policy(&text)
+                .map_err(|problem| ConfigError::Invalid { name, problem })?;
+        }
+    }
+    Ok(policy)
+}
+
+/// The human check: `TURNSTILE_SECRET` (the widget's secret, from Secrets Manager),
+/// `HUMAN_CHECK_HOSTNAMES` (comma-separated: where the widget is served) and
+/// `TURNSTILE_SITEVERIFY_URL` (default Cloudflare's; `http://` only on a loopback host).
+pub fn human_check(source: &dyn Source) -> Result<HumanCheck, ConfigError> {
+    let secret = required(
+        source,
+        "TURNSTILE_SECRET",
+        "the Turnstile widget's secret key",
+    )?;
+    let url = match optional(source, "TURNSTILE_SITEVERIFY_URL") {
+        Some(url) => check_service_url("TURNSTILE_SITEVERIFY_URL", &url)?,
+        None => siteverify::DEFAULT_URL.to_owned(),
+    };
+    let hostnames: Vec<String> = required(
+        source,
+        "HUMAN_CHECK_HOSTNAMES",
+        "the hostnames the Turnstile widget is served from, comma-separated",
+    )?
+    .split(',')
+    .map(|name| name.trim().to_ascii_lowercase())
+    .filter(|name| !name.is_empty())
+    .collect();
+    Ok(HumanCheck {
+        siteverify: siteverify::Siteverify::new(&url, Secret::new(secret)),
+        hostnames,
     })
 }
 
@@ -555,6 +601,16 @@ mod tests {
                 .unwrap()
                 .public_key()
         );
+    }
+
+    #[test]
+    fn rate_limits_default_and_are_overridden_per_class() {
+        assert_eq!(rate_policy(&[("X", "")]).unwrap(), RatePolicy::default());
+        let policy = rate_policy(&[("RATE_LIMIT_START", "fan=2/5,addr=9/5")]).unwrap();
+        assert_eq!((policy.start.fan.quota, policy.start.address.quota), (2, 9));
+        assert_eq!(policy.read, RatePolicy::default().read);
+        let error = rate_policy(&[("RATE_LIMIT_READ", "fan=2")]).unwrap_err();
+        assert!(error.to_string().contains("RATE_LIMIT_READ"), "{error}");
     }
 
     #[test]

@@ -58,10 +58,13 @@ pub enum Metric {
     /// A queued drop's beacon round still not fetched 10 minutes after its time: the draw
     /// waits (never a local random number). Alarmed on.
     QueueBeaconLate,
+    /// A request refused by a rate limit (429), with its `rateClass` property (start, join,
+    /// write, read) and `rateScope` (fan, addr).
+    RateLimited,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 15] = [
+    pub const ALL: [Metric; 16] = [
         Metric::Requests,
         Metric::Latency,
         Metric::PurchasesStarted,
@@ -77,6 +80,7 @@ impl Metric {
         Metric::TransactionConflicts,
         Metric::DynamoDbThrottled,
         Metric::QueueBeaconLate,
+        Metric::RateLimited,
     ];
 
     /// The CloudWatch metric name.
@@ -97,6 +101,7 @@ impl Metric {
             Metric::TransactionConflicts => "TransactionConflicts",
             Metric::DynamoDbThrottled => "DynamoDbThrottled",
             Metric::QueueBeaconLate => "QueueBeaconLate",
+            Metric::RateLimited => "RateLimited",
         }
     }
 

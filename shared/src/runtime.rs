@@ -23,6 +23,7 @@ use crate::aws::{LambdaDynamoDb, lambda_dynamodb_client};
 use crate::config::{self, AuthConfig, ConfigError, Env};
 use crate::handlers::purchase_json::PurchaseState;
 use crate::http::layers::{api_layers, request_id};
+use crate::http::limit::{Limiter, system_clock};
 use crate::metrics::{self, Metric};
 use crate::store::DynamoStore;
 
@@ -96,6 +97,14 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     };
     warm(&dynamodb, Some(&state.verifier)).await;
     state
+}
+
+/// `app` in the rate limits of its routes' classes (`RATE_LIMIT_*`, read once per cold start),
+/// counted on `store`'s table ([`crate::http::limit`]). Exits with a clear message when the
+/// configuration is malformed.
+pub fn limited(app: Router, store: &DynamoStore) -> Router {
+    let policy = require(config::rate_policy(&Env));
+    Limiter::new(store.clone(), policy, system_clock()).layer(app)
 }
 
 /// Serves `app` (a function's router, [`crate::http::routes::Routes::function_app`], over its

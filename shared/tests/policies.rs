@@ -17,7 +17,7 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 7] = [
+const GUARDED: [(&str, &[&str], &[&str]); 8] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -49,6 +49,20 @@ const GUARDED: [(&str, &[&str], &[&str]); 7] = [
     ),
     // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
     (shared::store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),
+    // The rate limits' counters: the functions whose routes are limited.
+    (
+        shared::store::schema::RATE_PREFIX,
+        &[
+            "start-purchase",
+            "web3-link",
+            "complete-purchase",
+            "open-pack",
+            "me-wallets",
+            "cash-top-ups",
+            "me-profile",
+        ],
+        &[],
+    ),
 ];
 
 /// Patterns narrower than a whole prefix, each within a [`GUARDED`] one, and the functions that
@@ -272,6 +286,8 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
 ///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
+/// - the functions of limited routes (`RATE#`): one conditional `UpdateItem` of a window's
+///   counter per request and scope (shared/src/http/limit.rs).
 /// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
 ///   conditional update) and count of wallets (`USER#`);
 /// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
@@ -377,9 +393,23 @@ web3-link:
         Condition:
           ForAllValues:StringLike:
             dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
               - "USER#*"
 start-purchase:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action:
           - dynamodb:BatchGetItem
@@ -438,6 +468,13 @@ get-purchase:
 complete-purchase:
   - Statement:
       - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
         Action:
           - dynamodb:BatchGetItem
           - dynamodb:UpdateItem
@@ -464,6 +501,13 @@ complete-purchase:
               - "CASH#*"
 open-pack:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action: dynamodb:BatchGetItem
         Resource: !GetAtt Table.Arn
@@ -633,6 +677,13 @@ quest-claims:
 me-wallets:
   - Statement:
       - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
         Action:
           - dynamodb:Query
           - dynamodb:DeleteItem
@@ -644,6 +695,13 @@ me-wallets:
               - "USER#*"
 cash-top-ups:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action:
           - dynamodb:GetItem
@@ -682,6 +740,13 @@ stripe-webhook:
               - "CREDIT#*"
 me-profile:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action:
           - dynamodb:GetItem

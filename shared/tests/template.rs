@@ -533,3 +533,17 @@ fn an_index_without_a_throttle_alarm_is_caught() {
         index_alarm_problems,
     );
 }
+
+/// The table deletes the rate-limit counters and spent human-check tokens by their `ttl`
+/// (`shared::store::schema::TTL`): without it every window's counter would stay for ever.
+#[test]
+fn the_table_expires_items_by_the_schemas_ttl_attribute() {
+    let template = parse(&read("template.yaml"));
+    let tables = resources(&template, "AWS::DynamoDB::Table");
+    let [(_, table)] = &tables[..] else {
+        panic!("{} tables, not one", tables.len());
+    };
+    let ttl = &table["Properties"]["TimeToLiveSpecification"];
+    assert_eq!(text(&ttl["AttributeName"]), shared::store::schema::TTL);
+    assert_eq!(ttl["Enabled"].as_bool(), Some(true));
+}

@@ -14,6 +14,7 @@ pub struct ApiEvent {
     headers: Vec<(String, String)>,
     body: Option<Vec<u8>>,
     base64: bool,
+    source_ip: String,
 }
 
 impl ApiEvent {
@@ -25,6 +26,7 @@ impl ApiEvent {
             headers: Vec::new(),
             body: None,
             base64: false,
+            source_ip: "192.0.2.1".into(),
         }
     }
 
@@ -59,6 +61,12 @@ impl ApiEvent {
     /// A JSON body with `content-type: application/json`.
     pub fn json(self, body: &str) -> Self {
         self.header("content-type", "application/json").body(body)
+    }
+
+    /// The TCP peer API Gateway saw (`requestContext.http.sourceIp`; `192.0.2.1` by default).
+    pub fn source_ip(mut self, ip: &str) -> Self {
+        self.source_ip = ip.into();
+        self
     }
 
     /// Sends the body base64-encoded, as API Gateway does for binary media.
@@ -100,7 +108,7 @@ impl ApiEvent {
                     "method": self.method,
                     "path": self.path,
                     "protocol": "HTTP/1.1",
-                    "sourceIp": "192.0.2.1",
+                    "sourceIp": self.source_ip,
                     "userAgent": "testkit"
                 },
                 "requestId": "test-request-id",

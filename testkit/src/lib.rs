@@ -32,6 +32,7 @@ pub mod runtime_api;
 pub mod scripts;
 pub mod stripe;
 pub mod tokens;
+pub mod turnstile;
 pub mod wallets;
 
 /// A port on 127.0.0.1 that was free a moment ago.

@@ -87,7 +87,9 @@ export interface paths {
          *
          *     `clientSeed` is the buyer's part of the draw (see docs/fairness.md); without one, the server picks a random one. `nonce` counts the user's purchases of the pack (1, 2, ...).
          *
-         *     Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400), the body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 `purchase_limit_reached`).
+         *     Rate limited per fan and per address (class `start`, docs/rate-limits.md): every answer carries `RateLimit-Policy` and `RateLimit`; over a limit, 429 `rate_limited` with `Retry-After`; the limits' store unreachable, 503.
+         *
+         *     Checked in this order: the path (404 `not_found`), the rate limits (429), the token (401), `Idempotency-Key` (400), the body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 `purchase_limit_reached`).
          */
         post: operations["startPurchase"];
         delete?: never;
@@ -831,7 +833,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -1572,6 +1574,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Over a rate limit of the fan or of the address (`rate_limited`, docs/rate-limits.md). Every
+         *     answer of a limited route carries `RateLimit-Policy` and `RateLimit`
+         *     (draft-ietf-httpapi-ratelimit-headers-11). API Gateway's own throttle of a whole route is a
+         *     429 too, before the function: `{"message":"Too Many Requests"}`, not this shape, no
+         *     `Retry-After`: retry it with exponential backoff.
+         */
+        RateLimited: {
+            headers: {
+                /** @description What is left of each: `"fan-start";r=0;t=7` (`r` requests left, `t` seconds until the window ends). */
+                RateLimit?: string;
+                /** @description The quotas met, one item per counter: `"addr-start";q=200;w=10, "fan-start";q=10;w=10` (`q` requests per `w` seconds). */
+                "RateLimit-Policy"?: string;
+                /** @description Seconds to wait: never before the refusing window ends, plus 0-3 s of jitter. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "rate_limited",
+                 *         "message": "Too many requests: retry after the seconds in 'Retry-After'."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The session token is missing (`missing_token`) or invalid or expired (`invalid_token`). */
         Unauthorized: {
             headers: {
@@ -1877,6 +1909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

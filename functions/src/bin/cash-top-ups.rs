@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use shared::handlers::top_ups::TopUpState;
 use shared::http::routes::cash_top_ups_routes;
-use shared::runtime::serve;
+use shared::runtime::{limited, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(TopUpState::from_env().await);
-    serve(cash_top_ups_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(limited(cash_top_ups_routes().function_app(state), &store)).await
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use shared::config::{Env, max_body_bytes};
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::web3_link_routes;
-use shared::runtime::{require, serve, store_from_env, verifier_from_env, warm};
+use shared::runtime::{limited, require, serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
@@ -19,5 +19,6 @@ async fn main() -> Result<(), lambda_http::Error> {
         verifier,
         max_body_bytes,
     });
-    serve(web3_link_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(limited(web3_link_routes().function_app(state), &store)).await
 }

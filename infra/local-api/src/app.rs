@@ -21,6 +21,7 @@ use shared::handlers::profile::ProfileState;
 use shared::handlers::purchase_json::PurchaseState;
 use shared::handlers::queue::QueueFnState;
 use shared::handlers::web3_link::LinkState;
+use shared::http::limit::{Limiter, system_clock};
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes,
     get_pack_routes, get_purchase_routes, leaderboards_routes, list_packs_routes,
@@ -31,6 +32,7 @@ use shared::http::routes::{
 use shared::packs::listing::CursorSigner;
 use shared::purchases::HoldPolicy;
 use shared::queue::entry::ReceiptSigner;
+use shared::ratelimit::RatePolicy;
 use shared::store::Store;
 use shared::topups::TopUpPolicy;
 
@@ -55,6 +57,10 @@ pub struct AppSettings {
     pub jwks: Value,
     pub openapi: Value,
     pub limits: Limits,
+    /// The rate limits (`RATE_LIMIT_*`), counted in the store on each connection's peer address,
+    /// as the functions count on API Gateway's `sourceIp`; `None`: not limited (the drop
+    /// benchmark, whose thousands of fans share one loopback address).
+    pub rate_limits: Option<RatePolicy>,
 }
 
 impl App {
@@ -147,6 +153,10 @@ impl App {
                 quests: Some(quests_part(store.clone())),
                 queue: None,
             })));
+        let functions = match settings.rate_limits {
+            Some(policy) => Limiter::new(store.clone(), policy, system_clock()).layer(functions),
+            None => functions,
+        };
         Self {
             functions,
             default: list_packs_routes().function_app(list),

@@ -290,6 +290,10 @@ where
         println!("  {:<4} {base}{}", route.method.as_str(), route.path);
     }
     println!("  OpenAPI: {base}/openapi.json");
+    println!(
+        "  rate limits: per fan and per connection's address, RATE_LIMIT_* or the defaults \
+         (docs/rate-limits.md); a 429 says when to retry"
+    );
     let token = parts
         .idp
         .token(DEMO_USER, Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
@@ -372,6 +376,7 @@ where
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,
+        rate_limits: Some(config::rate_policy(&Env).map_err(|e| e.to_string())?),
     };
     let app = App::new(&store, settings);
     let shutdown = async {

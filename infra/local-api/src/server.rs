@@ -28,7 +28,7 @@ use shared::beacon::{BeaconClient, BeaconSource};
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::http::error::{ApiError, ErrorCode};
-use shared::http::layers::{LocalRequestId, api_layers};
+use shared::http::layers::{LocalPeer, LocalRequestId, api_layers};
 use shared::http::response::json_response;
 use shared::store::Store;
 use shared::store::queue_keeper::QueueKeeper;
@@ -211,7 +211,8 @@ pub async fn serve(
         tokio::spawn(async move {
             let _permit = permit;
             let service = service_fn(move |request: hyper::Request<Incoming>| {
-                let request = as_api_gateway_hands_it(request, limits.body_timeout);
+                let mut request = as_api_gateway_hands_it(request, limits.body_timeout);
+                request.extensions_mut().insert(LocalPeer(peer.ip()));
                 router.clone().oneshot(request)
             });
             let served = hyper::server::conn::http1::Builder::new()

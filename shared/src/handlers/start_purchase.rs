@@ -124,7 +124,11 @@ changes nothing; the same key with another pack or another `clientSeed` is a 422
 `clientSeed` is the buyer's part of the draw (see docs/fairness.md); without one, the server picks \
 a random one. `nonce` counts the user's purchases of the pack (1, 2, ...).
 
-Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400), the \
+Rate limited per fan and per address (class `start`, docs/rate-limits.md): every answer carries \
+`RateLimit-Policy` and `RateLimit`; over a limit, 429 `rate_limited` with `Retry-After`; the \
+limits' store unreachable, 503.
+
+Checked in this order: the path (404 `not_found`), the rate limits (429), the token (401), `Idempotency-Key` (400), the \
 body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 \
 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 \
 `purchase_limit_reached`).",
@@ -207,6 +211,7 @@ the user holds as many live unpaid purchases, across all packs, as the deploymen
             )),
         (status = 413, response = doc::PayloadTooLarge),
         (status = 415, response = doc::UnsupportedMediaType),
+        (status = 429, response = doc::RateLimited),
         (status = 422, description = "This `Idempotency-Key` started another purchase (another \
 pack, or another `clientSeed`) (`idempotency_key_reused`): use a new key for a new purchase.",
             body = ErrorBody,

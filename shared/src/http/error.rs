@@ -79,6 +79,8 @@ pub enum ErrorCode {
     QueueNotClosed,
     QueueNotFinished,
     QueueAdmissionRequired,
+    RateLimited,
+    HumanCheckFailed,
 }
 
 impl ErrorCode {
@@ -150,6 +152,8 @@ impl ErrorCode {
             | Self::QueueNotClosed
             | Self::QueueNotFinished => StatusCode::CONFLICT,
             Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
+            Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            Self::HumanCheckFailed => StatusCode::FORBIDDEN,
         }
     }
 }
@@ -194,6 +198,13 @@ pub enum ApiError {
     /// 503: a dependency (DynamoDB, the JWKS endpoint) cannot be reached or throttles.
     #[error("{what} unavailable: {detail}")]
     Unavailable { what: &'static str, detail: String },
+    /// 429: over a rate limit (`crate::ratelimit`); `retry_after` seconds is never before the
+    /// refusing window's end.
+    #[error("rate limited ({class})")]
+    RateLimited {
+        class: &'static str,
+        retry_after: u32,
+    },
     /// 500: anything else. `detail` goes to the logs only.
     #[error("internal error: {detail}")]
     Internal { detail: String },
@@ -277,6 +288,7 @@ impl ApiError {
             Self::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             Self::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             Self::Unavailable { .. } => ErrorCode::ServiceUnavailable,
+            Self::RateLimited { .. } => ErrorCode::RateLimited,
             Self::Internal { .. } => ErrorCode::InternalError,
         }
     }
@@ -302,6 +314,9 @@ impl ApiError {
             }
             Self::Unavailable { .. } => {
                 "The service is temporarily unavailable; retry shortly.".into()
+            }
+            Self::RateLimited { .. } => {
+                "Too many requests: retry after the seconds in 'Retry-After'.".into()
             }
             Self::Internal { .. } => "An internal error occurred.".into(),
         }
@@ -363,6 +378,9 @@ impl IntoResponse for ApiError {
             }
             Self::Unavailable { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+            }
+            Self::RateLimited { retry_after, .. } => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
             }
             _ => {}
         }

@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 
 use crate::auth::{Identity, TokenVerifier};
 use crate::http::error::{ApiError, ErrorCode};
+use crate::http::limit::Limiting;
 use crate::http::request::{
     bearer_token, idempotency_key, require_json_content_type, single_query_param, within_limit,
 };
@@ -54,7 +55,8 @@ macro_rules! handler_state {
 pub(crate) use handler_state;
 
 /// The signed-in fan: the `Authorization: Bearer` token, verified (401 with `WWW-Authenticate`
-/// otherwise, 503 when no signing key can be had).
+/// otherwise, 503 when no signing key can be had); on a rate-limited route, counted on the
+/// fan's window (429 `rate_limited` when it is full).
 #[derive(Debug)]
 pub struct Fan(pub Identity);
 
@@ -63,7 +65,13 @@ impl<St: Verifies> FromRequestParts<Arc<St>> for Fan {
 
     async fn from_request_parts(parts: &mut Parts, state: &Arc<St>) -> Result<Self, ApiError> {
         let token = bearer_token(&parts.headers)?;
-        Ok(Self(state.verifier().verify(token).await?))
+        let identity = state.verifier().verify(token).await?;
+        // A limited route counts the request on the fan once the token is verified
+        // (`crate::http::limit`).
+        if let Some(limiting) = parts.extensions.get::<Limiting>() {
+            limiting.fan(&identity.user_id).await?;
+        }
+        Ok(Self(identity))
     }
 }
 

@@ -16,6 +16,32 @@ use crate::http::error::ApiError;
 #[derive(Debug, Clone)]
 pub struct LocalRequestId(pub String);
 
+/// The peer address of a request's connection, set by whatever serves the handlers outside
+/// Lambda (the local API): its source address, as API Gateway's `sourceIp` is in Lambda.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalPeer(pub std::net::IpAddr);
+
+/// The address the request came from: API Gateway's `requestContext.http.sourceIp` (the TCP
+/// peer it saw), else the local server's peer. Never a header such as `X-Forwarded-For`, which
+/// the client writes.
+pub fn source_address<B>(request: &axum::http::Request<B>) -> Option<String> {
+    let gateway = request
+        .request_context_ref()
+        .and_then(|context| match context {
+            lambda_http::request::RequestContext::ApiGatewayV2(context) => {
+                context.http.source_ip.clone()
+            }
+            #[allow(unreachable_patterns)] // other event kinds are compiled out by features
+            _ => None,
+        });
+    gateway.or_else(|| {
+        request
+            .extensions()
+            .get::<LocalPeer>()
+            .map(|peer| peer.0.to_string())
+    })
+}
+
 /// The id to find a request by in the logs: API Gateway's request id, else Lambda's, else the
 /// local server's.
 pub fn request_id<B>(request: &axum::http::Request<B>) -> String {

@@ -5,7 +5,9 @@
 
 pub mod error;
 pub mod extract;
+pub mod human_check;
 pub mod layers;
+pub mod limit;
 pub mod request;
 pub mod response;
 pub mod routes;

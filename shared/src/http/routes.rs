@@ -16,6 +16,7 @@ use std::sync::{Arc, LazyLock};
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::{Method, Request, Uri};
+use axum::middleware::from_fn;
 use axum::routing::{MethodFilter, on};
 use lambda_http::RequestExt;
 use tower::ServiceBuilder;
@@ -36,8 +37,10 @@ use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
 use crate::handlers::web3_link::LinkState;
 use crate::http::error::ApiError;
+use crate::http::limit::layer_of;
 use crate::ids::is_valid_id;
 use crate::profile::name::is_valid_display_name;
+pub use crate::ratelimit::RouteClass;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
 use crate::store::leaderboards::{GetStanding, ReadBoard};
@@ -61,6 +64,8 @@ pub struct Route {
     pub method: Method,
     /// `/api/packs/{packId}`: literal segments and `{name}` parameters.
     pub path: String,
+    /// Its class of rate limits, stated once in the declaration.
+    pub class: RouteClass,
 }
 
 impl Route {
@@ -68,7 +73,7 @@ impl Route {
     /// the method and path are read: `P::operation()` would build the operation's whole
     /// documentation, which a function never needs (the OpenAPI document is written by
     /// scripts/gen).
-    fn of<P: utoipa::Path>(function: &'static str) -> Vec<Self> {
+    fn of<P: utoipa::Path>(function: &'static str, class: RouteClass) -> Vec<Self> {
         let path = P::path();
         P::methods()
             .iter()
@@ -76,6 +81,7 @@ impl Route {
                 function,
                 method: http_method(method),
                 path: path.clone(),
+                class,
             })
             .collect()
     }
@@ -136,15 +142,20 @@ impl<St: Clone + Send + Sync + 'static> Routes<St> {
         }
     }
 
-    /// Adds `handler` at the method and path of its `#[utoipa::path]` (`P`). axum would answer a
-    /// HEAD of a GET route with the GET handler: API Gateway has no such route, so it is the
-    /// API's 405 too.
-    fn route<P: utoipa::Path, H: Handler<T, St>, T: 'static>(mut self, handler: H) -> Self {
+    /// Adds `handler` at the method and path of its `#[utoipa::path]` (`P`), in the rate limits
+    /// of `class` ([`crate::http::limit`]). axum would answer a HEAD of a GET route with the GET
+    /// handler: API Gateway has no such route, so it is the API's 405 too.
+    fn route<P: utoipa::Path, H: Handler<T, St>, T: 'static>(
+        mut self,
+        class: RouteClass,
+        handler: H,
+    ) -> Self {
         let path = P::path();
         for method in P::methods() {
             let filter = MethodFilter::try_from(http_method(&method))
                 .expect("every method of an API route is routable");
-            self.router = self.router.route(&path, on(filter, handler.clone()));
+            let limited = on(filter, handler.clone()).route_layer(from_fn(layer_of(class)));
+            self.router = self.router.route(&path, limited);
             if method == HttpMethod::Get {
                 self.router = self
                     .router
@@ -337,7 +348,7 @@ macro_rules! functions {
         $(
             $(#[doc = $doc:literal])*
             $name:literal => $router:ident($state:ident where S: $($bound:tt)+) {
-                $($module:ident::$handler:ident),+ $(,)?
+                $($module:ident::$handler:ident: $class:ident),+ $(,)?
             }
         )+
     ) => {
@@ -351,7 +362,10 @@ macro_rules! functions {
                 static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
                     let mut routes = Vec::new();
                     $($(
-                        routes.extend(Route::of::<crate::handlers::$module::[<__path_ $handler>]>($name));
+                        routes.extend(Route::of::<crate::handlers::$module::[<__path_ $handler>]>(
+                            $name,
+                            RouteClass::$class,
+                        ));
                     )+)+
                     routes
                 });
@@ -384,6 +398,7 @@ macro_rules! functions {
                 {
                     Routes::new($name)
                         $(.route::<crate::handlers::$module::[<__path_ $handler>], _, _>(
+                            RouteClass::$class,
                             crate::handlers::$module::$handler::<S>,
                         ))+
                 }
@@ -397,104 +412,104 @@ functions! {
 
     /// `list-packs`: the active packs; API Gateway's `$default` route.
     "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks + GetLeague + GetTeam) {
-        list_packs::list_packs,
+        list_packs::list_packs: Read,
     }
     /// `get-pack`: one pack, public.
     "get-pack" => get_pack_routes(GetPackState where S: GetPack) {
-        get_pack::get_pack,
+        get_pack::get_pack: Read,
     }
     /// `web3-link`: links a web3 identity to the fan.
     "web3-link" => web3_link_routes(LinkState where S: UpsertLink) {
-        web3_link::web3_link,
+        web3_link::web3_link: Write,
     }
     /// `start-purchase`: reserves a unit.
     "start-purchase" => start_purchase_routes(PurchaseState where S: StartPurchase) {
-        start_purchase::start_purchase,
+        start_purchase::start_purchase: Start,
     }
     /// `get-purchase`: one of the fan's purchases.
     "get-purchase" => get_purchase_routes(PurchaseState where S: GetPurchase + GetRevealedSeed) {
-        get_purchase::get_purchase,
+        get_purchase::get_purchase: Read,
     }
     /// `complete-purchase`: pays from the fan's Cash.
     "complete-purchase" => complete_purchase_routes(PurchaseState where S: CompletePurchase) {
-        complete_purchase::complete_purchase,
+        complete_purchase::complete_purchase: Write,
     }
     /// `open-pack`: reveals a paid pack's items.
     "open-pack" => open_pack_routes(PurchaseState where S: OpenPurchase) {
-        open_pack::open_pack,
+        open_pack::open_pack: Write,
     }
     /// `me-purchases`: the fan's purchases and items (reads `USER#` keys only).
     "me-purchases" => me_purchases_routes(MeState where S: ListMyPurchases + ListMyItems + GetRevealedSeed) {
-        my_purchases::my_purchases,
-        my_purchases::my_items,
+        my_purchases::my_purchases: Read,
+        my_purchases::my_items: Read,
     }
     /// `me-cash`: the fan's balances and ledger (reads `CASH#` keys only).
     "me-cash" => me_cash_routes(MeState where S: GetBalances + ListLedger) {
-        my_cash::my_cash,
-        my_cash::my_ledger,
+        my_cash::my_cash: Read,
+        my_cash::my_ledger: Read,
     }
     /// `me-wallets`: the fan's wallets and their removal (`USER#` wallet items and count only).
     "me-wallets" => me_wallets_routes(WalletsState where S: ListWallets + DeleteWallet) {
-        my_wallets::my_wallets,
-        my_wallets::delete_wallet,
+        my_wallets::my_wallets: Read,
+        my_wallets::delete_wallet: Write,
     }
     /// `cash-top-ups`: asks for a Cash top-up, reads one.
     "cash-top-ups" => cash_top_ups_routes(TopUpState where S: CreateTopUp + SetCheckout + GetTopUp) {
-        top_ups::create_top_up,
-        top_ups::get_top_up,
+        top_ups::create_top_up: Write,
+        top_ups::get_top_up: Read,
     }
     /// `stripe-webhook`: Stripe's signed events.
     "stripe-webhook" => stripe_webhook_routes(WebhookState where S: GetTopUp + SettleTopUp) {
-        stripe_webhook::stripe_webhook,
+        stripe_webhook::stripe_webhook: Exempt,
     }
     /// `me-profile`: the fan's profile (`USER#` profile, `NAME#`, `FAN#`; checks `TEAM#`).
     "me-profile" => me_profile_routes(ProfileState where S: GetProfile + PatchProfile + PutLockerRoom) {
-        profile::get_me,
-        profile::patch_me,
-        locker_room::put_locker_room,
+        profile::get_me: Read,
+        profile::patch_me: Write,
+        locker_room::put_locker_room: Write,
     }
     /// `locker-rooms`: a fan's public locker room (reads `NAME#` and `FAN#` keys only).
     "locker-rooms" => locker_rooms_routes(LockerRoomsState where S: GetLockerRoom) {
-        locker_room::get_locker_room,
+        locker_room::get_locker_room: Read,
     }
     /// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
     "catalog" => catalog_routes(CatalogState where S: ListLeagues + GetLeague + ListTeams + GetTeam) {
-        catalog::list_leagues,
-        catalog::get_league,
-        catalog::list_teams,
-        catalog::get_team,
+        catalog::list_leagues: Read,
+        catalog::get_league: Read,
+        catalog::list_teams: Read,
+        catalog::get_team: Read,
     }
     /// `leaderboards`: a board's top (public) and the fan's standing (reads `FAN#` scores and
     /// faces, the `BOARD#` partitions of GSI4; `LEAGUE#`, `TEAM#` for a 404).
     "leaderboards" => leaderboards_routes(LeaderboardsState where S: ReadBoard + GetStanding + GetLeague + GetTeam) {
-        leaderboards::get_leaderboard,
-        leaderboards::get_my_standing,
+        leaderboards::get_leaderboard: Read,
+        leaderboards::get_my_standing: Read,
     }
     /// `dashboard`: the fan's home screen (reads only: `CASH#`, `USER#` purchases, the listing,
     /// `FAN#` score, `BOARD#`).
     "dashboard" => dashboard_routes(DashboardState where S: GetBalances + ListMyPurchases + ListActivePacks + ListUpcomingPacks + GetStanding) {
-        dashboard::get_dashboard,
+        dashboard::get_dashboard: Read,
     }
     /// `quests`: the active quests with the fan's progress, and their claimed rewards (reads
     /// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
     "quests" => quests_routes(MeState where S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims) {
-        quests::list_quests,
-        quests::get_quest,
-        quests::my_rewards,
+        quests::list_quests: Read,
+        quests::get_quest: Read,
+        quests::my_rewards: Read,
     }
     /// `quest-claims`: claims a reward (the only new function writing `CASH#`, `CREDIT#quest:`).
     "quest-claims" => quest_claims_routes(MeState where S: GetQuest + GetClaims + ListMyItems + ClaimQuest) {
-        quests::claim_quest,
+        quests::claim_quest: Write,
     }
     /// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
     /// pack item only; never `QSEED#` nor `DRAW#`).
     "queue" => queue_routes(QueueFnState where S: GetQueue + JoinQueue + GetQueueEntry + GetEntrantPage + ReadEntrants) {
-        queue::get_queue,
-        queue::join_queue,
-        queue::my_queue_entry,
-        queue::list_queue_entrants,
-        queue::my_queue_proof,
-        queue::queue_report,
+        queue::get_queue: Read,
+        queue::join_queue: Join,
+        queue::my_queue_entry: Read,
+        queue::list_queue_entrants: Read,
+        queue::my_queue_proof: Read,
+        queue::queue_report: Read,
     }
 }
 
@@ -640,48 +655,48 @@ mod tests {
     fn the_listing_reads_each_handlers_attribute() {
         let listed: Vec<String> = routes()
             .iter()
-            .map(|r| format!("{} {} {}", r.function, r.method, r.path))
+            .map(|r| format!("{} {} {} {}", r.function, r.method, r.path, r.class))
             .collect();
         assert_eq!(
             listed,
             [
-                "list-packs GET /api/packs",
-                "get-pack GET /api/packs/{packId}",
-                "web3-link POST /api/web3-link",
-                "start-purchase POST /api/packs/{packId}/purchases",
-                "get-purchase GET /api/packs/{packId}/purchases/{purchaseId}",
-                "complete-purchase PUT /api/packs/{packId}/purchases/{purchaseId}",
-                "open-pack POST /api/packs/{packId}/purchases/{purchaseId}/open",
-                "me-purchases GET /api/me/purchases",
-                "me-purchases GET /api/me/items",
-                "me-cash GET /api/me/cash",
-                "me-cash GET /api/me/cash/transactions",
-                "me-wallets GET /api/me/wallets",
-                "me-wallets DELETE /api/me/wallets/{walletId}",
-                "cash-top-ups POST /api/me/cash/top-ups",
-                "cash-top-ups GET /api/me/cash/top-ups/{topUpId}",
-                "stripe-webhook POST /api/webhooks/stripe",
-                "me-profile GET /api/me",
-                "me-profile PATCH /api/me",
-                "me-profile PUT /api/me/locker-room",
-                "locker-rooms GET /api/locker-rooms/{displayName}",
-                "catalog GET /api/leagues",
-                "catalog GET /api/leagues/{leagueId}",
-                "catalog GET /api/teams",
-                "catalog GET /api/teams/{teamId}",
-                "leaderboards GET /api/leaderboards/{board}",
-                "leaderboards GET /api/leaderboards/{board}/me",
-                "dashboard GET /api/dashboard",
-                "quests GET /api/quests",
-                "quests GET /api/quests/{questId}",
-                "quests GET /api/me/rewards",
-                "quest-claims POST /api/quests/{questId}/claim",
-                "queue GET /api/packs/{packId}/queue",
-                "queue POST /api/packs/{packId}/queue",
-                "queue GET /api/packs/{packId}/queue/me",
-                "queue GET /api/packs/{packId}/queue/entrants",
-                "queue GET /api/packs/{packId}/queue/me/proof",
-                "queue GET /api/packs/{packId}/queue/report",
+                "list-packs GET /api/packs read",
+                "get-pack GET /api/packs/{packId} read",
+                "web3-link POST /api/web3-link write",
+                "start-purchase POST /api/packs/{packId}/purchases start",
+                "get-purchase GET /api/packs/{packId}/purchases/{purchaseId} read",
+                "complete-purchase PUT /api/packs/{packId}/purchases/{purchaseId} write",
+                "open-pack POST /api/packs/{packId}/purchases/{purchaseId}/open write",
+                "me-purchases GET /api/me/purchases read",
+                "me-purchases GET /api/me/items read",
+                "me-cash GET /api/me/cash read",
+                "me-cash GET /api/me/cash/transactions read",
+                "me-wallets GET /api/me/wallets read",
+                "me-wallets DELETE /api/me/wallets/{walletId} write",
+                "cash-top-ups POST /api/me/cash/top-ups write",
+                "cash-top-ups GET /api/me/cash/top-ups/{topUpId} read",
+                "stripe-webhook POST /api/webhooks/stripe exempt",
+                "me-profile GET /api/me read",
+                "me-profile PATCH /api/me write",
+                "me-profile PUT /api/me/locker-room write",
+                "locker-rooms GET /api/locker-rooms/{displayName} read",
+                "catalog GET /api/leagues read",
+                "catalog GET /api/leagues/{leagueId} read",
+                "catalog GET /api/teams read",
+                "catalog GET /api/teams/{teamId} read",
+                "leaderboards GET /api/leaderboards/{board} read",
+                "leaderboards GET /api/leaderboards/{board}/me read",
+                "dashboard GET /api/dashboard read",
+                "quests GET /api/quests read",
+                "quests GET /api/quests/{questId} read",
+                "quests GET /api/me/rewards read",
+                "quest-claims POST /api/quests/{questId}/claim write",
+                "queue GET /api/packs/{packId}/queue read",
+                "queue POST /api/packs/{packId}/queue join",
+                "queue GET /api/packs/{packId}/queue/me read",
+                "queue GET /api/packs/{packId}/queue/entrants read",
+                "queue GET /api/packs/{packId}/queue/me/proof read",
+                "queue GET /api/packs/{packId}/queue/report read",
             ]
         );
         assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));

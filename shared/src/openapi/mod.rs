@@ -15,7 +15,7 @@ use utoipa::openapi::{RefOr, Required};
 
 use responses::{
     BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
-    Unauthorized, Unavailable, UnsupportedMediaType,
+    RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -45,6 +45,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         MethodNotAllowed,
         InternalError,
         Unavailable,
+        RateLimited,
     )),
     modifiers(&SessionToken),
     tags(

@@ -92,6 +92,25 @@ pub struct InternalError(pub ErrorBody<'static>);
 #[response(headers(("Retry-After" = u32, description = "Seconds to wait before retrying.")))]
 pub struct Unavailable(pub ErrorBody<'static>);
 
+/// Over a rate limit of the fan or of the address (`rate_limited`, docs/rate-limits.md). Every
+/// answer of a limited route carries `RateLimit-Policy` and `RateLimit`
+/// (draft-ietf-httpapi-ratelimit-headers-11). API Gateway's own throttle of a whole route is a
+/// 429 too, before the function: `{"message":"Too Many Requests"}`, not this shape, no
+/// `Retry-After`: retry it with exponential backoff.
+#[derive(ToResponse)]
+#[response(
+    headers(
+        ("Retry-After" = u32, description = "Seconds to wait: never before the refusing window \
+ends, plus 0-3 s of jitter."),
+        ("RateLimit-Policy" = String, description = "The quotas met, one item per counter: \
+`\"addr-start\";q=200;w=10, \"fan-start\";q=10;w=10` (`q` requests per `w` seconds)."),
+        ("RateLimit" = String, description = "What is left of each: `\"fan-start\";r=0;t=7` \
+(`r` requests left, `t` seconds until the window ends)."),
+    ),
+    example = json!(error_example(ErrorCode::RateLimited, "Too many requests: retry after the seconds in 'Retry-After'.")),
+)]
+pub struct RateLimited(pub ErrorBody<'static>);
+
 /// A path whose parameter is not an id: it names no resource (`not_found`).
 pub fn not_an_id() -> Value {
     example(ApiError::not_found())

@@ -28,6 +28,7 @@ pub mod quests;
 pub mod queue;
 pub mod queue_conditions;
 pub mod queue_keeper;
+pub mod ratelimit;
 pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;
@@ -134,6 +135,7 @@ pub trait Store:
     + quests::QuestStore
     + queue::QueueStore
     + queue_keeper::QueueKeeper
+    + ratelimit::AbuseStore
 {
 }
 impl<
@@ -150,7 +152,8 @@ impl<
         + leaderboards::LeaderboardStore
         + quests::QuestStore
         + queue::QueueStore
-        + queue_keeper::QueueKeeper,
+        + queue_keeper::QueueKeeper
+        + ratelimit::AbuseStore,
 > Store for S
 {
 }

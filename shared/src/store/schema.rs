@@ -22,6 +22,8 @@
 //! | a fan's public face (locker room) | `FAN#<userId>` | `SHOW` | - |
 //! | a fan's stats | `FAN#<userId>` | `STATS` | - |
 //! | a fan's score on a board | `FAN#<userId>` | `SCORE#<board>` (and `SAMPLE#<board>` for a sampled fan) | `GSI4PK` `BOARD#<board>#<shard>` (`#sample`) / rank key (a number) |
+//! | a rate-limit counter (TTL) | `RATE#<class>#<scope>#<key>` | `W#<windowStart>` | - |
+//! | a spent human-check token (TTL) | `HUMAN#<tokenHash>` | `HUMAN` | - |
 //!
 //! A listed pack (the pack item while its status is `active`) is also in the packs of its league
 //! and of its team: `GSI2PK` `LEAGUE#<leagueId>` and `GSI3PK` `TEAM#<teamId>`, each with the
@@ -578,3 +580,31 @@ pub const REWARDS_PREFIX: &str = "REWARDS#";
 pub fn rewards_pk(user_id: &UserId) -> String {
     format!("{REWARDS_PREFIX}{user_id}")
 }
+/// Rate-limit counters: one item per (class, scope, hashed key, window), deleted by the table's
+/// TTL ([`TTL`]) after its window. Its own partition per fan or address and class: no key is
+/// shared by two fans (docs/rate-limits.md).
+pub const RATE_PREFIX: &str = "RATE#";
+pub fn rate_pk(counter: &crate::ratelimit::Counter) -> String {
+    format!(
+        "{RATE_PREFIX}{}#{}#{}",
+        counter.class.name(),
+        counter.scope.name(),
+        counter.key
+    )
+}
+pub fn rate_sk(counter: &crate::ratelimit::Counter) -> String {
+    format!("W#{}", counter.window.start)
+}
+/// A counter's count of requests in its window.
+pub const RATE_COUNT: &str = "n";
+
+/// Spent human-check tokens, by the SHA-256 of the token: a token is used once.
+pub const HUMAN_PREFIX: &str = "HUMAN#";
+pub fn human_pk(token_hash: &str) -> String {
+    format!("{HUMAN_PREFIX}{token_hash}")
+}
+pub const HUMAN_SK: &str = "HUMAN";
+
+/// The table's time-to-live attribute (seconds since the epoch): DynamoDB deletes an item some
+/// time after it passes. Only the counters and spent tokens carry it.
+pub const TTL: &str = "ttl";

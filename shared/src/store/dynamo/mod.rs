@@ -15,6 +15,7 @@ mod quests;
 pub(crate) mod queue;
 mod queue_admission;
 mod queue_keeper;
+mod ratelimit;
 mod records;
 mod topups;
 mod transaction;

@@ -99,6 +99,10 @@ pub(crate) const CATALOG_VERSION: u32 = 1;
 /// The version of the web3 link items.
 pub(crate) const LINK_VERSION: u32 = 1;
 
+/// The version of the rate-limit counters and spent human-check tokens (a count or a mark and
+/// its TTL: no field is read back but the count, answered by the write itself).
+pub(crate) const ABUSE_VERSION: u32 = 1;
+
 /// The version of the pack and supply-share items this release writes, and the newest it reads.
 /// (Pack items from before the supply had shares have no `shards` either: re-seeding migrates
 /// them.)

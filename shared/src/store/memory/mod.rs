@@ -16,6 +16,7 @@ mod purchases;
 mod quests;
 mod queue;
 mod queue_keeper;
+mod ratelimit;
 mod topups;
 mod wallets;
 
@@ -89,6 +90,10 @@ struct Tables {
     queue_entries: BTreeMap<(PackId, UserId), crate::queue::entry::QueueEntry>,
     /// The keeper's mark on each drawn line (`overThrough`), by pack id.
     queue_marks: HashMap<PackId, u64>,
+    /// Rate-limit counters: the count of each window and when it expires.
+    counters: HashMap<crate::ratelimit::Counter, (u32, i64)>,
+    /// Spent human-check tokens by hash, each until it expires.
+    spent: HashMap<String, i64>,
 }
 
 /// In-process store; clones share the same data.

@@ -1,0 +1,84 @@
+//! Rate-limit counters and spent human-check tokens in memory, under the store's one lock, with
+//! the conditions DynamoDB is given. Items past their TTL are dropped as the table's TTL drops
+//! them (here at once, when the maps are next written).
+
+use super::MemoryStore;
+use crate::ratelimit::{Counter, Taken};
+use crate::store::StoreError;
+use crate::store::condition::{Attributes, Value};
+use crate::store::ratelimit::{SpendToken, TakeFromWindow, counted, under_quota, unspent};
+use crate::store::schema::{PK, RATE_COUNT};
+use crate::timestamp::Timestamp;
+
+/// A counter's item as DynamoDB holds it: its count, if it exists.
+struct CountItem(Option<u32>);
+
+impl Attributes for CountItem {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        match path {
+            [name] if *name == RATE_COUNT => self.0.map(Value::from),
+            [name] if *name == PK => self.0.map(|_| Value::from("RATE#")),
+            _ => None,
+        }
+    }
+}
+
+/// A spent token's item: it exists.
+struct SpentItem;
+
+impl Attributes for SpentItem {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        (path == [PK]).then(|| Value::from("HUMAN#"))
+    }
+}
+
+fn now() -> i64 {
+    i64::try_from(Timestamp::now().unix_seconds()).unwrap_or(i64::MAX)
+}
+
+impl TakeFromWindow for MemoryStore {
+    async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
+        let mut tables = self.write();
+        let now = now();
+        tables
+            .counters
+            .retain(|_, (_, expires_at)| *expires_at > now);
+        let count = tables.counters.get(counter).map(|(count, _)| *count);
+        if !under_quota(quota).holds(Some(&CountItem(count))) {
+            return Ok(Taken::Full);
+        }
+        let count = count.unwrap_or(0) + 1;
+        tables
+            .counters
+            .insert(counter.clone(), (count, counter.expires_at()));
+        Ok(Taken::Counted(count))
+    }
+
+    async fn give_back(&self, counter: &Counter) -> Result<(), StoreError> {
+        let mut tables = self.write();
+        let count = tables.counters.get(counter).map(|(count, _)| *count);
+        if counted().holds(Some(&CountItem(count)))
+            && let Some((count, _)) = tables.counters.get_mut(counter)
+        {
+            *count = count.saturating_sub(1);
+        }
+        Ok(())
+    }
+}
+
+impl SpendToken for MemoryStore {
+    async fn spend(&self, token_hash: &str, expires_at: i64) -> Result<bool, StoreError> {
+        let mut tables = self.write();
+        let now = now();
+        tables.spent.retain(|_, until| *until > now);
+        let item = tables
+            .spent
+            .get(token_hash)
+            .map(|_| &SpentItem as &dyn Attributes);
+        if !unspent().holds(item) {
+            return Ok(false);
+        }
+        tables.spent.insert(token_hash.to_owned(), expires_at);
+        Ok(true)
+    }
+}

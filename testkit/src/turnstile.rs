@@ -1,0 +1,197 @@
+//! A Cloudflare Turnstile siteverify stub on a free loopback port
+//! (`POST /turnstile/v0/siteverify`): it checks the form it receives (`application/x-www-form-
+//! urlencoded`, `secret` and `response` required, `remoteip` and `idempotency_key` recorded)
+//! and answers as Cloudflare documents: `success`, `challenge_ts`, `hostname`, `action`,
+//! `cdata`, `error-codes`. Tokens come from [`TurnstileStub::solve`] (the widget's part): each
+//! passes once with [`SITE_SECRET`], then is `timeout-or-duplicate` (a repeat of the same
+//! `idempotency_key` is answered as the first was). Cloudflare's published test secrets are
+//! honoured whatever the token: always pass, always fail, already spent. Written from
+//! Cloudflare's documentation, not read from the code under test.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Response, StatusCode};
+use serde_json::{Value, json};
+
+/// Cloudflare's test secret whose every token passes.
+pub const ALWAYS_PASSES: &str = "1x0000000000000000000000000000000AA";
+/// Cloudflare's test secret whose every token fails.
+pub const ALWAYS_FAILS: &str = "2x0000000000000000000000000000000AA";
+/// Cloudflare's test secret whose every token is already spent.
+pub const ALREADY_SPENT: &str = "3x0000000000000000000000000000000AA";
+/// The stub's own widget secret: tokens are judged as solved ([`TurnstileStub::solve`]).
+pub const SITE_SECRET: &str = "0x4AAAAAAAstubstubstubstubstubstub";
+/// What the test secrets answer for `hostname` (Cloudflare's dummy answers name example.com).
+pub const TEST_HOSTNAME: &str = "example.com";
+
+/// One solved challenge.
+#[derive(Debug, Clone)]
+struct Solved {
+    action: String,
+    hostname: String,
+    challenge_ts: String,
+    /// The `idempotency_key` of the siteverify that spent it, and its answer.
+    spent: Option<(Option<String>, Value)>,
+}
+
+#[derive(Default)]
+struct State {
+    received: Vec<Vec<(String, String)>>,
+    solved: HashMap<String, Solved>,
+    /// Answer `internal-error` to the next this many requests.
+    internal_errors: usize,
+    next: u64,
+}
+
+pub struct TurnstileStub {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TurnstileStub {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the Turnstile stub");
+        let addr = listener.local_addr().unwrap();
+        let state = Arc::new(Mutex::new(State::default()));
+        let shared = state.clone();
+        let task = crate::spawn_server(listener, move |request| {
+            let state = shared.clone();
+            async move {
+                let (parts, body) = request.into_parts();
+                let body = body
+                    .collect()
+                    .await
+                    .map(|b| b.to_bytes())
+                    .unwrap_or_default();
+                let form_typed = parts
+                    .headers
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+                let (status, body) = if parts.method != hyper::Method::POST
+                    || parts.uri.path() != "/turnstile/v0/siteverify"
+                {
+                    (StatusCode::NOT_FOUND, json!({}))
+                } else if !form_typed {
+                    (StatusCode::OK, failed("bad-request"))
+                } else {
+                    let form = url::form_urlencoded::parse(&body).into_owned().collect();
+                    (StatusCode::OK, answer(&mut state.lock().unwrap(), form))
+                };
+                Response::builder()
+                    .status(status)
+                    .header("content-type", "application/json")
+                    .body(Full::new(Bytes::from(body.to_string())))
+                    .unwrap()
+            }
+        });
+        Self { addr, state, task }
+    }
+
+    /// `TURNSTILE_SITEVERIFY_URL` for this stub.
+    pub fn url(&self) -> String {
+        format!("http://{}/turnstile/v0/siteverify", self.addr)
+    }
+
+    /// A token, as the widget rendered with `action` on `hostname` hands it, solved at
+    /// `challenge_ts` (RFC 3339).
+    pub fn solve(&self, action: &str, hostname: &str, challenge_ts: &str) -> String {
+        let mut state = self.state.lock().unwrap();
+        state.next += 1;
+        let token = format!("0.stub-token-{}.{}", state.next, "x".repeat(40));
+        state.solved.insert(
+            token.clone(),
+            Solved {
+                action: action.to_owned(),
+                hostname: hostname.to_owned(),
+                challenge_ts: challenge_ts.to_owned(),
+                spent: None,
+            },
+        );
+        token
+    }
+
+    /// The next `count` requests are answered `internal-error`.
+    pub fn internal_errors(&self, count: usize) {
+        self.state.lock().unwrap().internal_errors = count;
+    }
+
+    /// Every form received so far, in order.
+    pub fn received(&self) -> Vec<Vec<(String, String)>> {
+        self.state.lock().unwrap().received.clone()
+    }
+}
+
+impl Drop for TurnstileStub {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn failed(code: &str) -> Value {
+    json!({"success": false, "error-codes": [code], "messages": []})
+}
+
+fn field<'a>(form: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    form.iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_str())
+}
+
+fn answer(state: &mut State, form: Vec<(String, String)>) -> Value {
+    state.received.push(form.clone());
+    if state.internal_errors > 0 {
+        state.internal_errors -= 1;
+        return failed("internal-error");
+    }
+    let Some(secret) = field(&form, "secret").filter(|s| !s.is_empty()) else {
+        return failed("missing-input-secret");
+    };
+    let Some(token) = field(&form, "response").filter(|s| !s.is_empty()) else {
+        return failed("missing-input-response");
+    };
+    if token.len() > 2048 {
+        return failed("invalid-input-response");
+    }
+    let now = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let solved = state.solved.get_mut(token);
+    match secret {
+        ALWAYS_PASSES => {
+            let (action, hostname, ts) = solved
+                .map_or((String::new(), TEST_HOSTNAME.to_owned(), now), |s| {
+                    (s.action.clone(), s.hostname.clone(), s.challenge_ts.clone())
+                });
+            json!({"success": true, "challenge_ts": ts, "hostname": hostname, "error-codes": [],
+                   "action": action, "cdata": "", "metadata": {"interactive": false}})
+        }
+        ALWAYS_FAILS => failed("invalid-input-response"),
+        ALREADY_SPENT => failed("timeout-or-duplicate"),
+        SITE_SECRET => {
+            let Some(solved) = solved else {
+                return failed("invalid-input-response");
+            };
+            let key = field(&form, "idempotency_key").map(str::to_owned);
+            match &solved.spent {
+                Some((spent_key, answer)) if key.is_some() && *spent_key == key => answer.clone(),
+                Some(_) => failed("timeout-or-duplicate"),
+                None => {
+                    let answer = json!({"success": true, "challenge_ts": solved.challenge_ts,
+                        "hostname": solved.hostname, "error-codes": [], "action": solved.action,
+                        "cdata": "", "metadata": {"interactive": false}});
+                    solved.spent = Some((key, answer.clone()));
+                    answer
+                }
+            }
+        }
+        _ => failed("invalid-input-secret"),
+    }
+}
