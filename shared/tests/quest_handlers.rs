@@ -116,7 +116,8 @@ async fn the_active_quests_show_the_fans_progress() {
             "first-pack",
             "gunners-trio",
             "legend-hunter",
-            "nba-regular"
+            "nba-regular",
+            "rookie-double"
         ]
     );
     let first = &body["quests"][1];

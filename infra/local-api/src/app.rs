@@ -21,8 +21,8 @@ use shared::handlers::web3_link::LinkState;
 use shared::http::routes::{
     cash_top_ups_routes, catalog_routes, complete_purchase_routes, get_pack_routes,
     get_purchase_routes, list_packs_routes, locker_rooms_routes, me_cash_routes, me_profile_routes,
-    me_purchases_routes, me_wallets_routes, open_pack_routes, quest_claims_routes, quests_routes, start_purchase_routes,
-    stripe_webhook_routes, web3_link_routes,
+    me_purchases_routes, me_wallets_routes, open_pack_routes, quest_claims_routes, quests_routes,
+    start_purchase_routes, stripe_webhook_routes, web3_link_routes,
 };
 use shared::packs::listing::CursorSigner;
 use shared::purchases::HoldPolicy;
