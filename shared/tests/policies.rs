@@ -307,7 +307,14 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - locker-rooms (public): `GetItem` of a name's holder (`NAME#`) and `Query` of their public
 ///   face and stats (`FAN#`): reads only, nothing of `USER#`;
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
-///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
+///   catalogue's partitions of GSI1 (`CATALOG#`): reads only;
+/// - quest-claims: `GetItem` of the quest (`QUEST#`) and the fan's claim (`USER#`), `Query` of
+///   the fan's opened purchases (GSI2 `USER#`); a Cash reward's transaction of `PutItem`s
+///   (claim, key: `USER#`; credit entry: `CREDIT#quest:` only) and the balance's `UpdateItem`
+///   (`CASH#`); a pack reward's `BatchGetItem` of the pack, its shares (`PACK#`) and the
+///   buyer's count (`USER#`), then a transaction of `PutItem`s (claim, key, purchase: `USER#`)
+///   and `UpdateItem`s (a share: `PACK#`; the buyer's nonce: `USER#`). No holds index, no
+///   release: dead holds are the sweep's.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -566,6 +573,16 @@ quest-claims:
             dynamodb:LeadingKeys:
               - "USER#*"
               - "CREDIT#quest:*"
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
       - Effect: Allow
         Action: dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn

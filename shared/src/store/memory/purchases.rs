@@ -58,7 +58,7 @@ impl Tables {
     }
 
     /// Releases up to `max` expired holds (of `pack_id`, or of all).
-    pub(super) fn release_expired(
+    fn release_expired(
         &mut self,
         pack_id: Option<&PackId>,
         now: Timestamp,

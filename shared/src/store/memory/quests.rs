@@ -79,8 +79,7 @@ impl Tables {
         }
     }
 
-    /// A pack reward: a unit of a share with one (the pack's dead holds released first when
-    /// none has), the buyer's next nonce and the purchase, paid at 0, checked against the
+    /// A pack reward: a unit of a share with one, the buyer's next nonce and the purchase, paid at 0, checked against the
     /// conditions DynamoDB's transaction puts on the same writes.
     fn grant_pack(&mut self, claim: &Claim, grant: &PackGrant) -> Result<(), ClaimError> {
         let now = claim.claimed_at;
@@ -92,13 +91,10 @@ impl Tables {
         let Some(pack) = pack else {
             return Err(ClaimError::Pack(StartRefusal::PackNotFound));
         };
-        let first = random_shard(pack.shard_count());
-        let mut shard = self.share_with_a_unit(&grant.pack_id, first);
-        if shard.is_none() {
-            self.release_expired(Some(&grant.pack_id), now, usize::MAX);
-            shard = self.share_with_a_unit(&grant.pack_id, first);
-        }
-        let shard = shard.ok_or(ClaimError::Pack(StartRefusal::SoldOut))?;
+        // As on DynamoDB, holds that ran out are left to the sweep.
+        let shard = self
+            .share_with_a_unit(&grant.pack_id, random_shard(pack.shard_count()))
+            .ok_or(ClaimError::Pack(StartRefusal::SoldOut))?;
         let buys_at = (claim.user_id.clone(), grant.pack_id.clone());
         let buys = self.buys.get(&buys_at).copied().unwrap_or_default();
         let purchase = grant.purchase(&claim.user_id, &pack, buys, shard, now);

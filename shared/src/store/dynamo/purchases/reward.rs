@@ -49,14 +49,12 @@ pub(crate) enum PackClaimed {
 /// of every share it found a unit in) before it answers 503.
 const MAX_SHARE_READS: u32 = 4;
 
-/// How many of the pack's expired holds a claim releases before answering sold out.
-const RELEASE_BEFORE_SOLD_OUT: usize = 25;
-
 impl DynamoStore {
     /// Claims `grant` for `claim` with the claim's two puts (`claimed`, `claim_key`): reads the
     /// pack's terms, the buyer's count and its shares, then tries the shares that had a unit,
     /// each in one transaction; a share found empty is left for the others, every share empty
-    /// (after the pack's dead holds are released) is `sold_out` with nothing written.
+    /// is `sold_out` with nothing written (holds that ran out come back with the sweep, and the
+    /// quest stays claimable).
     pub(crate) async fn claim_pack(
         &self,
         claim: &Claim,
@@ -67,7 +65,7 @@ impl DynamoStore {
         let (mut pack, mut buys) = self.reward_state(claim, &grant.pack_id).await?;
         let mut attempts = Attempts::new("reward");
         let mut candidates: Vec<u32> = Vec::new();
-        let (mut reads, mut released) = (0, false);
+        let mut reads = 0;
         loop {
             grant.check(pack.as_ref(), now).map_err(ClaimError::Pack)?;
             let Some(terms) = pack.as_ref() else {
@@ -81,21 +79,8 @@ impl DynamoStore {
                 reads += 1;
                 candidates = self.shares_with_units(&grant.pack_id, shards).await?;
                 if candidates.is_empty() {
-                    if !released {
-                        // No unit anywhere: take back the dead holds before answering sold out.
-                        released = true;
-                        let back = self
-                            .release_pack_holds(
-                                &grant.pack_id,
-                                shards,
-                                now,
-                                RELEASE_BEFORE_SOLD_OUT,
-                            )
-                            .await?;
-                        if back.released > 0 {
-                            continue;
-                        }
-                    }
+                    // Dead holds are left to the sweep (`release-holds`): releasing them here
+                    // would give this function the holds index and every purchase's release.
                     return Err(ClaimError::Pack(StartRefusal::SoldOut));
                 }
                 continue;
