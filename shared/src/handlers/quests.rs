@@ -140,7 +140,7 @@ struct RewardJson<'a> {
     reward: &'a Reward,
     /// A pack reward's purchase (paid at price 0): read and opened as any purchase.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Id>)]
+    #[schema(value_type = Id)]
     purchase_id: Option<&'a PurchaseId>,
     claimed_at: Timestamp,
 }
