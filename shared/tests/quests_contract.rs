@@ -384,6 +384,11 @@ async fn twenty_concurrent_pack_reward_claims_make_one_purchase_and_take_one_uni
     );
     let supply = store.read_supply(&ids::pack("p")).await.unwrap().unwrap();
     assert_eq!(supply.sold, 1, "one unit sold");
+    assert_eq!(
+        supply.remaining() + supply.held + supply.sold,
+        50,
+        "the books balance"
+    );
 }
 
 async fn a_sold_out_pack_reward_writes_nothing_and_the_quest_stays_claimable(
