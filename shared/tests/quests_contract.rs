@@ -436,11 +436,25 @@ async fn a_sold_out_pack_reward_writes_nothing_and_the_quest_stays_claimable(
         .await
         .unwrap();
     assert_eq!(released.released, 1);
+    let made = match claim_at(&*store, &q, "u1", "k1", later).await {
+        Ok(Claimed::Created(claim)) => claim,
+        other => panic!("expected a claim, got {other:?}"),
+    };
+    assert_eq!(testkit::packs::remaining(&*store, "p").await, 0);
+    // Sold out again, a claim made still answers (replayed), not `sold_out`; and another
+    // fan's key of another quest's claim is refused before the supply.
+    assert_eq!(
+        claim_at(&*store, &q, "u1", "k3", later).await,
+        Ok(Claimed::Repeated(made))
+    );
     assert!(matches!(
-        claim_at(&*store, &q, "u1", "k1", later).await,
+        claim_now(&*store, &quest("cash", 10), "u2", "k-u2").await,
         Ok(Claimed::Created(_))
     ));
-    assert_eq!(testkit::packs::remaining(&*store, "p").await, 0);
+    assert_eq!(
+        claim_at(&*store, &q, "u2", "k-u2", later).await,
+        Err(ClaimError::KeyReused)
+    );
     assert!(
         store
             .get_purchase(&ids::user("u1"), &purchase_id)

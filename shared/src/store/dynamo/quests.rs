@@ -102,6 +102,28 @@ impl DynamoStore {
         Ok(Claimed::Repeated(existing))
     }
 
+    /// A pack refused before any transaction was tried: a claim made (its unit the last, say)
+    /// still answers, and a key of another claim is still refused, in the memory store's order.
+    async fn pack_refused(
+        &self,
+        claim: &Claim,
+        refusal: crate::purchases::StartRefusal,
+    ) -> Result<Claimed, ClaimError> {
+        let user = user_pk(&claim.user_id);
+        let keys = [
+            key(user.clone(), &claim_sk(&claim.quest_id)),
+            key(user, &claim_key_sk(&claim.claim_id)),
+        ];
+        let mut items = self.batch_get_slice(&keys, true).await?.into_iter();
+        if let Some(existing) = items.next().flatten() {
+            return Ok(Claimed::Repeated(claim_from_item(existing)?));
+        }
+        if items.next().flatten().is_some() {
+            return Err(ClaimError::KeyReused);
+        }
+        Err(ClaimError::Pack(refusal))
+    }
+
     /// A Cash reward: the credit's two actions, then the claim's.
     async fn claim_cash(
         &self,
@@ -149,10 +171,12 @@ impl ClaimQuest for DynamoStore {
             Grant::Cash(credit) => self.claim_cash(claim, credit, puts).await,
             Grant::Pack(pack) => {
                 let [claimed, claim_key] = puts;
-                match self.claim_pack(claim, pack, (claimed, claim_key)).await? {
-                    PackClaimed::Made => Ok(Claimed::Created(claim.clone())),
-                    PackClaimed::ClaimTaken(item) => self.claim_taken(claim, item).await,
-                    PackClaimed::KeyTaken => Err(ClaimError::KeyReused),
+                match self.claim_pack(claim, pack, (claimed, claim_key)).await {
+                    Ok(PackClaimed::Made) => Ok(Claimed::Created(claim.clone())),
+                    Ok(PackClaimed::ClaimTaken(item)) => self.claim_taken(claim, item).await,
+                    Ok(PackClaimed::KeyTaken) => Err(ClaimError::KeyReused),
+                    Err(ClaimError::Pack(refusal)) => self.pack_refused(claim, refusal).await,
+                    Err(error) => Err(error),
                 }
             }
         }
