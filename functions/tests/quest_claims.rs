@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use serde_json::json;
 use shared::store::cash::GetBalance;
+use shared::store::purchases::GetPurchase;
 use shared::store::quests::{GetClaims, SeedQuests};
 use testkit::events::ApiEvent;
-use testkit::purchases::{PurchaseEnv, fixture};
+use testkit::purchases::{Answer, PurchaseEnv, fixture};
 use testkit::tokens::token;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_quest-claims");
@@ -38,13 +39,9 @@ async fn usd(env: &PurchaseEnv, fan: &str) -> u64 {
         .unwrap()
 }
 
-#[tokio::test]
-async fn twenty_concurrent_claims_over_four_instances_credit_once() {
-    let (_one_at_a_time, store) = testkit::moto::atomic_table().await;
-    let proxy_endpoint = _one_at_a_time.endpoint();
-    let env = Arc::new(PurchaseEnv::with(store, &proxy_endpoint).await);
-    seeded(&env).await;
-    open_one(&env, "fan-1").await;
+/// Twenty claims of `quest` by `fan-1` at once over four instances of the binary, behind the
+/// proxy that makes moto's requests atomic: each answers 201, the same body, all but one replayed.
+async fn twenty_claims_over_four_instances(env: &Arc<PurchaseEnv>, quest: &str) -> Answer {
     let mut functions = Vec::new();
     for _ in 0..4 {
         functions.push(
@@ -53,11 +50,12 @@ async fn twenty_concurrent_claims_over_four_instances_credit_once() {
         );
     }
     let functions = Arc::new(functions);
+    let quest: Arc<str> = quest.into();
     let answers = testkit::at_once(20, |i| {
-        let functions = functions.clone();
+        let (functions, quest) = (functions.clone(), quest.clone());
         async move {
             functions[i % 4]
-                .call(&claim("fan-1", "first-pack", &format!("key-{i}")))
+                .call(&claim("fan-1", &quest, &format!("key-{i}")))
                 .await
         }
     })
@@ -69,11 +67,65 @@ async fn twenty_concurrent_claims_over_four_instances_credit_once() {
         replayed += usize::from(answer.headers["idempotent-replayed"] == "true");
     }
     assert_eq!(replayed, 19, "one claim made, the others answered it");
+    answers.into_iter().next().unwrap()
+}
+
+async fn behind_the_proxy() -> (testkit::fault_proxy::FaultProxy, Arc<PurchaseEnv>) {
+    let (one_at_a_time, store) = testkit::moto::atomic_table().await;
+    let endpoint = one_at_a_time.endpoint();
+    (
+        one_at_a_time,
+        Arc::new(PurchaseEnv::with(store, &endpoint).await),
+    )
+}
+
+#[tokio::test]
+async fn twenty_concurrent_claims_over_four_instances_credit_once() {
+    let (_one_at_a_time, env) = behind_the_proxy().await;
+    seeded(&env).await;
+    open_one(&env, "fan-1").await;
+    twenty_claims_over_four_instances(&env, "first-pack").await;
     assert_eq!(usd(&env, "fan-1").await, 100);
     assert_eq!(
         testkit::mine::ledger_sum(&env.store, "fan-1", "USD").await,
         100
     );
+}
+
+#[tokio::test]
+async fn twenty_concurrent_pack_reward_claims_over_four_instances_make_one_purchase() {
+    let (_one_at_a_time, env) = behind_the_proxy().await;
+    testkit::packs::save(&env.store, &testkit::packs::active("p", 60)).await;
+    let quest = shared::quests::Quest {
+        id: shared::ids::QuestId::parse("pack-one").unwrap(),
+        reward: shared::quests::Reward::Pack {
+            pack_id: testkit::ids::pack("p"),
+        },
+        ..testkit::quests::shipped().remove(0)
+    };
+    env.store.seed_quests(&[quest]).await.unwrap();
+    open_one(&env, "fan-1").await;
+    let made = twenty_claims_over_four_instances(&env, "pack-one").await;
+    let purchase_id = made.body["reward"]["purchaseId"].as_str().unwrap();
+    let purchase = env
+        .store
+        .get_purchase(
+            &testkit::ids::user("fan-1"),
+            &testkit::ids::purchase(purchase_id),
+        )
+        .await
+        .unwrap()
+        .expect("the reward's purchase");
+    assert_eq!(
+        (purchase.price.amount, purchase.status.as_str()),
+        (0, "completed")
+    );
+    assert_eq!(
+        testkit::packs::remaining(&env.store, "p").await,
+        99,
+        "one unit taken"
+    );
+    assert_eq!(usd(&env, "fan-1").await, 0, "nothing paid");
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! run through a Lambda Runtime API emulator against moto_server.
 
 use serde_json::json;
-use shared::quests::{Claim, claim_id, reward_credit};
+use shared::quests::{Claim, grant};
 use shared::store::quests::{ClaimQuest, GetQuest, SeedQuests};
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
@@ -54,17 +54,9 @@ async fn answers_the_quests_with_progress_and_the_rewards() {
         .unwrap()
         .unwrap();
     let user = testkit::ids::user("me");
-    let claim = Claim {
-        user_id: user.clone(),
-        quest_id: quest.id.clone(),
-        claim_id: claim_id(&user, "k"),
-        reward: quest.reward.clone(),
-        claimed_at: Timestamp::now(),
-    };
-    env.store
-        .claim_quest(&claim, &reward_credit(&quest, &user))
-        .await
-        .unwrap();
+    let grant = grant(&quest, &user);
+    let claim = Claim::new(&quest, &user, "k", &grant, Timestamp::now());
+    env.store.claim_quest(&claim, &grant).await.unwrap();
     let rewards = function
         .call_json(fixture("quests.rewards", me.as_deref()))
         .await;

@@ -335,14 +335,21 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   entrant pages; the join's conditional `PutItem` of the fan's entry and `GetItem` of an
 ///   entry or an entrant page (`QUEUE#`): never the queue's seed (`QSEED#`) nor `DRAW#`;
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
-///   catalogue's partitions of GSI1 (`CATALOG#`): reads only.
+///   catalogue's partitions of GSI1 (`CATALOG#`): reads only;
 /// - leaderboards: `Query` of the boards' partitions of GSI4 (`BOARD#`), `GetItem` and
 ///   `BatchGetItem` of scores and public faces (`FAN#`), `GetItem` of a league or team (a 404):
 ///   reads only;
 /// - dashboard: `GetItem` of the balances (`CASH#`) and the global score (`FAN#`), `Query` of the
 ///   quests and the caller's claims (`QUEST#`, `USER#`), their items (GSI2 `USER#`), purchases
 ///   (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board (GSI4 `BOARD#`): reads
-///   only.
+///   only;
+/// - quest-claims: `GetItem` of the quest (`QUEST#`) and the fan's claim (`USER#`), `Query` of
+///   the fan's opened purchases (GSI2 `USER#`); a Cash reward's transaction of `PutItem`s
+///   (claim, key: `USER#`; credit entry: `CREDIT#quest:` only) and the balance's `UpdateItem`
+///   (`CASH#`); a pack reward's `BatchGetItem` of the pack, its shares (`PACK#`) and the
+///   buyer's count (`USER#`), then a transaction of `PutItem`s (claim, key, purchase: `USER#`)
+///   and `UpdateItem`s (a share: `PACK#`; the buyer's nonce: `USER#`). No holds index, no
+///   release: dead holds are the sweep's.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
@@ -667,6 +674,16 @@ quest-claims:
             dynamodb:LeadingKeys:
               - "USER#*"
               - "CREDIT#quest:*"
+      - Effect: Allow
+        Action:
+          - dynamodb:BatchGetItem
+          - dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "PACK#*"
+              - "USER#*"
       - Effect: Allow
         Action: dynamodb:UpdateItem
         Resource: !GetAtt Table.Arn

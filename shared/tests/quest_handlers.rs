@@ -116,7 +116,8 @@ async fn the_active_quests_show_the_fans_progress() {
             "first-pack",
             "gunners-trio",
             "legend-hunter",
-            "nba-regular"
+            "nba-regular",
+            "rookie-double"
         ]
     );
     let first = &body["quests"][1];
@@ -211,4 +212,58 @@ async fn a_completed_quest_is_claimed_once_and_listed_with_its_ledger_entry() {
     // Another fan's view is their own.
     let (_, theirs) = get(&state, "fan_2", "/api/me/rewards").await;
     assert_eq!(theirs["rewards"], json!([]));
+}
+
+#[tokio::test]
+async fn a_pack_reward_sold_out_is_a_409_then_a_claim_names_its_purchase() {
+    use shared::store::purchases::{ReleaseHolds, StartPurchase};
+    let state = state().await;
+    let mut pack = testkit::packs::active("p", 60);
+    (pack.total_supply, pack.remaining) = (1, 1);
+    testkit::packs::save(&state.store, &pack).await;
+    let pack_reward = Quest {
+        reward: shared::quests::Reward::Pack {
+            pack_id: testkit::ids::pack("p"),
+        },
+        ..one_opening("pack-one", -30, 30)
+    };
+    state.store.seed_quests(&[pack_reward]).await.unwrap();
+    open_one(&state, "fan_1").await;
+    // Another fan holds the only unit: sold out, nothing written, still claimable.
+    let start = testkit::purchases::start_request("fan_2", "p", "s", Timestamp::now(), 600);
+    state.store.start_purchase(&start).await.unwrap();
+    let (status, _, body) = claim(&state, "fan_1", "pack-one", Some("k1")).await;
+    assert_eq!((status, code(&body)), (409, "sold_out"));
+    let (_, quest) = get(&state, "fan_1", "/api/quests/pack-one").await;
+    assert_eq!(quest["quest"]["progress"]["claimed"], false);
+    // The hold runs out and the sweep brings the unit back: the same key claims it.
+    let later = testkit::packs::at(700);
+    state
+        .store
+        .release_holds(Some(&testkit::ids::pack("p")), later, 10)
+        .await
+        .unwrap();
+    let (status, replayed, first) = claim(&state, "fan_1", "pack-one", Some("k1")).await;
+    assert_eq!((status, replayed), (201, None), "{first}");
+    assert_eq!(
+        first["reward"]["reward"],
+        json!({"type": "pack", "packId": "p"})
+    );
+    let purchase_id = first["reward"]["purchaseId"].as_str().unwrap();
+    assert_eq!(
+        purchase_id,
+        shared::quests::reward_purchase_id(
+            &shared::ids::QuestId::parse("pack-one").unwrap(),
+            &testkit::ids::user("fan_1")
+        )
+        .as_str()
+    );
+    let (status, replayed, again) = claim(&state, "fan_1", "pack-one", Some("k2")).await;
+    assert_eq!(
+        (status, replayed.as_deref(), &again),
+        (201, Some("true"), &first)
+    );
+    let (_, rewards) = get(&state, "fan_1", "/api/me/rewards").await;
+    assert_eq!(rewards["rewards"], json!([first["reward"]]));
+    assert_eq!(balance(&state, "fan_1").await, 0, "nothing paid");
 }

@@ -609,9 +609,9 @@ export interface paths {
         put?: never;
         /**
          * Claim a completed quest's reward
-         * @description Credits a completed quest's Cash reward to the caller, exactly once: the claim, the ledger credit (`type: "credit"`, its `questId` the quest's) and the balance are written in one transaction, so any number of concurrent claims credit once.
+         * @description Gives a completed quest's reward to the caller, exactly once. A Cash reward: the claim, the ledger credit (`type: "credit"`, its `questId` the quest's) and the balance are written in one transaction, so any number of concurrent claims credit once. A pack reward: the claim, a unit of the pack's supply and a purchase of it at price 0, already paid (`completed`: open it with `POST /api/packs/{packId}/purchases/{purchaseId}/open`, its id the answer's `purchaseId`), in one transaction; it does not count towards the pack's `maxPerUser`. When no unit is left (409 `sold_out`) or the pack is not on sale (409 `not_on_sale`) nothing is written and the quest stays claimable until it ends.
          *
-         *     Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400); the quest (404 `quest_not_found`); a quest claimed before answers that claim again, with `Idempotent-Replayed: true` (whatever the key); more than 7 days after `endsAt` (410 `quest_ended`); not completed (409 `quest_not_completed`); then the key, when it claimed another quest (422 `idempotency_key_reused`): nothing is written on any refusal.
+         *     Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400); the quest (404 `quest_not_found`); a quest claimed before answers that claim again, with `Idempotent-Replayed: true` (whatever the key); more than 7 days after `endsAt` (410 `quest_ended`); not completed (409 `quest_not_completed`); then the key, when it claimed another quest (422 `idempotency_key_reused`); then a pack reward's supply (409 `sold_out`, `not_on_sale`): nothing is written on any refusal.
          */
         post: operations["claimQuest"];
         delete?: never;
@@ -749,6 +749,8 @@ export interface components {
         ClaimedReward: {
             questId: components["schemas"]["Id"];
             reward: components["schemas"]["QuestReward"];
+            /** @description A pack reward's purchase (paid at price 0): read and opened as any purchase. */
+            purchaseId?: components["schemas"]["Id"];
             claimedAt: components["schemas"]["Timestamp"];
         };
         CompletePurchaseAnswer: {
@@ -1263,6 +1265,10 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /** @enum {string} */
             type: "cash";
+        } | {
+            packId: components["schemas"]["Id"];
+            /** @enum {string} */
+            type: "pack";
         };
         /** @description A pack's waiting room as the public sees it. */
         Queue: {
@@ -3404,21 +3410,12 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["QuestNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            /** @description The quest is not completed (`quest_not_completed`). */
+            /** @description The quest is not completed (`quest_not_completed`), or its pack reward's pack has no unit left (`sold_out`) or is not on sale (`not_on_sale`). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "quest_not_completed",
-                     *         "message": "This quest is not completed yet: see its progress."
-                     *       },
-                     *       "success": false
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

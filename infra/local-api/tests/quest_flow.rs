@@ -1,11 +1,33 @@
 //! `scripts/local`'s example flow (start, pay, open a pack as the demo user) completes the
 //! shipped quest `first-pack`, which the demo user then claims, once: every answer checked
-//! against `openapi.yaml`.
+//! against `openapi.yaml`. Two openings of the rookie pack complete `rookie-double`, whose
+//! reward is a rookie pack: a purchase at 0, paid, that the demo user opens.
 
 mod common;
 
 use common::LocalApi;
 use serde_json::{Value, json};
+
+/// The flow local-api prints at start: a rookie pack started with `key`, paid in Cash, opened.
+async fn buy_and_open(api: &LocalApi, token: &str, key: &str) {
+    let client = reqwest::Client::new();
+    let url = |path: &str| format!("{}{path}", api.base);
+    let purchases = "/api/packs/nba-rookie-2026/purchases";
+    let send = |request: reqwest::RequestBuilder| async {
+        let response = request.bearer_auth(token).send().await.unwrap();
+        response.json::<Value>().await.unwrap()
+    };
+    let started = send(client.post(url(purchases)).header("idempotency-key", key)).await;
+    let id = started["purchase"]["id"].as_str().unwrap().to_owned();
+    send(
+        client
+            .put(url(&format!("{purchases}/{id}")))
+            .json(&json!({"payment": {"method": "cash"}})),
+    )
+    .await;
+    let opened = send(client.post(url(&format!("{purchases}/{id}/open")))).await;
+    assert_eq!(opened["purchase"]["status"], "opened", "{opened}");
+}
 
 #[tokio::test]
 async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
@@ -27,26 +49,7 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
     assert_eq!(quest(&before)["progress"]["completed"], false);
 
     // The flow local-api prints at start.
-    let purchases = "/api/packs/nba-rookie-2026/purchases";
-    let send = |request: reqwest::RequestBuilder| async {
-        let response = request.bearer_auth(&token).send().await.unwrap();
-        response.json::<Value>().await.unwrap()
-    };
-    let started = send(
-        client
-            .post(url(purchases))
-            .header("idempotency-key", "my-first-buy"),
-    )
-    .await;
-    let id = started["purchase"]["id"].as_str().unwrap().to_owned();
-    send(
-        client
-            .put(url(&format!("{purchases}/{id}")))
-            .json(&json!({"payment": {"method": "cash"}})),
-    )
-    .await;
-    let opened = send(client.post(url(&format!("{purchases}/{id}/open")))).await;
-    assert_eq!(opened["purchase"]["status"], "opened", "{opened}");
+    buy_and_open(&api, &token, "my-first-buy").await;
 
     let (_, after) = api.get_as(&token, "/api/quests").await;
     assert_eq!(
@@ -90,4 +93,77 @@ async fn the_example_flow_completes_first_pack_and_its_claim_credits_once() {
         ),
         (&json!("credit"), &json!(100), &json!("USD"))
     );
+}
+
+#[tokio::test]
+async fn two_openings_complete_rookie_double_whose_pack_reward_opens() {
+    let api = LocalApi::start().await;
+    let client = reqwest::Client::new();
+    let token = api.token("demo-user", None).await;
+    for key in ["rookie-1", "rookie-2"] {
+        buy_and_open(&api, &token, key).await;
+    }
+    let (status, quest) = api
+        .call(
+            client
+                .get(format!("{}/api/quests/rookie-double", api.base))
+                .bearer_auth(&token),
+            "get",
+            "/api/quests/{questId}",
+        )
+        .await;
+    assert_eq!(status, 200, "{quest}");
+    assert_eq!(quest["quest"]["progress"]["completed"], true, "{quest}");
+    let (status, claimed) = api
+        .call(
+            client
+                .post(format!("{}/api/quests/rookie-double/claim", api.base))
+                .bearer_auth(&token)
+                .header("idempotency-key", "my-pack-reward"),
+            "post",
+            "/api/quests/{questId}/claim",
+        )
+        .await;
+    assert_eq!(status, 201, "{claimed}");
+    assert_eq!(
+        claimed["reward"]["reward"],
+        json!({"type": "pack", "packId": "nba-rookie-2026"})
+    );
+    let id = claimed["reward"]["purchaseId"].as_str().unwrap();
+    let purchase = format!("/api/packs/nba-rookie-2026/purchases/{id}");
+    let (status, paid) = api
+        .call(
+            client
+                .get(format!("{}{purchase}", api.base))
+                .bearer_auth(&token),
+            "get",
+            "/api/packs/{packId}/purchases/{purchaseId}",
+        )
+        .await;
+    assert_eq!(status, 200, "{paid}");
+    assert_eq!(
+        (
+            &paid["purchase"]["status"],
+            &paid["purchase"]["price"]["amount"]
+        ),
+        (&json!("completed"), &json!(0))
+    );
+    let (status, opened) = api
+        .call(
+            client
+                .post(format!("{}{purchase}/open", api.base))
+                .bearer_auth(&token),
+            "post",
+            "/api/packs/{packId}/purchases/{purchaseId}/open",
+        )
+        .await;
+    assert_eq!(status, 200, "{opened}");
+    assert_eq!(opened["purchase"]["status"], "opened");
+    assert_eq!(
+        opened["purchase"]["items"].as_array().map(Vec::len),
+        Some(5),
+        "{opened}"
+    );
+    let (_, rewards) = api.get_as(&token, "/api/me/rewards").await;
+    assert_eq!(rewards["rewards"], json!([claimed["reward"]]));
 }

@@ -510,7 +510,7 @@ async fn the_shipped_quests_are_written_with_their_leagues_resolved() {
     )
     .await;
     assert!(output.status.success(), "{output:?}");
-    assert!(stdout(&output).contains("4 quests written"), "{output:?}");
+    assert!(stdout(&output).contains("5 quests written"), "{output:?}");
     let quests = store.list_quests().await.unwrap();
     let nba = quests
         .iter()
@@ -523,6 +523,14 @@ async fn the_shipped_quests_are_written_with_their_leagues_resolved() {
         .map(|id| id.as_str())
         .collect();
     assert!(packs.contains(&"nba-rookie-2026") && !packs.contains(&"f1-season-finale"));
+    // A pack reward (of a pack of the file) is written as the file has it.
+    let double = quests.iter().find(|q| q.id.as_str() == "rookie-double");
+    assert_eq!(
+        double.map(|q| &q.reward),
+        Some(&shared::quests::Reward::Pack {
+            pack_id: testkit::ids::pack("nba-rookie-2026")
+        })
+    );
 }
 
 #[tokio::test]

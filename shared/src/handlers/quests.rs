@@ -15,13 +15,13 @@ use crate::handlers::me::{MeCursor, MeState, PageJson, cursor, limit, next_curso
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, IdempotencyKey, Path, QueryParams};
 use crate::http::response::{json_response, mark_replayed};
-use crate::ids::{QuestId, UserId};
+use crate::ids::{PurchaseId, QuestId, UserId};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::Id;
+use crate::purchases::StartRefusal;
 use crate::purchases::mine::{ItemsPosition, MyItem, MyItemsQuery, is_list_key};
 use crate::quests::{
-    Claim, ClaimRefusal, Goal, Progress, Quest, Reward, check_claim, claim_id, progress,
-    reward_credit,
+    Claim, ClaimRefusal, Goal, Progress, Quest, Reward, check_claim, grant, progress,
 };
 use crate::store::StoreError;
 use crate::store::purchases::ListMyItems;
@@ -138,6 +138,10 @@ struct RewardJson<'a> {
     #[schema(value_type = Id)]
     quest_id: &'a QuestId,
     reward: &'a Reward,
+    /// A pack reward's purchase (paid at price 0): read and opened as any purchase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Id)]
+    purchase_id: Option<&'a PurchaseId>,
     claimed_at: Timestamp,
 }
 
@@ -146,6 +150,7 @@ impl<'a> RewardJson<'a> {
         Self {
             quest_id: &claim.quest_id,
             reward: &claim.reward,
+            purchase_id: claim.purchase_id.as_ref(),
             claimed_at: claim.claimed_at,
         }
     }
@@ -272,6 +277,20 @@ fn claim_refused(refusal: ClaimRefusal) -> ApiError {
     }
 }
 
+/// A pack reward's pack that cannot be had now: the quest stays claimable.
+fn pack_refused(refusal: StartRefusal) -> ApiError {
+    match refusal {
+        StartRefusal::SoldOut => ApiError::refused(
+            ErrorCode::SoldOut,
+            "This reward's pack is sold out: claim again when units come back, until the quest ends.",
+        ),
+        _ => ApiError::refused(
+            ErrorCode::NotOnSale,
+            "This reward's pack is not on sale now: claim it again while it is.",
+        ),
+    }
+}
+
 /// `POST /api/quests/{questId}/claim`.
 #[utoipa::path(
     post,
@@ -279,15 +298,21 @@ fn claim_refused(refusal: ClaimRefusal) -> ApiError {
     operation_id = "claimQuest",
     tag = "Quests",
     summary = "Claim a completed quest's reward",
-    description = "Credits a completed quest's Cash reward to the caller, exactly once: the \
-claim, the ledger credit (`type: \"credit\"`, its `questId` the quest's) and the balance are \
-written in one transaction, so any number of concurrent claims credit once.
+    description = "Gives a completed quest's reward to the caller, exactly once. A Cash reward: \
+the claim, the ledger credit (`type: \"credit\"`, its `questId` the quest's) and the balance are \
+written in one transaction, so any number of concurrent claims credit once. A pack reward: the \
+claim, a unit of the pack's supply and a purchase of it at price 0, already paid (`completed`: \
+open it with `POST /api/packs/{packId}/purchases/{purchaseId}/open`, its id the answer's \
+`purchaseId`), in one transaction; it does not count towards the pack's `maxPerUser`. When no \
+unit is left (409 `sold_out`) or the pack is not on sale (409 `not_on_sale`) nothing is written \
+and the quest stays claimable until it ends.
 
 Checked in this order: the path (404 `not_found`), the token (401), `Idempotency-Key` (400); the \
 quest (404 `quest_not_found`); a quest claimed before answers that claim again, with \
 `Idempotent-Replayed: true` (whatever the key); more than 7 days after `endsAt` (410 \
 `quest_ended`); not completed (409 `quest_not_completed`); then the key, when it claimed another \
-quest (422 `idempotency_key_reused`): nothing is written on any refusal.",
+quest (422 `idempotency_key_reused`); then a pack reward's supply (409 `sold_out`, \
+`not_on_sale`): nothing is written on any refusal.",
     security(("sessionToken" = [])),
     params(
         QuestPath,
@@ -304,9 +329,14 @@ ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe.",
             headers(("Idempotent-Replayed" = inline(crate::openapi::headers::Replayed)))),
         (status = 400, response = doc::BadRequest),
         (status = 404, response = doc::QuestNotFound),
-        (status = 409, description = "The quest is not completed (`quest_not_completed`).",
+        (status = 409, description = "The quest is not completed (`quest_not_completed`), or its \
+pack reward's pack has no unit left (`sold_out`) or is not on sale (`not_on_sale`).",
             body = ErrorBody,
-            example = json!(doc::error_example(ErrorCode::QuestNotCompleted, "This quest is not completed yet: see its progress."))),
+            examples(
+                ("quest_not_completed" = (value = json!(doc::error_example(ErrorCode::QuestNotCompleted, "This quest is not completed yet: see its progress.")))),
+                ("sold_out" = (value = json!(doc::error_example(ErrorCode::SoldOut, "This reward's pack is sold out: claim again when units come back, until the quest ends.")))),
+                ("not_on_sale" = (value = json!(doc::error_example(ErrorCode::NotOnSale, "This reward's pack is not on sale now: claim it again while it is.")))),
+            )),
         (status = 410, description = "The quest ended more than 7 days ago (`quest_ended`).",
             body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::QuestEnded, "This quest ended more than 7 days ago: its reward can no longer be claimed."))),
@@ -326,22 +356,13 @@ pub async fn claim_quest<S: GetQuest + GetClaims + ListMyItems + ClaimQuest>(
     let now = Timestamp::now();
     let user_id = &identity.user_id;
     let (quest, progress) = quest_with_progress(&state.store, user_id, &quest_id).await?;
-    let claim = Claim {
-        user_id: user_id.clone(),
-        quest_id: quest.id.clone(),
-        claim_id: claim_id(user_id, &key),
-        reward: quest.reward.clone(),
-        claimed_at: now,
-    };
+    let grant = grant(&quest, user_id);
+    let claim = Claim::new(&quest, user_id, &key, &grant, now);
     // A claim made answers again before any rule: the reward is the fan's whatever came since.
     if !progress.claimed {
         check_claim(&quest, &progress, now).map_err(claim_refused)?;
     }
-    let (claim, replayed) = match state
-        .store
-        .claim_quest(&claim, &reward_credit(&quest, user_id))
-        .await
-    {
+    let (claim, replayed) = match state.store.claim_quest(&claim, &grant).await {
         Ok(Claimed::Created(claim)) => {
             tracing::info!(quest_id = %claim.quest_id, "quest claimed");
             (claim, false)
@@ -358,6 +379,7 @@ pub async fn claim_quest<S: GetQuest + GetClaims + ListMyItems + ClaimQuest>(
                 detail: "a quest credit would pass the largest balance".into(),
             });
         }
+        Err(ClaimError::Pack(refusal)) => return Err(pack_refused(refusal)),
         Err(ClaimError::Store(error)) => return Err(error.into()),
     };
     let mut response = json_response(

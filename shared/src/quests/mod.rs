@@ -1,6 +1,6 @@
 //! Quests: goals the operator seeds (like packs) that a fan meets by opening packs and owning
-//! items, each with a reward claimed once (Cash; pack rewards are not built yet, and a quests
-//! file cannot name one: the reward's `type` is `cash` only).
+//! items, each with a reward claimed once: Cash credited to the fan's balance, or a pack (a paid
+//! purchase at price 0 taking a unit of the pack's supply, opened as any purchase).
 //!
 //! Progress is computed, never kept: from the fan's opened purchases (the items index the fan's
 //! `GET /api/me/items` reads), at the time of the request. An opening therefore costs nothing
@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
 use crate::ids::{LeagueId, PackId, PurchaseId, QuestId, UserId};
+use crate::packs::Pack;
 use crate::purchases::mine::MyItem;
+use crate::purchases::{Buys, Purchase, PurchaseStatus, StartRefusal, check_start};
 use crate::timestamp::Timestamp;
 
 /// How long after its end a quest's reward may still be claimed.
@@ -70,6 +72,14 @@ pub enum Reward {
         amount: u64,
         #[schema(value_type = crate::openapi::schemas::Currency)]
         currency: String,
+    },
+    /// A pack: a purchase of it at price 0, already paid, that takes a unit of its supply like
+    /// any purchase and is opened like one (409 `sold_out` while none is left: the quest stays
+    /// claimable until it ends).
+    Pack {
+        #[serde(rename = "packId")]
+        #[schema(value_type = crate::openapi::schemas::Id)]
+        pack_id: PackId,
     },
 }
 
@@ -172,10 +182,33 @@ pub struct Claim {
     /// Derived from the fan and the claim's `Idempotency-Key` ([`claim_id`]).
     pub claim_id: String,
     pub reward: Reward,
+    /// A pack reward's purchase ([`reward_purchase_id`]); `None` for Cash.
+    pub purchase_id: Option<PurchaseId>,
     pub claimed_at: Timestamp,
 }
 
 impl Claim {
+    /// The claim of `quest` by `user_id` with `idempotency_key` at `now`, giving `grant`.
+    pub fn new(
+        quest: &Quest,
+        user_id: &UserId,
+        idempotency_key: &str,
+        grant: &Grant,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            user_id: user_id.clone(),
+            quest_id: quest.id.clone(),
+            claim_id: claim_id(user_id, idempotency_key),
+            reward: quest.reward.clone(),
+            purchase_id: match grant {
+                Grant::Cash(_) => None,
+                Grant::Pack(pack) => Some(pack.purchase_id.clone()),
+            },
+            claimed_at: now,
+        }
+    }
+
     /// Its key in the fan's rewards list: newest first, then by quest.
     pub fn list_key(&self) -> String {
         crate::timestamp::time_key(self.claimed_at, self.quest_id.as_str())
@@ -207,16 +240,91 @@ pub fn quest_of_reference(reference: &str) -> Option<QuestId> {
 /// `cash-credit` refuses them.
 pub const QUEST_REFERENCE_PREFIX: &str = "quest:";
 
-/// The Cash credit of a reward to `user_id`.
-pub fn reward_credit(quest: &Quest, user_id: &UserId) -> crate::cash::Credit {
-    let Reward::Cash { amount, currency } = &quest.reward;
-    crate::cash::Credit {
-        user_id: user_id.clone(),
-        amount: Money {
-            amount: *amount,
-            currency: currency.clone(),
-        },
-        reference: credit_reference(&quest.id, user_id),
+/// What a claim of `quest` by `user_id` gives, as the store writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grant {
+    /// A Cash reward: its credit, in the claim's transaction.
+    Cash(crate::cash::Credit),
+    /// A pack reward: its purchase, in the claim's transaction.
+    Pack(PackGrant),
+}
+
+/// A pack reward's purchase: paid at price 0 when it is made, its unit taken from one of the
+/// pack's shares, its nonce the buyer's next (never reused, so its draw is its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackGrant {
+    pub pack_id: PackId,
+    pub purchase_id: PurchaseId,
+    /// Picked by the server, as for a start without one.
+    pub client_seed: String,
+}
+
+impl PackGrant {
+    /// Whether the reward's pack can be had at `now`: as a start checks it, without the
+    /// buyer's `maxPerUser` (a reward is not a purchase the fan chose; the quest already caps it
+    /// to one per fan). Whether a unit is left is the supply's to say.
+    pub fn check(&self, pack: Option<&Pack>, now: Timestamp) -> Result<(), StartRefusal> {
+        check_start(pack, Buys::default(), now)
+    }
+
+    /// The reward's purchase for `user_id`, its unit from share `shard` of `pack`: paid at
+    /// price 0 when made (as a purchase paid through `complete-purchase` looks, so it is read
+    /// and opened like one), its nonce the buyer's next after `buys`.
+    pub fn purchase(
+        &self,
+        user_id: &UserId,
+        pack: &Pack,
+        buys: Buys,
+        shard: u32,
+        now: Timestamp,
+    ) -> Purchase {
+        Purchase {
+            id: self.purchase_id.clone(),
+            pack_id: self.pack_id.clone(),
+            user_id: user_id.clone(),
+            status: PurchaseStatus::Completed,
+            price: Money {
+                amount: 0,
+                currency: pack.price.currency.clone(),
+            },
+            client_seed: self.client_seed.clone(),
+            requested_seed: None,
+            nonce: buys.seq + 1,
+            reserved_at: now,
+            expires_at: now,
+            completed_at: Some(now),
+            opened_at: None,
+            items: None,
+            fairness: None,
+            supply_shard: shard,
+            hold_slot: None,
+        }
+    }
+}
+
+/// The id of a pack reward's purchase: from the fan and the quest, so that every claim of the
+/// quest (whatever its key) names the same purchase item. No `Idempotency-Key` holds a newline,
+/// so no start's id is one.
+pub fn reward_purchase_id(quest_id: &QuestId, user_id: &UserId) -> PurchaseId {
+    crate::purchases::purchase_id(user_id, &format!("quest-reward\n{quest_id}"))
+}
+
+/// What a claim of `quest`'s reward by `user_id` writes.
+pub fn grant(quest: &Quest, user_id: &UserId) -> Grant {
+    match &quest.reward {
+        Reward::Cash { amount, currency } => Grant::Cash(crate::cash::Credit {
+            user_id: user_id.clone(),
+            amount: Money {
+                amount: *amount,
+                currency: currency.clone(),
+            },
+            reference: credit_reference(&quest.id, user_id),
+        }),
+        Reward::Pack { pack_id } => Grant::Pack(PackGrant {
+            pack_id: pack_id.clone(),
+            purchase_id: reward_purchase_id(&quest.id, user_id),
+            client_seed: crate::purchases::random_client_seed(),
+        }),
     }
 }
 

@@ -65,16 +65,20 @@ fn check_quest(quest: &Quest) -> Result<(), &'static str> {
         }
         _ => {}
     }
-    let Reward::Cash { amount, currency } = &quest.reward;
-    if !(1..=MAX_CREDIT).contains(amount) || !is_currency(currency) {
-        return Err("a Cash reward is 1 to 10^12 minor units of an ISO 4217 currency");
+    match &quest.reward {
+        Reward::Cash { amount, currency }
+            if !(1..=MAX_CREDIT).contains(amount) || !is_currency(currency) =>
+        {
+            Err("a Cash reward is 1 to 10^12 minor units of an ISO 4217 currency")
+        }
+        // Checked against the packs by `resolve`.
+        Reward::Cash { .. } | Reward::Pack { .. } => Ok(()),
     }
-    Ok(())
 }
 
 /// Checks `quests` against the packs and the catalogue they may name, and resolves each goal's
-/// league to the packs of that league (what progress counts): an unknown pack, item, rarity or
-/// league refuses the whole file.
+/// league to the packs of that league (what progress counts): an unknown pack (of a goal or a
+/// reward), item, rarity or league refuses the whole file.
 pub fn resolve(
     quests: &mut [Quest],
     packs: &[Pack],
@@ -91,6 +95,11 @@ pub fn resolve(
         .collect();
     for quest in quests.iter_mut() {
         let id = quest.id.to_string();
+        if let Reward::Pack { pack_id } = &quest.reward
+            && pack(pack_id.as_str()).is_none()
+        {
+            return Err(refuse(id, format!("reward: no pack {pack_id}")));
+        }
         let league = match &quest.goal {
             Goal::OpenPacks {
                 league_id, pack_id, ..

@@ -224,6 +224,11 @@ fn the_seeding_refuses_what_names_nothing() {
             cash,
             "no pack has rarity",
         ),
+        (
+            r#"{"type": "open_packs", "count": 1}"#,
+            r#"{"type": "pack", "packId": "nope"}"#,
+            "reward: no pack nope",
+        ),
     ] {
         let mut quests = parse_quests(file(goal, reward).as_bytes()).unwrap();
         let error = resolve(&mut quests, &packs, &catalog).unwrap_err();
@@ -243,7 +248,7 @@ fn the_seeding_refuses_what_names_nothing() {
         ),
         (
             r#"{"type": "open_packs", "count": 1}"#,
-            r#"{"type": "pack", "packId": "nba-rookie-2026"}"#,
+            r#"{"type": "nft", "packId": "nba-rookie-2026"}"#,
             "unknown variant",
         ),
     ] {

@@ -3,10 +3,9 @@
 use std::collections::BTreeSet;
 use std::future::Future;
 
-use crate::cash::Credit;
 use crate::ids::{QuestId, UserId};
 use crate::purchases::mine::Page;
-use crate::quests::{Claim, Quest};
+use crate::quests::{Claim, Grant, Quest};
 use crate::store::StoreError;
 
 /// Writes the operator's quests (each put whole: a re-seed replaces a quest as the file has it).
@@ -44,7 +43,7 @@ pub trait GetClaims: Send + Sync {
 /// What a claim did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claimed {
-    /// Claimed now: the reward credited in the same transaction.
+    /// Claimed now: the reward credited, or its purchase made, in the same transaction.
     Created(Claim),
     /// Claimed before (with this key or another): that claim, nothing changed.
     Repeated(Claim),
@@ -58,19 +57,27 @@ pub enum ClaimError {
     /// The balance would pass the largest amount: nothing was written.
     #[error("the balance would pass the largest amount")]
     BalanceFull,
+    /// A pack reward's pack has no unit left, or is not on sale (`SoldOut` or `NotOnSale`):
+    /// nothing was written, the quest stays claimable.
+    #[error("the reward's pack cannot be had: {0}")]
+    Pack(crate::purchases::StartRefusal),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 /// Claims a quest's reward for a fan, in one transaction: the claim item (only while the fan
-/// has none for the quest), the key item (only while the key names no claim), the credit entry
-/// (only while its reference, the quest's and the fan's, is unused) and the balance. Any number
-/// of concurrent claims credit once; all of them answer that claim.
+/// has none for the quest), the key item (only while the key names no claim), then for Cash the
+/// credit entry (only while its reference, the quest's and the fan's, is unused) and the
+/// balance; for a pack a unit of one of its shares (only while it has one and the pack sells,
+/// its terms as read), the buyer's nonce (only as read) and the purchase, paid at price 0 (only
+/// while its id is free). Any number of concurrent claims grant once; all of them answer that
+/// claim. A pack reward does not count towards the pack's `maxPerUser` (the fan did not choose
+/// to buy it; the limit caps what a fan buys, and the quest already caps the reward to one).
 pub trait ClaimQuest: Send + Sync {
     fn claim_quest(
         &self,
         claim: &Claim,
-        credit: &Credit,
+        grant: &Grant,
     ) -> impl Future<Output = Result<Claimed, ClaimError>> + Send;
 }
 

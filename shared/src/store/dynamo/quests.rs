@@ -1,17 +1,21 @@
 //! Quests on DynamoDB: the operator's quests (`QUESTS` / `QUEST#<questId>`), a fan's claims
 //! (`USER#<userId>` / `CLAIM#<questId>`, listed on GSI3 `REWARDS#<userId>`) and their keys
-//! (`USER#<userId>` / `CLAIMKEY#<claimId>`).
+//! (`USER#<userId>` / `CLAIMKEY#<claimId>`). A Cash reward is written with the ledger's credit
+//! (`cash.rs`), a pack reward with its purchase (`purchases/reward.rs`).
 
 use std::collections::BTreeSet;
 
+use aws_sdk_dynamodb::types::TransactWriteItem;
+
 use super::fan_view::{Filter, NewestFirst, index_key};
+use super::purchases::PackClaimed;
 use super::records::{QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item};
 use super::transaction::put_new;
 use super::{DynamoStore, Item, classify, key, s};
 use crate::cash::Credit;
 use crate::ids::{QuestId, UserId};
 use crate::purchases::mine::Page;
-use crate::quests::{Claim, Quest};
+use crate::quests::{Claim, Grant, Quest};
 use crate::store::StoreError;
 use crate::store::quests::{
     ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests, SeedQuests,
@@ -84,18 +88,49 @@ impl GetClaims for DynamoStore {
     }
 }
 
-impl ClaimQuest for DynamoStore {
-    async fn claim_quest(&self, claim: &Claim, credit: &Credit) -> Result<Claimed, ClaimError> {
-        let mut claimed = claim_item(claim)?;
-        claimed.extend(key(user_pk(&claim.user_id), &claim_sk(&claim.quest_id)));
-        claimed.insert(GSI3_PK.into(), s(rewards_pk(&claim.user_id)));
-        claimed.insert(GSI3_SK.into(), s(claim.list_key()));
-        let mut claim_key = claim_key_item(&claim.quest_id)?;
-        claim_key.extend(key(user_pk(&claim.user_id), &claim_key_sk(&claim.claim_id)));
-        let more = [
-            put_new(&self.table, claimed)?,
-            put_new(&self.table, claim_key)?,
+impl DynamoStore {
+    /// A claim taken before (by a concurrent claim, or an earlier one): that claim, as the
+    /// cancellation returned it or read again.
+    async fn claim_taken(&self, claim: &Claim, item: Option<Item>) -> Result<Claimed, ClaimError> {
+        let existing = match item {
+            Some(item) => claim_from_item(item)?,
+            None => self
+                .get_claim(&claim.user_id, &claim.quest_id)
+                .await?
+                .ok_or_else(|| StoreError::internal("claim: refused but not found"))?,
+        };
+        Ok(Claimed::Repeated(existing))
+    }
+
+    /// A pack refused before any transaction was tried: a claim made (its unit the last, say)
+    /// still answers, and a key of another claim is still refused, in the memory store's order.
+    async fn pack_refused(
+        &self,
+        claim: &Claim,
+        refusal: crate::purchases::StartRefusal,
+    ) -> Result<Claimed, ClaimError> {
+        let user = user_pk(&claim.user_id);
+        let keys = [
+            key(user.clone(), &claim_sk(&claim.quest_id)),
+            key(user, &claim_key_sk(&claim.claim_id)),
         ];
+        let mut items = self.batch_get_slice(&keys, true).await?.into_iter();
+        if let Some(existing) = items.next().flatten() {
+            return Ok(Claimed::Repeated(claim_from_item(existing)?));
+        }
+        if items.next().flatten().is_some() {
+            return Err(ClaimError::KeyReused);
+        }
+        Err(ClaimError::Pack(refusal))
+    }
+
+    /// A Cash reward: the credit's two actions, then the claim's.
+    async fn claim_cash(
+        &self,
+        claim: &Claim,
+        credit: &Credit,
+        more: [TransactWriteItem; 2],
+    ) -> Result<Claimed, ClaimError> {
         let Some(reasons) = self
             .transact_credit(credit, claim.claimed_at, &more)
             .await?
@@ -104,15 +139,9 @@ impl ClaimQuest for DynamoStore {
         };
         let failed = |at: usize| reasons.get(at).is_some_and(|r| r.condition_failed());
         if failed(CLAIM_ACTION) {
-            // Claimed before (by a concurrent claim, or an earlier one): answer that claim.
-            let existing = match reasons[CLAIM_ACTION].item.clone() {
-                Some(item) => claim_from_item(item)?,
-                None => self
-                    .get_claim(&claim.user_id, &claim.quest_id)
-                    .await?
-                    .ok_or_else(|| StoreError::internal("claim: refused but not found"))?,
-            };
-            return Ok(Claimed::Repeated(existing));
+            return self
+                .claim_taken(claim, reasons[CLAIM_ACTION].item.clone())
+                .await;
         }
         if failed(KEY_ACTION) {
             return Err(ClaimError::KeyReused);
@@ -123,6 +152,34 @@ impl ClaimQuest for DynamoStore {
             );
         }
         Err(ClaimError::BalanceFull)
+    }
+}
+
+impl ClaimQuest for DynamoStore {
+    async fn claim_quest(&self, claim: &Claim, grant: &Grant) -> Result<Claimed, ClaimError> {
+        let mut claimed = claim_item(claim)?;
+        claimed.extend(key(user_pk(&claim.user_id), &claim_sk(&claim.quest_id)));
+        claimed.insert(GSI3_PK.into(), s(rewards_pk(&claim.user_id)));
+        claimed.insert(GSI3_SK.into(), s(claim.list_key()));
+        let mut claim_key = claim_key_item(&claim.quest_id)?;
+        claim_key.extend(key(user_pk(&claim.user_id), &claim_key_sk(&claim.claim_id)));
+        let puts = [
+            put_new(&self.table, claimed)?,
+            put_new(&self.table, claim_key)?,
+        ];
+        match grant {
+            Grant::Cash(credit) => self.claim_cash(claim, credit, puts).await,
+            Grant::Pack(pack) => {
+                let [claimed, claim_key] = puts;
+                match self.claim_pack(claim, pack, (claimed, claim_key)).await {
+                    Ok(PackClaimed::Made) => Ok(Claimed::Created(claim.clone())),
+                    Ok(PackClaimed::ClaimTaken(item)) => self.claim_taken(claim, item).await,
+                    Ok(PackClaimed::KeyTaken) => Err(ClaimError::KeyReused),
+                    Err(ClaimError::Pack(refusal)) => self.pack_refused(claim, refusal).await,
+                    Err(error) => Err(error),
+                }
+            }
+        }
     }
 }
 

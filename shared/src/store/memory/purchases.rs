@@ -49,7 +49,7 @@ impl Tables {
 
     /// A share of `pack_id` with a unit left: `first` if it has one, else another (a start
     /// that meets an empty share goes on to the others before it answers sold out).
-    fn share_with_a_unit(&self, pack_id: &PackId, first: u32) -> Option<u32> {
+    pub(super) fn share_with_a_unit(&self, pack_id: &PackId, first: u32) -> Option<u32> {
         let shares = self.supply.get(pack_id.as_str())?;
         let count = u32::try_from(shares.len()).ok()?;
         (0..count)

@@ -2,13 +2,16 @@
 
 use std::collections::BTreeSet;
 
-use super::MemoryStore;
-use crate::cash::Credit;
+use super::items::{Present, ShareItem};
+use super::{MemoryStore, Tables};
 use crate::ids::{QuestId, UserId};
 use crate::purchases::mine::Page;
-use crate::quests::{Claim, Quest};
+use crate::purchases::{Buys, StartRefusal, random_shard};
+use crate::quests::{Claim, Grant, PackGrant, Quest};
 use crate::store::StoreError;
 use crate::store::cash::{CreditCashError, CreditOutcome};
+use crate::store::condition::{Attributes, Condition, require};
+use crate::store::purchase_conditions as conditions;
 use crate::store::quests::{
     ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests, SeedQuests,
 };
@@ -59,8 +62,79 @@ impl GetClaims for MemoryStore {
     }
 }
 
+impl Tables {
+    /// A Cash reward: its credit, as DynamoDB's transaction writes it.
+    fn grant_cash(
+        &mut self,
+        claim: &Claim,
+        credit: &crate::cash::Credit,
+    ) -> Result<(), ClaimError> {
+        match self.credit(credit, claim.claimed_at) {
+            Ok(CreditOutcome::Credited { .. }) => Ok(()),
+            Ok(CreditOutcome::AlreadyCredited) | Err(CreditCashError::ReferenceReused) => Err(
+                StoreError::internal("claim: the quest's credit exists without its claim").into(),
+            ),
+            Err(CreditCashError::BalanceFull) => Err(ClaimError::BalanceFull),
+            Err(CreditCashError::Store(error)) => Err(error.into()),
+        }
+    }
+
+    /// A pack reward: a unit of a share with one, the buyer's next nonce and the purchase, paid at 0, checked against the
+    /// conditions DynamoDB's transaction puts on the same writes.
+    fn grant_pack(&mut self, claim: &Claim, grant: &PackGrant) -> Result<(), ClaimError> {
+        let now = claim.claimed_at;
+        let pack = self
+            .packs
+            .get(grant.pack_id.as_str())
+            .map(|s| s.pack.clone());
+        grant.check(pack.as_ref(), now).map_err(ClaimError::Pack)?;
+        let Some(pack) = pack else {
+            return Err(ClaimError::Pack(StartRefusal::PackNotFound));
+        };
+        // As on DynamoDB, holds that ran out are left to the sweep.
+        let shard = self
+            .share_with_a_unit(&grant.pack_id, random_shard(pack.shard_count()))
+            .ok_or(ClaimError::Pack(StartRefusal::SoldOut))?;
+        let buys_at = (claim.user_id.clone(), grant.pack_id.clone());
+        let buys = self.buys.get(&buys_at).copied().unwrap_or_default();
+        let purchase = grant.purchase(&claim.user_id, &pack, buys, shard, now);
+        let at = (claim.user_id.clone(), purchase.id.clone());
+        let share = ShareItem {
+            pack: &pack,
+            remaining: self.supply[pack.id.as_str()][shard as usize],
+        };
+        require(
+            "claim: share",
+            &conditions::share_sells(&pack, now),
+            Some(&share),
+        )?;
+        require(
+            "claim: buyer's nonce",
+            &conditions::buys_as_read(buys, None),
+            self.buys.get(&buys_at).map(|b| b as &dyn Attributes),
+        )?;
+        require(
+            "claim: purchase",
+            &Condition::new_item(),
+            self.purchases.get(&at).map(|_| &Present as &dyn Attributes),
+        )?;
+        self.move_units(&grant.pack_id, shard, -1);
+        *self.sold.entry(grant.pack_id.to_string()).or_default() += 1;
+        // Its own nonce, not one of the buyer's `held` (see `ClaimQuest`).
+        self.buys.insert(
+            buys_at,
+            Buys {
+                seq: purchase.nonce,
+                held: buys.held,
+            },
+        );
+        self.purchases.insert(at, purchase);
+        Ok(())
+    }
+}
+
 impl ClaimQuest for MemoryStore {
-    async fn claim_quest(&self, claim: &Claim, credit: &Credit) -> Result<Claimed, ClaimError> {
+    async fn claim_quest(&self, claim: &Claim, grant: &Grant) -> Result<Claimed, ClaimError> {
         // One lock around the checks and the writes, as DynamoDB applies the transaction.
         let mut tables = self.write();
         let quest_key = (claim.user_id.clone(), claim.quest_id.clone());
@@ -71,16 +145,9 @@ impl ClaimQuest for MemoryStore {
         if tables.claim_keys.contains_key(&key) {
             return Err(ClaimError::KeyReused);
         }
-        match tables.credit(credit, claim.claimed_at) {
-            Ok(CreditOutcome::Credited { .. }) => {}
-            Ok(CreditOutcome::AlreadyCredited) | Err(CreditCashError::ReferenceReused) => {
-                return Err(StoreError::internal(
-                    "claim: the quest's credit exists without its claim",
-                )
-                .into());
-            }
-            Err(CreditCashError::BalanceFull) => return Err(ClaimError::BalanceFull),
-            Err(CreditCashError::Store(error)) => return Err(error.into()),
+        match grant {
+            Grant::Cash(credit) => tables.grant_cash(claim, credit)?,
+            Grant::Pack(pack) => tables.grant_pack(claim, pack)?,
         }
         tables.claim_keys.insert(key, claim.quest_id.clone());
         tables.claims.insert(quest_key, claim.clone());

@@ -9,7 +9,10 @@ mod complete;
 mod holds;
 mod open;
 mod release;
+mod reward;
 mod start;
+
+pub(crate) use reward::PackClaimed;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 

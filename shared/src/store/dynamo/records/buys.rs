@@ -1,6 +1,6 @@
 //! A buyer's counter of purchases of one pack (`USER#<userId>` / `BUYS#<packId>`) as a record.
-//! Written only by the start's update (`seq`, `held`, `entity`, `schemaVersion`), so the record
-//! is read-only.
+//! Written only by the start's update (`seq`, `held`, `entity`, `schemaVersion`) and a pack
+//! reward's claim (`seq`, `entity`, `schemaVersion`), so the record is read-only.
 
 use serde::Deserialize;
 

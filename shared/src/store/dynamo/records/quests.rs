@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{read_record, readable, version_one};
-use crate::ids::{QuestId, UserId};
+use crate::ids::{PackId, PurchaseId, QuestId, UserId};
 use crate::quests::{Claim, Quest, Reward};
 use crate::store::StoreError;
 use crate::store::dynamo::{Item, s};
@@ -57,26 +57,47 @@ pub(crate) struct ClaimRecord {
     user_id: UserId,
     quest_id: QuestId,
     claim_id: String,
-    /// The reward's kind (`cash`), amount and currency.
+    /// The reward's kind: `cash` (with `amount` and `currency`) or `pack` (with `packId` and
+    /// `purchaseId`, the purchase the claim made). Version 1 items written before pack rewards
+    /// are all `cash`, and read as they are.
     reward: String,
-    amount: u64,
-    currency: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    amount: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    currency: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pack_id: Option<PackId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    purchase_id: Option<PurchaseId>,
     claimed_at: Timestamp,
 }
 
 impl From<&Claim> for ClaimRecord {
     fn from(claim: &Claim) -> Self {
-        let Reward::Cash { amount, currency } = &claim.reward;
-        Self {
+        let mut record = Self {
             schema_version: QUEST_VERSION,
             user_id: claim.user_id.clone(),
             quest_id: claim.quest_id.clone(),
             claim_id: claim.claim_id.clone(),
-            reward: "cash".into(),
-            amount: *amount,
-            currency: currency.clone(),
+            reward: String::new(),
+            amount: None,
+            currency: None,
+            pack_id: None,
+            purchase_id: claim.purchase_id.clone(),
             claimed_at: claim.claimed_at,
+        };
+        match &claim.reward {
+            Reward::Cash { amount, currency } => {
+                record.reward = "cash".into();
+                record.amount = Some(*amount);
+                record.currency = Some(currency.clone());
+            }
+            Reward::Pack { pack_id } => {
+                record.reward = "pack".into();
+                record.pack_id = Some(pack_id.clone());
+            }
         }
+        record
     }
 }
 
@@ -85,17 +106,21 @@ impl TryFrom<ClaimRecord> for Claim {
 
     fn try_from(record: ClaimRecord) -> Result<Self, StoreError> {
         readable("claim", record.schema_version, QUEST_VERSION)?;
-        if record.reward != "cash" {
-            return Err(StoreError::internal("claim item: an unknown reward"));
-        }
+        let reward = match (record.reward.as_str(), record.amount, record.currency) {
+            ("cash", Some(amount), Some(currency)) => Reward::Cash { amount, currency },
+            ("pack", None, None) => Reward::Pack {
+                pack_id: record
+                    .pack_id
+                    .ok_or_else(|| StoreError::internal("claim item: a pack reward's pack"))?,
+            },
+            _ => return Err(StoreError::internal("claim item: an unknown reward")),
+        };
         Ok(Claim {
             user_id: record.user_id,
             quest_id: record.quest_id,
             claim_id: record.claim_id,
-            reward: Reward::Cash {
-                amount: record.amount,
-                currency: record.currency,
-            },
+            reward,
+            purchase_id: record.purchase_id,
             claimed_at: record.claimed_at,
         })
     }
@@ -139,6 +164,17 @@ mod tests {
 
     #[test]
     fn a_claim_reads_back_as_written_and_a_newer_version_is_refused() {
+        let pack = Claim {
+            user_id: UserId::parse("fan-1").unwrap(),
+            quest_id: QuestId::parse("rookie-double").unwrap(),
+            claim_id: "def".into(),
+            reward: Reward::Pack {
+                pack_id: PackId::parse("nba-rookie-2026").unwrap(),
+            },
+            purchase_id: Some(PurchaseId::parse("p1").unwrap()),
+            claimed_at: Timestamp::parse("2026-11-26T04:00:00Z").unwrap(),
+        };
+        assert_eq!(claim_from_item(claim_item(&pack).unwrap()).unwrap(), pack);
         let claim = Claim {
             user_id: UserId::parse("fan-1").unwrap(),
             quest_id: QuestId::parse("first-pack").unwrap(),
@@ -147,6 +183,7 @@ mod tests {
                 amount: 100,
                 currency: "USD".into(),
             },
+            purchase_id: None,
             claimed_at: Timestamp::parse("2026-11-26T04:00:00Z").unwrap(),
         };
         let item = claim_item(&claim).unwrap();
