@@ -60,6 +60,8 @@ const GUARDED: [(&str, &[&str], &[&str]); 8] = [
             "me-wallets",
             "cash-top-ups",
             "me-profile",
+            "queue",
+            "quest-claims",
         ],
         &[],
     ),
@@ -652,6 +654,13 @@ quests:
 quest-claims:
   - Statement:
       - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
+      - Effect: Allow
         Action: dynamodb:GetItem
         Resource: !GetAtt Table.Arn
         Condition:
@@ -840,6 +849,13 @@ catalog:
               - "CATALOG#*"
 queue:
   - Statement:
+      - Effect: Allow
+        Action: dynamodb:UpdateItem
+        Resource: !GetAtt Table.Arn
+        Condition:
+          ForAllValues:StringLike:
+            dynamodb:LeadingKeys:
+              - "RATE#*"
       - Effect: Allow
         Action: dynamodb:PutItem
         Resource: !GetAtt Table.Arn
