@@ -205,3 +205,32 @@ async fn a_failed_part_is_null_and_the_rest_is_answered() {
     );
     assert_eq!(status, 401);
 }
+
+/// The queue part reads the fan's own entry: their status and place once joined, `null` for a
+/// pack they did not join (or that has no queue).
+#[tokio::test]
+async fn the_queue_part_shows_the_fans_entry_and_null_without_one() {
+    use shared::handlers::dashboard::queue_part;
+    use shared::queue::entry::{QueueEntry, ReceiptSigner};
+    use shared::store::queue::JoinQueue;
+    let store = MemoryStore::default();
+    let fan = testkit::ids::user("fan");
+    let entry = QueueEntry::new(
+        testkit::ids::pack("queued"),
+        fan.clone(),
+        Timestamp::now(),
+        &ReceiptSigner::random(),
+    );
+    store.join_queue(&entry).await.unwrap();
+    let part = queue_part(store);
+    let joined = part(fan.clone(), testkit::ids::pack("queued"), Timestamp::now())
+        .await
+        .unwrap();
+    assert_eq!(joined["entryId"], entry.entry_id.as_str());
+    assert_eq!(joined["status"], "waiting");
+    assert_eq!(joined["position"], Value::Null);
+    let other = part(fan, testkit::ids::pack("other"), Timestamp::now())
+        .await
+        .unwrap();
+    assert_eq!(other, Value::Null);
+}

@@ -341,7 +341,8 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - leaderboards: `Query` of the boards' partitions of GSI4 (`BOARD#`), `GetItem` and
 ///   `BatchGetItem` of scores and public faces (`FAN#`), `GetItem` of a league or team (a 404):
 ///   reads only;
-/// - dashboard: `GetItem` of the balances (`CASH#`) and the global score (`FAN#`), `Query` of the
+/// - dashboard: `GetItem` of the balances (`CASH#`), the global score (`FAN#`) and the fan's
+///   queue entries (`QUEUE#`), `Query` of the
 ///   quests and the caller's claims (`QUEST#`, `USER#`), their items (GSI2 `USER#`), purchases
 ///   (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board (GSI4 `BOARD#`): reads
 ///   only;
@@ -914,6 +915,7 @@ dashboard:
             dynamodb:LeadingKeys:
               - "CASH#*"
               - "FAN#*"
+              - "QUEUE#*"
       - Effect: Allow
         Action: dynamodb:Query
         Resource: !GetAtt Table.Arn

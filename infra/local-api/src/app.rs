@@ -10,7 +10,7 @@ use serde_json::Value;
 use shared::auth::TokenVerifier;
 use shared::config::AuthConfig;
 use shared::handlers::catalog::CatalogState;
-use shared::handlers::dashboard::{DashboardState, quests_part};
+use shared::handlers::dashboard::{DashboardState, quests_part, queue_part};
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::leaderboards::LeaderboardsState;
 use shared::handlers::list_packs::ListPacksState;
@@ -151,7 +151,7 @@ impl App {
                 store: store.clone(),
                 verifier: verifier(),
                 quests: Some(quests_part(store.clone())),
-                queue: None,
+                queue: Some(queue_part(store.clone())),
             })));
         let functions = match settings.rate_limits {
             Some(policy) => Limiter::new(store.clone(), policy, system_clock()).layer(functions),

@@ -3,9 +3,9 @@
 //! others are answered.
 //!
 //! Two parts are built apart and reach the dashboard as functions set in its state: the fan's
-//! active quests ([`QuestsPart`], [`quests_part`] over the quests' store) and a pack's queue
-//! status for the fan ([`QueuePart`], not built yet). Unset, `quests` is `null` and every drop's
-//! `queue` is `null`.
+//! active quests ([`QuestsPart`], [`quests_part`] over the quests' store) and the fan's entry in
+//! a pack's queue ([`QueuePart`], [`queue_part`] over the queue's store). Unset, `quests` is
+//! `null` and every drop's `queue` is `null`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -37,6 +37,7 @@ use crate::store::leaderboards::GetStanding;
 use crate::store::packs::{ListActivePacks, ListUpcomingPacks};
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::store::quests::{GetClaims, ListQuests};
+use crate::store::queue::GetQueueEntry;
 use crate::store::{DynamoStore, StoreError};
 use crate::timestamp::Timestamp;
 
@@ -72,6 +73,30 @@ where
     })
 }
 
+/// The queue part over `store`: the fan's entry in the pack's line (`entryId`, `status`,
+/// `position` once drawn, `passExpiresAt` once admitted), or `null` when the fan has none (no
+/// queue, or not joined: the drop's `queue` terms tell which). One `GetItem` of the fan's own
+/// entry key per drop.
+pub fn queue_part<Q>(store: Q) -> QueuePart
+where
+    Q: GetQueueEntry + Clone + 'static,
+{
+    Arc::new(move |user_id, pack_id, _now| {
+        let store = store.clone();
+        Box::pin(async move {
+            Ok(match store.queue_entry(&pack_id, &user_id).await? {
+                None => serde_json::Value::Null,
+                Some(entry) => serde_json::json!({
+                    "entryId": entry.entry_id.as_str(),
+                    "status": entry.status.as_str(),
+                    "position": entry.position,
+                    "passExpiresAt": entry.pass_expires_at.map(|at| at.to_string()),
+                }),
+            })
+        })
+    })
+}
+
 pub struct DashboardState<S> {
     pub store: S,
     pub verifier: TokenVerifier,
@@ -82,8 +107,8 @@ pub struct DashboardState<S> {
 handler_state!(DashboardState: verifier);
 
 impl DashboardState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed, with the quests part;
-    /// the queue part is not built yet.
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed, with the quests and
+    /// queue parts.
     pub async fn from_env() -> Self {
         use crate::runtime::{store_from_env, verifier_from_env, warm};
         let (store, dynamodb) = store_from_env();
@@ -91,9 +116,9 @@ impl DashboardState<DynamoStore> {
         warm(&dynamodb, Some(&verifier)).await;
         Self {
             quests: Some(quests_part(store.clone())),
+            queue: Some(queue_part(store.clone())),
             store,
             verifier,
-            queue: None,
         }
     }
 }
