@@ -97,7 +97,33 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         "Packs, purchases and web3 links of a sports fan application.",
     )]));
     absent_not_null(&mut document);
+    throttled_anywhere(&mut document);
     document
+}
+
+/// Every operation may answer 429: its function's rate limits where it has them, and API
+/// Gateway's throttle on any route (the shared `RateLimited` response describes both).
+fn throttled_anywhere(document: &mut utoipa::openapi::OpenApi) {
+    use utoipa::ToResponse;
+    let name = responses::RateLimited::response().0;
+    for item in document.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            operation
+                .responses
+                .responses
+                .entry("429".to_owned())
+                .or_insert_with(|| {
+                    RefOr::Ref(utoipa::openapi::Ref::from_response_name(name))
+                });
+        }
+    }
 }
 
 /// An optional body (`request_body(content = Option<T>)`) is one that may be left out, not one

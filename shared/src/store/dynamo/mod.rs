@@ -350,19 +350,30 @@ impl DynamoStore {
         prefix: &str,
         consistent: bool,
     ) -> Result<Vec<Item>, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+            .expression_attribute_names("#pk", crate::store::schema::PK)
+            .expression_attribute_names("#sk", crate::store::schema::SK)
+            .expression_attribute_values(":pk", s(pk))
+            .expression_attribute_values(":prefix", s(prefix))
+            .consistent_read(consistent);
+        self.query_pages(query).await
+    }
+
+    /// Every item `query` finds, page after page (the request is sent again from where the last
+    /// page stopped).
+    pub(crate) async fn query_pages(
+        &self,
+        query: aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder,
+    ) -> Result<Vec<Item>, StoreError> {
         let mut items = Vec::new();
         let mut start = None;
         loop {
-            let output = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expression_attribute_names("#pk", crate::store::schema::PK)
-                .expression_attribute_names("#sk", crate::store::schema::SK)
-                .expression_attribute_values(":pk", s(pk.clone()))
-                .expression_attribute_values(":prefix", s(prefix))
-                .consistent_read(consistent)
+            let output = query
+                .clone()
                 .set_exclusive_start_key(start)
                 .send()
                 .await

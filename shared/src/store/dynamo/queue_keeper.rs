@@ -75,27 +75,15 @@ impl DynamoStore {
         pk_name: &str,
         partition: String,
     ) -> Result<Vec<Item>, StoreError> {
-        let mut items = Vec::new();
-        let mut start = None;
-        loop {
-            let output = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(index)
-                .key_condition_expression("#pk = :pk")
-                .expression_attribute_names("#pk", pk_name)
-                .expression_attribute_values(":pk", s(partition.clone()))
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| classify("Query", e))?;
-            items.extend(output.items.unwrap_or_default());
-            match output.last_evaluated_key {
-                Some(next) => start = Some(next),
-                None => return Ok(items),
-            }
-        }
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(index)
+            .key_condition_expression("#pk = :pk")
+            .expression_attribute_names("#pk", pk_name)
+            .expression_attribute_values(":pk", s(partition));
+        self.query_pages(query).await
     }
 
     /// Every entry of `pack_id`'s line, from the 64 shards of the entry index.

@@ -30,48 +30,38 @@ pub(crate) struct ListedSupply {
 impl DynamoStore {
     /// Every pack in the listing index (active packs, ended ones included), all pages.
     pub(crate) async fn listed_supplies(&self) -> Result<Vec<ListedSupply>, StoreError> {
+        let query = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .index_name(GSI1)
+            .key_condition_expression("#pk = :listed")
+            .projection_expression("#id, #shards, #remaining, #ends, #revealed")
+            .expression_attribute_names("#pk", GSI1_PK)
+            .expression_attribute_names("#id", PK)
+            .expression_attribute_names("#shards", PACK_SHARDS)
+            .expression_attribute_names("#remaining", PACK_REMAINING)
+            .expression_attribute_names("#ends", ENDS_AT)
+            .expression_attribute_names("#revealed", PACK_REVEALED_SEED)
+            .expression_attribute_values(":listed", s(LISTED_PACKS));
         let mut listed = Vec::new();
-        let mut start = None;
-        loop {
-            let output = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(GSI1)
-                .key_condition_expression("#pk = :listed")
-                .projection_expression("#id, #shards, #remaining, #ends, #revealed")
-                .expression_attribute_names("#pk", GSI1_PK)
-                .expression_attribute_names("#id", PK)
-                .expression_attribute_names("#shards", PACK_SHARDS)
-                .expression_attribute_names("#remaining", PACK_REMAINING)
-                .expression_attribute_names("#ends", ENDS_AT)
-                .expression_attribute_names("#revealed", PACK_REVEALED_SEED)
-                .expression_attribute_values(":listed", s(LISTED_PACKS))
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| classify("Query", e))?;
-            for item in output.items.unwrap_or_default() {
-                let pack_id = text(&item, PK)
-                    .and_then(|pk| pk.strip_prefix("PACK#"))
-                    .and_then(|id| PackId::parse(id).ok());
-                let shards = whole_number(&item, PACK_SHARDS).and_then(|n| u32::try_from(n).ok());
-                match (pack_id, shards, sale_ends_at(&item, "pack")) {
-                    (Some(pack_id), Some(shards), Ok(ends_at)) => listed.push(ListedSupply {
-                        pack_id,
-                        shards,
-                        summary: whole_number(&item, PACK_REMAINING).unwrap_or(0),
-                        ends_at,
-                        seed_published: item.contains_key(PACK_REVEALED_SEED),
-                    }),
-                    _ => tracing::error!("skipping a listed pack item without its id or shards"),
-                }
-            }
-            match output.last_evaluated_key {
-                Some(next) => start = Some(next),
-                None => return Ok(listed),
+        for item in self.query_pages(query).await? {
+            let pack_id = text(&item, PK)
+                .and_then(|pk| pk.strip_prefix("PACK#"))
+                .and_then(|id| PackId::parse(id).ok());
+            let shards = whole_number(&item, PACK_SHARDS).and_then(|n| u32::try_from(n).ok());
+            match (pack_id, shards, sale_ends_at(&item, "pack")) {
+                (Some(pack_id), Some(shards), Ok(ends_at)) => listed.push(ListedSupply {
+                    pack_id,
+                    shards,
+                    summary: whole_number(&item, PACK_REMAINING).unwrap_or(0),
+                    ends_at,
+                    seed_published: item.contains_key(PACK_REVEALED_SEED),
+                }),
+                _ => tracing::error!("skipping a listed pack item without its id or shards"),
             }
         }
+        Ok(listed)
     }
 
     /// Sets a pack's `remaining` summary (the pack item must exist).
