@@ -119,9 +119,7 @@ fn throttled_anywhere(document: &mut utoipa::openapi::OpenApi) {
                 .responses
                 .responses
                 .entry("429".to_owned())
-                .or_insert_with(|| {
-                    RefOr::Ref(utoipa::openapi::Ref::from_response_name(name))
-                });
+                .or_insert_with(|| RefOr::Ref(utoipa::openapi::Ref::from_response_name(name)));
         }
     }
 }
