@@ -1,5 +1,6 @@
-//! `testkit/moto/key_rollback.py` changes only what moto copies to roll a transaction back: the
-//! same transactions, cancelled or applied, leave both servers' tables exactly alike.
+//! `testkit/moto/key_rollback.py` changes only what moto copies to roll a transaction back and
+//! which items its index Query sorts: the same transactions, cancelled or applied, leave both
+//! servers' tables exactly alike, and the same index Query answers alike.
 
 use std::collections::HashMap;
 
@@ -152,4 +153,76 @@ async fn named_item_rollback_leaves_the_table_as_moto_own_does() {
         ]
     );
     assert_eq!(named_items[0]["n"], AttributeValue::N("2".into()));
+}
+
+/// Answers a Query of GSI2's `HOLDS#p#1` partition, up to `2#`, in both directions, on a table
+/// whose other items would sort before, between and after that partition's.
+async fn index_queries(moto: &MotoServer) -> Vec<Vec<Item>> {
+    let store = moto.new_table().await;
+    let (client, table) = (store.client(), store.table());
+    for (pk, gsi_pk, gsi_sk) in [
+        ("USER#1", "HOLDS#p#1", "3#c"),
+        ("USER#2", "HOLDS#p#0", "1#a"),
+        ("USER#3", "HOLDS#p#1", "1#b"),
+        ("USER#4", "HOLDS#p#2", "0#d"),
+        ("USER#5", "HOLDS#p#1", "2#a"),
+        ("USER#0", "HOLDS#p#1", "1#a"),
+    ] {
+        let mut item = item(pk, "PURCHASE#x", "1");
+        item.insert("GSI2PK".into(), s(gsi_pk));
+        item.insert("GSI2SK".into(), s(gsi_sk));
+        client
+            .put_item()
+            .table_name(table)
+            .set_item(Some(item))
+            .send()
+            .await
+            .unwrap();
+    }
+    // An item outside the index (no GSI2 attributes) is in the table all the same.
+    client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item("USER#6", "PROFILE", "1")))
+        .send()
+        .await
+        .unwrap();
+    let mut answers = Vec::new();
+    for forward in [true, false] {
+        let output = client
+            .query()
+            .table_name(table)
+            .index_name("GSI2")
+            .key_condition_expression("GSI2PK = :p AND GSI2SK <= :end")
+            .expression_attribute_values(":p", s("HOLDS#p#1"))
+            .expression_attribute_values(":end", s("2#~"))
+            .scan_index_forward(forward)
+            .send()
+            .await
+            .unwrap();
+        answers.push(output.items.unwrap_or_default());
+    }
+    answers
+}
+
+#[tokio::test]
+async fn an_index_query_answers_as_moto_own_does() {
+    let stock = MotoServer::start_with(Rollback::WholeTable).await;
+    let named = MotoServer::start_with(Rollback::NamedItems).await;
+    let stock_answers = index_queries(&stock).await;
+    let named_answers = index_queries(&named).await;
+    let users = |items: &Vec<Item>| -> Vec<String> {
+        items
+            .iter()
+            .map(|item| item["PK"].as_s().unwrap().clone())
+            .collect()
+    };
+    assert_eq!(
+        stock_answers.iter().map(users).collect::<Vec<_>>(),
+        [
+            ["USER#0", "USER#3", "USER#5"],
+            ["USER#5", "USER#3", "USER#0"]
+        ]
+    );
+    assert_eq!(named_answers, stock_answers);
 }
