@@ -99,21 +99,16 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     state
 }
 
-/// `app` in the rate limits of its routes' classes (`RATE_LIMIT_*`, read once per cold start),
-/// counted on `store`'s table ([`crate::http::limit`]). Exits with a clear message when the
-/// configuration is malformed.
-pub fn limited(app: Router, store: &DynamoStore) -> Router {
-    let policy = require(config::rate_policy(&Env));
-    Limiter::new(store.clone(), policy, system_clock()).layer(app)
-}
-
 /// Serves `app` (a function's router, [`crate::http::routes::Routes::function_app`], over its
 /// state built once for the life of the process) in the API's layers until Lambda stops the
-/// process. Each invocation writes its metrics line ([`crate::metrics`]): `Requests` with its
-/// `statusClass`, `Latency` (the router's time), whatever the handler and the store counted, and
-/// the request id.
-pub async fn serve(app: Router) -> Result<(), lambda_http::Error> {
-    let app = api_layers(app);
+/// process, each route in the rate limits of the class its declaration names (`RATE_LIMIT_*`,
+/// read once per cold start; counted on `store`'s table, [`crate::http::limit`]): no function
+/// can leave them out. Exits with a clear message when that configuration is malformed. Each
+/// invocation writes its metrics line ([`crate::metrics`]): `Requests` with its `statusClass`,
+/// `Latency` (the router's time), whatever the handler and the store counted, and the request id.
+pub async fn serve(app: Router, store: &DynamoStore) -> Result<(), lambda_http::Error> {
+    let policy = require(config::rate_policy(&Env));
+    let app = api_layers(Limiter::new(store.clone(), policy, system_clock()).layer(app));
     let emitter = &metrics::Emitter::from_env();
     let service = service_fn(move |request: Request| {
         let app = app.clone();

@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use shared::handlers::top_ups::TopUpState;
 use shared::http::routes::cash_top_ups_routes;
-use shared::runtime::{limited, serve};
+use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(TopUpState::from_env().await);
     let store = state.store.clone();
-    serve(limited(cash_top_ups_routes().function_app(state), &store)).await
+    serve(cash_top_ups_routes().function_app(state), &store).await
 }

@@ -16,5 +16,6 @@ async fn main() -> Result<(), lambda_http::Error> {
     let cursors = CursorSigner::new(&require(cursor_secret(&Env)));
     warm(&dynamodb, None).await;
     let state = Arc::new(CatalogState { store, cursors });
-    serve(catalog_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(catalog_routes().function_app(state), &store).await
 }

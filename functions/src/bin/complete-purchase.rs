@@ -4,16 +4,12 @@
 use std::sync::Arc;
 
 use shared::http::routes::complete_purchase_routes;
-use shared::runtime::{limited, purchase_state, serve};
+use shared::runtime::{purchase_state, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(purchase_state().await);
     let store = state.store.clone();
-    serve(limited(
-        complete_purchase_routes().function_app(state),
-        &store,
-    ))
-    .await
+    serve(complete_purchase_routes().function_app(state), &store).await
 }

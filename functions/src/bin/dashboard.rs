@@ -10,5 +10,6 @@ use shared::runtime::serve;
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(DashboardState::from_env().await);
-    serve(dashboard_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(dashboard_routes().function_app(state), &store).await
 }

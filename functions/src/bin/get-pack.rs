@@ -15,5 +15,6 @@ async fn main() -> Result<(), lambda_http::Error> {
         store,
         recent: RecentPacks::keeping(KEEP_PACKS_FOR),
     });
-    serve(get_pack_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(get_pack_routes().function_app(state), &store).await
 }

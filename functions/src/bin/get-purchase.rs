@@ -10,5 +10,6 @@ use shared::runtime::{purchase_state, serve};
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(purchase_state().await);
-    serve(get_purchase_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(get_purchase_routes().function_app(state), &store).await
 }

@@ -11,5 +11,6 @@ use shared::runtime::serve;
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(LeaderboardsState::from_env().await);
-    serve(leaderboards_routes().function_app(state)).await
+    let store = state.store.clone();
+    serve(leaderboards_routes().function_app(state), &store).await
 }

@@ -4,12 +4,12 @@ use std::sync::Arc;
 
 use shared::handlers::profile::ProfileState;
 use shared::http::routes::me_profile_routes;
-use shared::runtime::{limited, serve};
+use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(ProfileState::from_env().await);
     let store = state.store.clone();
-    serve(limited(me_profile_routes().function_app(state), &store)).await
+    serve(me_profile_routes().function_app(state), &store).await
 }

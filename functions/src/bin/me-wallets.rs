@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use shared::handlers::my_wallets::WalletsState;
 use shared::http::routes::me_wallets_routes;
-use shared::runtime::{limited, serve, store_from_env, verifier_from_env, warm};
+use shared::runtime::{serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
@@ -15,5 +15,5 @@ async fn main() -> Result<(), lambda_http::Error> {
     warm(&dynamodb, Some(&verifier)).await;
     let state = Arc::new(WalletsState { store, verifier });
     let store = state.store.clone();
-    serve(limited(me_wallets_routes().function_app(state), &store)).await
+    serve(me_wallets_routes().function_app(state), &store).await
 }

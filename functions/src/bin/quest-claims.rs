@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use shared::handlers::me::MeState;
 use shared::http::routes::quest_claims_routes;
-use shared::runtime::{limited, serve};
+use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(MeState::from_env().await);
     let store = state.store.clone();
-    serve(limited(quest_claims_routes().function_app(state), &store)).await
+    serve(quest_claims_routes().function_app(state), &store).await
 }

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use shared::handlers::queue::QueueFnState;
 use shared::http::routes::queue_routes;
-use shared::runtime::{limited, serve};
+use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     shared::telemetry::init_json();
     let state = Arc::new(QueueFnState::from_env().await);
     let store = state.store.clone();
-    serve(limited(queue_routes().function_app(state), &store)).await
+    serve(queue_routes().function_app(state), &store).await
 }

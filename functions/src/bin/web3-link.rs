@@ -5,7 +5,7 @@ use std::sync::Arc;
 use shared::config::{Env, max_body_bytes};
 use shared::handlers::web3_link::LinkState;
 use shared::http::routes::web3_link_routes;
-use shared::runtime::{limited, require, serve, store_from_env, verifier_from_env, warm};
+use shared::runtime::{require, serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
@@ -20,5 +20,5 @@ async fn main() -> Result<(), lambda_http::Error> {
         max_body_bytes,
     });
     let store = state.store.clone();
-    serve(limited(web3_link_routes().function_app(state), &store)).await
+    serve(web3_link_routes().function_app(state), &store).await
 }
