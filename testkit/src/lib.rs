@@ -13,6 +13,7 @@
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
 //! - [`scripts`]: input files for the repository's scripts, and their runs.
 //! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
+//! - [`queue`]: waiting rooms drawn with a recorded round: packs, fans joined, the keeper run.
 
 pub mod attacks;
 pub mod drand;
@@ -28,6 +29,7 @@ pub mod packs;
 pub mod profiles;
 pub mod purchases;
 pub mod quests;
+pub mod queue;
 pub mod runtime_api;
 pub mod scripts;
 pub mod stripe;

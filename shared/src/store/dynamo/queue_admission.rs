@@ -216,18 +216,16 @@ impl AdmitQueue for DynamoStore {
         pack_id: &PackId,
         admitted_through: u64,
     ) -> Result<u64, StoreError> {
-        // The state first, off the pending index: no claim follows (a claim needs `drawn`), so
-        // nothing but this writes the entries still queued after `admitted_through`.
+        // The state first: no claim follows it (a claim needs `drawn`), so nothing but a finish
+        // writes the entries still queued after `admitted_through`. The line leaves the pending
+        // index last, once they are marked: a keeper that stops in between finds it again on its
+        // next pass and marks them then.
         let finished = self
             .update_if(
                 state_key(pack_id),
-                "SET #status = :finished REMOVE #gsi1pk, #gsi1sk",
-                &conditions::admitted_through_as_read(admitted_through),
-                &[
-                    ("#status", QUEUE_STATUS),
-                    ("#gsi1pk", GSI1_PK),
-                    ("#gsi1sk", GSI1_SK),
-                ],
+                "SET #status = :finished",
+                &conditions::finishing(admitted_through),
+                &[("#status", QUEUE_STATUS)],
                 vec![(":finished", s(status_text(StoredStatus::Finished)))],
             )
             .await?;
@@ -249,6 +247,14 @@ impl AdmitQueue for DynamoStore {
             .collect();
         let marked = waiting.len() as u64;
         self.put_all(waiting).await?;
+        self.update_if(
+            state_key(pack_id),
+            "REMOVE #gsi1pk, #gsi1sk",
+            &conditions::state_is(StoredStatus::Finished),
+            &[("#gsi1pk", GSI1_PK), ("#gsi1sk", GSI1_SK)],
+            Vec::new(),
+        )
+        .await?;
         Ok(marked)
     }
 }
