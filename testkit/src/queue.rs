@@ -136,7 +136,11 @@ pub async fn by_position<S: GetQueueEntry>(
 
 /// The queue function's state over `store`, its receipts signed by [`signer`].
 pub fn api<S>(store: S) -> Arc<QueueFnState<S>> {
-    Arc::new(QueueFnState::new(store, crate::tokens::verifier(), signer()))
+    Arc::new(QueueFnState::new(
+        store,
+        crate::tokens::verifier(),
+        signer(),
+    ))
 }
 
 /// `GET path` of the queue function (as `who`, signed in, when given): status and body.

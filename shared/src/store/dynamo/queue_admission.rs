@@ -10,6 +10,7 @@ use super::records::{pack_from_item, share_key, share_units, whole_number};
 use super::transaction::{Transaction, counter, update};
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, UserId};
+use crate::packs::Pack;
 use crate::queue::admission::{WindowEnd, window_end};
 use crate::queue::commit::order_page_of;
 use crate::queue::entry::{EntryStatus, QueueEntry};
@@ -56,6 +57,27 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// The units left in `pack`'s shares and the units paid for, read strongly consistent.
+    pub(super) async fn share_counts(
+        &self,
+        pack_id: &PackId,
+        pack: &Pack,
+    ) -> Result<(u64, u64), StoreError> {
+        let shares = (0..pack.shard_count())
+            .map(|k| share_key(pack_id, k))
+            .collect();
+        let shares = self.batch_get_all(shares, true).await?;
+        let left = shares.iter().map(|item| share_units(item.as_ref())).sum();
+        let sold = shares
+            .iter()
+            .flatten()
+            .filter_map(|item| whole_number(item, SHARE_SOLD))
+            .sum();
+        Ok((left, sold))
+    }
+}
+
 impl AdmitQueue for DynamoStore {
     async fn admission_view(&self, pack_id: &PackId) -> Result<Option<AdmissionView>, StoreError> {
         let [state_item, pack_item] = self
@@ -85,16 +107,7 @@ impl AdmitQueue for DynamoStore {
             .flatten()
             .map(entry_from_item)
             .collect::<Result<Vec<QueueEntry>, StoreError>>()?;
-        let shares = (0..pack.shard_count())
-            .map(|k| share_key(pack_id, k))
-            .collect();
-        let shares = self.batch_get_all(shares, true).await?;
-        let left = shares.iter().map(|item| share_units(item.as_ref())).sum();
-        let sold: u64 = shares
-            .iter()
-            .flatten()
-            .filter_map(|item| whole_number(item, SHARE_SOLD))
-            .sum();
+        let (left, sold) = self.share_counts(pack_id, &pack).await?;
         Ok(Some(AdmissionView::of(
             &pack,
             state,

@@ -1,0 +1,254 @@
+//! The waiting room's public reads once the keeper has moved a line on, through the queue
+//! function's routes on both stores (DynamoDB on moto behind the one-request-at-a-time proxy,
+//! and the in-memory store): the entrants list pages every entry id once, sorted, and rebuilds
+//! `entrantsRoot`; a fan's proof verifies against it (first, middle and last leaf, odd counts);
+//! the report gives the exact figures of a scripted sale.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use shared::handlers::queue_keeper::{KeeperRun, pass};
+use shared::ids::PackId;
+use shared::queue::merkle::{self, ProofStep};
+use shared::queue::state::ENTRANTS_PAGE_SIZE;
+use shared::store::purchases::Started;
+use shared::store::{MemoryStore, Store};
+use shared::timestamp::Timestamp;
+use testkit::queue::{
+    api, beacon, by_position, close_and_draw, entrant_pages, get, join, queued_pack, start,
+};
+
+testkit::store_contract!(
+    by_value:
+    the_entrants_page_every_id_once_and_each_fans_proof_reaches_the_root,
+    the_report_gives_the_figures_of_the_sale,
+);
+
+fn root_of(queue: &Value) -> [u8; 32] {
+    let root = hex::decode(queue["queue"]["entrantsRoot"].as_str().expect("committed"));
+    root.unwrap().try_into().expect("32 bytes")
+}
+
+/// Checks `fan`'s proof in `pack`'s line: it names their entry, at `index` of the sorted ids,
+/// under `root`, and hashes up to it (and not for another entry).
+async fn check_proof<S: Store + 'static>(
+    state: &std::sync::Arc<shared::handlers::queue::QueueFnState<S>>,
+    pack: &str,
+    fan: &str,
+    (entry_id, index): (&str, usize),
+    root: &[u8; 32],
+) {
+    let path = format!("/api/packs/{pack}/queue/me/proof");
+    let (status, body) = get(state, &path, Some(fan)).await;
+    assert_eq!(status, 200, "{fan}: {body}");
+    let proof = &body["proof"];
+    assert_eq!(proof["entryId"], entry_id);
+    assert_eq!(proof["index"], index);
+    assert_eq!(proof["entrantsRoot"], hex::encode(root));
+    let steps: Vec<ProofStep> = serde_json::from_value(proof["steps"].clone()).unwrap();
+    assert!(merkle::verify(root, entry_id, &steps), "{fan}'s proof");
+    assert!(!merkle::verify(root, &"0".repeat(32), &steps));
+}
+
+async fn the_entrants_page_every_id_once_and_each_fans_proof_reaches_the_root<S>(store: S)
+where
+    S: Store + 'static,
+{
+    // An odd count: the last leaf is promoted alone. One page: moto takes a second a few dozen
+    // joins, so two pages are shown on the in-memory store below.
+    entrants_and_proofs(store, 41).await;
+}
+
+/// One more fan than a page holds: two pages, the second a lone leaf.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_pages_of_entrants_in_memory() {
+    entrants_and_proofs(MemoryStore::default(), ENTRANTS_PAGE_SIZE + 1).await;
+}
+
+/// A line of `fans` (odd) and one of 7, closed: the pages, the root and the proofs.
+async fn entrants_and_proofs<S: Store + 'static>(store: S, fans: usize) {
+    let (_stub, beacon) = beacon().await;
+    let (big, small) = (queued_pack("crowded", 10, 1), queued_pack("small", 10, 1));
+    testkit::packs::save(&store, &big).await;
+    testkit::packs::save(&store, &small).await;
+    let joined = join(&store, &testkit::ids::pack("crowded"), fans).await;
+    let few = join(&store, &testkit::ids::pack("small"), 7).await;
+    let state = api(store);
+
+    // Before the close: nothing to list or prove.
+    for (path, who) in [
+        ("/api/packs/crowded/queue/entrants", None),
+        ("/api/packs/crowded/queue/me/proof", Some("fan-0")),
+    ] {
+        let (status, body) = get(&state, path, who).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (409, &json!("queue_not_closed"))
+        );
+    }
+
+    // The close only (the first pass): entrants committed, not drawn.
+    let mut run = KeeperRun::default();
+    pass(&state.store, &beacon, Timestamp::now(), &mut run)
+        .await
+        .unwrap();
+    assert_eq!(run.closed, 2);
+    let (_, queue) = get(&state, "/api/packs/crowded/queue", None).await;
+    assert_eq!(queue["queue"]["status"], "closed");
+    assert_eq!(queue["queue"]["entrants"], fans);
+
+    let pages = entrant_pages(&state, "crowded").await;
+    let sizes: Vec<usize> = pages
+        .iter()
+        .map(|page| page["entrants"].as_array().unwrap().len())
+        .collect();
+    let last = fans.div_ceil(ENTRANTS_PAGE_SIZE) - 1;
+    assert_eq!(sizes.len(), last + 1);
+    assert!(sizes[..last].iter().all(|&size| size == ENTRANTS_PAGE_SIZE));
+    assert_eq!(sizes[last], fans - last * ENTRANTS_PAGE_SIZE);
+    for (n, page) in pages[..last].iter().enumerate() {
+        assert_eq!(page["nextCursor"], (n + 1).to_string());
+    }
+    assert_eq!(pages[last]["nextCursor"], Value::Null, "the last page");
+    let listed: Vec<String> = pages
+        .iter()
+        .flat_map(|page| page["entrants"].as_array().unwrap().clone())
+        .map(|id| id.as_str().unwrap().to_owned())
+        .collect();
+    assert!(listed.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+    let ids: BTreeSet<String> = joined.iter().map(|e| e.entry_id.to_string()).collect();
+    assert_eq!(listed, ids.into_iter().collect::<Vec<_>>(), "every entry");
+    let root = root_of(&queue);
+    assert_eq!(
+        merkle::root(&listed),
+        root,
+        "the root rebuilt from the pages"
+    );
+    // The cursor a page gives is the page: the first named, and none past the last.
+    let (_, first) = get(&state, "/api/packs/crowded/queue/entrants?cursor=0", None).await;
+    assert_eq!(first, pages[0]);
+    let past = format!("/api/packs/crowded/queue/entrants?cursor={}", last + 1);
+    let (status, past) = get(&state, &past, None).await;
+    assert_eq!(
+        (status, &past["error"]["code"]),
+        (400, &json!("invalid_cursor"))
+    );
+
+    // Proofs: the first, second, a middle, the last but one and the lone last leaf.
+    for index in [0, 1, fans / 2, fans - 2, fans - 1] {
+        let entry = joined
+            .iter()
+            .find(|e| e.entry_id.as_str() == listed[index])
+            .unwrap();
+        let fan = entry.user_id.as_str();
+        check_proof(&state, "crowded", fan, (&listed[index], index), &root).await;
+    }
+    // Seven entrants: every leaf of an odd tree.
+    let (_, small_queue) = get(&state, "/api/packs/small/queue", None).await;
+    let small_root = root_of(&small_queue);
+    let mut sorted: Vec<_> = few.iter().map(|e| e.entry_id.to_string()).collect();
+    sorted.sort();
+    assert_eq!(merkle::root(&sorted), small_root);
+    for entry in &few {
+        let index = sorted.binary_search(&entry.entry_id.to_string()).unwrap();
+        let id = entry.entry_id.as_str();
+        check_proof(
+            &state,
+            "small",
+            entry.user_id.as_str(),
+            (id, index),
+            &small_root,
+        )
+        .await;
+    }
+    // A fan who did not join has no proof.
+    let (status, body) = get(&state, "/api/packs/small/queue/me/proof", Some("stranger")).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (404, &json!("queue_entry_not_found"))
+    );
+}
+
+/// `fan`'s start of `pack_id` at `now`, paid.
+async fn buy<S: Store>(store: &S, fan: &shared::ids::UserId, pack_id: &PackId, now: Timestamp) {
+    let Ok(Started::Created(purchase)) = store.start_purchase(&start(fan, pack_id, "k", now)).await
+    else {
+        panic!("{fan} is admitted and starts");
+    };
+    let reference = format!("grant-{fan}");
+    testkit::purchases::credit(store, fan.as_str(), 10_000, "USD", &reference).await;
+    store
+        .complete_purchase(fan, pack_id, &purchase.id, now)
+        .await
+        .unwrap();
+}
+
+async fn the_report_gives_the_figures_of_the_sale<S>(store: S)
+where
+    S: Store + 'static,
+{
+    let (_stub, beacon) = beacon().await;
+    // Three units, one a fan, eight fans.
+    let pack_id = testkit::queue::line(&store, &queued_pack("reported", 3, 1), 8).await;
+    close_and_draw(&store, &beacon).await;
+    let state = api(store);
+    let store = &state.store;
+    let report = || get(&state, "/api/packs/reported/queue/report", None);
+    let (status, body) = report().await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (409, &json!("queue_not_finished"))
+    );
+
+    let now = Timestamp::now();
+    let mut run = KeeperRun::default();
+    pass(store, &beacon, now, &mut run).await.unwrap();
+    assert_eq!(run.admitted, 3);
+    // Positions 1 and 2 buy; 3 lets their window pass.
+    let line = by_position(store, &pack_id, 8).await;
+    buy(store, &line[0].user_id, &pack_id, now).await;
+    buy(store, &line[1].user_id, &pack_id, now).await;
+    let (status, _) = report().await;
+    assert_eq!(status, 409, "units are still on sale");
+    // Their windows over: 3 lapsed, its unit goes to position 4, who buys.
+    let later = now.plus_seconds(600).unwrap();
+    let mut run = KeeperRun::default();
+    pass(store, &beacon, later, &mut run).await.unwrap();
+    assert_eq!((run.lapsed, run.admitted), (1, 1), "{run:?}");
+    buy(store, &line[3].user_id, &pack_id, later).await;
+    // Every unit paid: the next pass ends the sale, the four still queued are sold out.
+    let mut run = KeeperRun::default();
+    pass(store, &beacon, later.plus_seconds(100).unwrap(), &mut run)
+        .await
+        .unwrap();
+    assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
+
+    let response = get(&state, "/api/packs/reported/queue/report", None).await;
+    assert_eq!(
+        response,
+        (
+            200,
+            json!({"report": {
+                "entrants": 8,
+                "admitted": 4,
+                "bought": 3,
+                "lapsed": 1,
+                "unitsSold": 3,
+                "lastAdmittedPosition": 4,
+            }})
+        )
+    );
+    let mut statuses = Vec::new();
+    for entry in &line {
+        let path = "/api/packs/reported/queue/me";
+        let (_, mine) = get(&state, path, Some(entry.user_id.as_str())).await;
+        statuses.push(mine["entry"]["status"].as_str().unwrap().to_owned());
+    }
+    let expected = ["done", "done", "lapsed", "done"]
+        .into_iter()
+        .chain(["sold_out"; 4]);
+    assert!(
+        statuses.iter().map(String::as_str).eq(expected),
+        "{statuses:?}"
+    );
+}
