@@ -22,6 +22,7 @@ testkit::store_contract!(
     by_value:
     the_entrants_page_every_id_once_and_each_fans_proof_reaches_the_root,
     the_report_gives_the_figures_of_the_sale,
+    a_sale_over_in_a_fans_window_reports_what_they_bought,
 );
 
 fn root_of(queue: &Value) -> [u8; 32] {
@@ -169,13 +170,19 @@ async fn entrants_and_proofs<S: Store + 'static>(store: S, fans: usize) {
     );
 }
 
-/// `fan`'s start of `pack_id` at `now`, paid.
-async fn buy<S: Store>(store: &S, fan: &shared::ids::UserId, pack_id: &PackId, now: Timestamp) {
-    let Ok(Started::Created(purchase)) = store.start_purchase(&start(fan, pack_id, "k", now)).await
+/// `fan`'s start of `pack_id` at `now` (idempotency key `key`), paid.
+async fn buy<S: Store>(
+    store: &S,
+    fan: &shared::ids::UserId,
+    pack_id: &PackId,
+    key: &str,
+    now: Timestamp,
+) {
+    let Ok(Started::Created(purchase)) = store.start_purchase(&start(fan, pack_id, key, now)).await
     else {
         panic!("{fan} is admitted and starts");
     };
-    let reference = format!("grant-{fan}");
+    let reference = format!("grant-{fan}-{key}");
     testkit::purchases::credit(store, fan.as_str(), 10_000, "USD", &reference).await;
     store
         .complete_purchase(fan, pack_id, &purchase.id, now)
@@ -206,8 +213,8 @@ where
     assert_eq!(run.admitted, 3);
     // Positions 1 and 2 buy; 3 lets their window pass.
     let line = by_position(store, &pack_id, 8).await;
-    buy(store, &line[0].user_id, &pack_id, now).await;
-    buy(store, &line[1].user_id, &pack_id, now).await;
+    buy(store, &line[0].user_id, &pack_id, "k", now).await;
+    buy(store, &line[1].user_id, &pack_id, "k", now).await;
     let (status, _) = report().await;
     assert_eq!(status, 409, "units are still on sale");
     // Their windows over: 3 lapsed, its unit goes to position 4, who buys.
@@ -215,7 +222,7 @@ where
     let mut run = KeeperRun::default();
     pass(store, &beacon, later, &mut run).await.unwrap();
     assert_eq!((run.lapsed, run.admitted), (1, 1), "{run:?}");
-    buy(store, &line[3].user_id, &pack_id, later).await;
+    buy(store, &line[3].user_id, &pack_id, "k", later).await;
     // Every unit paid: the next pass ends the sale, the four still queued are sold out.
     let mut run = KeeperRun::default();
     pass(store, &beacon, later.plus_seconds(100).unwrap(), &mut run)
@@ -250,5 +257,44 @@ where
     assert!(
         statuses.iter().map(String::as_str).eq(expected),
         "{statuses:?}"
+    );
+}
+
+async fn a_sale_over_in_a_fans_window_reports_what_they_bought<S>(store: S)
+where
+    S: Store + 'static,
+{
+    let (_stub, beacon) = beacon().await;
+    // Three units, two a fan: the first pass lets in two fans for them.
+    let pack_id = testkit::queue::line(&store, &queued_pack("cut-short", 3, 2), 6).await;
+    close_and_draw(&store, &beacon).await;
+    let state = api(store);
+    let store = &state.store;
+    let now = Timestamp::now();
+    let mut run = KeeperRun::default();
+    pass(store, &beacon, now, &mut run).await.unwrap();
+    assert_eq!(run.admitted, 2);
+    let line = by_position(store, &pack_id, 6).await;
+    buy(store, &line[0].user_id, &pack_id, "a", now).await;
+    buy(store, &line[0].user_id, &pack_id, "b", now).await;
+    // The second fan's one unit is the last: the sale is over while their window is open.
+    buy(store, &line[1].user_id, &pack_id, "a", now).await;
+    let mut run = KeeperRun::default();
+    pass(store, &beacon, now.plus_seconds(1).unwrap(), &mut run)
+        .await
+        .unwrap();
+    assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
+    let (status, body) = get(&state, "/api/packs/cut-short/queue/report", None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["report"],
+        json!({
+            "entrants": 6,
+            "admitted": 2,
+            "bought": 3,
+            "lapsed": 0,
+            "unitsSold": 3,
+            "lastAdmittedPosition": 2,
+        })
     );
 }

@@ -204,6 +204,9 @@ pub async fn admit<S: QueueKeeper>(
                 }
                 Some(window_end(entry.bought))
             }
+            // Every unit is paid for and the line finishes below: nothing is left for a live fan
+            // to buy, so the mark passes them and the report counts what they bought.
+            EntryStatus::Admitted if view.all_sold => Some(window_end(entry.bought)),
             EntryStatus::Admitted => {
                 live.push(entry.bought);
                 None
