@@ -19,7 +19,7 @@ use shared::store::purchases::{StartError, Started};
 use shared::store::queue_keeper::AdmitQueue;
 use shared::timestamp::Timestamp;
 use testkit::ids;
-use testkit::queue::{
+use testkit::waiting_room::{
     PASS_SECONDS, ROUND, beacon, by_position, close_and_draw, fan, line, queued_pack, start,
 };
 

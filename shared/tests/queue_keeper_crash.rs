@@ -13,7 +13,7 @@ use shared::store::queue::GetQueue;
 use shared::store::queue_keeper::{AdmitQueue, PendingQueues};
 use shared::timestamp::Timestamp;
 use testkit::fault_proxy::Fault;
-use testkit::queue::{beacon, by_position, close_and_draw, line, queued_pack, start};
+use testkit::waiting_room::{beacon, by_position, close_and_draw, line, queued_pack, start};
 
 /// What a keeper that stopped mid-step leaves: its request refused as DynamoDB refuses one it
 /// never applies (not retried by the SDK), so the step's earlier writes stand and its later

@@ -14,7 +14,7 @@ use shared::queue::state::ENTRANTS_PAGE_SIZE;
 use shared::store::purchases::Started;
 use shared::store::{MemoryStore, Store};
 use shared::timestamp::Timestamp;
-use testkit::queue::{
+use testkit::waiting_room::{
     api, beacon, by_position, close_and_draw, entrant_pages, get, join, queued_pack, start,
 };
 
@@ -76,15 +76,28 @@ async fn entrants_and_proofs<S: Store + 'static>(store: S, fans: usize) {
     let few = join(&store, &testkit::ids::pack("small"), 7).await;
     let state = api(store);
 
-    // Before the close: nothing to list or prove.
-    for (path, who) in [
-        ("/api/packs/crowded/queue/entrants", None),
-        ("/api/packs/crowded/queue/me/proof", Some("fan-0")),
+    // Before the close: nothing to list or prove, to a fan who joined or not; no proof of a
+    // pack without a line.
+    let proof = "/api/packs/crowded/queue/me/proof";
+    for (path, who, refusal) in [
+        (
+            "/api/packs/crowded/queue/entrants",
+            None,
+            (409, "queue_not_closed"),
+        ),
+        (proof, Some("fan-0"), (409, "queue_not_closed")),
+        (proof, Some("stranger"), (409, "queue_not_closed")),
+        (
+            "/api/packs/nope/queue/me/proof",
+            Some("fan-0"),
+            (404, "queue_not_found"),
+        ),
     ] {
         let (status, body) = get(&state, path, who).await;
         assert_eq!(
             (status, &body["error"]["code"]),
-            (409, &json!("queue_not_closed"))
+            (refusal.0, &json!(refusal.1)),
+            "{path} as {who:?}"
         );
     }
 
@@ -196,7 +209,7 @@ where
 {
     let (_stub, beacon) = beacon().await;
     // Three units, one a fan, eight fans.
-    let pack_id = testkit::queue::line(&store, &queued_pack("reported", 3, 1), 8).await;
+    let pack_id = testkit::waiting_room::line(&store, &queued_pack("reported", 3, 1), 8).await;
     close_and_draw(&store, &beacon).await;
     let state = api(store);
     let store = &state.store;
@@ -266,7 +279,7 @@ where
 {
     let (_stub, beacon) = beacon().await;
     // Three units, two a fan: the first pass lets in two fans for them.
-    let pack_id = testkit::queue::line(&store, &queued_pack("cut-short", 3, 2), 6).await;
+    let pack_id = testkit::waiting_room::line(&store, &queued_pack("cut-short", 3, 2), 6).await;
     close_and_draw(&store, &beacon).await;
     let state = api(store);
     let store = &state.store;

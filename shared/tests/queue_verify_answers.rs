@@ -9,8 +9,10 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use shared::store::Store;
-use testkit::queue::{api, beacon, close_and_draw, entrant_pages, fan, get, line, queued_pack};
 use testkit::scripts::{Run, TempFiles, run_python};
+use testkit::waiting_room::{
+    api, beacon, close_and_draw, entrant_pages, fan, get, line, queued_pack,
+};
 
 testkit::store_contract!(
     by_value:
