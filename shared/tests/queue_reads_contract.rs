@@ -5,17 +5,23 @@
 //! the report gives the exact figures of a scripted sale.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
+use shared::beacon::BeaconClient;
+use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::ids::PackId;
+use shared::packs::Pack;
+use shared::queue::entry::QueueEntry;
 use shared::queue::merkle::{self, ProofStep};
 use shared::queue::state::ENTRANTS_PAGE_SIZE;
 use shared::store::purchases::Started;
 use shared::store::{MemoryStore, Store};
 use shared::timestamp::Timestamp;
+use testkit::drand::DrandStub;
 use testkit::waiting_room::{
-    api, beacon, by_position, close_and_draw, entrant_pages, get, join, queued_pack, start,
+    api, beacon, by_position, close_and_draw, entrant_pages, get, join, line, queued_pack, start,
 };
 
 testkit::store_contract!(
@@ -33,7 +39,7 @@ fn root_of(queue: &Value) -> [u8; 32] {
 /// Checks `fan`'s proof in `pack`'s line: it names their entry, at `index` of the sorted ids,
 /// under `root`, and hashes up to it (and not for another entry).
 async fn check_proof<S: Store + 'static>(
-    state: &std::sync::Arc<shared::handlers::queue::QueueFnState<S>>,
+    state: &Arc<QueueFnState<S>>,
     pack: &str,
     fan: &str,
     (entry_id, index): (&str, usize),
@@ -203,49 +209,84 @@ async fn buy<S: Store>(
         .unwrap();
 }
 
+/// A line drawn by the keeper (testkit's drand stub), served by the queue function.
+struct Sale<S> {
+    _stub: DrandStub,
+    beacon: BeaconClient,
+    state: Arc<QueueFnState<S>>,
+    pack_id: PackId,
+}
+
+impl<S: Store + 'static> Sale<S> {
+    /// `pack` seeded, `fans` joined, closed and drawn.
+    async fn drawn(store: S, pack: &Pack, fans: usize) -> Self {
+        let (_stub, beacon) = beacon().await;
+        let pack_id = line(&store, pack, fans).await;
+        close_and_draw(&store, &beacon).await;
+        let state = api(store);
+        Self {
+            _stub,
+            beacon,
+            state,
+            pack_id,
+        }
+    }
+
+    /// One keeper pass at `at`.
+    async fn pass(&self, at: Timestamp) -> KeeperRun {
+        let mut run = KeeperRun::default();
+        pass(&self.state.store, &self.beacon, at, &mut run)
+            .await
+            .unwrap();
+        run
+    }
+
+    /// The fans of the line by position.
+    async fn line(&self, fans: usize) -> Vec<QueueEntry> {
+        by_position(&self.state.store, &self.pack_id, fans).await
+    }
+
+    /// The `n`th fan by position (from 0) buys and pays at `at`.
+    async fn buy(&self, line: &[QueueEntry], n: usize, key: &str, at: Timestamp) {
+        buy(&self.state.store, &line[n].user_id, &self.pack_id, key, at).await;
+    }
+
+    async fn report(&self) -> (u16, Value) {
+        let path = format!("/api/packs/{}/queue/report", self.pack_id);
+        get(&self.state, &path, None).await
+    }
+}
+
 async fn the_report_gives_the_figures_of_the_sale<S>(store: S)
 where
     S: Store + 'static,
 {
-    let (_stub, beacon) = beacon().await;
     // Three units, one a fan, eight fans.
-    let pack_id = testkit::waiting_room::line(&store, &queued_pack("reported", 3, 1), 8).await;
-    close_and_draw(&store, &beacon).await;
-    let state = api(store);
-    let store = &state.store;
-    let report = || get(&state, "/api/packs/reported/queue/report", None);
-    let (status, body) = report().await;
+    let sale = Sale::drawn(store, &queued_pack("reported", 3, 1), 8).await;
+    let (status, body) = sale.report().await;
     assert_eq!(
         (status, &body["error"]["code"]),
         (409, &json!("queue_not_finished"))
     );
 
     let now = Timestamp::now();
-    let mut run = KeeperRun::default();
-    pass(store, &beacon, now, &mut run).await.unwrap();
-    assert_eq!(run.admitted, 3);
+    assert_eq!(sale.pass(now).await.admitted, 3);
     // Positions 1 and 2 buy; 3 lets their window pass.
-    let line = by_position(store, &pack_id, 8).await;
-    buy(store, &line[0].user_id, &pack_id, "k", now).await;
-    buy(store, &line[1].user_id, &pack_id, "k", now).await;
-    let (status, _) = report().await;
-    assert_eq!(status, 409, "units are still on sale");
+    let line = sale.line(8).await;
+    sale.buy(&line, 0, "k", now).await;
+    sale.buy(&line, 1, "k", now).await;
+    assert_eq!(sale.report().await.0, 409, "units are still on sale");
     // Their windows over: 3 lapsed, its unit goes to position 4, who buys.
     let later = now.plus_seconds(600).unwrap();
-    let mut run = KeeperRun::default();
-    pass(store, &beacon, later, &mut run).await.unwrap();
+    let run = sale.pass(later).await;
     assert_eq!((run.lapsed, run.admitted), (1, 1), "{run:?}");
-    buy(store, &line[3].user_id, &pack_id, "k", later).await;
+    sale.buy(&line, 3, "k", later).await;
     // Every unit paid: the next pass ends the sale, the four still queued are sold out.
-    let mut run = KeeperRun::default();
-    pass(store, &beacon, later.plus_seconds(100).unwrap(), &mut run)
-        .await
-        .unwrap();
+    let run = sale.pass(later.plus_seconds(100).unwrap()).await;
     assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
 
-    let response = get(&state, "/api/packs/reported/queue/report", None).await;
     assert_eq!(
-        response,
+        sale.report().await,
         (
             200,
             json!({"report": {
@@ -261,7 +302,7 @@ where
     let mut statuses = Vec::new();
     for entry in &line {
         let path = "/api/packs/reported/queue/me";
-        let (_, mine) = get(&state, path, Some(entry.user_id.as_str())).await;
+        let (_, mine) = get(&sale.state, path, Some(entry.user_id.as_str())).await;
         statuses.push(mine["entry"]["status"].as_str().unwrap().to_owned());
     }
     let expected = ["done", "done", "lapsed", "done"]
@@ -277,27 +318,18 @@ async fn a_sale_over_in_a_fans_window_reports_what_they_bought<S>(store: S)
 where
     S: Store + 'static,
 {
-    let (_stub, beacon) = beacon().await;
     // Three units, two a fan: the first pass lets in two fans for them.
-    let pack_id = testkit::waiting_room::line(&store, &queued_pack("cut-short", 3, 2), 6).await;
-    close_and_draw(&store, &beacon).await;
-    let state = api(store);
-    let store = &state.store;
+    let sale = Sale::drawn(store, &queued_pack("cut-short", 3, 2), 6).await;
     let now = Timestamp::now();
-    let mut run = KeeperRun::default();
-    pass(store, &beacon, now, &mut run).await.unwrap();
-    assert_eq!(run.admitted, 2);
-    let line = by_position(store, &pack_id, 6).await;
-    buy(store, &line[0].user_id, &pack_id, "a", now).await;
-    buy(store, &line[0].user_id, &pack_id, "b", now).await;
+    assert_eq!(sale.pass(now).await.admitted, 2);
+    let line = sale.line(6).await;
+    sale.buy(&line, 0, "a", now).await;
+    sale.buy(&line, 0, "b", now).await;
     // The second fan's one unit is the last: the sale is over while their window is open.
-    buy(store, &line[1].user_id, &pack_id, "a", now).await;
-    let mut run = KeeperRun::default();
-    pass(store, &beacon, now.plus_seconds(1).unwrap(), &mut run)
-        .await
-        .unwrap();
+    sale.buy(&line, 1, "a", now).await;
+    let run = sale.pass(now.plus_seconds(1).unwrap()).await;
     assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
-    let (status, body) = get(&state, "/api/packs/cut-short/queue/report", None).await;
+    let (status, body) = sale.report().await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["report"],
