@@ -343,8 +343,8 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   their public face and stats (`FAN#`);
 /// - locker-rooms (public): `GetItem` of a name's holder (`NAME#`) and `Query` of their public
 ///   face and stats (`FAN#`): reads only, nothing of `USER#`;
-/// - queue: `BatchGetItem` of a pack item (`PACK#`) and its line's state (`QUEUE#`), and of
-///   entrant pages; the join's conditional `PutItem` of the fan's entry and `GetItem` of an
+/// - queue: `BatchGetItem` of a pack item (`PACK#`) and its line's state (`QUEUE#`), of a
+///   finished line's supply shares (`PACK#`: the report's units sold), and of entrant pages; the join's conditional `PutItem` of the fan's entry and `GetItem` of an
 ///   entry or an entrant page (`QUEUE#`): never the queue's seed (`QSEED#`) nor `DRAW#`;
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
 ///   catalogue's partitions of GSI1 (`CATALOG#`): reads only;

@@ -7,23 +7,21 @@
 
 use std::sync::Arc;
 
-use shared::beacon::{BeaconClient, BeaconSource, quicknet};
 use shared::handlers::queue_keeper::{KeeperRun, admit, pass};
-use shared::ids::{PackId, UserId};
-use shared::packs::Pack;
-use shared::purchases::{HoldPolicy, StartRefusal, StartRequest, purchase_id};
+use shared::ids::PackId;
+use shared::purchases::StartRefusal;
 use shared::queue::admission::{AdmissionRefusal, Allowance, demand};
 use shared::queue::commit::order;
-use shared::queue::entry::{EntryStatus, QueueEntry, ReceiptSigner};
+use shared::queue::entry::EntryStatus;
 use shared::queue::state::StoredStatus;
-use shared::queue::terms::{BEACON_MARGIN_SECONDS, QueueTerms};
 use shared::store::Store;
 use shared::store::purchases::{StartError, Started};
-use shared::store::queue::GetQueueEntry;
-use shared::store::queue_keeper::{AdmitQueue, QueueKeeper};
+use shared::store::queue_keeper::AdmitQueue;
 use shared::timestamp::Timestamp;
-use testkit::drand::DrandStub;
 use testkit::ids;
+use testkit::waiting_room::{
+    PASS_SECONDS, ROUND, beacon, by_position, close_and_draw, fan, line, queued_pack, start,
+};
 
 testkit::store_contract!(
     arc:
@@ -33,101 +31,6 @@ testkit::store_contract!(
     two_keepers_racing_admit_each_fan_at_most_once,
     racing_buyers_and_keepers_never_exceed_the_units_left,
 );
-
-/// A recorded quicknet round (testkit::drand) the test lines draw with.
-const ROUND: u64 = 9_367_912;
-const PASS_SECONDS: u32 = 600;
-
-/// A queued pack of `supply` units, `max` a fan, whose line closed long ago with its beacon
-/// round [`ROUND`] (a real round the stub serves).
-fn queued_pack(id: &str, supply: u64, max: u32) -> Pack {
-    let round_time = quicknet::time_of(ROUND);
-    let closes_at =
-        Timestamp::from_unix_nanos(i128::from(round_time - BEACON_MARGIN_SECONDS) * 1_000_000_000)
-            .unwrap();
-    let mut pack = testkit::packs::active(id, 0);
-    pack.total_supply = supply;
-    pack.remaining = supply;
-    pack.max_per_user = Some(max);
-    pack.sale_starts_at = Some(closes_at);
-    pack.queue = Some(QueueTerms {
-        opens_at: closes_at.plus_seconds(-3600).unwrap(),
-        closes_at,
-        pass_seconds: PASS_SECONDS,
-    });
-    assert_eq!(pack.queue.unwrap().beacon_round(), ROUND);
-    pack
-}
-
-fn fan(n: usize) -> UserId {
-    ids::user(&format!("fan-{n}"))
-}
-
-/// `pack` seeded and `fans` fans joined.
-async fn line<S: Store>(store: &S, pack: &Pack, fans: usize) -> PackId {
-    testkit::packs::save(store, pack).await;
-    let pack_id = ids::pack(&pack.id);
-    let signer = ReceiptSigner::from_seed(&[7; 32]).unwrap();
-    for n in 0..fans {
-        let entry = QueueEntry::new(pack_id.clone(), fan(n), Timestamp::now(), &signer);
-        store.join_queue(&entry).await.unwrap();
-    }
-    pack_id
-}
-
-async fn beacon() -> (DrandStub, BeaconClient) {
-    let stub = DrandStub::start().await;
-    let client = BeaconClient::new(BeaconSource::Relays(vec![stub.url()]));
-    (stub, client)
-}
-
-/// Closes and draws `pack_id`'s line: two keeper passes.
-async fn close_and_draw<S: QueueKeeper>(store: &S, beacon: &BeaconClient) -> KeeperRun {
-    let mut run = KeeperRun::default();
-    pass(store, beacon, Timestamp::now(), &mut run)
-        .await
-        .unwrap();
-    pass(store, beacon, Timestamp::now(), &mut run)
-        .await
-        .unwrap();
-    run
-}
-
-fn start(user: &UserId, pack_id: &PackId, key: &str, now: Timestamp) -> StartRequest {
-    StartRequest {
-        user_id: user.clone(),
-        pack_id: pack_id.clone(),
-        purchase_id: purchase_id(user, key),
-        requested_seed: None,
-        client_seed: "seed".into(),
-        now,
-        expires_at: now.plus_seconds(600).unwrap(),
-        policy: HoldPolicy {
-            max_unpaid: 10,
-            requires_funds: false,
-        },
-    }
-}
-
-/// The entries of `pack_id`'s line by position.
-async fn by_position<S: GetQueueEntry>(
-    store: &S,
-    pack_id: &PackId,
-    fans: usize,
-) -> Vec<QueueEntry> {
-    let mut entries = Vec::new();
-    for n in 0..fans {
-        entries.push(
-            store
-                .queue_entry(pack_id, &fan(n))
-                .await
-                .unwrap()
-                .expect("joined"),
-        );
-    }
-    entries.sort_by_key(|e| e.position);
-    entries
-}
 
 async fn a_line_closes_draws_admits_and_sells_to_admitted_fans_only<S>(store: Arc<S>)
 where

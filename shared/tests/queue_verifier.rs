@@ -2,22 +2,18 @@
 //! order (docs/fairness.md, "The queue"), agrees with `shared::queue::{fairness, merkle}` on
 //! data they produce, with a real quicknet round, and tells a tampered record apart.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::ffi::OsString;
+use std::path::PathBuf;
 
 use aws_lc_rs::digest;
 use serde_json::{Value, json};
 use shared::beacon::{self, Beacon, quicknet};
 use shared::queue::{fairness, merkle};
-use testkit::scripts::{Run, TempFiles, finish};
+use testkit::scripts::{Run, TempFiles, run_python};
 
 const SEED: [u8; 32] = [0x5e; 32];
 /// Five minutes before quicknet round 1000 (2023-08-23T15:59:24Z).
 const CLOSES_AT: &str = "2023-08-23T15:54:24Z";
-
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verify-queue")
-}
 
 /// 128-bit random-looking entry ids, sorted as the close publishes them.
 fn entrants(count: u32) -> Vec<String> {
@@ -84,19 +80,14 @@ impl Case {
             .iter()
             .map(|page| self.files.write(&page.to_string()))
             .collect();
-        let child = Command::new("python3")
-            .arg(script())
-            .arg("--queue")
-            .arg(queue)
-            .arg("--entrants")
-            .args(pages)
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        finish(child)
+        let mut args: Vec<OsString> = vec![
+            "--queue".into(),
+            queue.into_os_string(),
+            "--entrants".into(),
+        ];
+        args.extend(pages.into_iter().map(PathBuf::into_os_string));
+        args.extend(extra.iter().map(|arg| arg.into()));
+        run_python("verify-queue", args)
     }
 }
 

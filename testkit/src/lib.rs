@@ -13,6 +13,7 @@
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
 //! - [`scripts`]: input files for the repository's scripts, and their runs.
 //! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
+//! - [`waiting_room`]: queued packs drawn with a recorded round, fans joined, the keeper run.
 
 pub mod attacks;
 pub mod drand;
@@ -33,6 +34,7 @@ pub mod scripts;
 pub mod stripe;
 pub mod tokens;
 pub mod turnstile;
+pub mod waiting_room;
 pub mod wallets;
 
 /// A port on 127.0.0.1 that was free a moment ago.

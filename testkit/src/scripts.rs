@@ -58,3 +58,23 @@ pub fn finish(child: Child) -> Run {
         stderr: String::from_utf8(output.stderr).unwrap(),
     }
 }
+
+/// Runs the repository's Python script `scripts/<name>` with `args`, stdin empty.
+pub fn run_python<I, A>(name: &str, args: I) -> Run
+where
+    I: IntoIterator<Item = A>,
+    A: AsRef<std::ffi::OsStr>,
+{
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scripts")
+        .join(name);
+    let child = std::process::Command::new("python3")
+        .arg(script)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    finish(child)
+}

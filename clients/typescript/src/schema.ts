@@ -1378,7 +1378,7 @@ export interface components {
             lapsed: number;
             /**
              * Format: int64
-             * @description `totalSupply` less what is left.
+             * @description Units paid for.
              */
             unitsSold: number;
             /**

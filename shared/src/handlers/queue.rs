@@ -472,7 +472,9 @@ pub async fn queue_report<S: GetQueue>(
         admitted: s.admitted,
         bought: s.bought,
         lapsed: s.lapsed,
-        units_sold: view.total_supply.saturating_sub(view.remaining),
+        units_sold: view.sold.ok_or_else(|| ApiError::Internal {
+            detail: "a finished line without its units sold".into(),
+        })?,
         last_admitted_position: s.admitted_through,
     };
     Ok(publicly_cached(json_response(

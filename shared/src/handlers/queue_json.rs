@@ -230,7 +230,7 @@ pub(super) struct ReportJson {
     /// Units started by admitted fans.
     pub(super) bought: u64,
     pub(super) lapsed: u64,
-    /// `totalSupply` less what is left.
+    /// Units paid for.
     pub(super) units_sold: u64,
     /// The position of the last fan admitted (`admittedThrough`).
     pub(super) last_admitted_position: u64,

@@ -7,7 +7,9 @@
 //! - a `closed` line: once its beacon round is out, the draw; a round still missing
 //!   [`BEACON_LATE_SECONDS`] after its time counts `QueueBeaconLate` (alarmed on) and the draw
 //!   waits: it never falls back to a local random number;
-//! - a `drawn` line: an admission pass ([`admit`]).
+//! - a `drawn` line: an admission pass ([`admit`]);
+//! - a `finished` line still pending: the finish again, its fans still queued marked sold out
+//!   (a keeper stopped between the finish's writes).
 
 use std::time::{Duration, Instant};
 
@@ -152,7 +154,10 @@ async fn step<S: QueueKeeper>(
             }
         },
         StoredStatus::Drawn => run.add(admit(store, pack_id, now).await?),
-        StoredStatus::Finished => {}
+        // Still pending: a keeper stopped after the finish's first write; this one completes it.
+        StoredStatus::Finished => {
+            run.sold_out += store.finish_queue(pack_id, queue.admitted_through).await?;
+        }
     }
     Ok(())
 }
@@ -199,6 +204,9 @@ pub async fn admit<S: QueueKeeper>(
                 }
                 Some(window_end(entry.bought))
             }
+            // Every unit is paid for and the line finishes below: nothing is left for a live fan
+            // to buy, so the mark passes them and the report counts what they bought.
+            EntryStatus::Admitted if view.all_sold => Some(window_end(entry.bought)),
             EntryStatus::Admitted => {
                 live.push(entry.bought);
                 None

@@ -45,10 +45,14 @@ pub struct QueueView {
     pub total_supply: u64,
     /// The pack's `remaining` summary (the sweep refreshes it every minute).
     pub remaining: u64,
+    /// Units paid for, read from the pack's shares once the line is finished (the report's
+    /// figure; the summary above lags and counts unpaid holds): `None` before.
+    pub sold: Option<u64>,
 }
 
 /// A pack's line, or `None` when no such pack, or a pack without a queue. One read of the pack
-/// item and the state item (never the pack's draw inputs: the queue function may not read them).
+/// item and the state item (never the pack's draw inputs: the queue function may not read them),
+/// and of a finished line the pack's shares too.
 pub trait GetQueue: Send + Sync {
     fn get_queue(
         &self,

@@ -42,6 +42,15 @@ pub fn admitted_through_as_read(through: u64) -> Condition {
     state_is(StoredStatus::Drawn).and(counter_as_read(QUEUE_ADMITTED_THROUGH, through))
 }
 
+/// The line ends at `admittedThrough` as read: drawn (the finish's first write: no claim follows
+/// it, a claim needs `drawn`), or already finished there by a keeper that stopped before it
+/// marked the fans still queued (its rerun completes the finish).
+pub fn finishing(through: u64) -> Condition {
+    state_is(StoredStatus::Drawn)
+        .or(state_is(StoredStatus::Finished))
+        .and(counter_as_read(QUEUE_ADMITTED_THROUGH, through))
+}
+
 /// `overThrough` is as read (it only moves forward).
 pub fn over_through_as_read(through: u64) -> Condition {
     counter_as_read(QUEUE_OVER_THROUGH, through)

@@ -165,8 +165,11 @@ pub trait AdmitQueue: Send + Sync {
         ended: Ended,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
-    /// Ends the line: every entry after `admitted_through` still `queued` becomes `sold_out`, the
-    /// state `finished` (off the pending index). How many entries were marked.
+    /// Ends the line at `admitted_through` (conditioned:
+    /// [`crate::store::queue_conditions::finishing`]): the state
+    /// `finished`, every entry after `admitted_through` still `queued` `sold_out`, then the line
+    /// off the pending index, so that a keeper stopped in between finishes it on its next pass.
+    /// How many entries this call marked.
     fn finish_queue(
         &self,
         pack_id: &PackId,

@@ -18,7 +18,7 @@ use crate::ids::{EntryId, PackId, UserId};
 use crate::packs::draw::{ServerSeed, parse_hex32};
 use crate::packs::seed::QueueWrite;
 use crate::queue::entry::{QueueEntry, entry_shard};
-use crate::queue::state::{EntrantPage, QueueState};
+use crate::queue::state::{EntrantPage, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::queue::{
     GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView, ReadEntrants, conditions,
@@ -188,11 +188,16 @@ impl GetQueue for DynamoStore {
             .map(state_from_item)
             .transpose()?
             .ok_or_else(|| StoreError::internal("queue state: missing for a queued pack"))?;
+        let sold = match state.status {
+            StoredStatus::Finished => Some(self.share_counts(pack_id, &pack).await?.1),
+            _ => None,
+        };
         Ok(Some(QueueView {
             terms,
             state,
             total_supply: pack.total_supply,
             remaining,
+            sold,
         }))
     }
 }

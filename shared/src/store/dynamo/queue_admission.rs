@@ -10,6 +10,7 @@ use super::records::{pack_from_item, share_key, share_units, whole_number};
 use super::transaction::{Transaction, counter, update};
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, UserId};
+use crate::packs::Pack;
 use crate::queue::admission::{WindowEnd, window_end};
 use crate::queue::commit::order_page_of;
 use crate::queue::entry::{EntryStatus, QueueEntry};
@@ -56,6 +57,27 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// The units left in `pack`'s shares and the units paid for, read strongly consistent.
+    pub(super) async fn share_counts(
+        &self,
+        pack_id: &PackId,
+        pack: &Pack,
+    ) -> Result<(u64, u64), StoreError> {
+        let shares = (0..pack.shard_count())
+            .map(|k| share_key(pack_id, k))
+            .collect();
+        let shares = self.batch_get_all(shares, true).await?;
+        let left = shares.iter().map(|item| share_units(item.as_ref())).sum();
+        let sold = shares
+            .iter()
+            .flatten()
+            .filter_map(|item| whole_number(item, SHARE_SOLD))
+            .sum();
+        Ok((left, sold))
+    }
+}
+
 impl AdmitQueue for DynamoStore {
     async fn admission_view(&self, pack_id: &PackId) -> Result<Option<AdmissionView>, StoreError> {
         let [state_item, pack_item] = self
@@ -85,16 +107,7 @@ impl AdmitQueue for DynamoStore {
             .flatten()
             .map(entry_from_item)
             .collect::<Result<Vec<QueueEntry>, StoreError>>()?;
-        let shares = (0..pack.shard_count())
-            .map(|k| share_key(pack_id, k))
-            .collect();
-        let shares = self.batch_get_all(shares, true).await?;
-        let left = shares.iter().map(|item| share_units(item.as_ref())).sum();
-        let sold: u64 = shares
-            .iter()
-            .flatten()
-            .filter_map(|item| whole_number(item, SHARE_SOLD))
-            .sum();
+        let (left, sold) = self.share_counts(pack_id, &pack).await?;
         Ok(Some(AdmissionView::of(
             &pack,
             state,
@@ -216,18 +229,16 @@ impl AdmitQueue for DynamoStore {
         pack_id: &PackId,
         admitted_through: u64,
     ) -> Result<u64, StoreError> {
-        // The state first, off the pending index: no claim follows (a claim needs `drawn`), so
-        // nothing but this writes the entries still queued after `admitted_through`.
+        // The state first: no claim follows it (a claim needs `drawn`), so nothing but a finish
+        // writes the entries still queued after `admitted_through`. The line leaves the pending
+        // index last, once they are marked: a keeper that stops in between finds it again on its
+        // next pass and marks them then.
         let finished = self
             .update_if(
                 state_key(pack_id),
-                "SET #status = :finished REMOVE #gsi1pk, #gsi1sk",
-                &conditions::admitted_through_as_read(admitted_through),
-                &[
-                    ("#status", QUEUE_STATUS),
-                    ("#gsi1pk", GSI1_PK),
-                    ("#gsi1sk", GSI1_SK),
-                ],
+                "SET #status = :finished",
+                &conditions::finishing(admitted_through),
+                &[("#status", QUEUE_STATUS)],
                 vec![(":finished", s(status_text(StoredStatus::Finished)))],
             )
             .await?;
@@ -249,6 +260,14 @@ impl AdmitQueue for DynamoStore {
             .collect();
         let marked = waiting.len() as u64;
         self.put_all(waiting).await?;
+        self.update_if(
+            state_key(pack_id),
+            "REMOVE #gsi1pk, #gsi1sk",
+            &conditions::state_is(StoredStatus::Finished),
+            &[("#gsi1pk", GSI1_PK), ("#gsi1sk", GSI1_SK)],
+            Vec::new(),
+        )
+        .await?;
         Ok(marked)
     }
 }

@@ -9,7 +9,7 @@ use crate::packs::Pack;
 use crate::packs::draw::{ServerSeed, parse_hex32};
 use crate::packs::seed::QueueWrite;
 use crate::queue::entry::QueueEntry;
-use crate::queue::state::{EntrantPage, OrderPage, QueueState};
+use crate::queue::state::{EntrantPage, OrderPage, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value};
 use crate::store::queue::{
@@ -129,6 +129,8 @@ impl GetQueue for MemoryStore {
             state: line.state.clone(),
             total_supply: stored.pack.total_supply,
             remaining: stored.pack.remaining,
+            sold: (line.state.status == StoredStatus::Finished)
+                .then(|| tables.sold.get(pack_id.as_str()).copied().unwrap_or(0)),
         }))
     }
 }

@@ -292,7 +292,7 @@ impl AdmitQueue for MemoryStore {
     ) -> Result<u64, StoreError> {
         let mut tables = self.write();
         let state = tables.state_item(pack_id)?;
-        if !conditions::admitted_through_as_read(admitted_through).holds(Some(&state)) {
+        if !conditions::finishing(admitted_through).holds(Some(&state)) {
             return Ok(0);
         }
         let line = tables.line_mut(pack_id)?;

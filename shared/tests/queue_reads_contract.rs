@@ -1,0 +1,345 @@
+//! The waiting room's public reads once the keeper has moved a line on, through the queue
+//! function's routes on both stores (DynamoDB on moto behind the one-request-at-a-time proxy,
+//! and the in-memory store): the entrants list pages every entry id once, sorted, and rebuilds
+//! `entrantsRoot`; a fan's proof verifies against it (first, middle and last leaf, odd counts);
+//! the report gives the exact figures of a scripted sale.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use shared::beacon::BeaconClient;
+use shared::handlers::queue::QueueFnState;
+use shared::handlers::queue_keeper::{KeeperRun, pass};
+use shared::ids::PackId;
+use shared::packs::Pack;
+use shared::queue::entry::QueueEntry;
+use shared::queue::merkle::{self, ProofStep};
+use shared::queue::state::ENTRANTS_PAGE_SIZE;
+use shared::store::purchases::Started;
+use shared::store::{MemoryStore, Store};
+use shared::timestamp::Timestamp;
+use testkit::drand::DrandStub;
+use testkit::waiting_room::{
+    api, beacon, by_position, close_and_draw, entrant_pages, get, join, line, queued_pack, start,
+};
+
+testkit::store_contract!(
+    by_value:
+    the_entrants_page_every_id_once_and_each_fans_proof_reaches_the_root,
+    the_report_gives_the_figures_of_the_sale,
+    a_sale_over_in_a_fans_window_reports_what_they_bought,
+);
+
+fn root_of(queue: &Value) -> [u8; 32] {
+    let root = hex::decode(queue["queue"]["entrantsRoot"].as_str().expect("committed"));
+    root.unwrap().try_into().expect("32 bytes")
+}
+
+/// Checks `fan`'s proof in `pack`'s line: it names their entry, at `index` of the sorted ids,
+/// under `root`, and hashes up to it (and not for another entry).
+async fn check_proof<S: Store + 'static>(
+    state: &Arc<QueueFnState<S>>,
+    pack: &str,
+    fan: &str,
+    (entry_id, index): (&str, usize),
+    root: &[u8; 32],
+) {
+    let path = format!("/api/packs/{pack}/queue/me/proof");
+    let (status, body) = get(state, &path, Some(fan)).await;
+    assert_eq!(status, 200, "{fan}: {body}");
+    let proof = &body["proof"];
+    assert_eq!(proof["entryId"], entry_id);
+    assert_eq!(proof["index"], index);
+    assert_eq!(proof["entrantsRoot"], hex::encode(root));
+    let steps: Vec<ProofStep> = serde_json::from_value(proof["steps"].clone()).unwrap();
+    assert!(merkle::verify(root, entry_id, &steps), "{fan}'s proof");
+    assert!(!merkle::verify(root, &"0".repeat(32), &steps));
+}
+
+async fn the_entrants_page_every_id_once_and_each_fans_proof_reaches_the_root<S>(store: S)
+where
+    S: Store + 'static,
+{
+    // An odd count: the last leaf is promoted alone. One page: moto takes a second a few dozen
+    // joins, so two pages are shown on the in-memory store below.
+    entrants_and_proofs(store, 41).await;
+}
+
+/// One more fan than a page holds: two pages, the second a lone leaf.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_pages_of_entrants_in_memory() {
+    entrants_and_proofs(MemoryStore::default(), ENTRANTS_PAGE_SIZE + 1).await;
+}
+
+/// A line of `fans` (odd) and one of 7, closed: the pages, the root and the proofs.
+async fn entrants_and_proofs<S: Store + 'static>(store: S, fans: usize) {
+    let (_stub, beacon) = beacon().await;
+    let (big, small) = (queued_pack("crowded", 10, 1), queued_pack("small", 10, 1));
+    testkit::packs::save(&store, &big).await;
+    testkit::packs::save(&store, &small).await;
+    let joined = join(&store, &testkit::ids::pack("crowded"), fans).await;
+    let few = join(&store, &testkit::ids::pack("small"), 7).await;
+    let state = api(store);
+
+    // Before the close: nothing to list or prove, to a fan who joined or not; no proof of a
+    // pack without a line.
+    let proof = "/api/packs/crowded/queue/me/proof";
+    for (path, who, refusal) in [
+        (
+            "/api/packs/crowded/queue/entrants",
+            None,
+            (409, "queue_not_closed"),
+        ),
+        (proof, Some("fan-0"), (409, "queue_not_closed")),
+        (proof, Some("stranger"), (409, "queue_not_closed")),
+        (
+            "/api/packs/nope/queue/me/proof",
+            Some("fan-0"),
+            (404, "queue_not_found"),
+        ),
+    ] {
+        let (status, body) = get(&state, path, who).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (refusal.0, &json!(refusal.1)),
+            "{path} as {who:?}"
+        );
+    }
+
+    // The close only (the first pass): entrants committed, not drawn.
+    let mut run = KeeperRun::default();
+    pass(&state.store, &beacon, Timestamp::now(), &mut run)
+        .await
+        .unwrap();
+    assert_eq!(run.closed, 2);
+    let (_, queue) = get(&state, "/api/packs/crowded/queue", None).await;
+    assert_eq!(queue["queue"]["status"], "closed");
+    assert_eq!(queue["queue"]["entrants"], fans);
+
+    let pages = entrant_pages(&state, "crowded").await;
+    let sizes: Vec<usize> = pages
+        .iter()
+        .map(|page| page["entrants"].as_array().unwrap().len())
+        .collect();
+    let last = fans.div_ceil(ENTRANTS_PAGE_SIZE) - 1;
+    assert_eq!(sizes.len(), last + 1);
+    assert!(sizes[..last].iter().all(|&size| size == ENTRANTS_PAGE_SIZE));
+    assert_eq!(sizes[last], fans - last * ENTRANTS_PAGE_SIZE);
+    for (n, page) in pages[..last].iter().enumerate() {
+        assert_eq!(page["nextCursor"], (n + 1).to_string());
+    }
+    assert_eq!(pages[last]["nextCursor"], Value::Null, "the last page");
+    let listed: Vec<String> = pages
+        .iter()
+        .flat_map(|page| page["entrants"].as_array().unwrap().clone())
+        .map(|id| id.as_str().unwrap().to_owned())
+        .collect();
+    assert!(listed.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+    let ids: BTreeSet<String> = joined.iter().map(|e| e.entry_id.to_string()).collect();
+    assert_eq!(listed, ids.into_iter().collect::<Vec<_>>(), "every entry");
+    let root = root_of(&queue);
+    assert_eq!(
+        merkle::root(&listed),
+        root,
+        "the root rebuilt from the pages"
+    );
+    // The cursor a page gives is the page: the first named, and none past the last.
+    let (_, first) = get(&state, "/api/packs/crowded/queue/entrants?cursor=0", None).await;
+    assert_eq!(first, pages[0]);
+    let past = format!("/api/packs/crowded/queue/entrants?cursor={}", last + 1);
+    let (status, past) = get(&state, &past, None).await;
+    assert_eq!(
+        (status, &past["error"]["code"]),
+        (400, &json!("invalid_cursor"))
+    );
+
+    // Proofs: the first, second, a middle, the last but one and the lone last leaf.
+    for index in [0, 1, fans / 2, fans - 2, fans - 1] {
+        let entry = joined
+            .iter()
+            .find(|e| e.entry_id.as_str() == listed[index])
+            .unwrap();
+        let fan = entry.user_id.as_str();
+        check_proof(&state, "crowded", fan, (&listed[index], index), &root).await;
+    }
+    // Seven entrants: every leaf of an odd tree.
+    let (_, small_queue) = get(&state, "/api/packs/small/queue", None).await;
+    let small_root = root_of(&small_queue);
+    let mut sorted: Vec<_> = few.iter().map(|e| e.entry_id.to_string()).collect();
+    sorted.sort();
+    assert_eq!(merkle::root(&sorted), small_root);
+    for entry in &few {
+        let index = sorted.binary_search(&entry.entry_id.to_string()).unwrap();
+        let id = entry.entry_id.as_str();
+        check_proof(
+            &state,
+            "small",
+            entry.user_id.as_str(),
+            (id, index),
+            &small_root,
+        )
+        .await;
+    }
+    // A fan who did not join has no proof.
+    let (status, body) = get(&state, "/api/packs/small/queue/me/proof", Some("stranger")).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (404, &json!("queue_entry_not_found"))
+    );
+}
+
+/// `fan`'s start of `pack_id` at `now` (idempotency key `key`), paid.
+async fn buy<S: Store>(
+    store: &S,
+    fan: &shared::ids::UserId,
+    pack_id: &PackId,
+    key: &str,
+    now: Timestamp,
+) {
+    let Ok(Started::Created(purchase)) = store.start_purchase(&start(fan, pack_id, key, now)).await
+    else {
+        panic!("{fan} is admitted and starts");
+    };
+    let reference = format!("grant-{fan}-{key}");
+    testkit::purchases::credit(store, fan.as_str(), 10_000, "USD", &reference).await;
+    store
+        .complete_purchase(fan, pack_id, &purchase.id, now)
+        .await
+        .unwrap();
+}
+
+/// A line drawn by the keeper (testkit's drand stub), served by the queue function.
+struct Sale<S> {
+    _stub: DrandStub,
+    beacon: BeaconClient,
+    state: Arc<QueueFnState<S>>,
+    pack_id: PackId,
+}
+
+impl<S: Store + 'static> Sale<S> {
+    /// `pack` seeded, `fans` joined, closed and drawn.
+    async fn drawn(store: S, pack: &Pack, fans: usize) -> Self {
+        let (_stub, beacon) = beacon().await;
+        let pack_id = line(&store, pack, fans).await;
+        close_and_draw(&store, &beacon).await;
+        let state = api(store);
+        Self {
+            _stub,
+            beacon,
+            state,
+            pack_id,
+        }
+    }
+
+    /// One keeper pass at `at`.
+    async fn pass(&self, at: Timestamp) -> KeeperRun {
+        let mut run = KeeperRun::default();
+        pass(&self.state.store, &self.beacon, at, &mut run)
+            .await
+            .unwrap();
+        run
+    }
+
+    /// The fans of the line by position.
+    async fn line(&self, fans: usize) -> Vec<QueueEntry> {
+        by_position(&self.state.store, &self.pack_id, fans).await
+    }
+
+    /// The `n`th fan by position (from 0) buys and pays at `at`.
+    async fn buy(&self, line: &[QueueEntry], n: usize, key: &str, at: Timestamp) {
+        buy(&self.state.store, &line[n].user_id, &self.pack_id, key, at).await;
+    }
+
+    async fn report(&self) -> (u16, Value) {
+        let path = format!("/api/packs/{}/queue/report", self.pack_id);
+        get(&self.state, &path, None).await
+    }
+}
+
+async fn the_report_gives_the_figures_of_the_sale<S>(store: S)
+where
+    S: Store + 'static,
+{
+    // Three units, one a fan, eight fans.
+    let sale = Sale::drawn(store, &queued_pack("reported", 3, 1), 8).await;
+    let (status, body) = sale.report().await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (409, &json!("queue_not_finished"))
+    );
+
+    let now = Timestamp::now();
+    assert_eq!(sale.pass(now).await.admitted, 3);
+    // Positions 1 and 2 buy; 3 lets their window pass.
+    let line = sale.line(8).await;
+    sale.buy(&line, 0, "k", now).await;
+    sale.buy(&line, 1, "k", now).await;
+    assert_eq!(sale.report().await.0, 409, "units are still on sale");
+    // Their windows over: 3 lapsed, its unit goes to position 4, who buys.
+    let later = now.plus_seconds(600).unwrap();
+    let run = sale.pass(later).await;
+    assert_eq!((run.lapsed, run.admitted), (1, 1), "{run:?}");
+    sale.buy(&line, 3, "k", later).await;
+    // Every unit paid: the next pass ends the sale, the four still queued are sold out.
+    let run = sale.pass(later.plus_seconds(100).unwrap()).await;
+    assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
+
+    assert_eq!(
+        sale.report().await,
+        (
+            200,
+            json!({"report": {
+                "entrants": 8,
+                "admitted": 4,
+                "bought": 3,
+                "lapsed": 1,
+                "unitsSold": 3,
+                "lastAdmittedPosition": 4,
+            }})
+        )
+    );
+    let mut statuses = Vec::new();
+    for entry in &line {
+        let path = "/api/packs/reported/queue/me";
+        let (_, mine) = get(&sale.state, path, Some(entry.user_id.as_str())).await;
+        statuses.push(mine["entry"]["status"].as_str().unwrap().to_owned());
+    }
+    let expected = ["done", "done", "lapsed", "done"]
+        .into_iter()
+        .chain(["sold_out"; 4]);
+    assert!(
+        statuses.iter().map(String::as_str).eq(expected),
+        "{statuses:?}"
+    );
+}
+
+async fn a_sale_over_in_a_fans_window_reports_what_they_bought<S>(store: S)
+where
+    S: Store + 'static,
+{
+    // Three units, two a fan: the first pass lets in two fans for them.
+    let sale = Sale::drawn(store, &queued_pack("cut-short", 3, 2), 6).await;
+    let now = Timestamp::now();
+    assert_eq!(sale.pass(now).await.admitted, 2);
+    let line = sale.line(6).await;
+    sale.buy(&line, 0, "a", now).await;
+    sale.buy(&line, 0, "b", now).await;
+    // The second fan's one unit is the last: the sale is over while their window is open.
+    sale.buy(&line, 1, "a", now).await;
+    let run = sale.pass(now.plus_seconds(1).unwrap()).await;
+    assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
+    let (status, body) = sale.report().await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["report"],
+        json!({
+            "entrants": 6,
+            "admitted": 2,
+            "bought": 3,
+            "lapsed": 0,
+            "unitsSold": 3,
+            "lastAdmittedPosition": 2,
+        })
+    );
+}
