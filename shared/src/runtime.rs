@@ -7,7 +7,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use axum::Router;
 use lambda_http::request::LambdaRequest;
@@ -239,14 +239,33 @@ where
     F: Fn(&'static S, E) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<R, lambda_runtime::Error>> + Send,
 {
+    serve_events_until(state, move |state, event, _deadline| handler(state, event)).await
+}
+
+/// [`serve_events`] for a job that works on within its invocation: `handler` is also given the
+/// invocation's deadline (the function's configured timeout from its start), so that it stops
+/// in time whatever timeout `template.yaml` gives it.
+pub async fn serve_events_until<S, E, R, F, Fut>(
+    state: S,
+    handler: F,
+) -> Result<(), lambda_runtime::Error>
+where
+    S: Send + Sync + 'static,
+    E: DeserializeOwned + Send + 'static,
+    R: Serialize + Send + 'static,
+    F: Fn(&'static S, E, SystemTime) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, lambda_runtime::Error>> + Send,
+{
     let state: &'static S = Box::leak(Box::new(state));
     let handler = &handler;
     let emitter = &metrics::Emitter::from_env();
     lambda_runtime::run(lambda_runtime::service_fn(
         move |event: LambdaEvent<E>| async move {
             let span = tracing::info_span!("event", request_id = %event.context.request_id);
+            let deadline = event.context.deadline();
             let (result, mut recorded) =
-                metrics::record(handler(state, event.payload).instrument(span.clone())).await;
+                metrics::record(handler(state, event.payload, deadline).instrument(span.clone()))
+                    .await;
             if let Err(error) = &result {
                 span.in_scope(|| tracing::error!(error = %error, "event failed"));
             }
