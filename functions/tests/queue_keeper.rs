@@ -76,14 +76,20 @@ async fn late_counts(keeper: Function) -> Vec<f64> {
         .collect()
 }
 
+/// A line of 3 units, one a fan, closed for [`ROUND`], that `fans` joined.
+async fn line(env: &PurchaseEnv, id: &str, fans: &[UserId]) -> PackId {
+    let pack = closed_for_round(id, 3, 1, ROUND);
+    testkit::packs::save(&env.store, &pack).await;
+    let pack_id = ids::pack(&pack.id);
+    join_directly(&env.store, &pack_id, fans).await;
+    pack_id
+}
+
 #[tokio::test]
 async fn closes_then_waits_out_a_lying_relay_then_draws_and_admits() {
     let env = PurchaseEnv::new().await;
-    let pack = closed_for_round("keeper-drop", 3, 1, ROUND);
-    testkit::packs::save(&env.store, &pack).await;
-    let pack_id = ids::pack(&pack.id);
     let fans = fans(5);
-    join_directly(&env.store, &pack_id, &fans).await;
+    let pack_id = line(&env, "keeper-drop", &fans).await;
     // The first relay lies (the true signature, one bit of the randomness flipped); the second
     // is honest but does not have the round yet.
     let liar = DrandStub::start_with(Mode::TamperedRandomness).await;
@@ -137,10 +143,7 @@ async fn closes_then_waits_out_a_lying_relay_then_draws_and_admits() {
 #[tokio::test]
 async fn without_a_beacon_the_line_is_never_drawn_and_the_round_is_late() {
     let env = PurchaseEnv::new().await;
-    let pack = closed_for_round("no-beacon", 3, 1, ROUND);
-    testkit::packs::save(&env.store, &pack).await;
-    let pack_id = ids::pack(&pack.id);
-    join_directly(&env.store, &pack_id, &fans(2)).await;
+    let pack_id = line(&env, "no-beacon", &fans(2)).await;
     let down = DrandStub::start_with(Mode::Down).await;
     let keeper = keeper(&env, &[&down]).await;
 

@@ -225,27 +225,12 @@ fn encode_outside_uri(query: &mut String) {
 }
 
 /// Serves plain events of type `E` (a schedule's, for example) with `handler` over `state`,
-/// each in a span carrying Lambda's request id. A handler's error is reported to Lambda as the
-/// invocation's failure (and logged). An invocation that counted a metric writes its line (no
-/// `Requests` or `Latency`: these are not requests).
+/// each in a span carrying Lambda's request id. `handler` is also given the invocation's
+/// deadline (the function's configured timeout from its start), so that a job that works on
+/// within its run stops in time whatever timeout `template.yaml` gives it. A handler's error is
+/// reported to Lambda as the invocation's failure (and logged). An invocation that counted a
+/// metric writes its line (no `Requests` or `Latency`: these are not requests).
 pub async fn serve_events<S, E, R, F, Fut>(
-    state: S,
-    handler: F,
-) -> Result<(), lambda_runtime::Error>
-where
-    S: Send + Sync + 'static,
-    E: DeserializeOwned + Send + 'static,
-    R: Serialize + Send + 'static,
-    F: Fn(&'static S, E) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<R, lambda_runtime::Error>> + Send,
-{
-    serve_events_until(state, move |state, event, _deadline| handler(state, event)).await
-}
-
-/// [`serve_events`] for a job that works on within its invocation: `handler` is also given the
-/// invocation's deadline (the function's configured timeout from its start), so that it stops
-/// in time whatever timeout `template.yaml` gives it.
-pub async fn serve_events_until<S, E, R, F, Fut>(
     state: S,
     handler: F,
 ) -> Result<(), lambda_runtime::Error>

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use shared::beacon::BeaconClient;
 use shared::handlers::queue_keeper::{KeeperState, keep_queues};
-use shared::runtime::{require, serve_events_until, store_from_env, warm};
+use shared::runtime::{require, serve_events, store_from_env, warm};
 
 /// When a run stops starting passes: 10 s before its invocation's deadline (50 s into the
 /// function's 60 s timeout, `template.yaml`), which leaves a pass under way time to finish (a
@@ -26,7 +26,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     // DRAND_URLS (template.yaml's DrandUrls): drand's relays, each answer verified.
     let source = require(shared::config::beacon_source(&shared::config::Env));
     warm(&dynamodb, None).await;
-    serve_events_until::<_, serde_json::Value, _, _, _>(
+    serve_events::<_, serde_json::Value, _, _, _>(
         KeeperState {
             store,
             beacon: BeaconClient::new(source),
