@@ -7,7 +7,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use axum::Router;
 use lambda_http::request::LambdaRequest;
@@ -220,9 +220,11 @@ fn encode_outside_uri(query: &mut String) {
 }
 
 /// Serves plain events of type `E` (a schedule's, for example) with `handler` over `state`,
-/// each in a span carrying Lambda's request id. A handler's error is reported to Lambda as the
-/// invocation's failure (and logged). An invocation that counted a metric writes its line (no
-/// `Requests` or `Latency`: these are not requests).
+/// each in a span carrying Lambda's request id. `handler` is also given the invocation's
+/// deadline (the function's configured timeout from its start), so that a job that works on
+/// within its run stops in time whatever timeout `template.yaml` gives it. A handler's error is
+/// reported to Lambda as the invocation's failure (and logged). An invocation that counted a
+/// metric writes its line (no `Requests` or `Latency`: these are not requests).
 pub async fn serve_events<S, E, R, F, Fut>(
     state: S,
     handler: F,
@@ -231,7 +233,7 @@ where
     S: Send + Sync + 'static,
     E: DeserializeOwned + Send + 'static,
     R: Serialize + Send + 'static,
-    F: Fn(&'static S, E) -> Fut + Send + Sync + 'static,
+    F: Fn(&'static S, E, SystemTime) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<R, lambda_runtime::Error>> + Send,
 {
     let state: &'static S = Box::leak(Box::new(state));
@@ -240,8 +242,10 @@ where
     lambda_runtime::run(lambda_runtime::service_fn(
         move |event: LambdaEvent<E>| async move {
             let span = tracing::info_span!("event", request_id = %event.context.request_id);
+            let deadline = event.context.deadline();
             let (result, mut recorded) =
-                metrics::record(handler(state, event.payload).instrument(span.clone())).await;
+                metrics::record(handler(state, event.payload, deadline).instrument(span.clone()))
+                    .await;
             if let Err(error) = &result {
                 span.in_scope(|| tracing::error!(error = %error, "event failed"));
             }

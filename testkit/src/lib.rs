@@ -29,6 +29,7 @@ pub mod packs;
 pub mod profiles;
 pub mod purchases;
 pub mod quests;
+pub mod queue;
 pub mod runtime_api;
 pub mod scripts;
 pub mod stripe;

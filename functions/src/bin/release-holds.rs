@@ -28,7 +28,8 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             budget: BUDGET,
             refresh_again_after,
         },
-        release_holds,
+        // The sweep keeps its own budget; the deadline is not needed.
+        |state, event, _deadline| release_holds(state, event),
     )
     .await
 }

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use local_api::app::AppSettings;
 use local_api::checkout;
+use local_api::demo_queue;
 use local_api::idp::{self, LocalIdp};
 use local_api::server::{self, App, spawn_keeper, spawn_sweep};
 use shared::auth::TokenVerifier;
@@ -201,7 +202,12 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             ),
             None => (SHIPPED_SEED.to_vec(), "infra/seed/packs.json"),
         };
-        let packs = parse_seed(&bytes).map_err(|e| format!("{source}: {e}"))?;
+        let mut packs = parse_seed(&bytes).map_err(|e| format!("{source}: {e}"))?;
+        if args.seed.is_none() {
+            // Local only: the shipped lines open now, not on their (frozen, deployed) dates.
+            let open_for = demo_queue::open_seconds_from_env()?;
+            demo_queue::open_at(&mut packs, Timestamp::now(), open_for);
+        }
         let (text, catalog_source) = match &args.catalog {
             Some(path) => (
                 std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?,

@@ -11,7 +11,7 @@
 //! - a `finished` line still pending: the finish again, its fans still queued marked sold out
 //!   (a keeper stopped between the finish's writes).
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -37,8 +37,9 @@ pub struct KeeperState<S> {
     pub store: S,
     /// drand's relays (deployed), or the local beacon (scripts/local).
     pub beacon: BeaconClient,
-    /// When a run stops starting passes: well inside the function's timeout.
-    pub budget: Duration,
+    /// How long before its invocation's deadline a run stops starting passes: time for a pass
+    /// under way to finish.
+    pub reserve: Duration,
     /// The pause between passes.
     pub every: Duration,
 }
@@ -77,16 +78,18 @@ impl KeeperRun {
     }
 }
 
-/// Passes until the budget is spent (at least one). Any event starts it.
+/// Passes until `reserve` before the invocation's `deadline` (at least one). Any event starts
+/// it.
 pub async fn keep_queues<S: QueueKeeper, E>(
     state: &KeeperState<S>,
     _event: E,
+    deadline: SystemTime,
 ) -> Result<KeeperRun, lambda_runtime::Error> {
-    let started = Instant::now();
+    let stop_at = deadline.checked_sub(state.reserve).unwrap_or(UNIX_EPOCH);
     let mut run = KeeperRun::default();
     loop {
         pass(&state.store, &state.beacon, Timestamp::now(), &mut run).await?;
-        if started.elapsed() + state.every >= state.budget {
+        if SystemTime::now() + state.every >= stop_at {
             break;
         }
         tokio::time::sleep(state.every).await;

@@ -1,0 +1,71 @@
+//! scripts/local's waiting rooms (local only): the shipped seed's queued packs
+//! (`nba-all-star-2027`) have absolute times months away, so a local run would show their lines
+//! `upcoming` for ever. When local-api serves the shipped seed in memory it moves each line to
+//! open as it starts and close [`DEFAULT_OPEN_SECONDS`] later (`LOCAL_API_DEMO_QUEUE_SECONDS`),
+//! the sale starting at the close: a demo joins, sees the local keeper draw with the local
+//! beacon (the round due 5 minutes after the close, as deployed) and buys.
+//!
+//! Only this in-memory copy changes: `infra/seed/packs.json` and its frozen terms are what
+//! seed-packs writes to a deployed table, and `--seed FILE` and `--dynamodb` keep their times.
+
+use shared::packs::Pack;
+use shared::timestamp::Timestamp;
+
+/// How long a demo line stays open: time to read the banner and join with curl.
+pub const DEFAULT_OPEN_SECONDS: i64 = 120;
+
+/// `LOCAL_API_DEMO_QUEUE_SECONDS`, else [`DEFAULT_OPEN_SECONDS`]: 1 to 3600.
+pub fn open_seconds_from_env() -> Result<i64, String> {
+    const NAME: &str = "LOCAL_API_DEMO_QUEUE_SECONDS";
+    let Ok(value) = std::env::var(NAME) else {
+        return Ok(DEFAULT_OPEN_SECONDS);
+    };
+    match value.parse() {
+        Ok(seconds @ 1..=3600) => Ok(seconds),
+        _ => Err(format!("{NAME}: not a number of seconds 1-3600: {value}")),
+    }
+}
+
+/// Every queued pack of `packs` with its line open from `now` for `open_for` seconds and its
+/// sale starting at the close (terms still valid: the close is the sale's start, well within the
+/// 7 days a line may stay open, and before the seed's `saleEndsAt`).
+pub fn open_at(packs: &mut [Pack], now: Timestamp, open_for: i64) {
+    let closes_at = now
+        .plus_seconds(open_for)
+        .expect("an hour from now is a time");
+    for pack in packs {
+        if let Some(queue) = &mut pack.queue {
+            queue.opens_at = now;
+            queue.closes_at = closes_at;
+            pack.sale_starts_at = Some(closes_at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shared::queue::terms::Phase;
+
+    #[test]
+    fn the_shipped_queued_pack_opens_now_and_keeps_valid_terms() {
+        let mut packs = shared::packs::seed::parse_seed(include_bytes!("../../seed/packs.json"))
+            .expect("the shipped seed");
+        let before = packs.clone();
+        let now = Timestamp::now();
+        open_at(&mut packs, now, DEFAULT_OPEN_SECONDS);
+        let demo = packs.iter().find(|p| p.id == "nba-all-star-2027").unwrap();
+        let terms = demo.queue.expect("the demo pack is queued");
+        assert_eq!(terms.phase_at(now), Phase::Open);
+        let closes = now.plus_seconds(DEFAULT_OPEN_SECONDS).unwrap();
+        assert_eq!(terms.phase_at(closes), Phase::Closed);
+        assert_eq!(terms.validate(demo.sale_starts_at), Ok(()));
+        assert!(demo.sale_ends_at > demo.sale_starts_at);
+        // Packs without a line are untouched.
+        for (moved, shipped) in packs.iter().zip(&before) {
+            if shipped.queue.is_none() {
+                assert_eq!(moved, shipped);
+            }
+        }
+    }
+}
