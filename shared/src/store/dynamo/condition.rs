@@ -1,10 +1,62 @@
 //! A declared [`Condition`] as DynamoDB takes it: a `ConditionExpression` with its own `#c<n>`
-//! names and `:c<n>` values, which never collide with an update expression's.
+//! names and `:c<n>` values, which never collide with an update expression's; and what a
+//! single-item conditional write answered ([`written`]).
 
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::AttributeValue;
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
-use super::{number, s};
+use super::{classify, number, s};
+use crate::store::StoreError;
 use crate::store::condition::{Condition, Value};
+
+/// A single-item write's error that says its condition did not hold.
+pub(crate) trait ConditionFailed {
+    fn condition_failed(&self) -> bool;
+}
+
+impl ConditionFailed for UpdateItemError {
+    fn condition_failed(&self) -> bool {
+        self.is_conditional_check_failed_exception()
+    }
+}
+
+impl ConditionFailed for PutItemError {
+    fn condition_failed(&self) -> bool {
+        self.is_conditional_check_failed_exception()
+    }
+}
+
+impl ConditionFailed for DeleteItemError {
+    fn condition_failed(&self) -> bool {
+        self.is_conditional_check_failed_exception()
+    }
+}
+
+/// What a single-item conditional write answered: `Some(output)` when it wrote, `None` when its
+/// condition did not hold (it wrote nothing), any other failure classified as `operation`'s.
+pub(crate) fn written<T, E>(
+    operation: &str,
+    result: Result<T, SdkError<E, HttpResponse>>,
+) -> Result<Option<T>, StoreError>
+where
+    E: ConditionFailed + ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    match result {
+        Ok(output) => Ok(Some(output)),
+        Err(error)
+            if error
+                .as_service_error()
+                .is_some_and(ConditionFailed::condition_failed) =>
+        {
+            Ok(None)
+        }
+        Err(error) => Err(classify(operation, error)),
+    }
+}
 
 /// A rendered condition: the expression and the names and values it uses.
 #[derive(Debug, Default)]

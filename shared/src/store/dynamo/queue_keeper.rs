@@ -11,7 +11,6 @@
 //! positions (the order is a function of the seed, the beacon and the set). A put needs 1/25th
 //! of the requests: 8,000 BatchWriteItems for 200,000 entrants instead of 200,000 UpdateItems.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 
 use super::queue::{seed_key, state_key, whole_entry_item};
@@ -26,7 +25,7 @@ use crate::queue::entry::{ENTRY_SHARDS, EntryStatus, QueueEntry};
 use crate::queue::state::{Beacon, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::Condition;
-use crate::store::dynamo::condition::render;
+use crate::store::dynamo::condition::{render, written};
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{CloseQueue, Closed, DrawQueue, Drawn, PendingQueues, check_seed};
 use crate::store::schema::{
@@ -164,18 +163,7 @@ impl DynamoStore {
         for (placeholder, value) in values {
             request = request.expression_attribute_values(placeholder, value);
         }
-        match request.send().await {
-            Ok(_) => Ok(true),
-            Err(error)
-                if matches!(
-                    error.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(error) => Err(classify("UpdateItem", error)),
-        }
+        Ok(written("UpdateItem", request.send().await)?.is_some())
     }
 
     /// Moves `state` on (already changed as wanted) by setting `names` from its record, on the

@@ -2,13 +2,11 @@
 //! conditional `UpdateItem` (or `PutItem`) on a key of its own fan or address; a refusal is the
 //! condition failing, which writes nothing.
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 
-use super::condition::render;
+use super::condition::{render, written};
 use super::records::{ABUSE_VERSION, SCHEMA_VERSION};
-use super::{DynamoStore, classify, key, number, s};
+use super::{DynamoStore, key, number, s};
 use crate::ratelimit::{Counter, Taken};
 use crate::store::StoreError;
 use crate::store::ratelimit::{SpendToken, TakeFromWindow, counted, under_quota, unspent};
@@ -37,26 +35,17 @@ impl TakeFromWindow for DynamoStore {
             .return_values(ReturnValue::UpdatedNew)
             .send()
             .await;
-        match result {
-            Ok(output) => {
-                let count = output
-                    .attributes
-                    .as_ref()
-                    .and_then(|item| item.get(RATE_COUNT))
-                    .and_then(|value| value.as_n().ok())
-                    .and_then(|n| n.parse::<u32>().ok())
-                    .ok_or_else(|| StoreError::internal("rate counter: no count answered"))?;
-                Ok(Taken::Counted(count))
-            }
-            Err(error)
-                if error
-                    .as_service_error()
-                    .is_some_and(UpdateItemError::is_conditional_check_failed_exception) =>
-            {
-                Ok(Taken::Full)
-            }
-            Err(error) => Err(classify("UpdateItem", error)),
-        }
+        let Some(output) = written("UpdateItem", result)? else {
+            return Ok(Taken::Full);
+        };
+        let count = output
+            .attributes
+            .as_ref()
+            .and_then(|item| item.get(RATE_COUNT))
+            .and_then(|value| value.as_n().ok())
+            .and_then(|n| n.parse::<u32>().ok())
+            .ok_or_else(|| StoreError::internal("rate counter: no count answered"))?;
+        Ok(Taken::Counted(count))
     }
 
     async fn give_back(&self, counter: &Counter) -> Result<(), StoreError> {
@@ -74,16 +63,8 @@ impl TakeFromWindow for DynamoStore {
             .expression_attribute_values(":minus", number(-1))
             .send()
             .await;
-        match result {
-            Err(error)
-                if error
-                    .as_service_error()
-                    .is_some_and(UpdateItemError::is_conditional_check_failed_exception) =>
-            {
-                Ok(())
-            }
-            other => other.map(drop).map_err(|e| classify("UpdateItem", e)),
-        }
+        // A counter that fails `counted` has nothing to give back: done all the same.
+        written("UpdateItem", result).map(drop)
     }
 }
 
@@ -106,16 +87,6 @@ impl SpendToken for DynamoStore {
             )
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(error)
-                if error
-                    .as_service_error()
-                    .is_some_and(PutItemError::is_conditional_check_failed_exception) =>
-            {
-                Ok(false)
-            }
-            Err(error) => Err(classify("PutItem", error)),
-        }
+        Ok(written("PutItem", result)?.is_some())
     }
 }

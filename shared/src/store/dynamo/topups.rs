@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::{
     ReturnValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
-use super::condition::render;
+use super::condition::{render, written};
 use super::records::{
     PendingSlotRecord, SCHEMA_VERSION, TOPUP_VERSION, TopUpRecord, pending_from_item,
 };
@@ -168,17 +168,8 @@ impl DynamoStore {
             .expression_attribute_values(":one", number(1))
             .send()
             .await;
-        match result {
-            // Taken by another top-up since (this one's expired): nothing of this one's to free.
-            Err(error)
-                if error
-                    .as_service_error()
-                    .is_some_and(UpdateItemError::is_conditional_check_failed_exception) =>
-            {
-                Ok(())
-            }
-            other => other.map(drop).map_err(|e| classify("UpdateItem", e)),
-        }
+        // Not written: taken by another top-up since (this one's expired), nothing to free.
+        written("UpdateItem", result).map(drop)
     }
 }
 
@@ -333,22 +324,13 @@ impl SettleTopUp for DynamoStore {
             .return_values(ReturnValue::AllNew)
             .send()
             .await;
-        match result {
-            Ok(output) => {
-                if let Some(item) = output.attributes {
-                    let closed = top_up_from_item(item)?;
-                    self.free_pending_slot(&closed.user_id, id).await;
-                }
-                Ok(true)
-            }
-            Err(error)
-                if error
-                    .as_service_error()
-                    .is_some_and(UpdateItemError::is_conditional_check_failed_exception) =>
-            {
-                Ok(false)
-            }
-            Err(error) => Err(classify("UpdateItem", error)),
+        let Some(output) = written("UpdateItem", result)? else {
+            return Ok(false);
+        };
+        if let Some(item) = output.attributes {
+            let closed = top_up_from_item(item)?;
+            self.free_pending_slot(&closed.user_id, id).await;
         }
+        Ok(true)
     }
 }

@@ -9,7 +9,7 @@ use crate::store::StoreError;
 use crate::store::dynamo::records::{
     corrupt, draw_inputs_from_item, sale_ends_at, text, whole_number,
 };
-use crate::store::dynamo::{DynamoStore, Item, classify, key, number, s};
+use crate::store::dynamo::{DynamoStore, Item, classify, condition, key, number, s};
 use crate::store::packs::{GetRevealedSeed, PublishRevealedSeeds, RefreshRemaining};
 use crate::store::schema::{
     DRAW_SK, ENDS_AT, GSI1, GSI1_PK, LISTED_PACKS, PACK_REMAINING, PACK_REVEALED_SEED, PACK_SHARDS,
@@ -146,13 +146,8 @@ impl PublishRevealedSeeds for DynamoStore {
                 .expression_attribute_values(":ends", number(ends_at.unix_nanos()))
                 .send()
                 .await;
-            match written {
-                Ok(_) => published += 1,
-                Err(error)
-                    if error
-                        .as_service_error()
-                        .is_some_and(|e| e.is_conditional_check_failed_exception()) => {}
-                Err(error) => return Err(classify("UpdateItem", error)),
+            if condition::written("UpdateItem", written)?.is_some() {
+                published += 1;
             }
         }
         Ok(published)
