@@ -106,6 +106,7 @@ fn start(user: &UserId, pack_id: &PackId, key: &str, now: Timestamp) -> StartReq
             max_unpaid: 10,
             requires_funds: false,
         },
+        human_checked: false,
     }
 }
 

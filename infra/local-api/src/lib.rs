@@ -7,3 +7,4 @@ pub mod app;
 pub mod checkout;
 pub mod idp;
 pub mod server;
+pub mod siteverify;

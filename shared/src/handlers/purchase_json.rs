@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
+use crate::http::human_check::HumanCheck;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::{NamesPack, handler_state};
@@ -24,6 +25,9 @@ pub struct PurchaseState<S> {
     pub max_body_bytes: usize,
     /// What a fan's unpaid holds may be.
     pub policy: HoldPolicy,
+    /// The human check a start on a `humanCheck` pack passes (start-purchase's
+    /// `TURNSTILE_SECRET`); `None`: not configured, and such a start is refused 503.
+    pub human: Option<HumanCheck>,
 }
 
 handler_state!(PurchaseState: verifier, max_body_bytes);

@@ -78,8 +78,27 @@ pub trait ReadEntrants: Send + Sync {
 }
 
 /// Every operation of the queue function.
-pub trait QueueStore: JoinQueue + GetQueueEntry + GetQueue + GetEntrantPage + ReadEntrants {}
-impl<S: JoinQueue + GetQueueEntry + GetQueue + GetEntrantPage + ReadEntrants> QueueStore for S {}
+pub trait QueueStore:
+    JoinQueue
+    + GetQueueEntry
+    + GetQueue
+    + GetEntrantPage
+    + ReadEntrants
+    + crate::store::queue_excluded::CountExclusion
+    + crate::store::queue_excluded::ReadExclusions
+{
+}
+impl<
+    S: JoinQueue
+        + GetQueueEntry
+        + GetQueue
+        + GetEntrantPage
+        + ReadEntrants
+        + crate::store::queue_excluded::CountExclusion
+        + crate::store::queue_excluded::ReadExclusions,
+> QueueStore for S
+{
+}
 
 /// The conditions of a queue's writes.
 pub mod conditions {
