@@ -24,7 +24,11 @@ async fn a_fan_joins_once_and_reads_their_entry_and_the_line() {
         .unwrap();
     let turnstile = TurnstileStub::start().await;
     let siteverify = turnstile.url();
-    let vars = function_vars(&siteverify, SITE_SECRET, &[("QUEUE_RECEIPT_KEY", RECEIPT_KEY)]);
+    let vars = function_vars(
+        &siteverify,
+        SITE_SECRET,
+        &[("QUEUE_RECEIPT_KEY", RECEIPT_KEY)],
+    );
     let queue = env.spawn(BINARY, &vars).await;
     let fan = token("auth0|fan", None);
     let human = turnstile.solve(

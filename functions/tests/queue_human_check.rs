@@ -198,7 +198,10 @@ async fn siteverify_down_or_failing_is_a_503_with_retry_after_and_the_retry_join
     let queue = queue_with(&env, &stub.url(), SITE_SECRET).await;
     stub.internal_errors(1);
     let answer = queue.call(&join("auth0|patient", Some(&token))).await;
-    assert_eq!((answer.status, answer.code()), (503, Some("service_unavailable")));
+    assert_eq!(
+        (answer.status, answer.code()),
+        (503, Some("service_unavailable"))
+    );
     assert!(answer.header("retry-after").is_some());
     no_entry(&env, "auth0|patient").await;
 

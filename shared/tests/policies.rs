@@ -50,7 +50,11 @@ const GUARDED: [(&str, &[&str], &[&str]); 9] = [
     // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
     (shared::store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),
     // Spent human-check tokens: the doors that verify one (a queue's join, a humanCheck start).
-    (shared::store::schema::HUMAN_PREFIX, &["queue", "start-purchase"], &[]),
+    (
+        shared::store::schema::HUMAN_PREFIX,
+        &["queue", "start-purchase"],
+        &[],
+    ),
     // The rate limits' counters: the functions whose routes are limited.
     (
         shared::store::schema::RATE_PREFIX,

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use shared::handlers::queue::QueueFnState;
 use shared::http::human_check::HumanCheck;
+use shared::http::routes::queue_routes;
 use shared::humancheck::Door;
 use shared::humancheck::siteverify::Siteverify;
-use shared::http::routes::queue_routes;
 use shared::ids::EntryId;
 use shared::packs::Pack;
 use shared::queue::entry::{ReceiptSigner, verify_receipt};
@@ -50,7 +50,10 @@ async fn fan(
     let event = ApiEvent::new(method, path).bearer(&token(who, None));
     // A join carries a human check solved for its pack's door (tests/queue_human_check.rs in
     // functions tests the check itself).
-    let event = match path.strip_prefix("/api/packs/").and_then(|p| p.strip_suffix("/queue")) {
+    let event = match path
+        .strip_prefix("/api/packs/")
+        .and_then(|p| p.strip_suffix("/queue"))
+    {
         Some(pack) if method == "POST" => {
             let action = Door::Join(testkit::ids::pack(pack)).action();
             let solved = Timestamp::now().to_string();

@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
-use crate::http::human_check::HumanCheck;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::{NamesPack, handler_state};
+use crate::http::human_check::HumanCheck;
 use crate::ids::{PackId, PurchaseId};
 use crate::openapi::schemas::{Hex32, Id};
 use crate::packs::draw::ALGORITHM;

@@ -217,7 +217,13 @@ pub async fn join_queue<S: GetQueue + GetQueueEntry + JoinQueue + SpendToken + C
         return Ok(entry_answer(&entry, &view, now, true));
     }
     let door = Door::Join(pack_id.clone());
-    let checked = verify_human(&state.human, &state.store, &human, &door, Some(view.terms.opens_at));
+    let checked = verify_human(
+        &state.human,
+        &state.store,
+        &human,
+        &door,
+        Some(view.terms.opens_at),
+    );
     if let Err(refusal) = checked.await {
         if refusal.code() == ErrorCode::HumanCheckFailed {
             // Counted for the drop's report, never dropped silently; a count that cannot be

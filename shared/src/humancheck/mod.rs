@@ -49,7 +49,8 @@ impl Door {
         if readable.len() <= MAX_ACTION_CHARS {
             return readable;
         }
-        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, pack_id.as_str().as_bytes());
+        let digest =
+            aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, pack_id.as_str().as_bytes());
         let hashed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref());
         let prefix = format!("{verb}h_");
         format!("{prefix}{}", &hashed[..MAX_ACTION_CHARS - prefix.len()])
@@ -202,7 +203,9 @@ mod tests {
             let action = door.action();
             assert!(action.len() <= MAX_ACTION_CHARS, "{action}");
             assert!(
-                action.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+                action
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
                 "{action}"
             );
         }

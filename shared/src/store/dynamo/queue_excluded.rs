@@ -42,7 +42,12 @@ impl ReadExclusions for DynamoStore {
             .collect();
         let mut counts: BTreeMap<Exclusion, u64> =
             Exclusion::ALL.iter().map(|reason| (*reason, 0)).collect();
-        for item in self.batch_get_slice(&keys, false).await?.into_iter().flatten() {
+        for item in self
+            .batch_get_slice(&keys, false)
+            .await?
+            .into_iter()
+            .flatten()
+        {
             check_version(&item, "exclusion counter", ABUSE_VERSION)?;
             for (reason, count) in &mut counts {
                 *count += whole_number(&item, reason.as_str()).unwrap_or(0);

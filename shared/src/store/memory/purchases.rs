@@ -10,8 +10,7 @@ use crate::packs::PackStatus;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
     StartRefusal, StartRequest, check_complete, check_human, check_open, check_start, opened,
-    random_shard,
-    take_hold_slot,
+    random_shard, take_hold_slot,
 };
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
