@@ -1,6 +1,7 @@
 //! The real `queue` binary (a pack's waiting room), run through a Lambda Runtime API emulator
 //! against moto_server: a queued pack seeded as seed-packs seeds it, a fan's join (201, then 200
 //! replayed), their entry, the public record; and a start without `QUEUE_RECEIPT_KEY` refused.
+//! The join's human check is tests/queue_human_check.rs's.
 
 use shared::queue::entry::verify_receipt;
 use shared::store::packs::seed;
@@ -10,6 +11,7 @@ use testkit::packs::queued;
 use testkit::purchases::PurchaseEnv;
 use testkit::runtime_api::assert_init_fails_naming;
 use testkit::tokens::token;
+use testkit::turnstile::{FUNCTION_HOSTNAME, SITE_SECRET, TurnstileStub, function_vars};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_queue");
 const RECEIPT_KEY: &str = "a receipt key of at least thirty-two characters";
@@ -20,13 +22,27 @@ async fn a_fan_joins_once_and_reads_their_entry_and_the_line() {
     seed(&env.store, &queued("drop", -60, 3600), Timestamp::now())
         .await
         .unwrap();
-    let queue = env
-        .spawn(BINARY, &[("QUEUE_RECEIPT_KEY", RECEIPT_KEY)])
-        .await;
+    let turnstile = TurnstileStub::start().await;
+    let siteverify = turnstile.url();
+    let vars = function_vars(
+        &siteverify,
+        SITE_SECRET,
+        &[("QUEUE_RECEIPT_KEY", RECEIPT_KEY)],
+    );
+    let queue = env.spawn(BINARY, &vars).await;
     let fan = token("auth0|fan", None);
+    let human = turnstile.solve(
+        &shared::humancheck::Door::Join(testkit::ids::pack("drop")).action(),
+        FUNCTION_HOSTNAME,
+        &Timestamp::now().to_string(),
+    );
 
     let joined = queue
-        .call(&ApiEvent::post("/api/packs/drop/queue").bearer(&fan))
+        .call(
+            &ApiEvent::post("/api/packs/drop/queue")
+                .bearer(&fan)
+                .header("human-check", &human),
+        )
         .await;
     assert_eq!(joined.status, 201, "{joined:?}");
     let again = queue

@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use shared::beacon::quicknet;
 use shared::handlers::queue_keeper::CLOSE_GRACE_SECONDS;
+use shared::humancheck::Door;
 use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::purchases::{
@@ -24,6 +25,7 @@ use testkit::purchases::{
 use testkit::runtime_api::Outcome;
 use testkit::scripts::{TempFiles, finish};
 use testkit::tokens::token;
+use testkit::turnstile::{FUNCTION_HOSTNAME, SITE_SECRET, TurnstileStub, function_vars};
 
 const QUEUE: &str = env!("CARGO_BIN_EXE_queue");
 const KEEPER: &str = env!("CARGO_BIN_EXE_queue-keeper");
@@ -43,10 +45,15 @@ fn fan(user: &str) -> String {
     token(user, None)
 }
 
-/// `user`'s join (`POST /api/packs/{PACK}/queue`): every join of this test goes through here, so
-/// that a header the join comes to require is added once.
+/// `user`'s join (`POST /api/packs/{PACK}/queue`) with a human check solved just now for the
+/// door, on the shared siteverify stub.
 async fn join(queue: &Function, user: &str) -> Answer {
-    let event = ApiEvent::post(&format!("/api/packs/{PACK}/queue")).bearer(&fan(user));
+    let now = Timestamp::now().to_string();
+    let action = Door::Join(testkit::ids::pack(PACK)).action();
+    let solved = TurnstileStub::shared().solve(&action, FUNCTION_HOSTNAME, &now);
+    let event = ApiEvent::post(&format!("/api/packs/{PACK}/queue"))
+        .bearer(&fan(user))
+        .header("human-check", &solved);
     queue.call(&event).await
 }
 
@@ -95,9 +102,13 @@ async fn sleep_until(at: i64) {
 #[tokio::test]
 async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
     let env = PurchaseEnv::new().await;
-    let queue = env
-        .spawn(QUEUE, &[("QUEUE_RECEIPT_KEY", RECEIPT_KEY)])
-        .await;
+    let siteverify = TurnstileStub::shared().url();
+    let vars = function_vars(
+        &siteverify,
+        SITE_SECRET,
+        &[("QUEUE_RECEIPT_KEY", RECEIPT_KEY)],
+    );
+    let queue = env.spawn(QUEUE, &vars).await;
     let unknown = queue.call(&ApiEvent::get("/api/packs/nope/queue")).await;
     assert_eq!(unknown.status, 404, "the queue function is up");
     let mut pack = testkit::packs::queued(PACK, -60, OPEN_FOR);

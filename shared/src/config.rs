@@ -221,6 +221,15 @@ pub fn human_check(source: &dyn Source) -> Result<HumanCheck, ConfigError> {
     })
 }
 
+/// The human check when `TURNSTILE_SECRET` is set ([`human_check`]), else `None`: a function
+/// whose door asks for it only on some packs (start-purchase) refuses those while unset.
+pub fn optional_human_check(source: &dyn Source) -> Result<Option<HumanCheck>, ConfigError> {
+    match optional(source, "TURNSTILE_SECRET") {
+        Some(_) => human_check(source).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// `PURCHASE_HOLD_SECONDS`: how long a started purchase holds its unit (default 600, 1-3600).
 pub fn purchase_hold(source: &dyn Source) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs(

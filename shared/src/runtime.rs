@@ -81,8 +81,8 @@ pub async fn warm(dynamodb: &LambdaDynamoDb, verifier: Option<&TokenVerifier>) {
 }
 
 /// The state of a purchase function, from the environment (`TABLE_NAME`, `AUTH_*`,
-/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`, `MAX_UNPAID_HOLDS`, `START_REQUIRES_FUNDS`),
-/// warmed.
+/// `PURCHASE_HOLD_SECONDS`, `MAX_BODY_BYTES`, `MAX_UNPAID_HOLDS`, `START_REQUIRES_FUNDS`, and
+/// when set `TURNSTILE_SECRET` with `HUMAN_CHECK_HOSTNAMES`), warmed.
 pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     let (store, dynamodb) = store_from_env();
     let hold = require(config::purchase_hold(&Env));
@@ -94,6 +94,7 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
         hold,
         max_body_bytes,
         policy,
+        human: require(config::optional_human_check(&Env)),
     };
     warm(&dynamodb, Some(&state.verifier)).await;
     state

@@ -182,6 +182,7 @@ fn start(user: &str, pack_id: &str, key: &str, now: Timestamp) -> StartRequest {
         now,
         expires_at: now.plus_seconds(600).unwrap(),
         policy: testkit::purchases::ROOMY,
+        human_checked: false,
     }
 }
 

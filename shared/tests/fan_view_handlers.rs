@@ -280,6 +280,7 @@ async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: 1024,
         policy: testkit::purchases::ROOMY,
+        human: None,
     });
     for listed in purchases.iter().filter(|p| p["status"] != "reserved") {
         let path = format!(

@@ -63,7 +63,7 @@ async fn a_token_for_the_door_passes_once_and_siteverify_gets_the_form_cloudflar
     let stub = TurnstileStub::start().await;
     let store = MemoryStore::default();
     let check = check(&stub.url(), SITE_SECRET);
-    let token = stub.solve("join:drop-1", HOST, &at(-10).to_string());
+    let token = stub.solve("join_drop-1", HOST, &at(-10).to_string());
     let pass = verify_human(&check, &store, &sent(&token), &door(), Some(at(-60))).await;
     assert_eq!(code(pass), (200, String::new()));
     let form = &stub.received()[0];
@@ -87,7 +87,7 @@ async fn a_token_spent_with_us_is_refused_even_where_siteverify_passes_it() {
     let stub = TurnstileStub::start().await;
     let store = MemoryStore::default();
     let check = check(&stub.url(), ALWAYS_PASSES);
-    let token = stub.solve("join:drop-1", HOST, &at(-10).to_string());
+    let token = stub.solve("join_drop-1", HOST, &at(-10).to_string());
     assert_eq!(
         code(verify_human(&check, &store, &sent(&token), &door(), None).await).0,
         200
@@ -105,27 +105,27 @@ async fn each_check_refuses_what_it_exists_for_and_nothing_is_written() {
     let cases = [
         (
             "another action",
-            stub.solve("start:drop-1", HOST, &at(-10).to_string()),
+            stub.solve("start_drop-1", HOST, &at(-10).to_string()),
             opened,
         ),
         (
             "another pack",
-            stub.solve("join:drop-2", HOST, &at(-10).to_string()),
+            stub.solve("join_drop-2", HOST, &at(-10).to_string()),
             opened,
         ),
         (
             "another hostname",
-            stub.solve("join:drop-1", "evil.example", &at(-10).to_string()),
+            stub.solve("join_drop-1", "evil.example", &at(-10).to_string()),
             opened,
         ),
         (
             "too old",
-            stub.solve("join:drop-1", HOST, &at(-301).to_string()),
+            stub.solve("join_drop-1", HOST, &at(-301).to_string()),
             None,
         ),
         (
             "before the door opened",
-            stub.solve("join:drop-1", HOST, &at(-101).to_string()),
+            stub.solve("join_drop-1", HOST, &at(-101).to_string()),
             opened,
         ),
     ];
@@ -142,13 +142,13 @@ async fn each_check_refuses_what_it_exists_for_and_nothing_is_written() {
         refused()
     );
     for secret in [ALWAYS_FAILS, ALREADY_SPENT] {
-        let token = stub.solve("join:drop-1", HOST, &at(-10).to_string());
+        let token = stub.solve("join_drop-1", HOST, &at(-10).to_string());
         let test_check = check(&stub.url(), secret);
         let result = verify_human(&test_check, &store, &sent(&token), &door(), None).await;
         assert_eq!(code(result), refused(), "{secret}");
     }
     // The start door is its own action.
-    let start = stub.solve("start:drop-1", HOST, &Timestamp::now().to_string());
+    let start = stub.solve("start_drop-1", HOST, &Timestamp::now().to_string());
     let start_door = Door::Start(pack("drop-1"));
     let result = verify_human(&site, &store, &sent(&start), &start_door, None).await;
     assert_eq!(code(result).0, 200);
@@ -158,7 +158,7 @@ async fn each_check_refuses_what_it_exists_for_and_nothing_is_written() {
 async fn siteverify_unreachable_or_failing_inside_is_a_503_and_the_token_stays_usable() {
     let stub = TurnstileStub::start().await;
     let store = MemoryStore::default();
-    let token = stub.solve("join:drop-1", HOST, &at(-10).to_string());
+    let token = stub.solve("join_drop-1", HOST, &at(-10).to_string());
     stub.internal_errors(1);
     let site = check(&stub.url(), SITE_SECRET);
     let failing = verify_human(&site, &store, &sent(&token), &door(), None).await;

@@ -188,6 +188,7 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
         hold: Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
+        human: None,
     });
     // Holds of no time at all: they have run out by the next request.
     let dead_holds = Arc::new(PurchaseState {
@@ -196,6 +197,7 @@ async fn the_handlers_count_a_flows_business_events_over_the_memory_store() {
         verifier: testkit::tokens::verifier(),
         max_body_bytes: state.max_body_bytes,
         policy: state.policy,
+        human: None,
     });
     let start = |pack: &str, user: &str| {
         ApiEvent::post(&format!("/api/packs/{pack}/purchases"))

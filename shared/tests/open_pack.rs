@@ -76,6 +76,7 @@ fn start_at(user: &str, pack_id: &str, key: &str, now: Timestamp) -> StartReques
         now,
         expires_at: now.plus_seconds(600).unwrap(),
         policy: testkit::purchases::ROOMY,
+        human_checked: false,
     }
 }
 
@@ -331,6 +332,7 @@ fn purchase_state<S>(store: S) -> Arc<PurchaseState<S>> {
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
+        human: None,
     })
 }
 

@@ -17,7 +17,7 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 8] = [
+const GUARDED: [(&str, &[&str], &[&str]); 9] = [
     (
         shared::store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -49,6 +49,12 @@ const GUARDED: [(&str, &[&str], &[&str]); 8] = [
     ),
     // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
     (shared::store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),
+    // Spent human-check tokens: the doors that verify one (a queue's join, a humanCheck start).
+    (
+        shared::store::schema::HUMAN_PREFIX,
+        &["queue", "start-purchase"],
+        &[],
+    ),
     // The rate limits' counters: the functions whose routes are limited.
     (
         shared::store::schema::RATE_PREFIX,
@@ -309,7 +315,8 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
 ///   (purchase, share, count) and the summary's `UpdateItem`; at the buyer's limit, a `Query` of
 ///   their purchases (`USER#`); on a queued pack, `GetItem` of the fan's own entry and its
-///   `UpdateItem` in the transaction (`QUEUE#`: IAM takes literal prefixes only);
+///   `UpdateItem` in the transaction (`QUEUE#`: IAM takes literal prefixes only); on a
+///   `humanCheck` pack, the conditional `PutItem` of the spent token (`HUMAN#`);
 /// - get-purchase: `GetItem` of the purchase (`USER#`) and of the pack's published seed
 ///   (`PACK#`);
 /// - complete-purchase: `BatchGetItem` of the purchase (`USER#`), the balances (`CASH#`) and the
@@ -344,8 +351,10 @@ fn a_policy_that_reaches_further_is_caught() {
 /// - locker-rooms (public): `GetItem` of a name's holder (`NAME#`) and `Query` of their public
 ///   face and stats (`FAN#`): reads only, nothing of `USER#`;
 /// - queue: `BatchGetItem` of a pack item (`PACK#`) and its line's state (`QUEUE#`), of a
-///   finished line's supply shares (`PACK#`: the report's units sold), and of entrant pages; the join's conditional `PutItem` of the fan's entry and `GetItem` of an
-///   entry or an entrant page (`QUEUE#`): never the queue's seed (`QSEED#`) nor `DRAW#`;
+///   finished line's supply shares (`PACK#`: the report's units sold), and of entrant pages; the
+///   join's conditional `PutItem` of the fan's entry and `GetItem` of an entry or an entrant page
+///   (`QUEUE#`), an exclusion counter's `UpdateItem` (`QUEUE#`), and the conditional `PutItem` of
+///   a spent human-check token (`HUMAN#`): never the queue's seed (`QSEED#`) nor `DRAW#`;
 /// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
 ///   catalogue's partitions of GSI1 (`CATALOG#`): reads only;
 /// - leaderboards: `Query` of the boards' partitions of GSI4 (`BOARD#`), `GetItem` and

@@ -206,6 +206,7 @@ async fn twenty_concurrent_claims_beside_payments_credit_once_and_the_ledger_add
             now,
             expires_at: now.plus_seconds(600).unwrap(),
             policy: testkit::purchases::ROOMY,
+            human_checked: false,
         };
         match store.start_purchase(&start).await.unwrap() {
             Started::Created(purchase) => purchases.push(purchase.id),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use shared::handlers::queue::QueueFnState;
 use shared::http::routes::queue_routes;
+use shared::humancheck::Door;
 use shared::ids::EntryId;
 use shared::packs::Pack;
 use shared::queue::entry::{ReceiptSigner, verify_receipt};
@@ -17,6 +18,7 @@ use shared::timestamp::Timestamp;
 use testkit::events::{self, ApiEvent, parts};
 use testkit::packs::{active, queued};
 use testkit::tokens::token;
+use testkit::turnstile::{FUNCTION_HOSTNAME, TurnstileStub};
 
 type Response = lambda_http::Response<lambda_http::Body>;
 
@@ -25,6 +27,7 @@ fn api(packs: &[Pack]) -> Arc<QueueFnState<MemoryStore>> {
         MemoryStore::with_packs(packs),
         testkit::tokens::verifier(),
         ReceiptSigner::from_seed(&[3; 32]).unwrap(),
+        testkit::turnstile::human_check(),
     ))
 }
 
@@ -38,7 +41,22 @@ async fn fan(
     path: &str,
     who: &str,
 ) -> Response {
-    call(state, ApiEvent::new(method, path).bearer(&token(who, None))).await
+    let event = ApiEvent::new(method, path).bearer(&token(who, None));
+    // A join carries a human check solved for its pack's door (tests/queue_human_check.rs in
+    // functions tests the check itself).
+    let event = match path
+        .strip_prefix("/api/packs/")
+        .and_then(|p| p.strip_suffix("/queue"))
+    {
+        Some(pack) if method == "POST" => {
+            let action = Door::Join(testkit::ids::pack(pack)).action();
+            let solved = Timestamp::now().to_string();
+            let human = TurnstileStub::shared().solve(&action, FUNCTION_HOSTNAME, &solved);
+            event.header("human-check", &human)
+        }
+        _ => event,
+    };
+    call(state, event).await
 }
 
 fn code(response: &Response) -> (u16, String) {

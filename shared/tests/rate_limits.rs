@@ -44,6 +44,7 @@ fn purchase_state(store: MemoryStore) -> Arc<PurchaseState<MemoryStore>> {
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
+        human: None,
     })
 }
 

@@ -602,6 +602,7 @@ async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: 65536,
         policy: shared::purchases::HoldPolicy::default(),
+        human: None,
     });
     let fan = token("fan", None);
     let mut purchases = 0;

@@ -48,6 +48,7 @@ pub async fn pay_one(
             now,
             expires_at: now.plus_seconds(600).unwrap(),
             policy: crate::purchases::ROOMY,
+            human_checked: false,
         })
         .await
         .unwrap();

@@ -42,6 +42,7 @@ pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
             image_url: None,
         }],
         supply_shards: None,
+        human_check: false,
         queue: None,
     }
 }

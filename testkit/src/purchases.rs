@@ -291,6 +291,7 @@ pub fn start_request(
         now,
         expires_at: now.plus_seconds(hold_seconds).expect("in range"),
         policy: ROOMY,
+        human_checked: false,
     }
 }
 
@@ -371,6 +372,7 @@ pub async fn reserve_fixture_purchase(store: &DynamoStore) -> Purchase {
         now,
         expires_at: now.plus_seconds(600).expect("in range"),
         policy: ROOMY,
+        human_checked: false,
     };
     match store.start_purchase(&request).await {
         Ok(Started::Created(purchase)) => purchase,

@@ -95,14 +95,42 @@ impl TurnstileStub {
         Self { addr, state, task }
     }
 
+    /// One stub for a whole test binary, served by a thread and runtime of its own, so that
+    /// tests (each on its runtime) and states built outside any runtime can share it.
+    pub fn shared() -> &'static TurnstileStub {
+        static STUB: std::sync::OnceLock<TurnstileStub> = std::sync::OnceLock::new();
+        STUB.get_or_init(|| {
+            let (started, stub) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime for the Turnstile stub");
+                runtime.block_on(async move {
+                    let _ = started.send(TurnstileStub::start().await);
+                    std::future::pending::<()>().await
+                });
+            });
+            stub.recv().expect("the Turnstile stub started")
+        })
+    }
+
     /// `TURNSTILE_SITEVERIFY_URL` for this stub.
     pub fn url(&self) -> String {
         format!("http://{}/turnstile/v0/siteverify", self.addr)
     }
 
     /// A token, as the widget rendered with `action` on `hostname` hands it, solved at
-    /// `challenge_ts` (RFC 3339).
+    /// `challenge_ts` (RFC 3339). Turnstile renders no widget whose `action` is more than 32
+    /// characters or holds anything but `[A-Za-z0-9_-]`: neither does this.
     pub fn solve(&self, action: &str, hostname: &str, challenge_ts: &str) -> String {
+        assert!(
+            action.len() <= 32
+                && action
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            "Turnstile renders no widget with action {action:?}"
+        );
         let mut state = self.state.lock().unwrap();
         state.next += 1;
         let token = format!("0.stub-token-{}.{}", state.next, "x".repeat(40));
@@ -193,5 +221,37 @@ fn answer(state: &mut State, form: Vec<(String, String)>) -> Value {
             }
         }
         _ => failed("invalid-input-secret"),
+    }
+}
+
+/// The hostname [`TurnstileStub::solve`]'s tokens are solved on in the functions' tests, and the
+/// one their `HUMAN_CHECK_HOSTNAMES` names (beside another, to show the list is read).
+pub const FUNCTION_HOSTNAME: &str = "fans.example";
+
+/// A function's human-check variables for siteverify at `url` with `secret`, as
+/// `PurchaseEnv::spawn` takes them (with `more` after).
+pub fn function_vars<'a>(
+    url: &'a str,
+    secret: &'a str,
+    more: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut vars = vec![
+        ("TURNSTILE_SECRET", secret),
+        ("TURNSTILE_SITEVERIFY_URL", url),
+        ("HUMAN_CHECK_HOSTNAMES", "app.example, fans.example"),
+    ];
+    vars.extend_from_slice(more);
+    vars
+}
+
+/// The human check of a handler under test: the shared stub, [`SITE_SECRET`], tokens solved on
+/// [`FUNCTION_HOSTNAME`].
+pub fn human_check() -> shared::http::human_check::HumanCheck {
+    shared::http::human_check::HumanCheck {
+        siteverify: shared::humancheck::siteverify::Siteverify::new(
+            &TurnstileStub::shared().url(),
+            shared::secret::Secret::new(SITE_SECRET),
+        ),
+        hostnames: vec![FUNCTION_HOSTNAME.into()],
     }
 }

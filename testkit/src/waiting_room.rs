@@ -111,6 +111,7 @@ pub fn start(user: &UserId, pack_id: &PackId, key: &str, now: Timestamp) -> Star
             max_unpaid: 10,
             requires_funds: false,
         },
+        human_checked: false,
     }
 }
 
@@ -134,12 +135,14 @@ pub async fn by_position<S: GetQueueEntry>(
     entries
 }
 
-/// The queue function's state over `store`, its receipts signed by [`signer`].
+/// The queue function's state over `store`, its receipts signed by [`signer`], its human check
+/// asking the shared [`crate::turnstile::TurnstileStub`].
 pub fn api<S>(store: S) -> Arc<QueueFnState<S>> {
     Arc::new(QueueFnState::new(
         store,
         crate::tokens::verifier(),
         signer(),
+        crate::turnstile::human_check(),
     ))
 }
 

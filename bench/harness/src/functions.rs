@@ -316,6 +316,7 @@ impl Bench {
             now,
             expires_at: now.plus_seconds(3600).expect("in range"),
             policy: testkit::purchases::ROOMY,
+            human_checked: false,
         };
         match self.purchases.start_purchase(&request).await {
             Ok(Started::Created(purchase) | Started::Repeated(purchase)) => purchase.id,

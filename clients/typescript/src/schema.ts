@@ -89,7 +89,7 @@ export interface paths {
          *
          *     Rate limited per fan and per address (class `start`, docs/rate-limits.md): every answer carries `RateLimit-Policy` and `RateLimit`; over a limit, 429 `rate_limited` with `Retry-After`; the limits' store unreachable, 503.
          *
-         *     Checked in this order: the path (404 `not_found`), the rate limits (429), the token (401), `Idempotency-Key` (400), the body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 `purchase_limit_reached`).
+         *     Checked in this order: the path (404 `not_found`), the rate limits (429), the token (401), `Idempotency-Key` (400), the body (415, 413, 400); on a pack whose operator asks for the human check (`humanCheck`, a pack without a queue), a Cloudflare Turnstile token in `Human-Check` from a widget rendered with `action` `start_<packId>`, solved since the sale started and within the last 300 s, used once (403 `human_check_failed`; not asked again of a repeated key: docs/human-check.md); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 `not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 `purchase_limit_reached`).
          */
         post: operations["startPurchase"];
         delete?: never;
@@ -636,6 +636,8 @@ export interface paths {
         /**
          * Join a pack's waiting room
          * @description Puts the signed-in fan in the pack's line, between `opensAt` (included) and `closesAt` (excluded). One entry per fan: joining again answers the same entry, 200 with `Idempotent-Replayed: true`. When you joined changes nothing: positions are drawn after the close. `entryId` is the fan's public name in the line; `receipt` the service's Ed25519 signature of `packId\nentryId\njoinedAt`, checked with the queue's `receiptKey`. No body.
+         *
+         *     A first join needs a human check: a Cloudflare Turnstile token in `Human-Check`, from a widget rendered with `action` `join_<packId>` (docs/human-check.md), solved since the line opened and within the last 300 s, used once; refused, 403 `human_check_failed` and nothing written. A fan who joined before is answered their entry without one.
          */
         post: operations["joinQueue"];
         delete?: never;
@@ -713,7 +715,7 @@ export interface paths {
         };
         /**
          * A waiting room's report, after the sale
-         * @description Once the sale through the line is over (sold out, or every fan admitted): how many joined, were admitted, bought and lapsed, the units sold and the last position admitted. Public; cacheable.
+         * @description Once the sale through the line is over (sold out, or every fan admitted): how many joined, were admitted, bought and lapsed, the units sold and the last position admitted; and `excluded`, the fans kept out of the line by reason (`human_check_failed`: a first join the human check refused, counted once per refusal, so a fan refused twice counts twice). Public; cacheable.
          */
         get: operations["getQueueReport"];
         put?: never;
@@ -1046,6 +1048,12 @@ export interface components {
             teamId: null | components["schemas"]["Id"];
             leagueId: null | components["schemas"]["Id"];
             queue?: null | components["schemas"]["QueueTerms"];
+            /**
+             * @description A pack without a waiting room whose operator asks for the human check on every start
+             *     (`Human-Check`, docs/human-check.md); absent: no check. A queued pack's join is checked
+             *     already, so a queued pack cannot ask for it.
+             */
+            humanCheck?: boolean;
         };
         PackAnswer: {
             pack: components["schemas"]["PackDetail"];
@@ -1074,6 +1082,12 @@ export interface components {
             teamId: null | components["schemas"]["Id"];
             leagueId: null | components["schemas"]["Id"];
             queue?: null | components["schemas"]["QueueTerms"];
+            /**
+             * @description A pack without a waiting room whose operator asks for the human check on every start
+             *     (`Human-Check`, docs/human-check.md); absent: no check. A queued pack's join is checked
+             *     already, so a queued pack cannot ask for it.
+             */
+            humanCheck?: boolean;
             /** @description The content pool, in the order the draw uses; every rarity of `odds` has at least one item. */
             items: components["schemas"]["PackItem"][];
             fairness: components["schemas"]["PackFairness"];
@@ -1386,6 +1400,16 @@ export interface components {
              * @description The position of the last fan admitted (`admittedThrough`).
              */
             lastAdmittedPosition: number;
+            /**
+             * @description The fans kept out of the line, by reason: every reason named, 0 when none
+             *     (`human_check_failed`: first joins the human check refused, one per refusal).
+             * @example {
+             *       "human_check_failed": 0
+             *     }
+             */
+            excluded: {
+                [key: string]: number;
+            };
         };
         /**
          * @description Which side of the running hash a proof step's hash goes on.
@@ -1514,6 +1538,29 @@ export interface components {
                  *       "error": {
                  *         "code": "invalid_payload",
                  *         "message": "The body's 'payload' member is required and must be truthy (not false, 0, \"\" or null)."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The human check at a drop's door refused (`human_check_failed`): no `Human-Check` token, or
+         *     one siteverify did not pass for this door (another action or hostname, solved too long ago or
+         *     before the door opened) or used before. Nothing was written: solve the widget again
+         *     (`turnstile.reset()`) and send the new token.
+         */
+        HumanCheckFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "human_check_failed",
+                 *         "message": "The human check was missing, failed, expired or already used: solve it again and send its new token in 'Human-Check'."
                  *       },
                  *       "success": false
                  *     }
@@ -1809,6 +1856,14 @@ export interface operations {
             query?: never;
             header: {
                 /**
+                 * @description A Cloudflare Turnstile token (the widget's callback argument, at most 2,048 characters;
+                 *     the API reads up to 4,096) from a widget rendered with the door's `action`:
+                 *     `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
+                 *     asks for the check (a pack id too long for Turnstile's 32 characters gives
+                 *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
+                 */
+                "Human-Check"?: string;
+                /**
                  * @description A unique string per purchase the client means to start (a UUID, say): 1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe. (Behind API Gateway a header sent twice arrives as one, its values joined by `,`: that is then the key, as any key may hold a comma. The local API sees both and refuses them.)
                  * @example 3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43
                  */
@@ -1870,7 +1925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The pack has a waiting room and the fan may not buy from it now (`queue_admission_required`): the message says which, did not join, not yet admitted, admission window passed, bought as many as the admission allows, or sold out before their turn (docs/fairness.md). Nothing is held. */
+            /** @description The pack has a waiting room and the fan may not buy from it now (`queue_admission_required`): the message says which, did not join, not yet admitted, admission window passed, bought as many as the admission allows, or sold out before their turn (docs/fairness.md). Nothing is held. Or the pack asks for the human check and `Human-Check` did not pass it (`human_check_failed`). Nothing is written. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3543,7 +3598,16 @@ export interface operations {
     joinQueue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A Cloudflare Turnstile token (the widget's callback argument, at most 2,048 characters;
+                 *     the API reads up to 4,096) from a widget rendered with the door's `action`:
+                 *     `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
+                 *     asks for the check (a pack id too long for Turnstile's 32 characters gives
+                 *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
+                 */
+                "Human-Check"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3576,6 +3640,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["HumanCheckFailed"];
             /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {

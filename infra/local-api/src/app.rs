@@ -78,6 +78,7 @@ impl App {
             hold: settings.hold,
             max_body_bytes,
             policy: settings.hold_policy,
+            human: Some(crate::siteverify::human_check(&settings.base)),
         });
         let me = Arc::new(MeState {
             store: store.clone(),
@@ -146,6 +147,7 @@ impl App {
                 store.clone(),
                 verifier(),
                 ReceiptSigner::random(),
+                crate::siteverify::human_check(&settings.base),
             ))))
             .merge(dashboard_routes().into_router(Arc::new(DashboardState {
                 store: store.clone(),

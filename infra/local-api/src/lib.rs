@@ -9,3 +9,4 @@ pub mod checkout;
 pub mod demo_queue;
 pub mod idp;
 pub mod server;
+pub mod siteverify;

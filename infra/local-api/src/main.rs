@@ -313,6 +313,14 @@ where
         parts.webhook_secret,
         checkout::WEBHOOK_SECRET_VAR
     );
+    println!(
+        "  Human check: NOT Cloudflare. A local siteverify stand-in ({base}{}) with Cloudflare's \
+         always-pass test secret {}: a queue's join passes with \
+         'Human-Check: join_<packId>.DUMMY.TOKEN.<any tail>', each token once \
+         (docs/human-check.md)",
+        local_api::siteverify::PATH,
+        local_api::siteverify::SECRET
+    );
     println!();
     println!("Token for demo-user (valid 24 h; more with: local-api token --sub ID --email ADDR):");
     println!("{token}");

@@ -130,6 +130,10 @@ impl App {
                 get(move || std::future::ready(json_response(StatusCode::OK, &jwks))),
             )
             .route(
+                crate::siteverify::PATH,
+                axum::routing::post(crate::siteverify::answer),
+            )
+            .route(
                 "/local/{*page}",
                 any(move |request: Request| {
                     let checkout = checkout.clone();

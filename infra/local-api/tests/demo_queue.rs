@@ -17,8 +17,13 @@ const DOCUMENTED: &str = "/api/packs/{packId}/queue";
 async fn send(api: &LocalApi, token: &str, method: &str, tail: &str) -> (u16, Value) {
     let client = reqwest::Client::new();
     let url = format!("{}{QUEUE}{tail}", api.base);
+    // The local siteverify stand-in passes any token and reports what precedes its first `.`
+    // as the action; each token is spent once, so the fan's name makes it their own.
     let request = match method {
-        "post" => client.post(url),
+        "post" => client.post(url).header(
+            "human-check",
+            "join_nba-all-star-2027.DUMMY.TOKEN.demo-user",
+        ),
         _ => client.get(url),
     };
     api.call(

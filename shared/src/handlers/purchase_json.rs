@@ -9,6 +9,7 @@ use crate::auth::TokenVerifier;
 use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::{NamesPack, handler_state};
+use crate::http::human_check::HumanCheck;
 use crate::ids::{PackId, PurchaseId};
 use crate::openapi::schemas::{Hex32, Id};
 use crate::packs::draw::ALGORITHM;
@@ -24,6 +25,9 @@ pub struct PurchaseState<S> {
     pub max_body_bytes: usize,
     /// What a fan's unpaid holds may be.
     pub policy: HoldPolicy,
+    /// The human check a start on a `humanCheck` pack passes (start-purchase's
+    /// `TURNSTILE_SECRET`); `None`: not configured, and such a start is refused 503.
+    pub human: Option<HumanCheck>,
 }
 
 handler_state!(PurchaseState: verifier, max_body_bytes);

@@ -20,10 +20,14 @@ use super::queue_json::{
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, Verifies};
+use crate::http::human_check::{HumanCheck, HumanCheckToken, verify_human};
 use crate::http::response::{json_response, mark_replayed, publicly_cached};
+use crate::humancheck::Door;
 use crate::ids::{EntryId, PackId};
+use crate::openapi::headers::HumanCheckHeader;
 use crate::openapi::responses as doc;
 use crate::queue::entry::{QueueEntry, ReceiptSigner};
+use crate::queue::excluded::Exclusion;
 use crate::queue::merkle;
 use crate::queue::state::StoredStatus;
 use crate::queue::terms::Phase;
@@ -31,6 +35,8 @@ use crate::store::DynamoStore;
 use crate::store::queue::{
     GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView, ReadEntrants,
 };
+use crate::store::queue_excluded::{CountExclusion, ReadExclusions};
+use crate::store::ratelimit::SpendToken;
 use crate::timestamp::Timestamp;
 
 /// What the queue's handlers need.
@@ -38,17 +44,25 @@ pub struct QueueFnState<S> {
     pub store: S,
     pub verifier: TokenVerifier,
     pub signer: ReceiptSigner,
+    /// The human check a join passes (Turnstile's siteverify, the widget's hostnames).
+    pub human: HumanCheck,
     /// The sorted entrants of the last closed line a proof was asked of: they never change once
     /// committed, so a warm function reads them once, not once per fan.
     pub entrants: Mutex<Option<(PackId, Arc<Vec<String>>)>>,
 }
 
 impl<S> QueueFnState<S> {
-    pub fn new(store: S, verifier: TokenVerifier, signer: ReceiptSigner) -> Self {
+    pub fn new(
+        store: S,
+        verifier: TokenVerifier,
+        signer: ReceiptSigner,
+        human: HumanCheck,
+    ) -> Self {
         Self {
             store,
             verifier,
             signer,
+            human,
             entrants: Mutex::new(None),
         }
     }
@@ -61,7 +75,8 @@ impl<S: Send + Sync + 'static> Verifies for QueueFnState<S> {
 }
 
 impl QueueFnState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `QUEUE_RECEIPT_KEY`), warmed.
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `QUEUE_RECEIPT_KEY`,
+    /// `TURNSTILE_SECRET`, `HUMAN_CHECK_HOSTNAMES`), read once per cold start, warmed.
     pub async fn from_env() -> Self {
         use crate::config::{self, Env};
         use crate::runtime::{require, store_from_env, verifier_from_env, warm};
@@ -70,6 +85,7 @@ impl QueueFnState<DynamoStore> {
             store,
             verifier_from_env(),
             require(config::queue_receipt_signer(&Env)),
+            require(config::human_check(&Env)),
         );
         warm(&dynamodb, Some(&state.verifier)).await;
         state
@@ -148,10 +164,16 @@ pub async fn get_queue<S: GetQueue>(
 `closesAt` (excluded). One entry per fan: joining again answers the same entry, 200 with \
 `Idempotent-Replayed: true`. When you joined changes nothing: positions are drawn after the close. \
 `entryId` is the fan's public name in the line; `receipt` the service's Ed25519 signature of \
-`packId\\nentryId\\njoinedAt`, checked with the queue's `receiptKey`. No body.",
-    params(PackPath),
+`packId\\nentryId\\njoinedAt`, checked with the queue's `receiptKey`. No body.
+
+A first join needs a human check: a Cloudflare Turnstile token in `Human-Check`, from a widget \
+rendered with `action` `join_<packId>` (docs/human-check.md), solved since the line opened and \
+within the last 300 s, used once; refused, 403 `human_check_failed` and nothing written. A fan \
+who joined before is answered their entry without one.",
+    params(PackPath, HumanCheckHeader),
     security(("sessionToken" = [])),
     responses(
+        (status = 403, response = doc::HumanCheckFailed),
         (status = 201, description = "Joined: the new entry (`status` `waiting`).", body = EntryAnswer),
         (status = 200, description = "Joined before: the entry as it is, with \
 `Idempotent-Replayed: true`.", body = EntryAnswer,
@@ -168,12 +190,20 @@ pub async fn get_queue<S: GetQueue>(
         doc::SignedIn,
     ),
 )]
-pub async fn join_queue<S: GetQueue + JoinQueue>(
+pub async fn join_queue<S: GetQueue + GetQueueEntry + JoinQueue + SpendToken + CountExclusion>(
     State(state): State<Arc<QueueFnState<S>>>,
     Path(PackPath { pack_id }): Path<PackPath>,
     Fan(identity): Fan,
+    human: HumanCheckToken,
 ) -> Result<Response, ApiError> {
-    let view = line(&state.store, &pack_id).await?;
+    // The fan's own entry read beside the line (one more half read unit on the fan's own key):
+    // a fan who joined is answered it without a new check, so that a retry whose answer was
+    // lost is not refused for a token it spent.
+    let (view, joined) = tokio::join!(
+        line(&state.store, &pack_id),
+        state.store.queue_entry(&pack_id, &identity.user_id)
+    );
+    let view = view?;
     let now = Timestamp::now();
     match view.terms.phase_at(now) {
         Phase::Upcoming => return Err(refused(ErrorCode::QueueNotOpen)),
@@ -183,24 +213,58 @@ pub async fn join_queue<S: GetQueue + JoinQueue>(
         }
         Phase::Open => {}
     }
+    if let Some(entry) = joined? {
+        return Ok(entry_answer(&entry, &view, now, true));
+    }
+    let door = Door::Join(pack_id.clone());
+    let checked = verify_human(
+        &state.human,
+        &state.store,
+        &human,
+        &door,
+        Some(view.terms.opens_at),
+    );
+    if let Err(refusal) = checked.await {
+        if refusal.code() == ErrorCode::HumanCheckFailed {
+            // Counted for the drop's report, never dropped silently; a count that cannot be
+            // written is logged, and the refusal stands.
+            let counted = state
+                .store
+                .count_exclusion(&pack_id, Exclusion::HumanCheckFailed)
+                .await;
+            if let Err(error) = counted {
+                tracing::warn!(%error, "a refused join was not counted");
+            }
+        }
+        return Err(refusal);
+    }
     let entry = QueueEntry::new(pack_id, identity.user_id, now, &state.signer);
-    let (entry, status) = match state.store.join_queue(&entry).await? {
+    Ok(match state.store.join_queue(&entry).await? {
         Joined::New(entry) => {
             tracing::info!(pack_id = %entry.pack_id, entry_id = %entry.entry_id, "joined");
-            (entry, StatusCode::CREATED)
+            entry_answer(&entry, &view, now, false)
         }
-        Joined::Replayed(entry) => (entry, StatusCode::OK),
+        Joined::Replayed(entry) => entry_answer(&entry, &view, now, true),
+    })
+}
+
+/// A join's answer: 201 with the new entry, or 200 with the fan's entry as it is, replayed.
+fn entry_answer(entry: &QueueEntry, view: &QueueView, now: Timestamp, replayed: bool) -> Response {
+    let status = if replayed {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
     };
     let mut response = json_response(
         status,
         &EntryAnswer {
-            entry: EntryJson::of(&entry, Some(&view), now),
+            entry: EntryJson::of(entry, Some(view), now),
         },
     );
-    if status == StatusCode::OK {
+    if replayed {
         mark_replayed(&mut response);
     }
-    Ok(response)
+    response
 }
 
 async fn own_entry<S: GetQueueEntry>(
@@ -440,8 +504,10 @@ pub async fn my_queue_proof<S: GetQueue + GetQueueEntry + ReadEntrants>(
     tag = "Waiting room",
     summary = "A waiting room's report, after the sale",
     description = "Once the sale through the line is over (sold out, or every fan admitted): how \
-many joined, were admitted, bought and lapsed, the units sold and the last position admitted. \
-Public; cacheable.",
+many joined, were admitted, bought and lapsed, the units sold and the last position admitted; \
+and `excluded`, the fans kept out of the line by reason (`human_check_failed`: a first join the \
+human check refused, counted once per refusal, so a fan refused twice counts twice). Public; \
+cacheable.",
     params(PackPath),
     security(),
     responses(
@@ -458,7 +524,7 @@ the id is not an id (`not_found`).", body = ErrorBody,
         (status = 503, response = doc::Unavailable),
     ),
 )]
-pub async fn queue_report<S: GetQueue>(
+pub async fn queue_report<S: GetQueue + ReadExclusions>(
     State(state): State<Arc<QueueFnState<S>>>,
     Path(PackPath { pack_id }): Path<PackPath>,
 ) -> Result<Response, ApiError> {
@@ -476,6 +542,13 @@ pub async fn queue_report<S: GetQueue>(
             detail: "a finished line without its units sold".into(),
         })?,
         last_admitted_position: s.admitted_through,
+        excluded: state
+            .store
+            .exclusions(&pack_id)
+            .await?
+            .into_iter()
+            .map(|(reason, count)| (reason.as_str().to_owned(), count))
+            .collect(),
     };
     Ok(publicly_cached(json_response(
         StatusCode::OK,

@@ -234,6 +234,10 @@ pub(super) struct ReportJson {
     pub(super) units_sold: u64,
     /// The position of the last fan admitted (`admittedThrough`).
     pub(super) last_admitted_position: u64,
+    /// The fans kept out of the line, by reason: every reason named, 0 when none
+    /// (`human_check_failed`: first joins the human check refused, one per refusal).
+    #[schema(example = json!({"human_check_failed": 0}))]
+    pub(super) excluded: std::collections::BTreeMap<String, u64>,
 }
 
 /// `{"report": ...}`.

@@ -12,17 +12,20 @@ use crate::handlers::get_purchase::__path_get_purchase;
 use crate::handlers::purchase_json::{PurchaseAnswer, PurchaseJson, PurchaseState};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, PackMetered};
+use crate::http::human_check::{HumanCheckToken, verify_human};
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
+use crate::humancheck::Door;
 use crate::metrics::{self, Metric};
-use crate::openapi::headers::{PurchaseLocation, Replayed};
+use crate::openapi::headers::{HumanCheckHeader, PurchaseLocation, Replayed};
 use crate::openapi::{examples, responses as doc};
 use crate::purchases::{
     MAX_CLIENT_SEED_CHARS, PurchaseStatus, StartRefusal, StartRequest, is_valid_client_seed,
     purchase_id, random_client_seed,
 };
 use crate::store::purchases::{StartError, StartPurchase, Started};
+use crate::store::ratelimit::SpendToken;
 use crate::timestamp::Timestamp;
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -98,6 +101,11 @@ fn refused(error: StartError) -> ApiError {
         StartError::Refused(StartRefusal::NotAdmitted(refusal)) => {
             (ErrorCode::QueueAdmissionRequired, refusal.message())
         }
+        // [`start_checked`] answers it with the check; a store that asks again after a check
+        // passed refuses as a failed check would.
+        StartError::Refused(StartRefusal::HumanCheckRequired { .. }) => {
+            return crate::http::human_check::human_check_failed();
+        }
     };
     ApiError::refused(code, message)
 }
@@ -129,12 +137,16 @@ Rate limited per fan and per address (class `start`, docs/rate-limits.md): every
 limits' store unreachable, 503.
 
 Checked in this order: the path (404 `not_found`), the rate limits (429), the token (401), `Idempotency-Key` (400), the \
-body (415, 413, 400); then the pack: unknown or draft (404 `pack_not_found`), not on sale (409 \
-`not_on_sale`), sold out (409 `sold_out`), the user's `maxPerUser` reached (409 \
-`purchase_limit_reached`).",
+body (415, 413, 400); on a pack whose operator asks for the human check (`humanCheck`, a pack \
+without a queue), a Cloudflare Turnstile token in `Human-Check` from a widget rendered with \
+`action` `start_<packId>`, solved since the sale started and within the last 300 s, used once \
+(403 `human_check_failed`; not asked again of a repeated key: docs/human-check.md); then the \
+pack: unknown or draft (404 `pack_not_found`), not on sale (409 `not_on_sale`), sold out (409 \
+`sold_out`), the user's `maxPerUser` reached (409 `purchase_limit_reached`).",
     security(("sessionToken" = [])),
     params(
         PackPath,
+        HumanCheckHeader,
         ("Idempotency-Key" = String, Header,
             description = "A unique string per purchase the client means to start (a UUID, say): \
 1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe. \
@@ -182,9 +194,11 @@ plus the user's other live unpaid holds in it (`insufficient_funds`); nothing is
         (status = 403, description = "The pack has a waiting room and the fan may not buy from \
 it now (`queue_admission_required`): the message says which, did not join, not yet admitted, \
 admission window passed, bought as many as the admission allows, or sold out before their turn \
-(docs/fairness.md). Nothing is held.",
+(docs/fairness.md). Nothing is held. Or the pack asks for the human check and `Human-Check` \
+did not pass it (`human_check_failed`). Nothing is written.",
             body = ErrorBody,
             examples(
+                ("humanCheckFailed" = (value = json!(doc::example(crate::http::human_check::human_check_failed())))),
                 ("notJoined" = (value = json!(doc::error_example(ErrorCode::QueueAdmissionRequired, crate::queue::admission::AdmissionRefusal::NotJoined.message())))),
                 ("notYetAdmitted" = (value = json!(doc::error_example(ErrorCode::QueueAdmissionRequired, crate::queue::admission::AdmissionRefusal::NotYetAdmitted.message())))),
                 ("lapsed" = (value = json!(doc::error_example(ErrorCode::QueueAdmissionRequired, crate::queue::admission::AdmissionRefusal::Lapsed.message())))),
@@ -219,11 +233,12 @@ pack, or another `clientSeed`) (`idempotency_key_reused`): use a new key for a n
         doc::SignedIn,
     ),
 )]
-pub async fn start_purchase<S: StartPurchase>(
+pub async fn start_purchase<S: StartPurchase + SpendToken>(
     State(state): State<Arc<PurchaseState<S>>>,
     PackMetered(PackPath { pack_id }): PackMetered<PackPath>,
     Fan(identity): Fan,
     IdempotencyKey(key): IdempotencyKey,
+    human: HumanCheckToken,
     body: Option<Json<RequestedSeed>>,
 ) -> Result<Response, ApiError> {
     let requested_seed = body.and_then(|Json(RequestedSeed(seed))| seed);
@@ -242,8 +257,9 @@ pub async fn start_purchase<S: StartPurchase>(
         now,
         expires_at,
         policy: state.policy,
+        human_checked: false,
     };
-    let (purchase, replayed) = match state.store.start_purchase(&start).await {
+    let (purchase, replayed) = match start_checked(&state, start, &human).await? {
         Ok(Started::Created(purchase)) => {
             metrics::count(Metric::PurchasesStarted);
             (purchase, false)
@@ -282,4 +298,31 @@ pub async fn start_purchase<S: StartPurchase>(
         mark_replayed(&mut response);
     }
     Ok(response)
+}
+
+/// Starts `start`; when its pack asks for the human check, verifies `human` for the pack's start
+/// door (solved since its sale started) and starts again. A pack without the check costs nothing
+/// more, and the store asks only where no purchase exists under the key (a repeat is answered
+/// without a token, as a join's is); the second start reads again (one more read, on checked
+/// packs only) and decides on what it reads. The outer error is the check's (403, 503).
+async fn start_checked<S: StartPurchase + SpendToken>(
+    state: &PurchaseState<S>,
+    mut start: StartRequest,
+    human: &HumanCheckToken,
+) -> Result<Result<Started, StartError>, ApiError> {
+    let sale_starts_at = match state.store.start_purchase(&start).await {
+        Err(StartError::Refused(StartRefusal::HumanCheckRequired { sale_starts_at })) => {
+            sale_starts_at
+        }
+        other => return Ok(other),
+    };
+    // Fail closed: a pack that asks for the check is never sold unchecked.
+    let check = state.human.as_ref().ok_or_else(|| ApiError::Unavailable {
+        what: "human check",
+        detail: "a humanCheck pack, and no TURNSTILE_SECRET".into(),
+    })?;
+    let door = Door::Start(start.pack_id.clone());
+    verify_human(check, &state.store, human, &door, sale_starts_at).await?;
+    start.human_checked = true;
+    Ok(state.store.start_purchase(&start).await)
 }

@@ -53,6 +53,8 @@ use crate::store::purchases::{
 };
 use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use crate::store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, ReadEntrants};
+use crate::store::queue_excluded::{CountExclusion, ReadExclusions};
+use crate::store::ratelimit::SpendToken;
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
 
@@ -423,7 +425,7 @@ functions! {
         web3_link::web3_link: Write,
     }
     /// `start-purchase`: reserves a unit.
-    "start-purchase" => start_purchase_routes(PurchaseState where S: StartPurchase) {
+    "start-purchase" => start_purchase_routes(PurchaseState where S: StartPurchase + SpendToken) {
         start_purchase::start_purchase: Start,
     }
     /// `get-purchase`: one of the fan's purchases.
@@ -503,7 +505,7 @@ functions! {
     }
     /// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
     /// pack item only; never `QSEED#` nor `DRAW#`).
-    "queue" => queue_routes(QueueFnState where S: GetQueue + JoinQueue + GetQueueEntry + GetEntrantPage + ReadEntrants) {
+    "queue" => queue_routes(QueueFnState where S: GetQueue + JoinQueue + GetQueueEntry + GetEntrantPage + ReadEntrants + SpendToken + CountExclusion + ReadExclusions) {
         queue::get_queue: Read,
         queue::join_queue: Join,
         queue::my_queue_entry: Read,

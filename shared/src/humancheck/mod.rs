@@ -1,6 +1,7 @@
 //! The human check at the door of a drop: a Cloudflare Turnstile token, sent in the `Human-Check`
 //! header, verified server-side with siteverify ([`siteverify`]) and judged here ([`judge`]):
-//! `success`, the `action` the widget was rendered with (`join:<packId>` or `start:<packId>`),
+//! `success`, the `action` the widget was rendered with ([`Door::action`]: `join_<packId>` or
+//! `start_<packId>`, or a hash of a long pack id),
 //! a `hostname` among the configured ones, a `challenge_ts` at most [`MAX_AGE_SECONDS`] old and
 //! not before the instant the door opened (a queue's `opensAt`: a token solved before the sale
 //! is refused). Cloudflare spends a token on its first siteverify; the API also records each
@@ -28,13 +29,31 @@ pub enum Door {
     Start(PackId),
 }
 
+/// The longest `action` a Turnstile widget takes, of `[A-Za-z0-9_-]` (Cloudflare's widget
+/// configuration): `join:<packId>` as issue 30 wrote it cannot be rendered.
+pub const MAX_ACTION_CHARS: usize = 32;
+
 impl Door {
-    /// The `action` the widget must have been rendered with.
+    /// The `action` the widget must have been rendered with: `<verb>_<packId>` when that fits
+    /// in [`MAX_ACTION_CHARS`] (pack ids are `[A-Za-z0-9_-]` already, so a client writes it
+    /// without computing anything), else `<verb>h_` and the first characters of the base64url
+    /// SHA-256 of the pack id (at least 150 bits: still one pack's door). `h_` after the verb
+    /// never begins a readable action (that is `<verb>_`), so the two forms never collide.
     pub fn action(&self) -> String {
-        match self {
-            Door::Join(pack_id) => format!("join:{pack_id}"),
-            Door::Start(pack_id) => format!("start:{pack_id}"),
+        use base64::Engine;
+        let (verb, pack_id) = match self {
+            Door::Join(pack_id) => ("join", pack_id),
+            Door::Start(pack_id) => ("start", pack_id),
+        };
+        let readable = format!("{verb}_{pack_id}");
+        if readable.len() <= MAX_ACTION_CHARS {
+            return readable;
         }
+        let digest =
+            aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, pack_id.as_str().as_bytes());
+        let hashed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest.as_ref());
+        let prefix = format!("{verb}h_");
+        format!("{prefix}{}", &hashed[..MAX_ACTION_CHARS - prefix.len()])
     }
 }
 
@@ -139,7 +158,7 @@ mod tests {
             success: true,
             challenge_ts: Some(solved.to_string()),
             hostname: Some("fans.example".into()),
-            action: Some("join:p1".into()),
+            action: Some("join_p1".into()),
             ..Answer::default()
         }
     }
@@ -164,5 +183,34 @@ mod tests {
             judge(&unsuccessful, &expected),
             Err(Failure::Refused("not successful"))
         );
+    }
+
+    #[test]
+    fn every_action_is_one_turnstile_renders_and_names_one_pack() {
+        let action = |door: Door| door.action();
+        let short = PackId::parse("drop-1").unwrap();
+        assert_eq!(action(Door::Join(short.clone())), "join_drop-1");
+        assert_eq!(action(Door::Start(short)), "start_drop-1");
+        let long = PackId::parse("x".repeat(64)).unwrap();
+        let longer = PackId::parse(format!("{}y", "x".repeat(63))).unwrap();
+        let fits = PackId::parse("x".repeat(27)).unwrap();
+        for door in [
+            Door::Join(long.clone()),
+            Door::Start(long.clone()),
+            Door::Join(fits.clone()),
+            Door::Start(fits),
+        ] {
+            let action = door.action();
+            assert!(action.len() <= MAX_ACTION_CHARS, "{action}");
+            assert!(
+                action
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+                "{action}"
+            );
+        }
+        assert!(action(Door::Join(long.clone())).starts_with("joinh_"));
+        assert_ne!(action(Door::Join(long.clone())), action(Door::Join(longer)));
+        assert_ne!(action(Door::Join(long.clone())), action(Door::Start(long)));
     }
 }

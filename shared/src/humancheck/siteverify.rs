@@ -67,17 +67,21 @@ impl Siteverify {
             &hash[16..20],
             &hash[20..32]
         );
-        let mut form = url::form_urlencoded::Serializer::new(String::new());
-        form.append_pair("secret", self.secret.expose())
-            .append_pair("response", token)
-            .append_pair("idempotency_key", &idempotency_key);
-        if let Some(ip) = remote_ip {
-            form.append_pair("remoteip", ip);
-        }
+        // Built in its own scope: the serializer is not `Send`, and the call awaits below.
+        let form = {
+            let mut form = url::form_urlencoded::Serializer::new(String::new());
+            form.append_pair("secret", self.secret.expose())
+                .append_pair("response", token)
+                .append_pair("idempotency_key", &idempotency_key);
+            if let Some(ip) = remote_ip {
+                form.append_pair("remoteip", ip);
+            }
+            form.finish()
+        };
         let request = Request::post(&self.url)
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header(header::USER_AGENT, "fan-api")
-            .body(Full::new(Bytes::from(form.finish())))
+            .body(Full::new(Bytes::from(form)))
             .map_err(|e| Failure::Unavailable(format!("bad request: {e}")))?;
         let unavailable = |what: &str| Failure::Unavailable(format!("siteverify: {what}"));
         let exchange = async {

@@ -39,3 +39,16 @@ schema_type!(
             "`true` when the answer repeats an earlier one (nothing changed); absent otherwise.",
         ))
 );
+
+/// `Human-Check`, the request header a drop's door reads (`crate::http::human_check`).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct HumanCheckHeader {
+    /// A Cloudflare Turnstile token (the widget's callback argument, at most 2,048 characters;
+    /// the API reads up to 4,096) from a widget rendered with the door's `action`:
+    /// `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
+    /// asks for the check (a pack id too long for Turnstile's 32 characters gives
+    /// `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
+    #[param(rename = "Human-Check", value_type = String, required = false, max_length = 4096, pattern = "^[!-~]{1,4096}$")]
+    pub human_check: Option<String>,
+}

@@ -14,8 +14,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Required};
 
 use responses::{
-    BadRequest, InternalError, MethodNotAllowed, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
-    RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
+    BadRequest, HumanCheckFailed, InternalError, MethodNotAllowed, PayloadTooLarge,
+    PurchaseNotFound, QuestNotFound, RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -46,6 +46,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         InternalError,
         Unavailable,
         RateLimited,
+        HumanCheckFailed,
     )),
     modifiers(&SessionToken),
     tags(

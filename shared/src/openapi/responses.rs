@@ -111,6 +111,14 @@ ends, plus 0-3 s of jitter."),
 )]
 pub struct RateLimited(pub ErrorBody<'static>);
 
+/// The human check at a drop's door refused (`human_check_failed`): no `Human-Check` token, or
+/// one siteverify did not pass for this door (another action or hostname, solved too long ago or
+/// before the door opened) or used before. Nothing was written: solve the widget again
+/// (`turnstile.reset()`) and send the new token.
+#[derive(ToResponse)]
+#[response(example = json!(example(crate::http::human_check::human_check_failed())))]
+pub struct HumanCheckFailed(pub ErrorBody<'static>);
+
 /// A path whose parameter is not an id: it names no resource (`not_found`).
 pub fn not_an_id() -> Value {
     example(ApiError::not_found())

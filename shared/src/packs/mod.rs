@@ -67,6 +67,11 @@ pub struct Pack {
     /// and `closesAt`, the line is drawn after, and only admitted fans may buy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueTerms>,
+    /// A pack without a waiting room whose operator asks for the human check on every start
+    /// (`Human-Check`, docs/human-check.md); absent: no check. A queued pack's join is checked
+    /// already, so a queued pack cannot ask for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub human_check: bool,
 }
 
 /// The most shares a pack's supply may be split into.
@@ -283,6 +288,12 @@ impl Pack {
         }
         if let Some(queue) = &self.queue {
             queue.validate(self.sale_starts_at)?;
+        }
+        if self.human_check && self.queue.is_some() {
+            return Err(field_error(
+                "humanCheck",
+                "is for a pack without a queue (a queue's join is checked already)",
+            ));
         }
         self.validate_odds()?;
         self.validate_items()?;

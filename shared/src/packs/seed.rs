@@ -3,7 +3,7 @@
 //!
 //! Re-seeding must not undo what buyers did: [`plan_reseed`] decides what a file may change of a
 //! pack already stored. Once a sale has started, what buyers pay for and draw from is frozen
-//! (price, odds, items, itemsPerPack, totalSupply, saleStartsAt, supplyShards) and `remaining` belongs to the
+//! (price, odds, items, itemsPerPack, totalSupply, saleStartsAt, supplyShards, humanCheck) and `remaining` belongs to the
 //! purchases; once it has ended, its seed may be public, so its end cannot move. A pack's `queue`
 //! freezes before its line opens (`TERMS_FREEZE_SECONDS` ahead of `opensAt`), whatever its sale.
 
@@ -82,7 +82,7 @@ pub fn plan_reseed(
     if replaceable(stored, now) {
         return Ok(SeedWrite::Replace);
     }
-    let frozen: [(&'static str, bool); 7] = [
+    let frozen: [(&'static str, bool); 8] = [
         ("price", stored.price == new.price),
         ("odds", stored.odds == new.odds),
         ("items", stored.items == new.items),
@@ -90,6 +90,8 @@ pub fn plan_reseed(
         ("totalSupply", stored.total_supply == new.total_supply),
         ("saleStartsAt", stored.sale_starts_at == new.sale_starts_at),
         ("supplyShards", stored.shard_count() == new.shard_count()),
+        // Buyers started under it: a check added mid-sale would treat them unlike the rest.
+        ("humanCheck", stored.human_check == new.human_check),
     ];
     match frozen.into_iter().find(|(_, same)| !same) {
         Some((field, _)) => Err(ReseedRefusal::Frozen(field)),

@@ -44,6 +44,7 @@ pub(crate) fn sample_pack(id: &str) -> Pack {
             },
         ],
         supply_shards: None,
+        human_check: false,
         queue: None,
     }
 }

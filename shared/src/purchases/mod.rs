@@ -177,6 +177,23 @@ pub enum StartRefusal {
     /// A queued pack sells only to fans admitted from its line, window open (issue 29).
     #[error("not admitted from the pack's queue: {0}")]
     NotAdmitted(crate::queue::admission::AdmissionRefusal),
+    /// The pack asks for the human check (`humanCheck`) and the start did not pass one: its
+    /// handler verifies a token for the door, solved at or after `sale_starts_at`, and starts
+    /// again (docs/human-check.md). Nothing was written.
+    #[error("the pack asks for the human check")]
+    HumanCheckRequired { sale_starts_at: Option<Timestamp> },
+}
+
+/// A start of `pack` is refused until it passed the human check, if the pack asks for one: the
+/// stores decide it on the pack they read for the start, so that a pack without the check costs
+/// a start nothing more.
+pub fn check_human(pack: &Pack, request: &StartRequest) -> Result<(), StartRefusal> {
+    if pack.human_check && !request.human_checked {
+        return Err(StartRefusal::HumanCheckRequired {
+            sale_starts_at: pack.sale_starts_at,
+        });
+    }
+    Ok(())
 }
 
 /// What a fan's unpaid holds may be (the operator's `MAX_UNPAID_HOLDS` and
@@ -294,6 +311,9 @@ pub struct StartRequest {
     pub now: Timestamp,
     pub expires_at: Timestamp,
     pub policy: HoldPolicy,
+    /// The handler verified a human-check token for this start's door: a pack that asks for the
+    /// check ([`check_human`]) refuses the start otherwise.
+    pub human_checked: bool,
 }
 
 impl StartRequest {

@@ -101,6 +101,7 @@ fn purchase(status: PurchaseStatus) -> Purchase {
         now: ts("2026-06-01T12:00:00Z"),
         expires_at: ts("2026-06-01T12:10:00Z"),
         policy: HoldPolicy::default(),
+        human_checked: false,
     };
     let mut purchase = request.purchase(
         Buys { seq: 4, held: 1 },

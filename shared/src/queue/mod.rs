@@ -12,6 +12,7 @@
 pub mod admission;
 pub mod commit;
 pub mod entry;
+pub mod excluded;
 pub mod fairness;
 pub mod merkle;
 pub mod state;

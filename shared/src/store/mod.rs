@@ -27,6 +27,7 @@ pub mod purchases;
 pub mod quests;
 pub mod queue;
 pub mod queue_conditions;
+pub mod queue_excluded;
 pub mod queue_keeper;
 pub mod ratelimit;
 pub mod schema;

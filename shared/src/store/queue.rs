@@ -82,8 +82,29 @@ pub trait ReadEntrants: Send + Sync {
 }
 
 /// Every operation of the queue function.
-pub trait QueueStore: JoinQueue + GetQueueEntry + GetQueue + GetEntrantPage + ReadEntrants {}
-impl<S: JoinQueue + GetQueueEntry + GetQueue + GetEntrantPage + ReadEntrants> QueueStore for S {}
+pub trait QueueStore:
+    JoinQueue
+    + GetQueueEntry
+    + GetQueue
+    + GetEntrantPage
+    + ReadEntrants
+    + crate::store::queue_excluded::CountExclusion
+    + crate::store::queue_excluded::ReadExclusions
+    + crate::store::ratelimit::SpendToken
+{
+}
+impl<
+    S: JoinQueue
+        + GetQueueEntry
+        + GetQueue
+        + GetEntrantPage
+        + ReadEntrants
+        + crate::store::queue_excluded::CountExclusion
+        + crate::store::queue_excluded::ReadExclusions
+        + crate::store::ratelimit::SpendToken,
+> QueueStore for S
+{
+}
 
 /// The conditions of a queue's writes.
 pub mod conditions {

@@ -38,6 +38,7 @@
 //! | a fan's entry in a queue | `QUEUE#<packId>#USER#<userId>` | `ENTRY` | `GSI2PK` `QENTRIES#<packId>#<shard>` / `<entryId>` |
 //! | a page of a queue's sorted entrants | `QUEUE#<packId>` | `ENTRANTS#<page:06>` | - |
 //! | a page of a queue's drawn order | `QUEUE#<packId>` | `ORDER#<page:06>` | - |
+//! | a queue's exclusions, one counter of 64 | `QUEUE#<packId>#EXCLUDED#<k:02>` | `EXCLUDED` | - |
 //!
 //! A waiting room (issue 29, docs/fairness.md): a join is one conditional Put of the fan's own
 //! entry item (`attribute_not_exists(PK)`: one entry per fan by construction), with its entry in
@@ -432,6 +433,13 @@ pub fn entry_pk(pack_id: &PackId, user_id: &UserId) -> String {
     format!("{QUEUE_PREFIX}{pack_id}#USER#{user_id}")
 }
 pub const ENTRY_SK: &str = "ENTRY";
+
+/// One of a line's exclusion counters (`crate::queue::excluded`): a key of its own per shard,
+/// so that refusals spread over 64 partitions' worth of keys.
+pub fn exclusion_pk(pack_id: &PackId, shard: u32) -> String {
+    format!("{QUEUE_PREFIX}{pack_id}#EXCLUDED#{shard:02}")
+}
+pub const EXCLUSION_SK: &str = "EXCLUDED";
 /// An entry's status (`waiting`, `queued`, `admitted`, `lapsed`, `done`, `sold_out`).
 pub const ENTRY_STATUS: &str = "status";
 /// An entry's position (a number, from the draw).

@@ -29,6 +29,7 @@ fn state<S>(store: S) -> Arc<PurchaseState<S>> {
         hold: std::time::Duration::from_secs(600),
         max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
         policy: testkit::purchases::ROOMY,
+        human: None,
     })
 }
 
@@ -383,6 +384,7 @@ async fn hold_of_fan(
         now: testkit::packs::at(started),
         expires_at: testkit::packs::at(ends),
         policy: testkit::purchases::ROOMY,
+        human_checked: false,
     };
     store.start_purchase(&request).await.unwrap();
     request

@@ -75,6 +75,7 @@ fn start_at(
         now,
         expires_at: now.plus_seconds(HOLD_SECONDS).unwrap(),
         policy: testkit::purchases::ROOMY,
+        human_checked: false,
     }
 }
 

@@ -14,6 +14,7 @@ mod purchases;
 mod quests;
 pub(crate) mod queue;
 mod queue_admission;
+mod queue_excluded;
 mod queue_keeper;
 mod ratelimit;
 mod records;

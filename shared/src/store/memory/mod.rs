@@ -15,6 +15,7 @@ mod profile;
 mod purchases;
 mod quests;
 mod queue;
+mod queue_excluded;
 mod queue_keeper;
 mod ratelimit;
 mod topups;
@@ -94,6 +95,8 @@ struct Tables {
     counters: HashMap<crate::ratelimit::Counter, (u32, i64)>,
     /// Spent human-check tokens by hash, each until it expires.
     spent: HashMap<String, i64>,
+    /// A line's exclusions, by (pack id, reason).
+    exclusions: HashMap<(PackId, crate::queue::excluded::Exclusion), u64>,
 }
 
 /// In-process store; clones share the same data.

@@ -9,8 +9,8 @@ use crate::ids::{PackId, PurchaseId, UserId};
 use crate::packs::PackStatus;
 use crate::purchases::{
     Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
-    StartRefusal, StartRequest, check_complete, check_open, check_start, opened, random_shard,
-    take_hold_slot,
+    StartRefusal, StartRequest, check_complete, check_human, check_open, check_start, opened,
+    random_shard, take_hold_slot,
 };
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
@@ -110,6 +110,7 @@ impl StartPurchase for MemoryStore {
             .map(|s| s.pack.clone())
             .filter(|pack| pack.status != PackStatus::Draft)
             .ok_or(StartRefusal::PackNotFound)?;
+        check_human(&pack, request)?;
         let first = random_shard(pack.shard_count());
         let mut shard = tables.share_with_a_unit(&request.pack_id, first);
         if shard.is_none() && pack.is_active_at(request.now) {

@@ -12,8 +12,8 @@ use super::{
 };
 use crate::packs::Pack;
 use crate::purchases::{
-    Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_start,
-    random_shard, take_hold_slot,
+    Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_human,
+    check_start, random_shard, take_hold_slot,
 };
 use crate::queue::entry::QueueEntry;
 use crate::store::StoreError;
@@ -436,6 +436,9 @@ impl StartPurchase for DynamoStore {
         let mut state = self.start_state(request).await?;
         if let Some(existing) = state.existing.take() {
             return repeat(request, purchase_from_item(existing)?);
+        }
+        if let Some(pack) = &state.pack {
+            check_human(pack, request)?;
         }
         let mut search = ShareSearch::default();
         let mut attempts = Attempts::new("start");
