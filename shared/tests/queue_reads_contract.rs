@@ -296,6 +296,7 @@ where
                 "lapsed": 1,
                 "unitsSold": 3,
                 "lastAdmittedPosition": 4,
+                "excluded": {"human_check_failed": 0},
             }})
         )
     );
@@ -340,6 +341,7 @@ where
             "lapsed": 0,
             "unitsSold": 3,
             "lastAdmittedPosition": 2,
+            "excluded": {"human_check_failed": 0},
         })
     );
 }
