@@ -9,7 +9,7 @@ pub mod fields;
 
 use std::fmt;
 
-/// The class of a route: each route states its own once, in `shared/src/http/routes.rs`.
+/// The class of a route: each route states its own once, in `shared/src/http/routes/mod.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RouteClass {
     /// Starting a purchase: what a drop's script hammers.

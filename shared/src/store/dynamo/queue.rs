@@ -1,4 +1,4 @@
-//! The waiting room on DynamoDB (keys in `store/schema.rs`): a join is one conditional PutItem of
+//! The waiting room on DynamoDB (keys in `store/schema/mod.rs`): a join is one conditional PutItem of
 //! the fan's entry with its index keys; a fan's entry one GetItem; the public line one
 //! BatchGetItem of the pack item and the state; an entrant page one GetItem; every entrant one
 //! BatchGetItem per 100 pages. Seeding writes the state and the secret seed

@@ -1,4 +1,4 @@
-//! The waiting room's items as records (keys in `store/schema.rs`): a fan's entry
+//! The waiting room's items as records (keys in `store/schema/mod.rs`): a fan's entry
 //! (`QUEUE#<packId>#USER#<userId>` / `ENTRY`), the line's state (`QUEUE#<packId>` / `STATE`), the
 //! pages of its sorted entrants (`ENTRANTS#<page>`) and of its drawn order (`ORDER#<page>`), and
 //! its secret seed (`QSEED#<packId>` / `QSEED`). The store adds keys, index keys and `entity`.
