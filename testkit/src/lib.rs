@@ -88,6 +88,54 @@ where
     fault_proxy::spawn_connection_server(listener, move |request, _first| handle(request))
 }
 
+/// A JSON stub's server on a free loopback port, with its state (`S::default()` at first)
+/// shared with the stub's methods: each request is read whole and answered by `answer` (a status
+/// and a JSON body) under the state's lock. `name` says which stub failed to bind.
+pub(crate) async fn spawn_json_stub<S, A>(
+    name: &str,
+    answer: A,
+) -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::Mutex<S>>,
+    tokio::task::JoinHandle<()>,
+)
+where
+    S: Default + Send + 'static,
+    A: Fn(&mut S, &hyper::http::request::Parts, &[u8]) -> (hyper::StatusCode, serde_json::Value)
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+{
+    use http_body_util::BodyExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap_or_else(|e| panic!("bind the {name} stub: {e}"));
+    let addr = listener.local_addr().unwrap();
+    let state = std::sync::Arc::new(std::sync::Mutex::new(S::default()));
+    let shared = state.clone();
+    let task = spawn_server(listener, move |request| {
+        let (state, answer) = (shared.clone(), answer.clone());
+        async move {
+            let (parts, body) = request.into_parts();
+            let body = body
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            let (status, body) = answer(&mut state.lock().unwrap(), &parts, &body);
+            hyper::Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(http_body_util::Full::new(bytes::Bytes::from(
+                    body.to_string(),
+                )))
+                .unwrap()
+        }
+    });
+    (addr, state, task)
+}
+
 /// The link handler's state over `store`, verifying with [`tokens::verifier`].
 pub fn link_state<S>(store: S) -> std::sync::Arc<shared::handlers::web3_link::LinkState<S>> {
     std::sync::Arc::new(shared::handlers::web3_link::LinkState {

@@ -13,9 +13,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Response, StatusCode};
+use hyper::StatusCode;
 use serde_json::{Value, json};
 
 /// The Stripe API version this stub answers as (written here, not read from the code under test):
@@ -87,21 +85,8 @@ pub struct StripeStub {
 
 impl StripeStub {
     pub async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the Stripe stub");
-        let addr = listener.local_addr().unwrap();
-        let state = Arc::new(Mutex::new(State::default()));
-        let shared = state.clone();
-        let task = crate::spawn_server(listener, move |request| {
-            let state = shared.clone();
-            async move {
-                let (parts, body) = request.into_parts();
-                let body = body
-                    .collect()
-                    .await
-                    .map(|b| b.to_bytes())
-                    .unwrap_or_default();
+        let (addr, state, task) =
+            crate::spawn_json_stub("Stripe", |state: &mut State, parts, body| {
                 let received = Received {
                     method: parts.method.to_string(),
                     path: parts.uri.path().to_owned(),
@@ -115,16 +100,11 @@ impl StripeStub {
                             )
                         })
                         .collect(),
-                    form: url::form_urlencoded::parse(&body).into_owned().collect(),
+                    form: url::form_urlencoded::parse(body).into_owned().collect(),
                 };
-                let (status, body) = answer(&mut state.lock().unwrap(), received);
-                Response::builder()
-                    .status(status)
-                    .header("content-type", "application/json")
-                    .body(Full::new(Bytes::from(body.to_string())))
-                    .unwrap()
-            }
-        });
+                answer(state, received)
+            })
+            .await;
         Self { addr, state, task }
     }
 

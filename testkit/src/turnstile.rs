@@ -12,9 +12,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Response, StatusCode};
+use hyper::StatusCode;
 use serde_json::{Value, json};
 
 /// Cloudflare's test secret whose every token passes.
@@ -55,43 +53,25 @@ pub struct TurnstileStub {
 
 impl TurnstileStub {
     pub async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the Turnstile stub");
-        let addr = listener.local_addr().unwrap();
-        let state = Arc::new(Mutex::new(State::default()));
-        let shared = state.clone();
-        let task = crate::spawn_server(listener, move |request| {
-            let state = shared.clone();
-            async move {
-                let (parts, body) = request.into_parts();
-                let body = body
-                    .collect()
-                    .await
-                    .map(|b| b.to_bytes())
-                    .unwrap_or_default();
+        let (addr, state, task) =
+            crate::spawn_json_stub("Turnstile", |state: &mut State, parts, body| {
                 let form_typed = parts
                     .headers
                     .get("content-type")
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
-                let (status, body) = if parts.method != hyper::Method::POST
+                if parts.method != hyper::Method::POST
                     || parts.uri.path() != "/turnstile/v0/siteverify"
                 {
                     (StatusCode::NOT_FOUND, json!({}))
                 } else if !form_typed {
                     (StatusCode::OK, failed("bad-request"))
                 } else {
-                    let form = url::form_urlencoded::parse(&body).into_owned().collect();
-                    (StatusCode::OK, answer(&mut state.lock().unwrap(), form))
-                };
-                Response::builder()
-                    .status(status)
-                    .header("content-type", "application/json")
-                    .body(Full::new(Bytes::from(body.to_string())))
-                    .unwrap()
-            }
-        });
+                    let form = url::form_urlencoded::parse(body).into_owned().collect();
+                    (StatusCode::OK, answer(state, form))
+                }
+            })
+            .await;
         Self { addr, state, task }
     }
 
