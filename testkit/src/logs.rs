@@ -32,8 +32,38 @@ impl<'w> MakeWriter<'w> for Logs {
     }
 }
 
+/// The process's global subscriber in tests that capture: it logs nothing, but calls every
+/// callsite "sometimes" interesting. tracing caches a callsite's interest from the subscribers
+/// alive when it is first hit; a test that hit one while no capture was alive would cache
+/// "never", and a capturing test running beside it would miss that event (seen: a top-up test
+/// failing 3 runs in 5 after its file was split).
+struct Undecided;
+
+impl tracing::Subscriber for Undecided {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        false
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
 /// Starts capturing; logging goes back to what it was when the guard drops.
 pub fn capture() -> (Logs, DefaultGuard) {
+    static UNDECIDED: std::sync::Once = std::sync::Once::new();
+    // Another global subscriber set first (a test's own) keeps its place.
+    UNDECIDED.call_once(|| drop(tracing::subscriber::set_global_default(Undecided)));
     let logs = Logs::default();
     let subscriber = shared::telemetry::json_subscriber(
         Targets::new().with_default(tracing::Level::DEBUG),
