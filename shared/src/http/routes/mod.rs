@@ -52,8 +52,7 @@ use crate::store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
 };
 use crate::store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
-use crate::store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, ReadEntrants};
-use crate::store::queue_excluded::{CountExclusion, ReadExclusions};
+use crate::store::queue::QueueStore;
 use crate::store::ratelimit::SpendToken;
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
@@ -505,7 +504,7 @@ functions! {
     }
     /// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
     /// pack item only; never `QSEED#` nor `DRAW#`).
-    "queue" => queue_routes(QueueFnState where S: GetQueue + JoinQueue + GetQueueEntry + GetEntrantPage + ReadEntrants + SpendToken + CountExclusion + ReadExclusions) {
+    "queue" => queue_routes(QueueFnState where S: QueueStore) {
         queue::get_queue: Read,
         queue::join_queue: Join,
         queue::my_queue_entry: Read,
