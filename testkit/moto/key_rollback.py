@@ -15,18 +15,33 @@ run-out holds on the hold index) slowed to minutes once rate counters doubled th
 that sort sees only the items whose index hash attributes equal the query's: the same items, in
 the same order, for what moto keeps next.
 
+moto ignores TransactWriteItems' ClientRequestToken, which DynamoDB honours: a call repeating a
+succeeded call's token within 10 minutes succeeds without changing anything (and one with other
+parameters is refused with IdempotentParameterMismatchException). The SDK fills the token in and
+keeps it across its retries, so a retry after a lost or failed answer (a timeout on a loaded
+machine) is answered as applied by DynamoDB; stock moto runs it again and cancels it on the
+conditions the first try already made false. This launcher keeps the succeeded tokens as DynamoDB
+does; a call waits for another one carrying its token to end (DynamoDB would answer
+TransactionInProgressException, which the caller retries: the same outcome, later).
+
 Usage: python key_rollback.py -H 127.0.0.1 -p PORT (moto_server's own arguments).
 """
 
 import copy
+import hashlib
 import inspect
+import json
 import sys
 import threading
-from collections import defaultdict
+import time
+from collections import defaultdict, deque
 
 import moto.dynamodb.models as models
 from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.core.responses import ActionResult
+from moto.dynamodb.exceptions import ERROR_TYPE_PREFIX, DynamodbException
 from moto.dynamodb.models.table import Table
+from moto.dynamodb.responses import DynamoHandler
 from moto.server import main
 
 _real_deepcopy = copy.deepcopy
@@ -136,8 +151,62 @@ def transact_write_items(self, transact_items):
         _named.keys = None
 
 
+# DynamoDB keeps a client request token for 10 minutes after the call that used it completed.
+_TOKEN_SECONDS = 600
+_tokens_lock = threading.Lock()
+# token -> [digest of the call's other parameters, completed at (monotonic) or None, lock]
+_tokens = {}
+_expiry = deque()
+_handler_transact = DynamoHandler.transact_write_items
+
+
+class IdempotentParameterMismatch(DynamodbException):
+    def __init__(self):
+        super().__init__(
+            ERROR_TYPE_PREFIX + "IdempotentParameterMismatchException",
+            "The request uses the same client token as a previous, but non-identical request.",
+        )
+
+
+def _token_entry(token, digest):
+    """The entry of `token` (forgetting expired ones first), created for `digest` if new."""
+    now = time.monotonic()
+    with _tokens_lock:
+        while _expiry and now - _expiry[0][0] >= _TOKEN_SECONDS:
+            _, old = _expiry.popleft()
+            entry = _tokens.get(old)
+            if entry is not None and entry[1] is not None and now - entry[1] >= _TOKEN_SECONDS:
+                del _tokens[old]
+        entry = _tokens.get(token)
+        if entry is None:
+            entry = _tokens[token] = [digest, None, threading.Lock()]
+        return entry
+
+
+def handler_transact_write_items(self):
+    token = self.body.get("ClientRequestToken")
+    if token is None:
+        return _handler_transact(self)
+    others = {name: value for name, value in self.body.items() if name != "ClientRequestToken"}
+    # Binary attributes arrive as bytes: their repr is as exact as their bytes.
+    digest = hashlib.sha256(json.dumps(others, sort_keys=True, default=repr).encode()).hexdigest()
+    entry = _token_entry(token, digest)
+    with entry[2]:
+        if entry[0] != digest:
+            raise IdempotentParameterMismatch()
+        if entry[1] is not None:
+            return ActionResult({"ConsumedCapacity": [], "ItemCollectionMetrics": {}})
+        result = _handler_transact(self)
+        completed = time.monotonic()
+        with _tokens_lock:
+            entry[1] = completed
+            _expiry.append((completed, token))
+        return result
+
+
 models.copy = _Copy()
 models.DynamoDBBackend.transact_write_items = transact_write_items
+DynamoHandler.transact_write_items = handler_transact_write_items
 Table.all_items = all_items
 Table.query = query
 

@@ -226,3 +226,67 @@ async fn an_index_query_answers_as_moto_own_does() {
     );
     assert_eq!(named_answers, stock_answers);
 }
+
+/// DynamoDB answers a TransactWriteItems repeating a succeeded call's ClientRequestToken (within
+/// 10 minutes) as applied, changing nothing, and refuses the token with other parameters. The
+/// SDK keeps the token across its retries, so this is what a retry after a lost answer meets.
+#[tokio::test]
+async fn a_repeated_client_request_token_is_answered_as_applied() {
+    let moto = MotoServer::start_with(Rollback::NamedItems).await;
+    let store = moto.new_table().await;
+    let (client, table) = (store.client(), store.table());
+    client
+        .put_item()
+        .table_name(table)
+        .set_item(Some(item("USER#1", "BUYS#p", "1")))
+        .send()
+        .await
+        .unwrap();
+    let once = || vec![add(table, "USER#1", "BUYS#p", "n = :one")];
+    let send = |token: &str, actions: Vec<TransactWriteItem>| {
+        client
+            .transact_write_items()
+            .client_request_token(token)
+            .set_transact_items(Some(actions))
+            .send()
+    };
+    let n = || async {
+        client
+            .get_item()
+            .table_name(table)
+            .key("PK", s("USER#1"))
+            .key("SK", s("BUYS#p"))
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap()["n"]
+            .clone()
+    };
+    send("token-1", once()).await.expect("applied");
+    assert_eq!(n().await, AttributeValue::N("2".into()));
+    // The retry of an applied call: answered as applied, nothing changed (its condition, now
+    // false, is not run again).
+    send("token-1", once()).await.expect("answered as applied");
+    assert_eq!(n().await, AttributeValue::N("2".into()));
+    // The same token with other parameters is refused.
+    let other = vec![add(table, "USER#1", "BUYS#p", "n = :one OR n > :one")];
+    let mismatch = send("token-1", other)
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(
+        mismatch.is_idempotent_parameter_mismatch_exception(),
+        "{mismatch:?}"
+    );
+    // Another token is another call: cancelled on its condition.
+    let cancelled = send("token-2", once())
+        .await
+        .unwrap_err()
+        .into_service_error();
+    assert!(
+        cancelled.is_transaction_canceled_exception(),
+        "{cancelled:?}"
+    );
+    assert_eq!(n().await, AttributeValue::N("2".into()));
+}
