@@ -7,16 +7,19 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use shared::beacon::quicknet;
 use shared::ids::{PackId, UserId};
 use shared::packs::draw::lower_hex;
 use shared::queue::entry::EntryStatus;
 use shared::queue::state::{QueueState, StoredStatus};
 use shared::store::queue::{GetQueue, GetQueueEntry};
+use shared::store::queue_keeper::CloseQueue;
 use testkit::drand::{self, DrandStub, Mode};
 use testkit::ids;
 use testkit::purchases::{Function, PurchaseEnv, fixture};
 use testkit::queue::{closed_for_round, join_directly};
 use testkit::runtime_api::Outcome;
+use testkit::waiting_room::on_time;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_queue-keeper");
 
@@ -76,12 +79,21 @@ async fn late_counts(keeper: Function) -> Vec<f64> {
         .collect()
 }
 
-/// A line of 3 units, one a fan, closed for [`ROUND`], that `fans` joined.
-async fn line(env: &PurchaseEnv, id: &str, fans: &[UserId]) -> PackId {
+/// A line of 3 units, one a fan, closed for [`ROUND`] (years ago), that `fans` joined.
+async fn joined(env: &PurchaseEnv, id: &str, fans: &[UserId]) -> PackId {
     let pack = closed_for_round(id, 3, 1, ROUND);
     testkit::packs::save(&env.store, &pack).await;
     let pack_id = ids::pack(&pack.id);
     join_directly(&env.store, &pack_id, fans).await;
+    pack_id
+}
+
+/// [`joined`], its entrants committed by a keeper on time for [`ROUND`] (a keeper closing it
+/// today would be years late for that round and move it).
+async fn line(env: &PurchaseEnv, id: &str, fans: &[UserId]) -> PackId {
+    let pack_id = joined(env, id, fans).await;
+    let closed = env.store.close_queue(&pack_id, on_time()).await.unwrap();
+    assert_eq!(closed.expect("closed").round, ROUND);
     pack_id
 }
 
@@ -96,11 +108,7 @@ async fn closes_then_waits_out_a_lying_relay_then_draws_and_admits() {
     let honest = DrandStub::start().await;
     honest.set_latest(ROUND - 1);
     let keeper = keeper(&env, &[&liar, &honest]).await;
-
-    // The close commits the five entrants; no relay is asked in that pass.
-    assert_eq!(run(&keeper).await, counts(1, 0, 0, 0));
     assert_eq!(state(&env, &pack_id).await.status, StoredStatus::Closed);
-    assert_eq!((asked(&liar), asked(&honest)), (0, 0));
 
     // The liar's beacon fails verification and is skipped; the honest relay has none: no draw,
     // and the round (long past) is late.
@@ -147,7 +155,6 @@ async fn without_a_beacon_the_line_is_never_drawn_and_the_round_is_late() {
     let down = DrandStub::start_with(Mode::Down).await;
     let keeper = keeper(&env, &[&down]).await;
 
-    assert_eq!(run(&keeper).await, counts(1, 0, 0, 0));
     for _ in 0..2 {
         assert_eq!(run(&keeper).await, counts(0, 0, 1, 0));
     }
@@ -156,4 +163,36 @@ async fn without_a_beacon_the_line_is_never_drawn_and_the_round_is_late() {
     assert_eq!(waiting.status, StoredStatus::Closed, "never a local draw");
     assert_eq!((waiting.seed, waiting.admitted_through), (None, 0));
     assert_eq!(late_counts(keeper).await, [1.0, 1.0]);
+}
+
+#[tokio::test]
+async fn a_line_closed_after_its_round_is_never_drawn_with_that_round() {
+    let env = PurchaseEnv::new().await;
+    let pack_id = joined(&env, "keeper-late", &fans(3)).await;
+    // The relay serves the terms' round: a keeper that drew with it would draw with randomness
+    // that existed before the set was fixed.
+    let relay = DrandStub::start().await;
+    relay.set_latest(ROUND);
+    let keeper = keeper(&env, &[&relay]).await;
+
+    // The close (years after the round) commits the set and moves the round to the one due 5
+    // minutes after the commit.
+    assert_eq!(run(&keeper).await, counts(1, 0, 0, 0));
+    let closed = state(&env, &pack_id).await;
+    assert_eq!(closed.status, StoredStatus::Closed);
+    let committed_at = closed.committed_at.expect("the commit's time");
+    let committed = i64::try_from(committed_at.unix_seconds()).unwrap();
+    assert_eq!(closed.beacon_round, quicknet::round_at(committed + 300));
+    assert!(quicknet::time_of(closed.beacon_round) - committed >= 60);
+
+    // The next run waits for the moved round (5 minutes away: not late, and not even asked for),
+    // and never asks for the terms' one, which the relay has.
+    assert_eq!(run(&keeper).await, counts(0, 0, 0, 0));
+    assert_eq!(relay.received(), Vec::<String>::new());
+    let waiting = state(&env, &pack_id).await;
+    assert_eq!(
+        (waiting.status, waiting.beacon),
+        (StoredStatus::Closed, None)
+    );
+    keeper.stop().await;
 }

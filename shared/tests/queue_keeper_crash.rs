@@ -13,7 +13,9 @@ use shared::store::queue::GetQueue;
 use shared::store::queue_keeper::{AdmitQueue, PendingQueues};
 use shared::timestamp::Timestamp;
 use testkit::fault_proxy::Fault;
-use testkit::waiting_room::{beacon, by_position, close_and_draw, line, queued_pack, start};
+use testkit::waiting_room::{
+    beacon, by_position, close_and_draw, line, on_time, queued_pack, start,
+};
 
 /// What a keeper that stopped mid-step leaves: its request refused as DynamoDB refuses one it
 /// never applies (not retried by the SDK), so the step's earlier writes stand and its later
@@ -103,7 +105,7 @@ async fn a_draw_stopped_after_its_first_writes_is_drawn_whole_once_its_lease_run
     let pack_id = line(&store, &queued_pack("stopped-draw", 5, 1), 60).await;
     let now = Timestamp::now();
     let mut run = KeeperRun::default();
-    pass(&store, &beacon, now, &mut run).await.unwrap();
+    pass(&store, &beacon, on_time(), &mut run).await.unwrap();
     assert_eq!(run.closed, 1);
     proxy.set_for_operation(STOPPED, "BatchWriteItem", 1);
     assert!(pass(&store, &beacon, now, &mut run).await.is_err());
@@ -140,4 +142,31 @@ async fn a_draw_stopped_after_its_first_writes_is_drawn_whole_once_its_lease_run
         (admission.state.admitted, admission.state.admitted_through),
         (5, 5)
     );
+}
+
+/// An admission applied whose answer is lost (DynamoDB's 500 after the write): the SDK retries
+/// the transaction with its ClientRequestToken, which DynamoDB (and testkit's moto) answers as
+/// applied. The pass counts every fan it admitted once, as the state's counter does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_admission_whose_answer_was_lost_is_counted_once() {
+    let (proxy, store) = testkit::moto::atomic_table().await;
+    let (_stub, beacon) = beacon().await;
+    let pack_id = line(&store, &queued_pack("lost-answer", 3, 1), 5).await;
+    close_and_draw(&store, &beacon).await;
+    proxy.set_for_operation(
+        Fault::ErrorAfterForwarding(500, "InternalServerError"),
+        "TransactWriteItems",
+        1,
+    );
+    let pass = admit(&store, &pack_id, Timestamp::now()).await.unwrap();
+    assert_eq!(pass.admitted, 3, "{pass:?}");
+    let view = store.get_queue(&pack_id).await.unwrap().unwrap();
+    assert_eq!(view.state.admitted, 3);
+    let statuses: Vec<_> = by_position(&store, &pack_id, 5)
+        .await
+        .iter()
+        .map(|e| e.status)
+        .collect();
+    use EntryStatus::{Admitted, Queued};
+    assert_eq!(statuses, [Admitted, Admitted, Admitted, Queued, Queued]);
 }

@@ -21,7 +21,8 @@ use shared::store::{MemoryStore, Store};
 use shared::timestamp::Timestamp;
 use testkit::drand::DrandStub;
 use testkit::waiting_room::{
-    api, beacon, by_position, close_and_draw, entrant_pages, get, join, line, queued_pack, start,
+    api, beacon, by_position, close_and_draw, entrant_pages, get, join, line, on_time, queued_pack,
+    start,
 };
 
 testkit::store_contract!(
@@ -109,7 +110,7 @@ async fn entrants_and_proofs<S: Store + 'static>(store: S, fans: usize) {
 
     // The close only (the first pass): entrants committed, not drawn.
     let mut run = KeeperRun::default();
-    pass(&state.store, &beacon, Timestamp::now(), &mut run)
+    pass(&state.store, &beacon, on_time(), &mut run)
         .await
         .unwrap();
     assert_eq!(run.closed, 2);

@@ -14,6 +14,8 @@ use testkit::scripts::{Run, TempFiles, run_python};
 const SEED: [u8; 32] = [0x5e; 32];
 /// Five minutes before quicknet round 1000 (2023-08-23T15:59:24Z).
 const CLOSES_AT: &str = "2023-08-23T15:54:24Z";
+/// The keeper's close, a minute after `CLOSES_AT`: four minutes before the round.
+const COMMITTED_AT: &str = "2023-08-23T15:55:24Z";
 
 /// 128-bit random-looking entry ids, sorted as the close publishes them.
 fn entrants(count: u32) -> Vec<String> {
@@ -44,6 +46,7 @@ fn queue(ids: &[String], beacon: &Beacon) -> Value {
         "opensAt": "2023-08-23T15:00:00Z",
         "closesAt": CLOSES_AT,
         "status": "drawn",
+        "committedAt": COMMITTED_AT,
         "seedHash": hex::encode(digest::digest(&digest::SHA256, &SEED)),
         "beacon": beacon,
         "entrants": ids.len(),
@@ -110,6 +113,10 @@ fn the_script_recomputes_every_position_as_rust_draws_them() {
     assert_eq!(positions(&run.stdout), expected);
     assert!(run.stdout.contains("seedHash = sha256(seed)"));
     assert!(run.stdout.contains("300 s after closesAt: ok"));
+    assert!(run.stdout.contains(&format!(
+        "entrants committed at {COMMITTED_AT}, 240 s before round 1000: ok"
+    )));
+    assert!(run.stdout.contains("round 1000 is the terms' round"));
     assert!(run.stdout.contains("randomness = sha256(signature)"));
     // The signature's own check runs where py_ecc is installed, and says so where it is not.
     assert!(
@@ -229,4 +236,69 @@ fn nothing_is_checked_before_the_draw() {
     let run = case.run(&[]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("not drawn yet"), "{}", run.stderr);
+}
+
+/// The round is the terms' one (at closesAt + 300 s) unless the close committed the entrants
+/// less than 60 s before it; then the round at committedAt + 300 s. Round 1000 (a recorded one)
+/// stands for both here: the terms' round of a line closing 5 minutes before it, or the moved
+/// round of a line whose terms named round 900 and whose close came at round 900's time.
+#[test]
+fn the_round_follows_the_commit_rule() {
+    let ids = entrants(12);
+    let beacon = real_beacon();
+    let run_with = |closes_at: &str, committed_at: Value| {
+        let mut case = Case::new(&ids, &beacon);
+        case.queue["queue"]["closesAt"] = json!(closes_at);
+        case.queue["queue"]["committedAt"] = committed_at;
+        case.run(&[])
+    };
+    // Terms naming round 900 (15:54:24Z), committed at that round's time: drawn with the round
+    // at the commit + 300 s, 1000.
+    let moved = run_with("2023-08-23T15:49:24Z", json!("2023-08-23T15:54:24Z"));
+    assert_eq!(moved.code, 0, "{}\n{}", moved.stdout, moved.stderr);
+    assert!(
+        moved
+            .stdout
+            .contains("round 1000 replaces the terms' round 900: the close came too late for it"),
+        "{}",
+        moved.stdout
+    );
+
+    let refused = |closes_at: &str, committed_at: Value, message: &str| {
+        let run = run_with(closes_at, committed_at);
+        assert_eq!(run.code, 1, "{message}: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stdout.contains(message), "{}", run.stdout);
+    };
+    // The round's randomness was out (or nearly) when the set was fixed.
+    refused(
+        CLOSES_AT,
+        json!("2023-08-23T15:58:30Z"),
+        "54 s before round 1000: less than 60 s",
+    );
+    refused(
+        CLOSES_AT,
+        json!("2023-08-23T16:10:00Z"),
+        "is not the one the rule gives",
+    );
+    // A round moved although the close came in time for the terms' one.
+    refused(
+        "2023-08-23T15:49:24Z",
+        json!("2023-08-23T15:50:00Z"),
+        "is not the one the rule gives (900; the terms' round is 900)",
+    );
+    // A set committed before the line closed leaves out fans who joined after.
+    refused(
+        CLOSES_AT,
+        json!("2023-08-23T15:54:00Z"),
+        "before the line closed: fans who joined after are left out",
+    );
+    // Without a commit time, only the terms' round is accepted.
+    let unchecked = run_with(CLOSES_AT, Value::Null);
+    assert_eq!(unchecked.code, 0, "{}", unchecked.stdout);
+    assert!(unchecked.stdout.contains("committedAt not given"));
+    refused(
+        "2023-08-23T15:49:24Z",
+        Value::Null,
+        "is not the terms' round 900, and no committedAt says why",
+    );
 }

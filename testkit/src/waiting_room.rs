@@ -86,11 +86,19 @@ pub async fn beacon() -> (DrandStub, BeaconClient) {
     (stub, client)
 }
 
-/// Closes and draws every pending line: two keeper passes.
+/// When a keeper on time closes the test lines: a minute after their close, four minutes before
+/// their round [`ROUND`] (a close at the test's real time would be years late for that round,
+/// which would move it to one the stub does not have).
+pub fn on_time() -> Timestamp {
+    let at = quicknet::time_of(ROUND) - BEACON_MARGIN_SECONDS + 60;
+    Timestamp::from_unix_nanos(i128::from(at) * 1_000_000_000).expect("in range")
+}
+
+/// Closes (on time) and draws every pending line: two keeper passes.
 pub async fn close_and_draw<S: QueueKeeper>(store: &S, beacon: &BeaconClient) -> KeeperRun {
     let mut run = KeeperRun::default();
-    for _ in 0..2 {
-        pass(store, beacon, Timestamp::now(), &mut run)
+    for at in [on_time(), Timestamp::now()] {
+        pass(store, beacon, at, &mut run)
             .await
             .expect("a keeper pass");
     }

@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * A pack's waiting room, with its fairness record
-         * @description The pack's waiting room: when it opens and closes, its status (`upcoming`, `open`, `closed`, `drawn`), the SHA-256 of its secret seed and the drand quicknet round its draw will use (both fixed before it opens). At the close, `entrants` and `entrantsRoot` (a Merkle root of the sorted entry ids) appear, before the round's randomness exists; once drawn, the beacon's `randomness` and `signature` and the `seed`; `admittedThrough` is the last position admitted. From these and the entrants list anyone recomputes every position (docs/fairness.md, `scripts/verify-queue`). `receiptKey` checks the entries' receipts. Public; cacheable for a few seconds.
+         * @description The pack's waiting room: when it opens and closes, its status (`upcoming`, `open`, `closed`, `drawn`), the SHA-256 of its secret seed and the drand quicknet round its draw will use (both fixed before it opens). At the close, `entrants` and `entrantsRoot` (a Merkle root of the sorted entry ids) appear with `committedAt`, at least 60 s before the round's randomness exists (a close too late for the terms' round moves the round to 5 minutes after it, never draws with a round that may have been out); once drawn, the beacon's `randomness` and `signature` and the `seed`; `admittedThrough` is the last position admitted. From these and the entrants list anyone recomputes every position (docs/fairness.md, `scripts/verify-queue`). `receiptKey` checks the entries' receipts. Public; cacheable for a few seconds.
          */
         get: operations["getQueue"];
         put?: never;
@@ -1298,6 +1298,7 @@ export interface components {
             /** @description SHA-256 of the queue's secret seed (lowercase hex), published before the line opens. */
             seedHash: string;
             beacon: components["schemas"]["QueueBeacon"];
+            committedAt: null | components["schemas"]["Timestamp"];
             /**
              * Format: int64
              * @description How many fans joined: from the close.
@@ -1325,7 +1326,9 @@ export interface components {
             chain: string;
             /**
              * Format: int64
-             * @description The quicknet round the draw uses, fixed with the terms (`closesAt` + 5 minutes).
+             * @description The quicknet round the draw uses, fixed with the terms (the round at `closesAt` + 5
+             *     minutes). A close that commits the entrants less than 60 s before that round's time moves
+             *     it to the round at `committedAt` + 5 minutes (docs/fairness.md, "The margin").
              */
             round: number;
             randomness: string | null;

@@ -118,7 +118,9 @@ async fn committed_line<S: GetQueue>(store: &S, pack_id: &PackId) -> Result<Queu
     description = "The pack's waiting room: when it opens and closes, its status (`upcoming`, \
 `open`, `closed`, `drawn`), the SHA-256 of its secret seed and the drand quicknet round its draw \
 will use (both fixed before it opens). At the close, `entrants` and `entrantsRoot` (a Merkle root \
-of the sorted entry ids) appear, before the round's randomness exists; once drawn, the beacon's \
+of the sorted entry ids) appear with `committedAt`, at least 60 s before the round's randomness \
+exists (a close too late for the terms' round moves the round to 5 minutes after it, never \
+draws with a round that may have been out); once drawn, the beacon's \
 `randomness` and `signature` and the `seed`; `admittedThrough` is the last position admitted. \
 From these and the entrants list anyone recomputes every position (docs/fairness.md, \
 `scripts/verify-queue`). `receiptKey` checks the entries' receipts. Public; cacheable for a few \

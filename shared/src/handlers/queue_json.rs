@@ -41,7 +41,9 @@ pub(super) fn refused(code: ErrorCode) -> ApiError {
 pub(super) struct BeaconJson {
     /// drand quicknet's chain hash (`local` on scripts/local, never on a deployed API).
     chain: String,
-    /// The quicknet round the draw uses, fixed with the terms (`closesAt` + 5 minutes).
+    /// The quicknet round the draw uses, fixed with the terms (the round at `closesAt` + 5
+    /// minutes). A close that commits the entrants less than 60 s before that round's time moves
+    /// it to the round at `committedAt` + 5 minutes (docs/fairness.md, "The margin").
     round: u64,
     #[schema(value_type = Option<String>, pattern = "^[0-9a-f]{64}$", required)]
     randomness: Option<String>,
@@ -65,6 +67,9 @@ pub(super) struct QueueJson {
     #[schema(pattern = "^[0-9a-f]{64}$")]
     seed_hash: String,
     beacon: BeaconJson,
+    /// When the close committed the entrants (`entrants`, `entrantsRoot`): from the close.
+    #[schema(required)]
+    committed_at: Option<Timestamp>,
     /// How many fans joined: from the close.
     #[schema(required)]
     entrants: Option<u64>,
@@ -105,6 +110,7 @@ impl QueueJson {
                 randomness: drawn.map(|beacon| ::hex::encode(beacon.randomness)),
                 signature: drawn.map(|beacon| ::hex::encode(&beacon.signature)),
             },
+            committed_at: state.committed_at,
             entrants: state.entrants,
             entrants_root: state.entrants_root.map(::hex::encode),
             seed: state.seed.map(::hex::encode),

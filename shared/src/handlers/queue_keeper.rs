@@ -3,7 +3,8 @@
 //! follows purchases, lapses and released holds within seconds, not a minute.
 //!
 //! - an `open` line past its close (and a grace for joins under way): the close commits its
-//!   entrants;
+//!   entrants (a close too late for the terms' beacon round moves the round: see
+//!   [`crate::queue::state::round_for_commit`]);
 //! - a `closed` line: once its beacon round is out, the draw; a round still missing
 //!   [`BEACON_LATE_SECONDS`] after its time counts `QueueBeaconLate` (alarmed on) and the draw
 //!   waits: it never falls back to a local random number;
@@ -132,8 +133,16 @@ async fn step<S: QueueKeeper>(
     match queue.status {
         StoredStatus::Open => {
             let due = queue.closes_at.plus_seconds(CLOSE_GRACE_SECONDS);
-            if due.is_some_and(|due| now >= due) && store.close_queue(pack_id).await?.is_some() {
+            if due.is_none_or(|due| now < due) {
+                return Ok(());
+            }
+            if let Some(closed) = store.close_queue(pack_id, now).await? {
                 run.closed += 1;
+                if closed.round != queue.beacon_round {
+                    // Closed too late for the terms' round (a keeper down for minutes): drawn
+                    // with a later one, so that the set still precedes the randomness.
+                    tracing::warn!(pack_id = %pack_id, terms_round = queue.beacon_round, round = closed.round, "line committed late: its beacon round moved");
+                }
             }
         }
         StoredStatus::Closed => match beacon.fetch(queue.beacon_round).await {

@@ -6,8 +6,10 @@ use crate::ids::{EntryId, UserId};
 use crate::queue::fairness::draw_order;
 use crate::queue::merkle;
 use crate::queue::state::{
-    ENTRANTS_PAGE_SIZE, EntrantPage, ORDER_PAGE_SIZE, OrderPage, OrderedEntry,
+    ENTRANTS_PAGE_SIZE, EntrantPage, ORDER_PAGE_SIZE, OrderPage, OrderedEntry, QueueState,
+    StoredStatus, round_for_commit,
 };
+use crate::timestamp::Timestamp;
 
 /// A closed line's commitment: the sorted entry ids in pages, how many, and their root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +35,19 @@ pub fn commit(mut ids: Vec<EntryId>) -> Commitment {
         pages,
         entrants: sorted.len() as u64,
         root: merkle::root(&sorted),
+    }
+}
+
+impl Commitment {
+    /// The close at `at`: the commitment on `state`, its status `closed`, its round re-fixed if
+    /// the commit came too late for the terms' one ([`round_for_commit`]).
+    pub fn close(&self, state: &mut QueueState, at: Timestamp) {
+        state.status = StoredStatus::Closed;
+        state.entrants = Some(self.entrants);
+        state.entrants_root = Some(self.root);
+        state.entrant_pages = Some(u32::try_from(self.pages.len()).unwrap_or(u32::MAX));
+        state.committed_at = Some(at);
+        state.beacon_round = round_for_commit(state.beacon_round, at);
     }
 }
 

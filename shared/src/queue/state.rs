@@ -8,9 +8,38 @@ use serde::{Deserialize, Serialize};
 use strum::{EnumString, IntoStaticStr};
 use utoipa::ToSchema;
 
+use crate::beacon::quicknet;
 use crate::ids::{EntryId, PackId, UserId};
-use crate::queue::terms::{Phase, QueueTerms};
+use crate::queue::terms::{BEACON_MARGIN_SECONDS, Phase, QueueTerms};
 use crate::timestamp::Timestamp;
+
+/// How long before its beacon round's time a line's entrants must be committed for the draw to
+/// use that round: the committed root is public (the queue's answer, cached for a few seconds)
+/// for at least a minute before the round's randomness exists (docs/fairness.md, "The margin").
+pub const COMMIT_LEAD_SECONDS: i64 = 60;
+
+/// The round the draw of a set committed at `committed_at` uses: `fixed` (the terms' round) when
+/// the commit came at least [`COMMIT_LEAD_SECONDS`] before that round's time; otherwise (a keeper
+/// that was down past it) the round due [`BEACON_MARGIN_SECONDS`] after the commit, whose
+/// randomness cannot exist yet. A line is never drawn with a round that may already have been
+/// out when its set was fixed.
+pub fn round_for_commit(fixed: u64, committed_at: Timestamp) -> u64 {
+    let at = i64::try_from(committed_at.unix_seconds()).unwrap_or(i64::MAX);
+    if at.saturating_add(COMMIT_LEAD_SECONDS) <= quicknet::time_of(fixed) {
+        fixed
+    } else {
+        quicknet::round_at(at.saturating_add(BEACON_MARGIN_SECONDS))
+    }
+}
+
+/// Why a beacon may not draw a line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrawRefused {
+    #[error("the beacon is round {given}, the line's is {fixed}")]
+    OtherRound { given: u64, fixed: u64 },
+    #[error("the entrants were committed less than {COMMIT_LEAD_SECONDS} s before round {round}")]
+    CommittedLate { round: u64 },
+}
 
 /// The stored status: only the keeper moves it on, in this order.
 #[derive(
@@ -60,8 +89,11 @@ pub struct QueueState {
     pub closes_at: Timestamp,
     /// SHA-256 of the queue's secret seed, published before the line opens.
     pub seed_hash: [u8; 32],
-    /// The quicknet round the draw uses, fixed with the terms.
+    /// The quicknet round the draw uses: fixed with the terms, moved by a late close
+    /// ([`round_for_commit`]).
     pub beacon_round: u64,
+    /// When the close committed the entrants (`None` before the close).
+    pub committed_at: Option<Timestamp>,
     /// How many fans joined (from the close).
     pub entrants: Option<u64>,
     /// The Merkle root of the sorted entry ids (from the close).
@@ -90,6 +122,7 @@ impl QueueState {
             closes_at: terms.closes_at,
             seed_hash,
             beacon_round: terms.beacon_round(),
+            committed_at: None,
             entrants: None,
             entrants_root: None,
             entrant_pages: None,
@@ -118,6 +151,26 @@ impl QueueState {
     /// Whether the entrant set is committed (entrants listed, proofs given).
     pub fn committed(&self) -> bool {
         self.status >= StoredStatus::Closed
+    }
+
+    /// Whether `beacon` may draw this line: the line's round, and a set committed at least
+    /// [`COMMIT_LEAD_SECONDS`] before that round's time. A line closed before the commit's time
+    /// was kept (no `committed_at`) is checked on its round only.
+    pub fn drawable_with(&self, beacon: &Beacon) -> Result<(), DrawRefused> {
+        if beacon.round != self.beacon_round {
+            return Err(DrawRefused::OtherRound {
+                given: beacon.round,
+                fixed: self.beacon_round,
+            });
+        }
+        match self.committed_at {
+            Some(at) if round_for_commit(self.beacon_round, at) != self.beacon_round => {
+                Err(DrawRefused::CommittedLate {
+                    round: self.beacon_round,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -177,5 +230,55 @@ mod tests {
         assert!(state.committed());
         state.status = StoredStatus::Finished;
         assert_eq!(show(&state, "2026-12-01T19:00:00Z"), QueueStatus::Drawn);
+    }
+
+    fn at_round_time(round: u64, plus: i64) -> Timestamp {
+        Timestamp::from_unix_nanos(i128::from(quicknet::time_of(round) + plus) * 1_000_000_000)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_close_too_late_for_the_terms_round_moves_it_after_the_commit() {
+        let fixed = 9_367_912;
+        // A minute or more before the round's time: the terms' round.
+        assert_eq!(round_for_commit(fixed, at_round_time(fixed, -300)), fixed);
+        assert_eq!(round_for_commit(fixed, at_round_time(fixed, -60)), fixed);
+        // Less than a minute before, or after: the round due 5 minutes after the commit.
+        for late in [-59, 0, 3_600] {
+            let committed = at_round_time(fixed, late);
+            let moved = round_for_commit(fixed, committed);
+            assert_eq!(moved, fixed + ((300 + late) / 3) as u64, "{late}");
+            let lead = quicknet::time_of(moved) - (quicknet::time_of(fixed) + late);
+            assert!((298..=300).contains(&lead), "{late}: {lead}");
+        }
+    }
+
+    #[test]
+    fn only_the_line_s_round_committed_in_time_draws_it() {
+        let terms = QueueTerms {
+            opens_at: ts("2026-12-01T17:00:00Z"),
+            closes_at: ts("2026-12-01T17:50:00Z"),
+            pass_seconds: 600,
+        };
+        let mut state = QueueState::seeded(PackId::parse("p").unwrap(), &terms, [1; 32]);
+        let round = state.beacon_round;
+        let beacon = |round| crate::beacon::local(round);
+        // Closed before the commit's time was kept: its round only.
+        assert_eq!(state.drawable_with(&beacon(round)), Ok(()));
+        assert_eq!(
+            state.drawable_with(&beacon(round + 1)),
+            Err(DrawRefused::OtherRound {
+                given: round + 1,
+                fixed: round
+            })
+        );
+        state.committed_at = Some(at_round_time(round, -240));
+        assert_eq!(state.drawable_with(&beacon(round)), Ok(()));
+        // A state that says it was committed after its round's time is never drawn.
+        state.committed_at = Some(at_round_time(round, 10));
+        assert_eq!(
+            state.drawable_with(&beacon(round)),
+            Err(DrawRefused::CommittedLate { round })
+        );
     }
 }

@@ -21,6 +21,8 @@ use crate::timestamp::Timestamp;
 pub struct Closed {
     pub entrants: u64,
     pub root: [u8; 32],
+    /// The beacon round the draw will use (the terms' one, unless the close came too late).
+    pub round: u64,
 }
 
 /// What a draw wrote.
@@ -88,19 +90,22 @@ pub trait PendingQueues: Send + Sync {
     fn pending_queues(&self) -> impl Future<Output = Result<Vec<QueueState>, StoreError>> + Send;
 }
 
-/// Commits the entrant set of a line past its close: every entry read back from the entry
-/// index, the sorted ids written in pages, `entrants` and `entrantsRoot` on the state, whose
-/// status goes `open` -> `closed` (conditioned: `None` when it was not open, another keeper
-/// closed it).
+/// Commits the entrant set of a line past its close at `now`: every entry read back from the
+/// entry index, the sorted ids written in pages, `entrants`, `entrantsRoot` and `committedAt` on
+/// the state ([`crate::queue::commit::Commitment::close`]: the round re-fixed when `now` is too
+/// late for the terms' one), whose status goes `open` -> `closed` (conditioned: `None` when it
+/// was not open, another keeper closed it).
 pub trait CloseQueue: Send + Sync {
     fn close_queue(
         &self,
         pack_id: &PackId,
+        now: Timestamp,
     ) -> impl Future<Output = Result<Option<Closed>, StoreError>> + Send;
 }
 
 /// Draws a closed line with `beacon`: positions by [`crate::queue::fairness::draw_order`] with
-/// the queue's seed (checked against its published hash), written on every entry (status
+/// the queue's seed (checked against its published hash), the beacon checked against the line
+/// ([`QueueState::drawable_with`]: its round, committed in time), written on every entry (status
 /// `queued`) and in order pages; the seed and the beacon on the state, status `closed` ->
 /// `drawn` (conditioned: `None` when it was not closed).
 pub trait DrawQueue: Send + Sync {
@@ -181,6 +186,14 @@ pub trait AdmitQueue: Send + Sync {
 pub trait QueueKeeper: PendingQueues + CloseQueue + DrawQueue + AdmitQueue {}
 
 impl<S: PendingQueues + CloseQueue + DrawQueue + AdmitQueue> QueueKeeper for S {}
+
+/// Refuses a beacon that may not draw `state` (another round, or a set committed too late for
+/// it): the order would not be one fixed before the randomness existed.
+pub(crate) fn check_beacon(state: &QueueState, beacon: &Beacon) -> Result<(), StoreError> {
+    state.drawable_with(beacon).map_err(|refused| {
+        StoreError::internal(format!("the draw of {} refused: {refused}", state.pack_id))
+    })
+}
 
 /// Refuses to draw with a seed other than the one whose SHA-256 the line published before it
 /// opened: the order would be one nobody can check.

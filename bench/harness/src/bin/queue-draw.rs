@@ -41,7 +41,8 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(200_000);
     let store = MemoryStore::default();
-    let closes_at = Timestamp::now().plus_seconds(-600).unwrap();
+    // Closed a few seconds ago: the close below comes in time for the terms' beacon round.
+    let closes_at = Timestamp::now().plus_seconds(-20).unwrap();
     let mut pack = testkit::packs::active("queue-bench", 0);
     pack.sale_starts_at = Some(closes_at);
     pack.queue = Some(QueueTerms {
@@ -61,9 +62,13 @@ async fn main() {
     let joined = joining.elapsed();
     let before = peak_mib();
     let closing = Instant::now();
-    let closed = store.close_queue(&pack_id).await.unwrap().expect("closed");
+    let closed = store
+        .close_queue(&pack_id, Timestamp::now())
+        .await
+        .unwrap()
+        .expect("closed");
     let close = closing.elapsed();
-    let local = shared::beacon::local(pack.queue.unwrap().beacon_round());
+    let local = shared::beacon::local(closed.round);
     let beacon = Beacon {
         chain: local.chain,
         round: local.round,

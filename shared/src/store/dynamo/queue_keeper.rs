@@ -27,7 +27,9 @@ use crate::store::StoreError;
 use crate::store::condition::Condition;
 use crate::store::dynamo::condition::{render, written};
 use crate::store::queue_conditions as conditions;
-use crate::store::queue_keeper::{CloseQueue, Closed, DrawQueue, Drawn, PendingQueues, check_seed};
+use crate::store::queue_keeper::{
+    CloseQueue, Closed, DrawQueue, Drawn, PendingQueues, check_beacon, check_seed,
+};
 use crate::store::schema::{
     ENTITY, GSI1, GSI1_PK, GSI2, GSI2_PK, PENDING_QUEUES, QUEUE_DRAW_LEASE, entrants_sk, order_sk,
     queue_entries_pk, queue_pk,
@@ -217,7 +219,11 @@ impl PendingQueues for DynamoStore {
 }
 
 impl CloseQueue for DynamoStore {
-    async fn close_queue(&self, pack_id: &PackId) -> Result<Option<Closed>, StoreError> {
+    async fn close_queue(
+        &self,
+        pack_id: &PackId,
+        now: Timestamp,
+    ) -> Result<Option<Closed>, StoreError> {
         let Some(state) = self.line_state(pack_id).await? else {
             return Ok(None);
         };
@@ -245,20 +251,26 @@ impl CloseQueue for DynamoStore {
             })
             .collect();
         self.put_all(pages).await?;
-        state.status = StoredStatus::Closed;
-        state.entrants = Some(commitment.entrants);
-        state.entrants_root = Some(commitment.root);
-        state.entrant_pages = Some(u32::try_from(commitment.pages.len()).unwrap_or(u32::MAX));
+        commitment.close(&mut state, now);
+        let state_round = state.beacon_round;
         let moved = self
             .move_state(
                 &state,
-                &["status", "entrants", "entrantsRoot", "entrantPages"],
+                &[
+                    "status",
+                    "entrants",
+                    "entrantsRoot",
+                    "entrantPages",
+                    "committedAt",
+                    "beaconRound",
+                ],
                 StoredStatus::Open,
             )
             .await?;
         Ok(moved.then_some(Closed {
             entrants: commitment.entrants,
             root: commitment.root,
+            round: state_round,
         }))
     }
 }
@@ -302,6 +314,7 @@ impl DrawQueue for DynamoStore {
             .transpose()?
             .ok_or_else(|| StoreError::internal("queue seed: missing for a closed line"))?;
         let seed = *seed.as_bytes();
+        check_beacon(&state, beacon)?;
         check_seed(&state, &seed)?;
         let mut entries = self.all_entries(pack_id).await?;
         let drawn = order(

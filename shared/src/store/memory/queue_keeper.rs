@@ -16,7 +16,7 @@ use crate::store::purchase_conditions;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{
     AdmissionView, AdmitQueue, CloseQueue, Closed, DrawQueue, Drawn, Ended, PendingQueues,
-    check_seed,
+    check_beacon, check_seed,
 };
 use crate::store::schema::{
     PK, QUEUE_ADMITTED_THROUGH, QUEUE_OVER_THROUGH, QUEUE_STATUS, queue_pk,
@@ -94,7 +94,11 @@ impl PendingQueues for MemoryStore {
 }
 
 impl CloseQueue for MemoryStore {
-    async fn close_queue(&self, pack_id: &PackId) -> Result<Option<Closed>, StoreError> {
+    async fn close_queue(
+        &self,
+        pack_id: &PackId,
+        now: Timestamp,
+    ) -> Result<Option<Closed>, StoreError> {
         let mut tables = self.write();
         if !conditions::state_is(StoredStatus::Open).holds(Some(&tables.state_item(pack_id)?)) {
             return Ok(None);
@@ -105,10 +109,8 @@ impl CloseQueue for MemoryStore {
             .collect();
         let commitment = commit(ids);
         let line = tables.line_mut(pack_id)?;
-        line.state.entrants = Some(commitment.entrants);
-        line.state.entrants_root = Some(commitment.root);
-        line.state.entrant_pages = Some(u32::try_from(commitment.pages.len()).unwrap_or(0));
-        line.state.status = StoredStatus::Closed;
+        commitment.close(&mut line.state, now);
+        let state_round = line.state.beacon_round;
         line.entrant_pages = commitment
             .pages
             .into_iter()
@@ -117,6 +119,7 @@ impl CloseQueue for MemoryStore {
         Ok(Some(Closed {
             entrants: commitment.entrants,
             root: commitment.root,
+            round: state_round,
         }))
     }
 }
@@ -135,6 +138,7 @@ impl DrawQueue for MemoryStore {
         }
         let line = tables.line_mut(pack_id)?;
         let seed = *line.seed.as_bytes();
+        check_beacon(&line.state, beacon)?;
         check_seed(&line.state, &seed)?;
         let entries = tables
             .entries_of(pack_id)

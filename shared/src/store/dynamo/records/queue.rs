@@ -127,6 +127,8 @@ struct StateAttributes {
     seed_hash: String,
     beacon_round: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    committed_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     entrants: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     entrants_root: Option<String>,
@@ -154,6 +156,7 @@ pub(crate) fn state_item(state: &QueueState) -> Item {
         closes_at,
         seed_hash,
         beacon_round,
+        committed_at,
         entrants,
         entrants_root,
         entrant_pages,
@@ -171,6 +174,7 @@ pub(crate) fn state_item(state: &QueueState) -> Item {
         closes_at,
         seed_hash: lower_hex(&seed_hash),
         beacon_round,
+        committed_at,
         entrants,
         entrants_root: entrants_root.map(|root| lower_hex(&root)),
         entrant_pages,
@@ -214,6 +218,7 @@ pub(crate) fn state_from_item(item: Item) -> Result<QueueState, StoreError> {
         closes_at: record.closes_at,
         seed_hash: hex32(&record.seed_hash, "seedHash")?,
         beacon_round: record.beacon_round,
+        committed_at: record.committed_at,
         entrants: record.entrants,
         entrants_root: record
             .entrants_root
@@ -420,6 +425,7 @@ mod tests {
             ("closesAt".into(), s("2026-12-01T17:50:00Z")),
             ("seedHash".into(), s(&hex(1, 32))),
             ("beaconRound".into(), n(34_448_112)),
+            ("committedAt".into(), s("2026-12-01T17:51:00.5Z")),
             ("entrants".into(), n(3)),
             ("entrantsRoot".into(), s(&hex(2, 32))),
             ("entrantPages".into(), n(1)),
@@ -449,6 +455,10 @@ mod tests {
         assert_eq!(state.status, StoredStatus::Drawn);
         assert_eq!(state.seed_hash, [1; 32]);
         assert_eq!(state.entrants_root, Some([2; 32]));
+        assert_eq!(
+            state.committed_at,
+            Some(Timestamp::parse("2026-12-01T17:51:00.5Z").unwrap())
+        );
         let beacon = state.beacon.clone().unwrap();
         assert_eq!((beacon.round, beacon.randomness), (34_448_112, [3; 32]));
         assert_eq!(beacon.signature, vec![4; 48]);
@@ -463,6 +473,7 @@ mod tests {
         // As seeding writes it: no close, no draw, counters absent.
         let mut seeded = todays_state_item();
         for name in [
+            "committedAt",
             "entrants",
             "entrantsRoot",
             "entrantPages",
@@ -481,6 +492,7 @@ mod tests {
             (state.status, state.entrants, state.admitted_through),
             (StoredStatus::Open, None, 0)
         );
+        assert_eq!(state.committed_at, None);
         let mut bad = todays_state_item();
         bad.insert("seedHash".into(), s("abc"));
         assert!(state_from_item(bad).is_err());
