@@ -72,16 +72,15 @@ pub trait LocalState<S>: Send + Sync + Sized + 'static {
 pub(super) struct LocalStates(axum::http::Extensions);
 
 impl LocalStates {
-    /// The process's state of type `St`, built on first use.
-    pub(super) fn get<S, St: LocalState<S>>(
+    /// The process's state of type `St`, made by `make` on first use.
+    pub(super) fn get_or_make<St: Send + Sync + 'static>(
         &mut self,
-        store: &S,
-        process: &LocalProcess,
+        make: impl FnOnce() -> St,
     ) -> Arc<St> {
         if let Some(state) = self.0.get::<Arc<St>>() {
             return state.clone();
         }
-        let state = Arc::new(St::local(store, process));
+        let state = Arc::new(make());
         self.0.insert(state.clone());
         state
     }
@@ -95,4 +94,23 @@ pub struct LocalRoutes {
     /// The `$default` route's function ([`super::DEFAULT_FUNCTION`]), which API Gateway hands
     /// every request that matches no route.
     pub default: Router,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Functions whose lines name one state type share one state (one verifier and its JWKS
+    /// cache, one signer of cursors), as before the table built them.
+    #[test]
+    fn a_state_type_is_built_once() {
+        struct Counted(u8);
+        let mut states = LocalStates::default();
+        let first = states.get_or_make(|| Counted(1));
+        let again = states.get_or_make(|| Counted(2));
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(again.0, 1);
+        let other = states.get_or_make(|| 3_u8);
+        assert_eq!(*other, 3);
+    }
 }

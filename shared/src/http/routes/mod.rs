@@ -429,7 +429,7 @@ macro_rules! functions {
                 let mut every = Router::new();
                 let mut default = None;
                 $(
-                    let state: Arc<$state<S>> = states.get(store, process);
+                    let state = states.get_or_make(|| <$state<S> as LocalState<S>>::local(store, process));
                     if $name == DEFAULT_FUNCTION {
                         default = Some($router::<S>().function_app(state.clone()));
                     }
