@@ -3,9 +3,8 @@
 //! read here through [`utoipa::Path`]; this table adds the function. From it come
 //! - each function's router ([`Routes::function_app`]: its routes, and API Gateway's answers to
 //!   every other request, for the `$default` function's sake);
-//! - local-api's router of every route ([`Routes::into_router`], merged);
-//! - local-api's router of every function ([`local_routes`]: each state type built once,
-//!   [`LocalState`]);
+//! - local-api's router of every route ([`local_routes`]: each function's
+//!   [`Routes::into_router`], merged, over states built once per type by [`LocalState`]);
 //! - [`routes`], the listing `(function, method, path)` from which the template's
 //!   events, the `cargo lambda watch` router, the event fixtures and the OpenAPI paths are made,
 //!   with what scripts/gen needs besides ([`route_extras`], [`RouteExtra`]).
