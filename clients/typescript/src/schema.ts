@@ -2467,7 +2467,7 @@ export interface operations {
                      *         "completedAt": null,
                      *         "createdAt": "2026-11-25T09:00:00Z",
                      *         "currency": "USD",
-                     *         "id": "Qm9dX2c3LWp0eFk5a1pUbA",
+                     *         "id": "pzYaje68pW7-F8F8bVH_NA",
                      *         "status": "pending"
                      *       }
                      *     }
@@ -2563,7 +2563,7 @@ export interface operations {
             path: {
                 /**
                  * @description The top-up's `id` (from the create's `Location` or body).
-                 * @example Qm9dX2c3LWp0eFk5a1pUbA
+                 * @example pzYaje68pW7-F8F8bVH_NA
                  */
                 topUpId: string;
             };

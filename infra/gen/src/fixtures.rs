@@ -4,7 +4,7 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::examples::{extra, path_parameter};
+use crate::examples::{fixture_name, path_parameters};
 use crate::routes::RouteSpec;
 
 pub const DIRECTORY: &str = "infra/events";
@@ -76,15 +76,9 @@ pub fn fixtures(routes: &[RouteSpec]) -> Result<Vec<(String, String)>, String> {
 }
 
 fn fixture(route: &RouteSpec) -> Result<(String, String), String> {
-    let extra = extra(route)?;
-    let name = match extra.fixture {
-        Some(name) => format!("{}.{name}.json", route.function),
-        None => format!("{}.json", route.function),
-    };
-    let parameters = route
-        .param_names()
-        .map(|name| Ok((name, path_parameter(name)?)))
-        .collect::<Result<Vec<_>, String>>()?;
+    let extra = &route.extra;
+    let name = fixture_name(route);
+    let parameters = path_parameters(route)?;
     // `param_names` is in template order, so the values fill the `{name}` segments in turn.
     let mut values = parameters.iter().map(|(_, value)| *value);
     let path = route
@@ -113,7 +107,7 @@ fn fixture(route: &RouteSpec) -> Result<(String, String), String> {
         ("x-forwarded-port", "443"),
         ("x-forwarded-proto", "https"),
     ];
-    if extra.signed_in {
+    if route.signed_in {
         headers.push(("authorization", "Bearer <TOKEN>"));
     }
     if extra.body.is_some() {

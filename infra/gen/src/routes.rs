@@ -1,6 +1,9 @@
 //! The route declaration, read in one place: everything the generator writes follows from
-//! [`routes`] and [`default_function`]. When the declaration changes shape (a new router, a
-//! listing with operation ids), only this file changes.
+//! [`routes`] (each route with its line's extras and its operation in the OpenAPI document) and
+//! [`default_function`]. When the declaration changes shape, only this file changes.
+
+use serde_json::Value;
+use shared::http::routes::RouteExtra;
 
 /// The methods a client may send to a routed path: the watch router lists each of them.
 pub const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
@@ -11,6 +14,14 @@ pub struct RouteSpec {
     pub function: String,
     pub method: String,
     pub path: String,
+    /// What its line in the `functions!` table adds.
+    pub extra: RouteExtra,
+    /// Its operation's id (`getPack`).
+    pub operation_id: String,
+    /// Whether its operation asks for a session token.
+    pub signed_in: bool,
+    /// Its path parameters' examples, by name (`None`: its declaration gives none).
+    pub examples: Vec<(String, Option<String>)>,
 }
 
 impl RouteSpec {
@@ -18,25 +29,51 @@ impl RouteSpec {
     pub fn key(&self) -> String {
         format!("{} {}", self.method, self.path)
     }
-
-    /// The template's `{name}` parameters, in order.
-    pub fn param_names(&self) -> impl Iterator<Item = &str> {
-        self.path
-            .split('/')
-            .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
-    }
 }
 
 /// Every route, in declaration order (the order of the generated events and router paths).
 pub fn routes() -> Vec<RouteSpec> {
-    shared::http::routes::routes()
-        .iter()
-        .map(|route| RouteSpec {
-            function: route.function.to_owned(),
-            method: route.method.to_string(),
-            path: route.path.clone(),
+    let document =
+        serde_json::to_value(shared::openapi::openapi()).expect("the OpenAPI document is JSON");
+    shared::http::routes::route_extras()
+        .into_iter()
+        .map(|(route, extra)| {
+            let method = route.method.to_string();
+            let operation = &document["paths"][&route.path][method.to_lowercase()];
+            RouteSpec {
+                function: route.function.to_owned(),
+                operation_id: operation["operationId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                // An operation's own `security`, else the document's; `[]`: public.
+                signed_in: [&operation["security"], &document["security"]]
+                    .into_iter()
+                    .find(|security| !security.is_null())
+                    .and_then(Value::as_array)
+                    .is_some_and(|schemes| !schemes.is_empty()),
+                examples: route
+                    .param_names()
+                    .map(|name| (name.to_owned(), path_example(operation, name)))
+                    .collect(),
+                method,
+                path: route.path,
+                extra,
+            }
         })
         .collect()
+}
+
+/// The example of `operation`'s path parameter `name`: the parameter's, else its schema's.
+fn path_example(operation: &Value, name: &str) -> Option<String> {
+    let parameter = operation["parameters"]
+        .as_array()?
+        .iter()
+        .find(|parameter| parameter["in"] == "path" && parameter["name"] == name)?;
+    [&parameter["example"], &parameter["schema"]["example"]]
+        .into_iter()
+        .find_map(Value::as_str)
+        .map(str::to_owned)
 }
 
 /// The function that also answers every request no route matches (API Gateway's `$default`
@@ -79,6 +116,10 @@ mod tests {
             function: function.into(),
             method: method.into(),
             path: path.into(),
+            extra: RouteExtra::NONE,
+            operation_id: "listPacks".into(),
+            signed_in: false,
+            examples: Vec::new(),
         }
     }
 

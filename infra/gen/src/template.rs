@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use crate::examples::extra;
+use crate::examples::event;
 use crate::markers::{fill, markers, regions};
 use crate::routes::RouteSpec;
 
@@ -83,16 +83,17 @@ fn check_regions(template: &str, routes: &[RouteSpec]) -> Result<(), String> {
 fn events(routes: &[RouteSpec], function: &str, default: &str) -> Result<String, String> {
     let mut yaml = String::new();
     for route in routes.iter().filter(|route| route.function == function) {
-        let extra = extra(route)?;
         let _ = write!(
             yaml,
             "        {}:\n          Type: HttpApi\n          Properties:\n            ApiId: !Ref HttpApi\n            Path: {}\n            Method: {}\n",
-            extra.event, route.path, route.method
+            event(route),
+            route.path,
+            route.method
         );
-        if let Some((rate, burst)) = extra.throttle {
+        if let Some(throttle) = route.extra.throttle {
             let _ = write!(
                 yaml,
-                "            # Tighter than the API's default: see {rate}.\n            RouteSettings:\n              ThrottlingRateLimit: !Ref {rate}\n              ThrottlingBurstLimit: !Ref {burst}\n"
+                "            # Tighter than the API's default: see {throttle}RateLimit.\n            RouteSettings:\n              ThrottlingRateLimit: !Ref {throttle}RateLimit\n              ThrottlingBurstLimit: !Ref {throttle}BurstLimit\n"
             );
         }
     }

@@ -157,18 +157,6 @@ fn a_fixture_that_is_not_its_routes_is_noticed() {
     assert!(noticed("infra/events/web3-link.json", |_| None));
 }
 
-/// The fixtures' paths route: each example parameter is of its grammar (else the path is the
-/// API's 404).
-#[test]
-fn the_example_path_parameters_are_of_their_grammar() {
-    for (name, value) in crate::examples::PATH_PARAMETERS {
-        assert!(
-            shared::http::routes::parameter_grammar(name)(value),
-            "{name}: {value}"
-        );
-    }
-}
-
 /// The schedule's event is no route's: written by hand, never removed.
 #[test]
 fn the_sweep_fixture_is_left_alone() {

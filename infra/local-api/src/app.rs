@@ -1,42 +1,21 @@
-//! Every function's state over one store, as one process serves them: built here once, for
-//! `local-api` and the drop benchmark's `drop-api` alike, so a new function's state is added in
-//! one place.
+//! Every function over one store, as one process serves them, for `local-api` and the drop
+//! benchmark's `drop-api` alike: the `functions!` table's routes, each state built by its own
+//! `LocalState` constructor (a new function adds nothing here), with this server's stand-ins
+//! for Stripe and Turnstile.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use serde_json::Value;
-use shared::auth::TokenVerifier;
-use shared::config::AuthConfig;
-use shared::handlers::catalog::CatalogState;
-use shared::handlers::dashboard::{DashboardState, quests_part, queue_part};
-use shared::handlers::get_pack::GetPackState;
-use shared::handlers::leaderboards::LeaderboardsState;
-use shared::handlers::list_packs::ListPacksState;
-use shared::handlers::locker_room::LockerRoomsState;
-use shared::handlers::me::MeState;
-use shared::handlers::my_wallets::WalletsState;
-use shared::handlers::profile::ProfileState;
-use shared::handlers::purchase_json::PurchaseState;
-use shared::handlers::queue::QueueFnState;
-use shared::handlers::web3_link::LinkState;
+use shared::config::{AuthConfig, Secret};
 use shared::http::limit::{Limiter, system_clock};
-use shared::http::routes::{
-    cash_top_ups_routes, catalog_routes, complete_purchase_routes, dashboard_routes,
-    get_pack_routes, get_purchase_routes, leaderboards_routes, list_packs_routes,
-    locker_rooms_routes, me_cash_routes, me_profile_routes, me_purchases_routes, me_wallets_routes,
-    open_pack_routes, quest_claims_routes, quests_routes, queue_routes, start_purchase_routes,
-    stripe_webhook_routes, web3_link_routes,
-};
-use shared::packs::listing::CursorSigner;
+use shared::http::routes::{LocalProcess, local_routes};
 use shared::purchases::HoldPolicy;
-use shared::queue::entry::ReceiptSigner;
 use shared::ratelimit::RatePolicy;
 use shared::store::Store;
 use shared::topups::TopUpPolicy;
 
-use crate::checkout::LocalTopUps;
+use crate::checkout::{LocalCheckout, stripe};
 use crate::server::{App, Limits};
 
 /// What the states are made from besides the store.
@@ -64,108 +43,37 @@ pub struct AppSettings {
 }
 
 impl App {
-    /// Every function's state over `store`, and its routes. Panics if `settings.auth` does not
-    /// make a verifier: both callers check it (or build it from constants) before.
+    /// Every function's state over `store`, and its routes, from the `functions!` table
+    /// ([`local_routes`]), with Stripe and Turnstile's stand-ins on this server. Panics if
+    /// `settings.auth` does not make a verifier: both callers check it (or build it from
+    /// constants) before.
     pub fn new<S: Store + Clone + 'static>(store: &S, settings: AppSettings) -> Self {
-        let verifier =
-            || TokenVerifier::from_config(&settings.auth).expect("checked auth settings");
-        let max_body_bytes = settings.max_body_bytes;
-        // One state for the purchase functions (one process: one JWKS cache), one for the fan's
-        // own views (me-purchases, me-cash) and the quests (quests, quest-claims).
-        let purchases = Arc::new(PurchaseState {
-            store: store.clone(),
-            verifier: verifier(),
+        let (stripe, return_urls) = stripe(&settings.base);
+        let process = LocalProcess {
+            auth: settings.auth,
+            max_body_bytes: settings.max_body_bytes,
             hold: settings.hold,
-            max_body_bytes,
-            policy: settings.hold_policy,
-            human: Some(crate::siteverify::human_check(&settings.base)),
-        });
-        let me = Arc::new(MeState {
-            store: store.clone(),
-            verifier: verifier(),
-            cursors: CursorSigner::random(),
-            revealed: Default::default(),
-        });
-        let list = Arc::new(ListPacksState {
-            store: store.clone(),
-            cursors: CursorSigner::random(),
-        });
-        let top_ups = LocalTopUps::new(
-            store,
-            &settings.base,
-            verifier(),
-            max_body_bytes,
-            settings.top_up_policy,
-            &settings.webhook_secret,
-        );
-        let functions = Router::new()
-            .merge(list_packs_routes().into_router(list.clone()))
-            .merge(get_pack_routes().into_router(Arc::new(GetPackState {
-                store: store.clone(),
-                recent: Default::default(),
-            })))
-            .merge(web3_link_routes().into_router(Arc::new(LinkState {
-                store: store.clone(),
-                verifier: verifier(),
-                max_body_bytes,
-            })))
-            .merge(start_purchase_routes().into_router(purchases.clone()))
-            .merge(get_purchase_routes().into_router(purchases.clone()))
-            .merge(complete_purchase_routes().into_router(purchases.clone()))
-            .merge(open_pack_routes().into_router(purchases))
-            .merge(me_purchases_routes().into_router(me.clone()))
-            .merge(me_cash_routes().into_router(me.clone()))
-            .merge(quests_routes().into_router(me.clone()))
-            .merge(quest_claims_routes().into_router(me))
-            .merge(me_profile_routes().into_router(Arc::new(ProfileState {
-                store: store.clone(),
-                verifier: verifier(),
-                max_body_bytes,
-            })))
-            .merge(
-                locker_rooms_routes().into_router(Arc::new(LockerRoomsState {
-                    store: store.clone(),
-                })),
-            )
-            .merge(me_wallets_routes().into_router(Arc::new(WalletsState {
-                store: store.clone(),
-                verifier: verifier(),
-            })))
-            .merge(cash_top_ups_routes().into_router(top_ups.top_ups))
-            .merge(stripe_webhook_routes().into_router(top_ups.webhook))
-            .merge(catalog_routes().into_router(Arc::new(CatalogState {
-                store: store.clone(),
-                cursors: CursorSigner::random(),
-            })))
-            .merge(
-                leaderboards_routes().into_router(Arc::new(LeaderboardsState {
-                    store: store.clone(),
-                    verifier: verifier(),
-                })),
-            )
-            .merge(queue_routes().into_router(Arc::new(QueueFnState::new(
-                store.clone(),
-                verifier(),
-                ReceiptSigner::random(),
-                crate::siteverify::human_check(&settings.base),
-            ))))
-            .merge(dashboard_routes().into_router(Arc::new(DashboardState {
-                store: store.clone(),
-                verifier: verifier(),
-                quests: Some(quests_part(store.clone())),
-                queue: Some(queue_part(store.clone())),
-            })));
+            hold_policy: settings.hold_policy,
+            top_up_policy: settings.top_up_policy,
+            siteverify: format!("{}{}", settings.base, crate::siteverify::PATH),
+            turnstile_secret: Secret::new(crate::siteverify::SECRET),
+            human_hostnames: vec![crate::siteverify::HOSTNAME.to_owned()],
+            stripe,
+            return_urls,
+            webhook_secret: Secret::new(&settings.webhook_secret),
+        };
+        let routes = local_routes(store, &process);
         let functions = match settings.rate_limits {
-            Some(policy) => Limiter::new(store.clone(), policy, system_clock()).layer(functions),
-            None => functions,
+            Some(policy) => Limiter::new(store.clone(), policy, system_clock()).layer(routes.every),
+            None => routes.every,
         };
         Self {
             functions,
-            default: list_packs_routes().function_app(list),
+            default: routes.default,
             jwks: settings.jwks,
             openapi: settings.openapi,
             limits: settings.limits,
-            checkout: top_ups.checkout,
+            checkout: Arc::new(LocalCheckout::new(&settings.base, &settings.webhook_secret)),
         }
     }
 }

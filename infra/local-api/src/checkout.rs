@@ -15,7 +15,7 @@
 //! has no button for (`checkout.session.async_payment_succeeded`, a replay).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -28,14 +28,11 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::json;
-use shared::auth::TokenVerifier;
 use shared::config::{Secret, StripeApi};
-use shared::handlers::stripe_webhook::WebhookState;
-use shared::handlers::top_ups::TopUpState;
 use shared::http::error::ApiError;
 use shared::http::extract::read_body;
-use shared::topups::stripe::{ReturnUrls, StripeClient};
-use shared::topups::{TopUpPolicy, signature};
+use shared::topups::signature;
+use shared::topups::stripe::ReturnUrls;
 
 /// Where the local Checkout lives, under the server's base.
 pub const STRIPE_PATH: &str = "/local/stripe";
@@ -77,48 +74,19 @@ struct Session {
     state: &'static str,
 }
 
-/// The top-up handlers' states and the local Stripe they use, for a server at `base`.
-pub struct LocalTopUps<S> {
-    pub top_ups: Arc<TopUpState<S>>,
-    /// The webhook's state, with this process's own signing secret.
-    pub webhook: Arc<WebhookState<S>>,
-    pub checkout: Arc<LocalCheckout>,
-}
-
-impl<S: Clone> LocalTopUps<S> {
-    /// Its Checkout page signs events with `webhook_secret`, its webhook route verifies them
-    /// with it.
-    pub fn new(
-        store: &S,
-        base: &str,
-        verifier: TokenVerifier,
-        max_body_bytes: usize,
-        policy: TopUpPolicy,
-        webhook_secret: &str,
-    ) -> Self {
-        Self {
-            top_ups: Arc::new(TopUpState {
-                store: store.clone(),
-                verifier,
-                max_body_bytes,
-                policy,
-                stripe: StripeClient::new(&StripeApi {
-                    base: format!("{base}{STRIPE_PATH}"),
-                    secret_key: Secret::new(SECRET_KEY),
-                }),
-                return_urls: ReturnUrls {
-                    success: format!("{base}{PAGES}done"),
-                    cancel: format!("{base}{PAGES}cancelled"),
-                },
-            }),
-            webhook: Arc::new(WebhookState {
-                store: store.clone(),
-                secret: Secret::new(webhook_secret),
-                max_body_bytes,
-            }),
-            checkout: Arc::new(LocalCheckout::new(base, webhook_secret)),
-        }
-    }
+/// The local Stripe for a server at `base`, as the top-up handler calls it: its API, and the
+/// pages its Checkout sends the fan back to.
+pub fn stripe(base: &str) -> (StripeApi, ReturnUrls) {
+    (
+        StripeApi {
+            base: format!("{base}{STRIPE_PATH}"),
+            secret_key: Secret::new(SECRET_KEY),
+        },
+        ReturnUrls {
+            success: format!("{base}{PAGES}done"),
+            cancel: format!("{base}{PAGES}cancelled"),
+        },
+    )
 }
 
 /// The local Stripe: its sessions (by id, and by the idempotency key that made each).

@@ -12,12 +12,8 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{Value, json};
-use shared::http::human_check::HumanCheck;
 use shared::http::response::json_response;
-use shared::humancheck::siteverify::{
-    Siteverify, TEST_SECRET_FAILS, TEST_SECRET_PASSES, TEST_SECRET_SPENT,
-};
-use shared::secret::Secret;
+use shared::humancheck::siteverify::{TEST_SECRET_FAILS, TEST_SECRET_PASSES, TEST_SECRET_SPENT};
 use shared::timestamp::Timestamp;
 
 /// Where this server answers siteverify.
@@ -26,14 +22,6 @@ pub const PATH: &str = "/local/turnstile/v0/siteverify";
 pub const SECRET: &str = TEST_SECRET_PASSES;
 /// The hostname every local token reports, the local API's only `HUMAN_CHECK_HOSTNAMES`.
 pub const HOSTNAME: &str = "localhost";
-
-/// The human check of the local API: this stand-in on `base` (this server).
-pub fn human_check(base: &str) -> HumanCheck {
-    HumanCheck {
-        siteverify: Siteverify::new(&format!("{base}{PATH}"), Secret::new(SECRET)),
-        hostnames: vec![HOSTNAME.to_owned()],
-    }
-}
 
 fn failed(code: &str) -> Value {
     json!({"success": false, "error-codes": [code], "messages": []})

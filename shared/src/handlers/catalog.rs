@@ -19,6 +19,7 @@ use crate::handlers::me::{PageJson, cursor, next_cursor};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Path, QueryParams};
 use crate::http::response::{json_response, publicly_cached};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::{LeagueId, TeamId};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
@@ -29,6 +30,15 @@ use crate::store::catalog::{CatalogPageRequest, GetLeague, GetTeam, ListLeagues,
 pub struct CatalogState<S> {
     pub store: S,
     pub cursors: CursorSigner,
+}
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for CatalogState<S> {
+    fn local(store: &S, _process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        }
+    }
 }
 
 pub const LEAGUE_NOT_FOUND: &str = "No league has this id.";

@@ -25,6 +25,7 @@ use crate::handlers::quests::{QuestJson, active_quests};
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, handler_state};
 use crate::http::response::json_response;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::{PackId, UserId};
 use crate::leaderboards::Board;
 use crate::openapi::responses as doc;
@@ -105,6 +106,19 @@ pub struct DashboardState<S> {
 }
 
 handler_state!(DashboardState: verifier);
+
+impl<S: ListQuests + GetClaims + ListMyItems + GetQueueEntry + Send + Sync + Clone + 'static>
+    LocalState<S> for DashboardState<S>
+{
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+            quests: Some(quests_part(store.clone())),
+            queue: Some(queue_part(store.clone())),
+        }
+    }
+}
 
 impl DashboardState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed, with the quests and

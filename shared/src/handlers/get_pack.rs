@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{NamesPack, Path};
 use crate::http::response::{json_response, publicly_cached};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::PackId;
 use crate::openapi::schemas::with_properties;
 use crate::openapi::{examples, responses as doc};
@@ -28,6 +29,15 @@ pub struct GetPackState<S> {
     pub store: S,
     /// Packs this instance read lately.
     pub recent: RecentPacks,
+}
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for GetPackState<S> {
+    fn local(store: &S, _process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            recent: RecentPacks::default(),
+        }
+    }
 }
 
 /// Packs an instance answers from memory for a few seconds: a crowd refreshing a pack during a

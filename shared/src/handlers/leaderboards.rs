@@ -15,6 +15,7 @@ use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, handler_state};
 use crate::http::response::{json_response, publicly_cached};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::leaderboards::{Board, BoardEntry, MAX_BOARD_ENTRIES, Rank, Standing};
 use crate::openapi::responses as doc;
 use crate::store::DynamoStore;
@@ -29,6 +30,15 @@ pub struct LeaderboardsState<S> {
 }
 
 handler_state!(LeaderboardsState: verifier);
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for LeaderboardsState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+        }
+    }
+}
 
 impl LeaderboardsState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed.

@@ -17,6 +17,7 @@ use crate::handlers::me::next_cursor_schema;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
 use crate::http::response::{json_text_response, publicly_cached};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::{InvalidId, LeagueId, TeamId};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
@@ -30,6 +31,15 @@ use crate::timestamp::Timestamp;
 pub struct ListPacksState<S> {
     pub store: S,
     pub cursors: CursorSigner,
+}
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for ListPacksState<S> {
+    fn local(store: &S, _process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            cursors: CursorSigner::random(),
+        }
+    }
 }
 
 // The schema of `page_json`'s text.

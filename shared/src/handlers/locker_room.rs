@@ -15,6 +15,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, Path};
 use crate::http::request::json_object;
 use crate::http::response::{json_response, publicly_cached};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::locker_room::LockerRoomBody;
 use crate::locker_room::stats::LockerStats;
 use crate::openapi::responses as doc;
@@ -28,6 +29,14 @@ use crate::timestamp::Timestamp;
 /// What the public locker rooms need: the store alone (no token).
 pub struct LockerRoomsState<S> {
     pub store: S,
+}
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for LockerRoomsState<S> {
+    fn local(store: &S, _process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+        }
+    }
 }
 
 impl LockerRoomsState<DynamoStore> {

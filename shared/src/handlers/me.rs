@@ -12,6 +12,7 @@ use crate::auth::TokenVerifier;
 use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::{QueryParams, handler_state};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::PackId;
 use crate::openapi::schemas::with_properties;
 use crate::packs::draw::ServerSeed;
@@ -31,6 +32,17 @@ pub struct MeState<S> {
 }
 
 handler_state!(MeState: verifier);
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for MeState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+            cursors: CursorSigner::random(),
+            revealed: RevealedSeeds::default(),
+        }
+    }
+}
 
 /// The server seeds this instance has read from packs' public items. A published seed never
 /// changes, so it is kept for the life of the instance; a pack without one is asked again.

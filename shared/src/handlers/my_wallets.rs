@@ -15,6 +15,7 @@ use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, handler_state};
 use crate::http::response::json_response;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::WalletId;
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{Id, truthy};
@@ -29,6 +30,15 @@ pub struct WalletsState<S> {
 }
 
 handler_state!(WalletsState: verifier);
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for WalletsState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+        }
+    }
+}
 
 /// A linked wallet as the API shows it.
 #[derive(Serialize, ToSchema)]

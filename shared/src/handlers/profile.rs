@@ -13,6 +13,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, handler_state};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use crate::profile::Profile;
 use crate::profile::patch::{ProfilePatch, ProfilePatchBody};
@@ -28,6 +29,16 @@ pub struct ProfileState<S> {
 }
 
 handler_state!(ProfileState: verifier, max_body_bytes);
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for ProfileState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+            max_body_bytes: process.max_body_bytes,
+        }
+    }
+}
 
 impl ProfileState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`), warmed.

@@ -10,6 +10,7 @@ use crate::cash::Money;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::{NamesPack, handler_state};
 use crate::http::human_check::HumanCheck;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::{PackId, PurchaseId};
 use crate::openapi::schemas::{Hex32, Id};
 use crate::packs::draw::ALGORITHM;
@@ -31,6 +32,19 @@ pub struct PurchaseState<S> {
 }
 
 handler_state!(PurchaseState: verifier, max_body_bytes);
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for PurchaseState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+            hold: process.hold,
+            max_body_bytes: process.max_body_bytes,
+            policy: process.hold_policy,
+            human: Some(process.human_check()),
+        }
+    }
+}
 
 /// `/api/packs/{packId}/purchases/{purchaseId}...`
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

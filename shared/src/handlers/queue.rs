@@ -22,6 +22,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, Verifies};
 use crate::http::human_check::{HumanCheck, HumanCheckToken, verify_human};
 use crate::http::response::{json_response, mark_replayed, publicly_cached};
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::humancheck::Door;
 use crate::ids::{EntryId, PackId};
 use crate::openapi::headers::HumanCheckHeader;
@@ -49,6 +50,17 @@ pub struct QueueFnState<S> {
     /// The sorted entrants of the last closed line a proof was asked of: they never change once
     /// committed, so a warm function reads them once, not once per fan.
     pub entrants: Mutex<Option<(PackId, Arc<Vec<String>>)>>,
+}
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for QueueFnState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self::new(
+            store.clone(),
+            process.verifier(),
+            ReceiptSigner::random(),
+            process.human_check(),
+        )
+    }
 }
 
 impl<S> QueueFnState<S> {

@@ -22,6 +22,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{RawBody, handler_state};
 use crate::http::request::invalid_json;
 use crate::http::response::json_response;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::metrics::{self, Metric};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::always_true;
@@ -59,6 +60,30 @@ impl WebhookState<DynamoStore> {
         state
     }
 }
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for WebhookState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            secret: process.webhook_secret.clone(),
+            max_body_bytes: process.max_body_bytes,
+        }
+    }
+}
+
+/// The request of the route's event fixture (`infra/events/stripe-webhook.json`): Stripe's own,
+/// with placeholders (`<SESSION>`, `<TOPUP>`, `<SIGNATURE>`) that a test or an operator fills
+/// and signs. Read by scripts/gen only.
+pub const EXAMPLE_EVENT: &str = r#"{"id":"evt_fixture_1","object":"event","type":"checkout.session.completed","data":{"object":{"id":"<SESSION>","object":"checkout.session","client_reference_id":"<TOPUP>","amount_total":1000,"currency":"usd","payment_status":"paid"}}}"#;
+/// Its headers: Stripe's user agent and content type, and the signature.
+pub const EXAMPLE_HEADERS: &[(&str, &str)] = &[
+    (
+        "user-agent",
+        "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
+    ),
+    ("content-type", "application/json; charset=utf-8"),
+    ("stripe-signature", "<SIGNATURE>"),
+];
 
 /// `{"received": true}`.
 #[derive(Serialize, ToSchema)]

@@ -15,6 +15,7 @@ use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, Path, handle
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::TopUpId;
 use crate::metrics::{self, Metric};
 use crate::openapi::headers::{Replayed, TopUpLocation};
@@ -38,16 +39,31 @@ pub struct TopUpState<S> {
 
 handler_state!(TopUpState: verifier, max_body_bytes);
 
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for TopUpState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+            max_body_bytes: process.max_body_bytes,
+            policy: process.top_up_policy.clone(),
+            stripe: StripeClient::new(&process.stripe),
+            return_urls: process.return_urls.clone(),
+        }
+    }
+}
+
 /// `/api/me/cash/top-ups/{topUpId}`
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(rename_all = "camelCase", parameter_in = Path)]
 pub struct TopUpPath {
     /// The top-up's `id` (from the create's `Location` or body).
+    // The example is the top-up the create fixture's key makes for the user `me`, so that the
+    // event fixtures run in order (infra/gen's examples).
     #[param(
         value_type = String,
         pattern = "^[A-Za-z0-9_-]{1,64}$",
-        example = "Qm9dX2c3LWp0eFk5a1pUbA"
+        example = "pzYaje68pW7-F8F8bVH_NA"
     )]
     pub top_up_id: TopUpId,
 }

@@ -15,6 +15,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, handler_state};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
+use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::WalletId;
 use crate::links::{LinkUpsert, MAX_PAYLOAD_DEPTH, PayloadError, WEB3_PROVIDER, check_payload};
 use crate::openapi::responses as doc;
@@ -31,6 +32,16 @@ pub struct LinkState<S> {
 }
 
 handler_state!(LinkState: verifier, max_body_bytes);
+
+impl<S: Send + Sync + Clone + 'static> LocalState<S> for LinkState<S> {
+    fn local(store: &S, process: &LocalProcess) -> Self {
+        Self {
+            store: store.clone(),
+            verifier: process.verifier(),
+            max_body_bytes: process.max_body_bytes,
+        }
+    }
+}
 
 #[derive(Deserialize, ToSchema)]
 #[schema(as = LinkRequest)]

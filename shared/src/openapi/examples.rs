@@ -120,7 +120,7 @@ pub fn opened_purchase() -> Value {
 pub fn pending_top_up() -> Value {
     json!({
         "topUp": {
-            "id": "Qm9dX2c3LWp0eFk5a1pUbA",
+            "id": "pzYaje68pW7-F8F8bVH_NA",
             "amount": 1000,
             "currency": "USD",
             "status": "pending",

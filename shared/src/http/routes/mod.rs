@@ -3,9 +3,11 @@
 //! read here through [`utoipa::Path`]; this table adds the function. From it come
 //! - each function's router ([`Routes::function_app`]: its routes, and API Gateway's answers to
 //!   every other request, for the `$default` function's sake);
-//! - local-api's router of every route ([`Routes::into_router`], merged);
+//! - local-api's router of every route ([`local_routes`]: each function's
+//!   [`Routes::into_router`], merged, over states built once per type by [`LocalState`]);
 //! - [`routes`], the listing `(function, method, path)` from which the template's
-//!   events, the `cargo lambda watch` router, the event fixtures and the OpenAPI paths are made.
+//!   events, the `cargo lambda watch` router, the event fixtures and the OpenAPI paths are made,
+//!   with what scripts/gen needs besides ([`route_extras`], [`RouteExtra`]).
 //!
 //! Why not utoipa-axum's `routes!`: it names a handler by its path alone and cannot take the
 //! handlers' store parameter (`list_packs::<S>`); [`Routes::route`] reads the same
@@ -56,6 +58,12 @@ use crate::store::queue::QueueStore;
 use crate::store::ratelimit::SpendToken;
 use crate::store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use crate::store::wallets::{DeleteWallet, ListWallets};
+
+mod extra;
+mod local;
+
+pub use extra::RouteExtra;
+pub use local::{LocalProcess, LocalRoutes, LocalState};
 
 /// One route of the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -312,9 +320,6 @@ fn api_gateway_path<B>(mut request: Request<B>) -> Request<B> {
     request
 }
 
-/// The declaration: each function with its state, the store operations it may use, and its
-/// handlers (their `#[utoipa::path]` gives each one's method and path). The first is API
-/// Gateway's `$default` route too.
 /// Handler `P`'s operation (with the tags of its attribute) added to `paths`, and the schemas
 /// its types name to `schemas`.
 fn add_operation<P>(
@@ -349,7 +354,10 @@ macro_rules! functions {
         $(
             $(#[doc = $doc:literal])*
             $name:literal => $router:ident($state:ident where S: $($bound:tt)+) {
-                $($module:ident::$handler:ident: $class:ident),+ $(,)?
+                $(
+                    $module:ident::$handler:ident: $class:ident
+                    $({ $($field:ident: $value:expr),+ $(,)? })?
+                ),+ $(,)?
             }
         )+
     ) => {
@@ -391,6 +399,47 @@ macro_rules! functions {
                     .extend(schemas);
             }
 
+            /// Every route with what scripts/gen needs of it besides its handler's declaration:
+            /// the `{ ... }` after its class, in the table below.
+            pub fn route_extras() -> Vec<(Route, RouteExtra)> {
+                let mut extras = Vec::new();
+                $($(
+                    let extra = RouteExtra { $($($field: $value.into(),)+)? ..RouteExtra::NONE };
+                    extras.extend(
+                        Route::of::<crate::handlers::$module::[<__path_ $handler>]>(
+                            $name,
+                            RouteClass::$class,
+                        )
+                        .into_iter()
+                        .map(|route| (route, extra)),
+                    );
+                )+)+
+                extras
+            }
+
+            /// Every function's routes over `store`, as one process serves them (local-api):
+            /// each state type built once, by its [`LocalState`] constructor, and shared by every
+            /// function whose line names it.
+            pub fn local_routes<S>(store: &S, process: &LocalProcess) -> LocalRoutes
+            where
+                S: crate::store::Store + Clone + Send + Sync + 'static,
+            {
+                let mut states = local::LocalStates::default();
+                let mut every = Router::new();
+                let mut default = None;
+                $(
+                    let state = states.get_or_make(|| <$state<S> as LocalState<S>>::local(store, process));
+                    if $name == DEFAULT_FUNCTION {
+                        default = Some($router::<S>().function_app(state.clone()));
+                    }
+                    every = every.merge($router::<S>().into_router(state));
+                )+
+                LocalRoutes {
+                    every,
+                    default: default.expect("the default function is in the table"),
+                }
+            }
+
             $(
                 $(#[doc = $doc])*
                 pub fn $router<S>() -> Routes<Arc<$state<S>>>
@@ -408,12 +457,17 @@ macro_rules! functions {
     };
 }
 
+// The declaration: each function with its state, the store operations it may use, and its
+// handlers (their `#[utoipa::path]` gives each one's method and path), each in the rate limits of
+// its class and with what scripts/gen needs besides ([`RouteExtra`]'s fields, in braces): the
+// event's name where the deployed one is not the operation id's, the fixture's name for every
+// route of a function but one, its query, body, idempotency key and headers.
 functions! {
     default "list-packs";
 
     /// `list-packs`: the active packs; API Gateway's `$default` route.
     "list-packs" => list_packs_routes(ListPacksState where S: ListActivePacks + GetLeague + GetTeam) {
-        list_packs::list_packs: Read,
+        list_packs::list_packs: Read { query: "limit=2" },
     }
     /// `get-pack`: one pack, public.
     "get-pack" => get_pack_routes(GetPackState where S: GetPack) {
@@ -421,11 +475,18 @@ functions! {
     }
     /// `web3-link`: links a web3 identity to the fan.
     "web3-link" => web3_link_routes(LinkState where S: UpsertLink) {
-        web3_link::web3_link: Write,
+        web3_link::web3_link: Write {
+            event: "Web3Link",
+            body: r#"{"payload": {"address": "0x52908400098527886E0F7030069857D2E4169EE7", "chainId": 1}}"#,
+        },
     }
     /// `start-purchase`: reserves a unit.
     "start-purchase" => start_purchase_routes(PurchaseState where S: StartPurchase + SpendToken) {
-        start_purchase::start_purchase: Start,
+        start_purchase::start_purchase: Start {
+            throttle: "StartPurchase",
+            body: r#"{"clientSeed": "my lucky seed 42"}"#,
+            idempotency_key: "3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43",
+        },
     }
     /// `get-purchase`: one of the fan's purchases.
     "get-purchase" => get_purchase_routes(PurchaseState where S: GetPurchase + GetRevealedSeed) {
@@ -433,7 +494,7 @@ functions! {
     }
     /// `complete-purchase`: pays from the fan's Cash.
     "complete-purchase" => complete_purchase_routes(PurchaseState where S: CompletePurchase) {
-        complete_purchase::complete_purchase: Write,
+        complete_purchase::complete_purchase: Write { body: r#"{"payment": {"method": "cash"}}"# },
     }
     /// `open-pack`: reveals a paid pack's items.
     "open-pack" => open_pack_routes(PurchaseState where S: OpenPurchase) {
@@ -441,33 +502,50 @@ functions! {
     }
     /// `me-purchases`: the fan's purchases and items (reads `USER#` keys only).
     "me-purchases" => me_purchases_routes(MeState where S: ListMyPurchases + ListMyItems + GetRevealedSeed) {
-        my_purchases::my_purchases: Read,
-        my_purchases::my_items: Read,
+        my_purchases::my_purchases: Read { event: "MyPurchases", query: "status=completed&limit=20" },
+        my_purchases::my_items: Read { event: "MyItems", fixture: "items", query: "limit=50" },
     }
     /// `me-cash`: the fan's balances and ledger (reads `CASH#` keys only).
     "me-cash" => me_cash_routes(MeState where S: GetBalances + ListLedger) {
-        my_cash::my_cash: Read,
-        my_cash::my_ledger: Read,
+        my_cash::my_cash: Read { event: "MyCash" },
+        my_cash::my_ledger: Read {
+            event: "MyLedger",
+            fixture: "transactions",
+            query: "currency=USD&limit=20",
+        },
     }
     /// `me-wallets`: the fan's wallets and their removal (`USER#` wallet items and count only).
     "me-wallets" => me_wallets_routes(WalletsState where S: ListWallets + DeleteWallet) {
-        my_wallets::my_wallets: Read,
-        my_wallets::delete_wallet: Write,
+        my_wallets::my_wallets: Read { event: "MyWallets" },
+        my_wallets::delete_wallet: Write { fixture: "delete" },
     }
     /// `cash-top-ups`: asks for a Cash top-up, reads one.
     "cash-top-ups" => cash_top_ups_routes(TopUpState where S: CreateTopUp + SetCheckout + GetTopUp) {
-        top_ups::create_top_up: Write,
-        top_ups::get_top_up: Read,
+        top_ups::create_top_up: Write {
+            throttle: "TopUp",
+            body: r#"{"amount":1000,"currency":"USD"}"#,
+            idempotency_key: "try-1",
+        },
+        top_ups::get_top_up: Read { fixture: "get" },
     }
     /// `stripe-webhook`: Stripe's signed events.
     "stripe-webhook" => stripe_webhook_routes(WebhookState where S: GetTopUp + SettleTopUp) {
-        stripe_webhook::stripe_webhook: Exempt,
+        stripe_webhook::stripe_webhook: Exempt {
+            body: crate::handlers::stripe_webhook::EXAMPLE_EVENT,
+            headers: crate::handlers::stripe_webhook::EXAMPLE_HEADERS,
+        },
     }
     /// `me-profile`: the fan's profile (`USER#` profile, `NAME#`, `FAN#`; checks `TEAM#`).
     "me-profile" => me_profile_routes(ProfileState where S: GetProfile + PatchProfile + PutLockerRoom) {
         profile::get_me: Read,
-        profile::patch_me: Write,
-        locker_room::put_locker_room: Write,
+        profile::patch_me: Write {
+            fixture: "patch",
+            body: r#"{"displayName": "Zoe.Hoops", "avatarUrl": null}"#,
+        },
+        locker_room::put_locker_room: Write {
+            fixture: "locker-room",
+            body: r#"{"title": "Rookie gold", "items": []}"#,
+        },
     }
     /// `locker-rooms`: a fan's public locker room (reads `NAME#` and `FAN#` keys only).
     "locker-rooms" => locker_rooms_routes(LockerRoomsState where S: GetLockerRoom) {
@@ -475,16 +553,16 @@ functions! {
     }
     /// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
     "catalog" => catalog_routes(CatalogState where S: ListLeagues + GetLeague + ListTeams + GetTeam) {
-        catalog::list_leagues: Read,
-        catalog::get_league: Read,
-        catalog::list_teams: Read,
-        catalog::get_team: Read,
+        catalog::list_leagues: Read { fixture: "leagues" },
+        catalog::get_league: Read { fixture: "league" },
+        catalog::list_teams: Read { fixture: "teams", query: "leagueId=nba&limit=50" },
+        catalog::get_team: Read { fixture: "team" },
     }
     /// `leaderboards`: a board's top (public) and the fan's standing (reads `FAN#` scores and
     /// faces, the `BOARD#` partitions of GSI4; `LEAGUE#`, `TEAM#` for a 404).
     "leaderboards" => leaderboards_routes(LeaderboardsState where S: ReadBoard + GetStanding + GetLeague + GetTeam) {
-        leaderboards::get_leaderboard: Read,
-        leaderboards::get_my_standing: Read,
+        leaderboards::get_leaderboard: Read { query: "limit=10" },
+        leaderboards::get_my_standing: Read { fixture: "my-standing" },
     }
     /// `dashboard`: the fan's home screen (reads only: `CASH#`, `USER#` purchases, the listing,
     /// `FAN#` score, `BOARD#`).
@@ -495,22 +573,22 @@ functions! {
     /// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
     "quests" => quests_routes(MeState where S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims) {
         quests::list_quests: Read,
-        quests::get_quest: Read,
-        quests::my_rewards: Read,
+        quests::get_quest: Read { fixture: "quest" },
+        quests::my_rewards: Read { event: "MyRewards", fixture: "rewards", query: "limit=20" },
     }
     /// `quest-claims`: claims a reward (the only new function writing `CASH#`, `CREDIT#quest:`).
     "quest-claims" => quest_claims_routes(MeState where S: GetQuest + GetClaims + ListMyItems + ClaimQuest) {
-        quests::claim_quest: Write,
+        quests::claim_quest: Write { idempotency_key: "9d6f1c2a-4b3e-4f8a-8c7d-2e1b0a9f8e7d" },
     }
     /// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
     /// pack item only; never `QSEED#` nor `DRAW#`).
     "queue" => queue_routes(QueueFnState where S: QueueStore) {
-        queue::get_queue: Read,
-        queue::join_queue: Join,
-        queue::my_queue_entry: Read,
-        queue::list_queue_entrants: Read,
-        queue::my_queue_proof: Read,
-        queue::queue_report: Read,
+        queue::get_queue: Read { fixture: "get" },
+        queue::join_queue: Join { fixture: "join" },
+        queue::my_queue_entry: Read { fixture: "me" },
+        queue::list_queue_entrants: Read { fixture: "entrants" },
+        queue::my_queue_proof: Read { fixture: "proof" },
+        queue::queue_report: Read { fixture: "report" },
     }
 }
 
