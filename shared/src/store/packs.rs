@@ -172,9 +172,8 @@ pub enum SeedFailure {
 /// it, decides, and writes on condition that nothing changed in between. Returns how it wrote.
 ///
 /// A write refused because the pack changed is decided again on the pack as it is now, a few
-/// times: another writer came between, or the write itself was applied and its answer lost (a
-/// retry of it is then refused; DynamoDB's request token makes the SDK's retry of a transaction
-/// idempotent, moto does not keep it).
+/// times: another writer came between. (A write applied whose answer was lost needs no such
+/// care: the SDK retries it with its ClientRequestToken, which DynamoDB answers as applied.)
 pub async fn seed<S: GetPack + SeedPack>(
     store: &S,
     pack: &Pack,

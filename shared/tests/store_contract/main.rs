@@ -291,11 +291,12 @@ async fn every_json_value_round_trips_exactly(store: &impl Store) {
 
 // --- DynamoDB only ---
 
-/// A seeding transaction applied whose answer is lost: the SDK's retry of it is refused by moto
-/// (it keeps no request token), and `seed` decides again on the pack as it now stands instead of
-/// failing the operator's run (seen once in the cargo lambda watch smoke test).
+/// A seeding transaction applied whose answer is lost: the SDK's retry carries the same
+/// ClientRequestToken and is answered as applied (DynamoDB's idempotency, which testkit's moto
+/// keeps), not refused as a repeat (seen once in the cargo lambda watch smoke test, on a moto
+/// that did not keep it).
 #[tokio::test]
-async fn a_seeding_write_whose_answer_was_lost_is_decided_again() {
+async fn a_seeding_write_whose_answer_was_lost_is_answered_as_applied() {
     use testkit::fault_proxy::{Fault, FaultProxy};
     let direct = testkit::moto::shared_table().await;
     let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
@@ -306,10 +307,38 @@ async fn a_seeding_write_whose_answer_was_lost_is_decided_again() {
         1,
     );
     let pack = pack_with_items("lost");
-    seed(&store, &pack, Timestamp::now()).await.unwrap();
-    assert_eq!(proxy.operation_count("TransactWriteItems"), 3);
+    let written = seed(&store, &pack, Timestamp::now()).await.unwrap();
+    assert_eq!(proxy.operation_count("TransactWriteItems"), 2);
     let stored = direct
         .get_pack(&testkit::ids::pack("lost"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (stored.pack.name, stored.revision),
+        (pack.name, 1),
+        "{written:?}"
+    );
+}
+
+/// A seeding write refused because the pack changed since it was read (another writer came
+/// between) is decided again on the pack as it now stands.
+#[tokio::test]
+async fn a_seeding_write_refused_for_a_change_is_decided_again() {
+    use testkit::fault_proxy::{Fault, FaultProxy};
+    let direct = testkit::moto::shared_table().await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let store = DynamoStore::new(client_for(&proxy.endpoint()).await, direct.table());
+    proxy.set_for_operation(
+        Fault::Cancelled("ConditionalCheckFailed"),
+        "TransactWriteItems",
+        1,
+    );
+    let pack = pack_with_items("changed");
+    seed(&store, &pack, Timestamp::now()).await.unwrap();
+    assert_eq!(proxy.operation_count("TransactWriteItems"), 2);
+    let stored = direct
+        .get_pack(&testkit::ids::pack("changed"))
         .await
         .unwrap()
         .unwrap();
