@@ -58,7 +58,8 @@ async fn open_one(state: &MeState<MemoryStore>, fan: &str) {
 }
 
 async fn get(state: &Arc<MeState<MemoryStore>>, fan: &str, path: &str) -> (u16, Value) {
-    let event = ApiEvent::get(path).bearer(&token(fan, None));
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
+    let event = ApiEvent::get(path).query(query).bearer(&token(fan, None));
     let routes = if path.starts_with("/api/me/cash") {
         me_cash_routes()
     } else {
@@ -266,4 +267,53 @@ async fn a_pack_reward_sold_out_is_a_409_then_a_claim_names_its_purchase() {
     let (_, rewards) = get(&state, "fan_1", "/api/me/rewards").await;
     assert_eq!(rewards["rewards"], json!([first["reward"]]));
     assert_eq!(balance(&state, "fan_1").await, 0, "nothing paid");
+}
+
+#[tokio::test]
+async fn rewards_page_newest_first_on_the_fans_own_cursor() {
+    let state = state().await;
+    state
+        .store
+        .seed_quests(&[one_opening("r1", -30, 30), one_opening("r2", -30, 30)])
+        .await
+        .unwrap();
+    open_one(&state, "fan_1").await;
+    for (quest, key) in [("first-pack", "k1"), ("r1", "k2"), ("r2", "k3")] {
+        let (status, _, body) = claim(&state, "fan_1", quest, Some(key)).await;
+        assert_eq!(status, 201, "{quest}: {body}");
+    }
+    let (status, first) = get(&state, "fan_1", "/api/me/rewards?limit=2").await;
+    assert_eq!(status, 200, "{first}");
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a second page")
+        .to_owned();
+    let (status, second) = get(
+        &state,
+        "fan_1",
+        &format!("/api/me/rewards?limit=2&cursor={cursor}"),
+    )
+    .await;
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["nextCursor"], Value::Null);
+    let quests: Vec<&str> = [&first, &second]
+        .iter()
+        .flat_map(|page| page["rewards"].as_array().unwrap())
+        .map(|reward| reward["questId"].as_str().unwrap())
+        .collect();
+    assert_eq!(quests, ["r2", "r1", "first-pack"], "newest first");
+    // Another fan's cursor, a bad limit: a clear 400.
+    for (fan, query, expected) in [
+        (
+            "fan_2",
+            format!("limit=2&cursor={cursor}"),
+            "invalid_cursor",
+        ),
+        ("fan_1", "cursor=forged".to_owned(), "invalid_cursor"),
+        ("fan_1", "limit=0".to_owned(), "invalid_limit"),
+        ("fan_1", "limit=101".to_owned(), "invalid_limit"),
+    ] {
+        let (status, body) = get(&state, fan, &format!("/api/me/rewards?{query}")).await;
+        assert_eq!((status, code(&body)), (400, expected), "{fan} {query}");
+    }
 }
