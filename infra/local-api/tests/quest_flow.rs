@@ -1,7 +1,8 @@
 //! `scripts/local`'s example flow (start, pay, open a pack as the demo user) completes the
 //! shipped quest `first-pack`, which the demo user then claims, once: every answer checked
 //! against `openapi.yaml`. Two openings of the rookie pack complete `rookie-double`, whose
-//! reward is a rookie pack: a purchase at 0, paid, that the demo user opens.
+//! reward is a rookie pack: a purchase at 0, paid, that the demo user opens. An opening puts the
+//! demo user on the global board, scored with `SCORE_WEIGHTS` as the functions score.
 
 mod common;
 
@@ -166,4 +167,27 @@ async fn two_openings_complete_rookie_double_whose_pack_reward_opens() {
     );
     let (_, rewards) = api.get_as(&token, "/api/me/rewards").await;
     assert_eq!(rewards["rewards"], json!([claimed["reward"]]));
+}
+
+#[tokio::test]
+async fn an_opening_scores_on_the_board_with_the_configured_weights() {
+    // Every rarity of the rookie pack at 7: whatever the draw, five items make 35.
+    let weights = "common=7,rare=7,epic=7,legendary=7";
+    let api = LocalApi::start_with(&[("SCORE_WEIGHTS", weights)]).await;
+    let token = api.token("demo-user", None).await;
+    buy_and_open(&api, &token, "scored").await;
+    let (status, mine) = api
+        .call(
+            reqwest::Client::new()
+                .get(format!("{}/api/leaderboards/global/me", api.base))
+                .bearer_auth(&token),
+            "get",
+            "/api/leaderboards/{board}/me",
+        )
+        .await;
+    assert_eq!(status, 200, "{mine}");
+    assert_eq!(
+        mine,
+        json!({"board": "global", "score": 35, "rank": 1, "percentile": null})
+    );
 }
