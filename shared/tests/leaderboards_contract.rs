@@ -1,9 +1,9 @@
 //! The leaderboards, run against both stores (DynamoStore on moto_server through the
 //! one-request-at-a-time proxy, MemoryStore): an opening puts its fan on the global board and
-//! the pack's league's (each item its rarity's weight), ties go to who reached the score first,
-//! fans without a display name hold their rank but are not listed, a repeated open adds nothing,
-//! and a fan's standing is their exact rank within the top 10,000, beyond it the percentile of
-//! the board's sample.
+//! the pack's league's and team's (each item its rarity's weight), ties go to who reached the
+//! score first, fans without a display name hold their rank but are not listed, a repeated open
+//! adds nothing, and a fan's standing is their exact rank within the top 10,000, beyond it the
+//! percentile of the board's sample.
 
 use std::sync::Arc;
 
@@ -18,6 +18,7 @@ testkit::store_contract!(
     arc:
     openings_rank_fans_by_score_then_who_reached_it_first,
     a_repeated_open_and_an_unscored_board_change_nothing,
+    an_opening_of_a_teams_pack_scores_on_its_team_and_league_boards,
     beyond_the_top_ten_thousand_a_rank_is_the_samples_percentile,
 );
 
@@ -126,6 +127,28 @@ async fn a_repeated_open_and_an_unscored_board_change_nothing(store: Arc<impl St
             .await
             .unwrap();
         assert_eq!(none, None, "{board}");
+    }
+}
+
+async fn an_opening_of_a_teams_pack_scores_on_its_team_and_league_boards(store: Arc<impl Store>) {
+    let store = &*store;
+    let mut pack = testkit::packs::active("lakers-pack", 60);
+    pack.team_id = Some("nba-lal".into());
+    testkit::packs::save(store, &pack).await;
+    open_one(store, "alpha", "lakers-pack", "k1", at(-20)).await;
+    for (board, scored) in [
+        ("global", true),
+        ("league:nba", true),
+        ("team:nba-lal", true),
+        ("team:nba-bos", false),
+        ("league:nfl", false),
+    ] {
+        let standing = store
+            .get_standing(&Board::parse(board).unwrap(), &ids::user("alpha"))
+            .await
+            .unwrap()
+            .map(|standing| (standing.score.score, standing.rank));
+        assert_eq!(standing, scored.then_some((5, Rank::Exact(1))), "{board}");
     }
 }
 
