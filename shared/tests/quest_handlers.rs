@@ -317,3 +317,28 @@ async fn rewards_page_newest_first_on_the_fans_own_cursor() {
         assert_eq!((status, code(&body)), (400, expected), "{fan} {query}");
     }
 }
+
+#[tokio::test]
+async fn a_claim_made_answers_again_after_the_quest_ended() {
+    use shared::store::quests::{ClaimQuest, GetQuest};
+    let state = state().await;
+    // fan_1 claimed `long-gone` the day before it ended (8 days ago).
+    let quest_id = shared::ids::QuestId::parse("long-gone").unwrap();
+    let quest = state.store.get_quest(&quest_id).await.unwrap().unwrap();
+    let fan = testkit::ids::user("fan_1");
+    let grant = shared::quests::grant(&quest, &fan);
+    let then = quest.ends_at.plus_seconds(-86_400).unwrap();
+    let made = shared::quests::Claim::new(&quest, &fan, "k-then", &grant, then);
+    state.store.claim_quest(&made, &grant).await.unwrap();
+    // Claimed again now, with another key: that claim, replayed, not 410.
+    let (status, replayed, body) = claim(&state, "fan_1", "long-gone", Some("k-now")).await;
+    assert_eq!((status, replayed.as_deref()), (201, Some("true")), "{body}");
+    assert_eq!(
+        (&body["reward"]["questId"], &body["reward"]["claimedAt"]),
+        (&json!("long-gone"), &json!(then.to_string()))
+    );
+    assert_eq!(balance(&state, "fan_1").await, 5, "credited once");
+    // A fan who never claimed it: 410.
+    let (status, _, body) = claim(&state, "fan_2", "long-gone", Some("k")).await;
+    assert_eq!((status, code(&body)), (410, "quest_ended"));
+}
