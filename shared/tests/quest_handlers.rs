@@ -151,8 +151,19 @@ async fn the_active_quests_show_the_fans_progress() {
 #[tokio::test]
 async fn refused_claims_are_clear_and_write_nothing() {
     let state = state().await;
+    let too_long = "k".repeat(256);
     for (quest, key, expected) in [
         ("first-pack", None, (400, "missing_idempotency_key")),
+        (
+            "first-pack",
+            Some(too_long.as_str()),
+            (400, "invalid_idempotency_key"),
+        ),
+        (
+            "first-pack",
+            Some("a key"),
+            (400, "invalid_idempotency_key"),
+        ),
         ("first-pack", Some("k1"), (409, "quest_not_completed")),
         ("nope", Some("k1"), (404, "quest_not_found")),
         ("a%20b", Some("k1"), (404, "not_found")),
