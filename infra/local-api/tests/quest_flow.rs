@@ -2,7 +2,8 @@
 //! shipped quest `first-pack`, which the demo user then claims, once: every answer checked
 //! against `openapi.yaml`. Two openings of the rookie pack complete `rookie-double`, whose
 //! reward is a rookie pack: a purchase at 0, paid, that the demo user opens. An opening puts the
-//! demo user on the global board, scored with `SCORE_WEIGHTS` as the functions score.
+//! demo user on the global board, scored with `SCORE_WEIGHTS` as the functions score; the home
+//! screen (`GET /api/dashboard`) then shows the Cash, the completed quest, the drops and the rank.
 
 mod common;
 
@@ -190,4 +191,46 @@ async fn an_opening_scores_on_the_board_with_the_configured_weights() {
         mine,
         json!({"board": "global", "score": 35, "rank": 1, "percentile": null})
     );
+}
+
+#[tokio::test]
+async fn the_home_screen_after_the_example_flow() {
+    let api = LocalApi::start().await;
+    let token = api.token("demo-user", None).await;
+    buy_and_open(&api, &token, "my-first-buy").await;
+    let (status, home) = api.get_as(&token, "/api/dashboard").await;
+    assert_eq!(status, 200, "{home}");
+    let usd = home["cash"]["balances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|money| money["currency"] == "USD")
+        .cloned();
+    assert!(
+        usd.is_some_and(|usd| usd["amount"].as_u64() > Some(0)),
+        "{home}"
+    );
+    assert_eq!(home["unopened"], json!([]), "the flow's purchase is opened");
+    let first = home["quests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|quest| quest["id"] == "first-pack")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        first["progress"],
+        json!({"current": 1, "target": 1, "completed": true, "claimed": false}),
+        "{home}"
+    );
+    let drops = home["drops"].as_array().unwrap();
+    assert!(
+        drops
+            .iter()
+            .any(|drop| drop["pack"]["id"] == "nba-rookie-2026" && drop["phase"] == "live"),
+        "{home}"
+    );
+    assert_eq!(home["rank"]["board"], "global");
+    assert_eq!(home["rank"]["rank"], 1, "{home}");
+    assert!(home["rank"]["score"].as_u64() >= Some(5), "{home}");
 }
