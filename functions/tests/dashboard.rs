@@ -48,3 +48,50 @@ async fn the_home_screen_through_the_binary() {
     let anonymous = function.call(&ApiEvent::get("/api/dashboard")).await;
     assert_eq!(anonymous.status, 401);
 }
+
+/// The DynamoDB requests one home screen makes, counted at a proxy in front of moto: the number
+/// docs/leaderboards.md states, for a fan in the top 10,000 with under 1,000 items, and three
+/// drops (each asked for the fan's queue entry).
+#[tokio::test]
+async fn the_home_screen_makes_the_requests_the_docs_count() {
+    use shared::store::quests::SeedQuests;
+    // `behind_proxy` saves the live pack `p`: with `live-pack` two live drops, and one upcoming.
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    testkit::packs::save(&env.store, &testkit::packs::active("live-pack", 60)).await;
+    testkit::packs::save(&env.store, &testkit::packs::active("soon-pack", -3600)).await;
+    env.store
+        .seed_quests(&testkit::quests::shipped())
+        .await
+        .unwrap();
+    open_one(&env.store, "fan", "live-pack", "k1", at(-30)).await;
+    pay_one(&env.store, "fan", "live-pack", "k2", at(-20)).await;
+    let function = env.spawn(BINARY, &[]).await;
+    let ask = || ApiEvent::get("/api/dashboard").bearer(&token("fan", None));
+    // The first call pays for what a cold start reads once; the second is counted.
+    assert_eq!(function.call(&ask()).await.status, 200);
+    let before = proxy.operation_counts();
+    let home = function.call(&ask()).await;
+    assert_eq!(home.status, 200, "{home:?}");
+    for part in ["cash", "unopened", "quests", "drops", "rank"] {
+        assert!(!home.body[part].is_null(), "{part} in {home:?}");
+    }
+    assert_eq!(home.body["drops"].as_array().map(Vec::len), Some(3));
+    let mut made = proxy.operation_counts();
+    for (operation, count) in before {
+        *made.entry(operation).or_default() -= count;
+    }
+    made.retain(|_, count| *count > 0);
+    assert_eq!(
+        made,
+        [
+            // The balances, the global score, a queue entry per drop (3).
+            ("GetItem".to_owned(), 1 + 1 + 3),
+            // Unopened, live, upcoming; the standing's 16 counts; the quests, claims, items.
+            ("Query".to_owned(), 3 + 16 + 3),
+            // The read rate limit's counters (the fan's and the address's).
+            ("UpdateItem".to_owned(), 2),
+        ]
+        .into(),
+        "docs/leaderboards.md, GET /api/dashboard"
+    );
+}

@@ -188,3 +188,32 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         .await;
     assert_eq!(opened.status, 200, "{opened:?}");
 }
+
+/// `SCORE_WEIGHTS` is read at the cold start and scores the function's openings: the test
+/// pack's five commons at 3 each.
+#[tokio::test]
+async fn an_opening_scores_with_the_configured_weights() {
+    use shared::leaderboards::{Board, Rank};
+    use shared::store::leaderboards::GetStanding;
+    let env = PurchaseEnv::new().await;
+    testkit::packs::save(&env.store, &active("p", 10)).await;
+    let purchase = paid(&env, "scorer", "p", "k").await;
+    let function = env
+        .spawn(BINARY, &[("SCORE_WEIGHTS", "common=3,rare=20")])
+        .await;
+    let opened = function
+        .call(&open_event(
+            "p",
+            purchase.id.as_str(),
+            &token("scorer", None),
+        ))
+        .await;
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let standing = env
+        .store
+        .get_standing(&Board::Global, &ids::user("scorer"))
+        .await
+        .unwrap()
+        .expect("a score on the global board");
+    assert_eq!((standing.score.score, standing.rank), (15, Rank::Exact(1)));
+}

@@ -26,7 +26,7 @@ use testkit::packs::at;
 use testkit::tokens::token;
 
 /// The in-memory store, with one part's read failing (`fails`: `cash`, `unopened`, `live`,
-/// `upcoming`, `rank`, or none).
+/// `upcoming`, `rank`, or none; `quests` fails the quests part instead).
 struct Failing {
     store: MemoryStore,
     fails: &'static str,
@@ -98,15 +98,23 @@ async fn store() -> MemoryStore {
     store
 }
 
-fn quests(_: UserId, _: Timestamp) -> PartFuture {
-    Box::pin(async { Ok(json!([{"id": "first-pack", "progress": {"current": 1, "target": 1}}])) })
+/// The quests part, failing when `fails` is `quests`.
+fn quests(fails: &'static str) -> impl Fn(UserId, Timestamp) -> PartFuture {
+    move |_, _| -> PartFuture {
+        Box::pin(async move {
+            if fails == "quests" {
+                return Err(StoreError::unavailable("the quests are down"));
+            }
+            Ok(json!([{"id": "first-pack", "progress": {"current": 1, "target": 1}}]))
+        })
+    }
 }
 
 async fn dashboard(store: MemoryStore, fails: &'static str, queue_fails: bool) -> (u16, Value) {
     let state = Arc::new(DashboardState {
         store: Failing { store, fails },
         verifier: testkit::tokens::verifier(),
-        quests: Some(Arc::new(quests)),
+        quests: Some(Arc::new(quests(fails))),
         queue: Some(Arc::new(move |_, pack, _| -> PartFuture {
             Box::pin(async move {
                 match (pack.as_str(), queue_fails) {
@@ -166,6 +174,7 @@ async fn a_failed_part_is_null_and_the_rest_is_answered() {
         ("live", "drops"),
         ("upcoming", "drops"),
         ("rank", "rank"),
+        ("quests", "quests"),
     ] {
         let (status, home) = dashboard(store().await, fails, false).await;
         assert_eq!(status, 200, "{fails}: {home}");

@@ -1,8 +1,9 @@
 //! The leaderboards, run against both stores (DynamoStore on moto_server through the
 //! one-request-at-a-time proxy, MemoryStore): an opening puts its fan on the global board and
-//! the pack's league's (each item its rarity's weight), ties go to who reached the score first,
-//! fans without a display name hold their rank but are not listed, a repeated open adds nothing,
-//! and a fan's standing is their exact rank.
+//! the pack's league's and team's (each item its rarity's weight), ties go to who reached the
+//! score first, fans without a display name hold their rank but are not listed, a repeated open
+//! adds nothing, and a fan's standing is their exact rank within the top 10,000, beyond it the
+//! percentile of the board's sample.
 
 use std::sync::Arc;
 
@@ -17,6 +18,8 @@ testkit::store_contract!(
     arc:
     openings_rank_fans_by_score_then_who_reached_it_first,
     a_repeated_open_and_an_unscored_board_change_nothing,
+    an_opening_of_a_teams_pack_scores_on_its_team_and_league_boards,
+    beyond_the_top_ten_thousand_a_rank_is_the_samples_percentile,
 );
 
 fn lines(entries: &[shared::leaderboards::BoardEntry]) -> Vec<(u64, String, u64)> {
@@ -125,4 +128,89 @@ async fn a_repeated_open_and_an_unscored_board_change_nothing(store: Arc<impl St
             .unwrap();
         assert_eq!(none, None, "{board}");
     }
+}
+
+async fn an_opening_of_a_teams_pack_scores_on_its_team_and_league_boards(store: Arc<impl Store>) {
+    let store = &*store;
+    let mut pack = testkit::packs::active("lakers-pack", 60);
+    pack.team_id = Some("nba-lal".into());
+    testkit::packs::save(store, &pack).await;
+    open_one(store, "alpha", "lakers-pack", "k1", at(-20)).await;
+    for (board, scored) in [
+        ("global", true),
+        ("league:nba", true),
+        ("team:nba-lal", true),
+        ("team:nba-bos", false),
+        ("league:nfl", false),
+    ] {
+        let standing = store
+            .get_standing(&Board::parse(board).unwrap(), &ids::user("alpha"))
+            .await
+            .unwrap()
+            .map(|standing| (standing.score.score, standing.rank));
+        assert_eq!(standing, scored.then_some((5, Rank::Exact(1))), "{board}");
+    }
+}
+
+async fn beyond_the_top_ten_thousand_a_rank_is_the_samples_percentile(store: Arc<impl Store>) {
+    use shared::leaderboards::{EXACT_RANK_LIMIT, Score, is_sampled};
+    // 10,050 fans, the board's order chosen: half the sampled fans (one in 256) at the bottom,
+    // the others, then the other half of the sample at the top. Every shard of the index holds
+    // about 628 fans, past a shard's first count of 625.
+    let fans: Vec<_> = (0..10_050)
+        .map(|n| ids::user(&format!("fan-{n}")))
+        .collect();
+    let (sample, others): (Vec<_>, Vec<_>) = fans.into_iter().partition(is_sampled);
+    assert!(sample.len() >= 4, "{} sampled", sample.len());
+    let half = sample.len() / 2;
+    let board: Vec<_> = sample[..half]
+        .iter()
+        .chain(&others)
+        .chain(&sample[half..])
+        .cloned()
+        .collect();
+    // The fan at `board[i]` scores i + 1.
+    let scores: Vec<_> = (1..)
+        .zip(&board)
+        .map(|(score, fan)| {
+            let reached_at = at(-60);
+            (fan.clone(), Score { score, reached_at })
+        })
+        .collect();
+    store.seed_scores(&Board::Global, &scores).await.unwrap();
+    let standing = |score: u64| {
+        let fan = board[score as usize - 1].clone();
+        let store = &store;
+        async move {
+            let standing = store.get_standing(&Board::Global, &fan).await.unwrap();
+            standing.map(|standing| (standing.score.score, standing.rank))
+        }
+    };
+    let top = board.len() as u64;
+    assert_eq!(standing(top).await, Some((top, Rank::Exact(1))));
+    let last_exact = top + 1 - EXACT_RANK_LIMIT;
+    assert_eq!(
+        standing(last_exact).await,
+        Some((last_exact, Rank::Exact(EXACT_RANK_LIMIT)))
+    );
+    // One more ahead: a percentile, the share of the sample behind (the fan, when sampled, in
+    // neither part): about half at the top of the rest (checked below), 0 for the last.
+    let mut percentiles = Vec::new();
+    for score in [last_exact - 1, half as u64, 1] {
+        let sampled = |wanted: &dyn Fn(u64) -> bool| {
+            (1..=top)
+                .filter(|&other| wanted(other) && is_sampled(&board[other as usize - 1]))
+                .count() as u64
+        };
+        let expected = Rank::estimated(
+            sampled(&|other| other > score),
+            sampled(&|other| other < score),
+        );
+        assert_eq!(standing(score).await, Some((score, expected)), "{score}");
+        percentiles.push(expected);
+    }
+    let Rank::Percentile(middle) = percentiles[0] else {
+        panic!("a percentile: {percentiles:?}");
+    };
+    assert!((30..=70).contains(&middle), "{middle}");
 }

@@ -58,7 +58,8 @@ async fn open_one(state: &MeState<MemoryStore>, fan: &str) {
 }
 
 async fn get(state: &Arc<MeState<MemoryStore>>, fan: &str, path: &str) -> (u16, Value) {
-    let event = ApiEvent::get(path).bearer(&token(fan, None));
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
+    let event = ApiEvent::get(path).query(query).bearer(&token(fan, None));
     let routes = if path.starts_with("/api/me/cash") {
         me_cash_routes()
     } else {
@@ -150,8 +151,19 @@ async fn the_active_quests_show_the_fans_progress() {
 #[tokio::test]
 async fn refused_claims_are_clear_and_write_nothing() {
     let state = state().await;
+    let too_long = "k".repeat(256);
     for (quest, key, expected) in [
         ("first-pack", None, (400, "missing_idempotency_key")),
+        (
+            "first-pack",
+            Some(too_long.as_str()),
+            (400, "invalid_idempotency_key"),
+        ),
+        (
+            "first-pack",
+            Some("a key"),
+            (400, "invalid_idempotency_key"),
+        ),
         ("first-pack", Some("k1"), (409, "quest_not_completed")),
         ("nope", Some("k1"), (404, "quest_not_found")),
         ("a%20b", Some("k1"), (404, "not_found")),
@@ -266,4 +278,78 @@ async fn a_pack_reward_sold_out_is_a_409_then_a_claim_names_its_purchase() {
     let (_, rewards) = get(&state, "fan_1", "/api/me/rewards").await;
     assert_eq!(rewards["rewards"], json!([first["reward"]]));
     assert_eq!(balance(&state, "fan_1").await, 0, "nothing paid");
+}
+
+#[tokio::test]
+async fn rewards_page_newest_first_on_the_fans_own_cursor() {
+    let state = state().await;
+    state
+        .store
+        .seed_quests(&[one_opening("r1", -30, 30), one_opening("r2", -30, 30)])
+        .await
+        .unwrap();
+    open_one(&state, "fan_1").await;
+    for (quest, key) in [("first-pack", "k1"), ("r1", "k2"), ("r2", "k3")] {
+        let (status, _, body) = claim(&state, "fan_1", quest, Some(key)).await;
+        assert_eq!(status, 201, "{quest}: {body}");
+    }
+    let (status, first) = get(&state, "fan_1", "/api/me/rewards?limit=2").await;
+    assert_eq!(status, 200, "{first}");
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("a second page")
+        .to_owned();
+    let (status, second) = get(
+        &state,
+        "fan_1",
+        &format!("/api/me/rewards?limit=2&cursor={cursor}"),
+    )
+    .await;
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["nextCursor"], Value::Null);
+    let quests: Vec<&str> = [&first, &second]
+        .iter()
+        .flat_map(|page| page["rewards"].as_array().unwrap())
+        .map(|reward| reward["questId"].as_str().unwrap())
+        .collect();
+    assert_eq!(quests, ["r2", "r1", "first-pack"], "newest first");
+    // Another fan's cursor, a bad limit: a clear 400.
+    for (fan, query, expected) in [
+        (
+            "fan_2",
+            format!("limit=2&cursor={cursor}"),
+            "invalid_cursor",
+        ),
+        ("fan_1", "cursor=forged".to_owned(), "invalid_cursor"),
+        ("fan_1", "limit=0".to_owned(), "invalid_limit"),
+        ("fan_1", "limit=101".to_owned(), "invalid_limit"),
+    ] {
+        let (status, body) = get(&state, fan, &format!("/api/me/rewards?{query}")).await;
+        assert_eq!((status, code(&body)), (400, expected), "{fan} {query}");
+    }
+}
+
+#[tokio::test]
+async fn a_claim_made_answers_again_after_the_quest_ended() {
+    use shared::store::quests::{ClaimQuest, GetQuest};
+    let state = state().await;
+    // fan_1 claimed `long-gone` the day before it ended (8 days ago).
+    let quest_id = shared::ids::QuestId::parse("long-gone").unwrap();
+    let quest = state.store.get_quest(&quest_id).await.unwrap().unwrap();
+    let fan = testkit::ids::user("fan_1");
+    let grant = shared::quests::grant(&quest, &fan);
+    let then = quest.ends_at.plus_seconds(-86_400).unwrap();
+    let made = shared::quests::Claim::new(&quest, &fan, "k-then", &grant, then);
+    state.store.claim_quest(&made, &grant).await.unwrap();
+    // Claimed again now, with another key: that claim, replayed, not 410.
+    let (status, replayed, body) = claim(&state, "fan_1", "long-gone", Some("k-now")).await;
+    assert_eq!((status, replayed.as_deref()), (201, Some("true")), "{body}");
+    assert_eq!(
+        (&body["reward"]["questId"], &body["reward"]["claimedAt"]),
+        (&json!("long-gone"), &json!(then.to_string()))
+    );
+    assert_eq!(balance(&state, "fan_1").await, 5, "credited once");
+    // A fan who never claimed it: 410.
+    let (status, _, body) = claim(&state, "fan_2", "long-gone", Some("k")).await;
+    assert_eq!((status, code(&body)), (410, "quest_ended"));
 }

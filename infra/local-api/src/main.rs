@@ -178,6 +178,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     // Checked once here; each handler state gets its own verifier from it below.
     TokenVerifier::from_config(&auth).map_err(|e| e.to_string())?;
     let max_body_bytes = config::max_body_bytes(&Env).map_err(|e| e.to_string())?;
+    // As every function reads it: the openings local-api serves score with the same weights.
+    let weights = config::score_weights(&Env).map_err(|e| e.to_string())?;
 
     let parts = Parts {
         webhook_secret: checkout::webhook_secret()?,
@@ -192,7 +194,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     if args.dynamodb {
         shared::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
         let table = config::table_name(&Env).map_err(|e| e.to_string())?;
-        let store = DynamoStore::new(shared::aws::dynamodb_client().await, table.clone());
+        let store = DynamoStore::new(shared::aws::dynamodb_client().await, table.clone())
+            .with_score_weights(weights);
         run(parts, store, &format!("DynamoDB table {table}")).await
     } else {
         let (bytes, source) = match &args.seed {
@@ -219,7 +222,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         catalog
             .check_packs(&packs)
             .map_err(|(pack, problem)| format!("{source}: pack {pack}: {problem}"))?;
-        let store = MemoryStore::with_packs(&packs);
+        let store = MemoryStore::with_packs(&packs).with_score_weights(weights);
         seed_catalog(&store, &catalog).await?;
         // The shipped quests name the shipped packs: another packs file comes without quests.
         let quests = if args.seed.is_none() {

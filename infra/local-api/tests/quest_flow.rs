@@ -1,7 +1,9 @@
 //! `scripts/local`'s example flow (start, pay, open a pack as the demo user) completes the
 //! shipped quest `first-pack`, which the demo user then claims, once: every answer checked
 //! against `openapi.yaml`. Two openings of the rookie pack complete `rookie-double`, whose
-//! reward is a rookie pack: a purchase at 0, paid, that the demo user opens.
+//! reward is a rookie pack: a purchase at 0, paid, that the demo user opens. An opening puts the
+//! demo user on the global board, scored with `SCORE_WEIGHTS` as the functions score; the home
+//! screen (`GET /api/dashboard`) then shows the Cash, the completed quest, the drops and the rank.
 
 mod common;
 
@@ -166,4 +168,69 @@ async fn two_openings_complete_rookie_double_whose_pack_reward_opens() {
     );
     let (_, rewards) = api.get_as(&token, "/api/me/rewards").await;
     assert_eq!(rewards["rewards"], json!([claimed["reward"]]));
+}
+
+#[tokio::test]
+async fn an_opening_scores_on_the_board_with_the_configured_weights() {
+    // Every rarity of the rookie pack at 7: whatever the draw, five items make 35.
+    let weights = "common=7,rare=7,epic=7,legendary=7";
+    let api = LocalApi::start_with(&[("SCORE_WEIGHTS", weights)]).await;
+    let token = api.token("demo-user", None).await;
+    buy_and_open(&api, &token, "scored").await;
+    let (status, mine) = api
+        .call(
+            reqwest::Client::new()
+                .get(format!("{}/api/leaderboards/global/me", api.base))
+                .bearer_auth(&token),
+            "get",
+            "/api/leaderboards/{board}/me",
+        )
+        .await;
+    assert_eq!(status, 200, "{mine}");
+    assert_eq!(
+        mine,
+        json!({"board": "global", "score": 35, "rank": 1, "percentile": null})
+    );
+}
+
+#[tokio::test]
+async fn the_home_screen_after_the_example_flow() {
+    let api = LocalApi::start().await;
+    let token = api.token("demo-user", None).await;
+    buy_and_open(&api, &token, "my-first-buy").await;
+    let (status, home) = api.get_as(&token, "/api/dashboard").await;
+    assert_eq!(status, 200, "{home}");
+    let usd = home["cash"]["balances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|money| money["currency"] == "USD")
+        .cloned();
+    assert!(
+        usd.is_some_and(|usd| usd["amount"].as_u64() > Some(0)),
+        "{home}"
+    );
+    assert_eq!(home["unopened"], json!([]), "the flow's purchase is opened");
+    let first = home["quests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|quest| quest["id"] == "first-pack")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        first["progress"],
+        json!({"current": 1, "target": 1, "completed": true, "claimed": false}),
+        "{home}"
+    );
+    let drops = home["drops"].as_array().unwrap();
+    assert!(
+        drops
+            .iter()
+            .any(|drop| drop["pack"]["id"] == "nba-rookie-2026" && drop["phase"] == "live"),
+        "{home}"
+    );
+    assert_eq!(home["rank"]["board"], "global");
+    assert_eq!(home["rank"]["rank"], 1, "{home}");
+    assert!(home["rank"]["score"].as_u64() >= Some(5), "{home}");
 }

@@ -503,6 +503,28 @@ mod tests {
         assert!(missing.is_empty(), "not in openapi.yaml: {missing:?}");
     }
 
+    /// The guide's table of statuses and codes (docs/api.md) is where a reader looks a code up:
+    /// every code is on the row of its status.
+    #[test]
+    fn every_code_is_on_its_status_row_of_the_guide() {
+        let guide = include_str!("../../../docs/api.md");
+        let table = &guide[guide.find("## Statuses and codes").expect("the table")..];
+        let row_of = |status: u16| {
+            table
+                .lines()
+                .find(|line| line.starts_with(&format!("| {status} |")))
+                .unwrap_or("")
+        };
+        let misplaced: Vec<String> = ErrorCode::all()
+            .filter(|code| !row_of(code.status().as_u16()).contains(&format!("`{code}`")))
+            .map(|code| format!("{} {code}", code.status().as_u16()))
+            .collect();
+        assert!(
+            misplaced.is_empty(),
+            "not on its row of docs/api.md: {misplaced:?}"
+        );
+    }
+
     #[test]
     fn a_store_error_maps_to_its_status_with_its_cause_in_the_log_detail_only() {
         use crate::store::StoreError;

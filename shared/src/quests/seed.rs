@@ -131,10 +131,16 @@ pub fn resolve(
                 if catalog.league(&league).is_none() {
                     return Err(refuse(id, format!("goal: no league {league}")));
                 }
+                let of_league: Vec<&Pack> = packs
+                    .iter()
+                    .filter(|pack| pack.league_id.as_deref() == Some(league.as_str()))
+                    .collect();
+                check_within_league(&quest.goal, &of_league).map_err(|problem| {
+                    refuse(&id, format!("goal: {problem} of league {league}"))
+                })?;
                 Some(
-                    packs
+                    of_league
                         .iter()
-                        .filter(|pack| pack.league_id.as_deref() == Some(league.as_str()))
                         .filter_map(|pack| crate::ids::PackId::parse(pack.id.as_str()).ok())
                         .collect(),
                 )
@@ -143,4 +149,28 @@ pub fn resolve(
         };
     }
     Ok(())
+}
+
+/// A goal held to one league can be met with that league's packs (`of_league`): a quest no fan
+/// could ever complete is refused with the file, not shown for ever at 0.
+fn check_within_league(goal: &Goal, of_league: &[&Pack]) -> Result<(), String> {
+    if of_league.is_empty() {
+        return Err("no pack".into());
+    }
+    match goal {
+        Goal::OpenPacks {
+            pack_id: Some(pack_id),
+            ..
+        } if !of_league.iter().any(|pack| pack.id == pack_id.as_str()) => {
+            Err(format!("pack {pack_id} is not a pack"))
+        }
+        Goal::CollectRarity { rarity, .. }
+            if !of_league
+                .iter()
+                .any(|pack| pack.odds.iter().any(|odds| odds.rarity == *rarity)) =>
+        {
+            Err(format!("no pack has rarity {rarity}"))
+        }
+        _ => Ok(()),
+    }
 }

@@ -229,11 +229,38 @@ fn the_seeding_refuses_what_names_nothing() {
             r#"{"type": "pack", "packId": "nope"}"#,
             "reward: no pack nope",
         ),
+        // Goals no fan could meet with the packs of their league.
+        (
+            r#"{"type": "open_packs", "count": 1, "leagueId": "nba", "packId": "f1-season-finale"}"#,
+            cash,
+            "goal: pack f1-season-finale is not a pack of league nba",
+        ),
+        (
+            r#"{"type": "collect_rarity", "rarity": "legendary", "count": 1, "leagueId": "nhl"}"#,
+            cash,
+            "goal: no pack has rarity legendary of league nhl",
+        ),
     ] {
         let mut quests = parse_quests(file(goal, reward).as_bytes()).unwrap();
         let error = resolve(&mut quests, &packs, &catalog).unwrap_err();
         assert!(error.problem.contains(problem), "{error}");
     }
+    // A known league the file has no pack of.
+    let without_nhl: Vec<_> = packs
+        .iter()
+        .filter(|pack| pack.league_id.as_deref() != Some("nhl"))
+        .cloned()
+        .collect();
+    let mut quests = parse_quests(
+        file(
+            r#"{"type": "open_packs", "count": 1, "leagueId": "nhl"}"#,
+            cash,
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let error = resolve(&mut quests, &without_nhl, &catalog).unwrap_err();
+    assert_eq!(error.problem, "goal: no pack of league nhl");
     for (goal, reward, problem) in [
         (r#"{"type": "open_packs", "count": 0}"#, cash, "at least 1"),
         (

@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use crate::ids::UserId;
-use crate::leaderboards::{Board, BoardEntry, Standing};
+use crate::leaderboards::{Board, BoardEntry, Score, Standing};
 use crate::store::StoreError;
 
 /// The first `limit` (at most [`MAX_BOARD_ENTRIES`](crate::leaderboards::MAX_BOARD_ENTRIES))
@@ -28,6 +28,19 @@ pub trait GetStanding: Send + Sync {
     ) -> impl Future<Output = Result<Option<Standing>, StoreError>> + Send;
 }
 
+/// Writes fans' scores on `board` as they are, each with its index entries, outside any
+/// opening: how tests make a board of more than [`EXACT_RANK_LIMIT`] fans in a few requests,
+/// where each opening is a transaction.
+///
+/// [`EXACT_RANK_LIMIT`]: crate::leaderboards::EXACT_RANK_LIMIT
+pub trait SeedScores: Send + Sync {
+    fn seed_scores(
+        &self,
+        board: &Board,
+        scores: &[(UserId, Score)],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
 /// Every leaderboard operation.
-pub trait LeaderboardStore: ReadBoard + GetStanding {}
-impl<S: ReadBoard + GetStanding> LeaderboardStore for S {}
+pub trait LeaderboardStore: ReadBoard + GetStanding + SeedScores {}
+impl<S: ReadBoard + GetStanding + SeedScores> LeaderboardStore for S {}

@@ -18,11 +18,11 @@ use crate::leaderboards::{
 use crate::store::StoreError;
 use crate::store::dynamo::records::{
     SCHEMA_VERSION, SCORE_VERSION, ShowRecord, StoredShow, rank_key_of, read_record,
-    score_from_item,
+    score_from_item, score_items,
 };
 use crate::store::dynamo::transaction::update_always;
 use crate::store::dynamo::{DynamoStore, Item, classify, key, number, s};
-use crate::store::leaderboards::{GetStanding, ReadBoard};
+use crate::store::leaderboards::{GetStanding, ReadBoard, SeedScores};
 use crate::store::schema::{
     ENTITY, GSI4, GSI4_PK, GSI4_SK, SCORE_BASE, SHOW_SK, board_sample_pk, board_shard_pk, fan_pk,
     sample_sk, score_sk,
@@ -351,5 +351,19 @@ impl GetStanding for DynamoStore {
             }
         };
         Ok(Some(Standing { score, rank }))
+    }
+}
+
+impl SeedScores for DynamoStore {
+    async fn seed_scores(
+        &self,
+        board: &Board,
+        scores: &[(UserId, Score)],
+    ) -> Result<(), StoreError> {
+        let items = scores
+            .iter()
+            .flat_map(|(user_id, score)| score_items(user_id, board, *score))
+            .collect();
+        self.put_all(items).await
     }
 }

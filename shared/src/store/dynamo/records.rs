@@ -76,7 +76,7 @@ pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord,
 pub(crate) use quests::{
     QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item,
 };
-pub(crate) use score::{SCORE_VERSION, rank_key_of, score_from_item};
+pub(crate) use score::{SCORE_VERSION, rank_key_of, score_from_item, score_items};
 pub(crate) use unpaid::{HoldSlotRecord, unpaid_from_item};
 pub(crate) use wallets::{WALLET_COUNT_VERSION, wallet_from_item, wallet_link_update};
 

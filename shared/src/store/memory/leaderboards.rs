@@ -7,7 +7,7 @@ use crate::leaderboards::{
     Board, BoardEntry, MAX_BOARD_ENTRIES, Rank, Score, Standing, is_sampled,
 };
 use crate::store::StoreError;
-use crate::store::leaderboards::{GetStanding, ReadBoard};
+use crate::store::leaderboards::{GetStanding, ReadBoard, SeedScores};
 use crate::timestamp::Timestamp;
 
 impl Tables {
@@ -96,5 +96,21 @@ impl GetStanding for MemoryStore {
             )
         });
         Ok(Some(Standing { score, rank }))
+    }
+}
+
+impl SeedScores for MemoryStore {
+    async fn seed_scores(
+        &self,
+        board: &Board,
+        scores: &[(UserId, Score)],
+    ) -> Result<(), StoreError> {
+        let mut tables = self.write();
+        for (user_id, score) in scores {
+            tables
+                .scores
+                .insert((board.clone(), user_id.clone()), *score);
+        }
+        Ok(())
     }
 }

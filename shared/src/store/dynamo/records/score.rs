@@ -3,12 +3,15 @@
 //! 10^21, and `GSI4SK`, the rank key: the score and when it was reached), so they are read by
 //! name: the rank key needs 128 bits, past what serde_dynamo carries.
 
-use super::check_version;
+use super::{SCHEMA_VERSION, check_version};
 use crate::ids::UserId;
-use crate::leaderboards::{Score, of_rank_key};
+use crate::leaderboards::{Board, SCORE_UNIT, Score, is_sampled, of_rank_key, shard_of};
 use crate::store::StoreError;
-use crate::store::dynamo::Item;
-use crate::store::schema::{FAN_PREFIX, GSI4_SK, PK};
+use crate::store::dynamo::{Item, key, number, s};
+use crate::store::schema::{
+    ENTITY, FAN_PREFIX, GSI4_PK, GSI4_SK, PK, SCORE_BASE, board_sample_pk, board_shard_pk, fan_pk,
+    sample_sk, score_sk,
+};
 
 /// The version of the score items this release writes, and the newest it reads.
 pub(crate) const SCORE_VERSION: u32 = 1;
@@ -36,6 +39,30 @@ pub(crate) fn score_from_item(item: &Item) -> Result<(UserId, Score), StoreError
     Ok((user_id, Score { score, reached_at }))
 }
 
+/// The items of `user_id`'s `score` on `board` as the openings leave them: the score item in
+/// the fan's shard of the board's index and, for a sampled fan, its copy in the board's sample.
+pub(crate) fn score_items(user_id: &UserId, board: &Board, score: Score) -> Vec<Item> {
+    let mut copies = vec![(score_sk(board), board_shard_pk(board, shard_of(user_id)))];
+    if is_sampled(user_id) {
+        copies.push((sample_sk(board), board_sample_pk(board)));
+    }
+    copies
+        .into_iter()
+        .map(|(sk, partition)| {
+            let mut item = key(fan_pk(user_id), &sk);
+            item.insert(ENTITY.into(), s("score"));
+            item.insert(SCHEMA_VERSION.into(), number(SCORE_VERSION));
+            item.insert(
+                SCORE_BASE.into(),
+                number(u128::from(score.score) * SCORE_UNIT),
+            );
+            item.insert(GSI4_PK.into(), s(partition));
+            item.insert(GSI4_SK.into(), number(score.rank_key()));
+            item
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -44,7 +71,6 @@ mod tests {
 
     use super::*;
     use crate::leaderboards::rank_key;
-    use crate::store::dynamo::records::SCHEMA_VERSION;
     use crate::store::dynamo::records::tests::{n, newer, refused, s};
     use crate::timestamp::Timestamp;
 
@@ -65,6 +91,25 @@ mod tests {
             ),
             ("GSI4PK".into(), s("BOARD#league:nba#3")),
         ])
+    }
+
+    #[test]
+    fn a_seeded_score_item_reads_back_as_its_score() {
+        let at = Timestamp::parse("2026-11-25T21:04:00Z").unwrap();
+        let score = Score {
+            score: 261,
+            reached_at: at,
+        };
+        let fan = UserId::parse("auth0|zoe").unwrap();
+        let board = Board::parse("league:nba").unwrap();
+        let items = score_items(&fan, &board, score);
+        assert_eq!(score_from_item(&items[0]).unwrap(), (fan, score));
+        let mut written = score_item();
+        written.remove(GSI4_PK);
+        let mut seeded = items[0].clone();
+        seeded.remove(GSI4_PK);
+        seeded.remove(ENTITY);
+        assert_eq!(seeded, written, "as the opening writes it");
     }
 
     #[test]
