@@ -15,6 +15,7 @@ use shared::store::packs::{SeedFailure, SeedPackError, seed};
 use shared::store::{DynamoStore, MemoryStore, StoreError};
 
 use shared::timestamp::Timestamp;
+use testkit::fault_proxy::{Fault, FaultProxy};
 use testkit::moto::{MotoServer, client_for};
 use testkit::packs::{active, ending, with_status};
 
@@ -291,21 +292,24 @@ async fn every_json_value_round_trips_exactly(store: &impl Store) {
 
 // --- DynamoDB only ---
 
+/// A new table, read directly, and a store on it through a proxy whose first TransactWriteItems
+/// meets `fault`.
+async fn seeding_through(fault: Fault) -> (DynamoStore, FaultProxy, DynamoStore) {
+    let direct = testkit::moto::shared_table().await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let store = DynamoStore::new(client_for(&proxy.endpoint()).await, direct.table());
+    proxy.set_for_operation(fault, "TransactWriteItems", 1);
+    (direct, proxy, store)
+}
+
 /// A seeding transaction applied whose answer is lost: the SDK's retry carries the same
 /// ClientRequestToken and is answered as applied (DynamoDB's idempotency, which testkit's moto
 /// keeps), not refused as a repeat (seen once in the cargo lambda watch smoke test, on a moto
 /// that did not keep it).
 #[tokio::test]
 async fn a_seeding_write_whose_answer_was_lost_is_answered_as_applied() {
-    use testkit::fault_proxy::{Fault, FaultProxy};
-    let direct = testkit::moto::shared_table().await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let store = DynamoStore::new(client_for(&proxy.endpoint()).await, direct.table());
-    proxy.set_for_operation(
-        Fault::ErrorAfterForwarding(500, "InternalServerError"),
-        "TransactWriteItems",
-        1,
-    );
+    let (direct, proxy, store) =
+        seeding_through(Fault::ErrorAfterForwarding(500, "InternalServerError")).await;
     let pack = pack_with_items("lost");
     let written = seed(&store, &pack, Timestamp::now()).await.unwrap();
     assert_eq!(proxy.operation_count("TransactWriteItems"), 2);
@@ -325,15 +329,7 @@ async fn a_seeding_write_whose_answer_was_lost_is_answered_as_applied() {
 /// between) is decided again on the pack as it now stands.
 #[tokio::test]
 async fn a_seeding_write_refused_for_a_change_is_decided_again() {
-    use testkit::fault_proxy::{Fault, FaultProxy};
-    let direct = testkit::moto::shared_table().await;
-    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let store = DynamoStore::new(client_for(&proxy.endpoint()).await, direct.table());
-    proxy.set_for_operation(
-        Fault::Cancelled("ConditionalCheckFailed"),
-        "TransactWriteItems",
-        1,
-    );
+    let (direct, proxy, store) = seeding_through(Fault::Cancelled("ConditionalCheckFailed")).await;
     let pack = pack_with_items("changed");
     seed(&store, &pack, Timestamp::now()).await.unwrap();
     assert_eq!(proxy.operation_count("TransactWriteItems"), 2);
