@@ -9,7 +9,7 @@ use serde_json::Value;
 use shared::cash::parse_credit;
 use shared::purchases::{Purchase, StartRequest, purchase_id};
 use shared::store::DynamoStore;
-use shared::store::cash::CreditCash;
+use shared::store::cash::{CreditCash, ListDebits};
 use shared::store::purchases::{StartPurchase, Started};
 use shared::timestamp::Timestamp;
 
@@ -293,6 +293,27 @@ pub fn start_request(
         policy: ROOMY,
         human_checked: false,
     }
+}
+
+/// How many debits `user` has (their payments' ledger entries).
+pub async fn debit_count(store: &impl ListDebits, user: &str) -> usize {
+    debits_of(store, user).await.len()
+}
+
+/// What `user`'s debits add up to, in minor units.
+pub async fn debited(store: &impl ListDebits, user: &str) -> u64 {
+    debits_of(store, user)
+        .await
+        .iter()
+        .map(|debit| debit.amount.amount)
+        .sum()
+}
+
+async fn debits_of(store: &impl ListDebits, user: &str) -> Vec<shared::cash::Debit> {
+    store
+        .list_debits(&crate::ids::user(user))
+        .await
+        .unwrap_or_else(|e| panic!("the debits of {user}: {e}"))
 }
 
 /// Credits `user` `amount` minor units of `currency` (reference `reference`: once).

@@ -25,13 +25,7 @@ async fn assert_books(store: &impl Store, ids: &[String]) {
     }
     let remaining = testkit::packs::remaining(store, "p").await;
     assert_eq!(remaining + live, 100, "no unit lost or made");
-    let debits: u64 = store
-        .list_debits(&testkit::ids::user("fan"))
-        .await
-        .unwrap()
-        .iter()
-        .map(|d| d.amount.amount)
-        .sum();
+    let debits = testkit::purchases::debited(store, "fan").await;
     assert_eq!(debits, paid, "no debit without a completion");
 }
 
@@ -90,13 +84,7 @@ async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balan
     let refused = pay(&state, pay_event("fan", &id)).await;
     assert_eq!(code(&refused), (503, "service_unavailable"));
     assert_books(&direct, std::slice::from_ref(&id)).await;
-    assert!(
-        direct
-            .list_debits(&testkit::ids::user("fan"))
-            .await
-            .unwrap()
-            .is_empty()
-    );
+    assert_eq!(testkit::purchases::debit_count(&direct, "fan").await, 0);
 
     // The payment applied but its answer lost: one debit, the balance answered exact.
     proxy.set_for_operation(
@@ -107,14 +95,7 @@ async fn dynamodb_faults_during_start_and_completion_are_503_and_the_books_balan
     let paid = pay(&state, pay_event("fan", &id)).await;
     assert_eq!(paid.0, 200, "{}", paid.1);
     assert_eq!(paid.1["cash"]["balance"]["amount"], 10_000 - 499);
-    assert_eq!(
-        direct
-            .list_debits(&testkit::ids::user("fan"))
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(testkit::purchases::debit_count(&direct, "fan").await, 1);
     assert_books(&direct, &[id]).await;
 }
 
@@ -285,14 +266,7 @@ async fn transactions_cancelled_by_conflicts_are_tried_again_and_by_throttling_a
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["purchase"]["status"], "opened");
     assert_eq!(transactions_since(before), 3, "open");
-    assert_eq!(
-        direct
-            .list_debits(&testkit::ids::user("fan"))
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(testkit::purchases::debit_count(&direct, "fan").await, 1);
     assert_books(&direct, std::slice::from_ref(&id)).await;
 
     // Conflicts on every try: 503 after 8 transactions.

@@ -9,7 +9,6 @@ use shared::handlers::purchase_json::PurchaseState;
 use shared::http::routes::{
     complete_purchase_routes, get_purchase_routes, open_pack_routes, start_purchase_routes,
 };
-use shared::store::cash::ListDebits;
 use shared::store::purchases::{ReleaseHolds, StartPurchase};
 use shared::store::{DynamoStore, MemoryStore, Store};
 use shared::timestamp::Timestamp;
@@ -358,12 +357,7 @@ async fn every_bad_completion_gets_its_4xx_and_a_paid_one_answers_its_balance() 
     assert_eq!((again.0, &again.1), (200, &paid.1));
     assert_eq!(again.2["idempotent-replayed"], "true");
     assert_eq!(
-        state
-            .store
-            .list_debits(&testkit::ids::user("fan"))
-            .await
-            .unwrap()
-            .len(),
+        testkit::purchases::debit_count(&state.store, "fan").await,
         1
     );
 }
@@ -405,13 +399,9 @@ async fn a_hold_outliving_its_packs_reveal_is_410() {
     assert_eq!(code(&answer), (410, "reservation_expired"));
     let message = answer.1["error"]["message"].as_str().unwrap();
     assert!(message.contains("seed"), "{message}");
-    assert!(
-        state
-            .store
-            .list_debits(&testkit::ids::user("fan"))
-            .await
-            .unwrap()
-            .is_empty()
+    assert_eq!(
+        testkit::purchases::debit_count(&state.store, "fan").await,
+        0
     );
 }
 

@@ -158,13 +158,7 @@ async fn assert_books_balance(
         assert!(held.values().all(|&n| n <= u64::from(max)), "{held:?}");
     }
     for (user, credit) in credited {
-        let debits: u64 = store
-            .list_debits(&testkit::ids::user(user))
-            .await
-            .unwrap()
-            .iter()
-            .map(|d| d.amount.amount)
-            .sum();
+        let debits = testkit::purchases::debited(store, user).await;
         let paid = paid.get(user.as_str()).copied().unwrap_or(0);
         assert_eq!(debits, paid, "{user}: debits are the paid prices");
         let balance = store
@@ -549,14 +543,7 @@ async fn ten_completions_of_one_purchase_debit_once(store: Arc<impl Store + 'sta
         r,
         Ok(Completed::Paid { balance: 4501, .. } | Completed::Repeated { balance: 4501, .. })
     )));
-    assert_eq!(
-        store
-            .list_debits(&testkit::ids::user("fan"))
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(testkit::purchases::debit_count(&*store, "fan").await, 1);
     let credited = HashMap::from([("fan".to_owned(), 5000)]);
     assert_books_balance(
         &*store,

@@ -235,7 +235,6 @@ async fn a_dynamodb_failure_is_a_503_so_that_stripe_retries() {
 /// minus the debits are the balance.
 #[tokio::test]
 async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
-    use shared::store::cash::ListDebits;
     let packs = [testkit::packs::active("p", 10)];
     let store = MemoryStore::with_packs(&packs);
     let api = api(store.clone()).await;
@@ -277,13 +276,7 @@ async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
         assert_eq!(paid.status, 200, "{}", paid.body);
         purchases += 1;
     }
-    let debits: u64 = store
-        .list_debits(&testkit::ids::user("fan"))
-        .await
-        .unwrap()
-        .iter()
-        .map(|d| d.amount.amount)
-        .sum();
+    let debits = testkit::purchases::debited(&store, "fan").await;
     assert_eq!(purchases, 2);
     assert!(debits > 0);
     assert_eq!(api.balance("fan").await, credited - debits);
