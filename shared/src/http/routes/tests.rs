@@ -1,5 +1,5 @@
 use super::*;
-use crate::http::error::ErrorCode;
+use crate::http::error::{ApiError, ErrorCode};
 
 fn code(method: Method, path: &str) -> Result<(&'static str, Vec<String>), ErrorCode> {
     resolve(&method, path)
