@@ -82,36 +82,37 @@ fn budget(request: &Request) -> Option<Duration> {
     Some(left.saturating_sub(DEADLINE_MARGIN))
 }
 
-/// `router` in the layers of the API: the request's span outside, the deadline inside it.
+/// `router` in the layers of the API: the request's span, and inside it the deadline. One
+/// middleware, not two: each layer of axum's `from_fn` boxes the request's future and clones
+/// the service behind it, on every request.
 pub fn api_layers(router: Router) -> Router {
-    router
-        .layer(from_fn(within_deadline))
-        .layer(from_fn(in_span))
+    router.layer(from_fn(in_span_within_deadline))
 }
 
-/// Runs the request in a span carrying its id.
-async fn in_span(request: Request, next: Next) -> Response {
+/// Runs the request in a span carrying its id, within its deadline: a request that would outlive
+/// its invocation (a DynamoDB slow on each of many calls: every call is bounded, a start before a
+/// sold-out answer makes up to about 30) is answered 503 before the deadline, as JSON, where
+/// Lambda's timeout would leave API Gateway to answer its own 500. Every write is atomic and
+/// idempotent by key, so the retry the 503 asks for is safe.
+async fn in_span_within_deadline(request: Request, next: Next) -> Response {
     let span = tracing::info_span!("request", request_id = %request_id(&request));
-    next.run(request).instrument(span).await
-}
-
-/// A request that would outlive its invocation (a DynamoDB slow on each of many calls: every
-/// call is bounded, a start before a sold-out answer makes up to about 30) is answered 503
-/// before the deadline, as JSON, where Lambda's timeout would leave API Gateway to answer its own
-/// 500. Every write is atomic and idempotent by key, so the retry the 503 asks for is safe.
-async fn within_deadline(request: Request, next: Next) -> Response {
-    match budget(&request) {
-        Some(budget) => tokio::time::timeout(budget, next.run(request))
-            .await
-            .unwrap_or_else(|_| {
-                ApiError::Unavailable {
-                    what: "dependencies",
-                    detail: format!(
-                        "too slow: no answer {DEADLINE_MARGIN:?} before the invocation's deadline"
-                    ),
-                }
-                .into_response()
-            }),
-        None => next.run(request).await,
-    }
+    let budget = budget(&request);
+    let answer = async move {
+        match budget {
+            Some(budget) => tokio::time::timeout(budget, next.run(request))
+                .await
+                .unwrap_or_else(|_| {
+                    ApiError::Unavailable {
+                        what: "dependencies",
+                        detail: format!(
+                            "too slow: no answer {DEADLINE_MARGIN:?} before the invocation's \
+                             deadline"
+                        ),
+                    }
+                    .into_response()
+                }),
+            None => next.run(request).await,
+        }
+    };
+    answer.instrument(span).await
 }
