@@ -14,6 +14,7 @@ use crate::functions::{ALL, Bench, Kind, TIMEOUT};
 use crate::stats::{cpu_seconds, file_mb, median, ms, peak_rss_mb, percentile};
 
 /// Warm invocations before the measured ones (first use of every code path, JIT-free as it is).
+/// `bench/profile/instructions.sh` subtracts them (its `+ 19`): change both together.
 const WARM_UP: usize = 20;
 
 #[derive(Default)]
