@@ -26,6 +26,7 @@ use crate::http::layers::{api_layers, request_id};
 use crate::http::limit::{Limiter, system_clock};
 use crate::metrics::{self, Metric};
 use crate::store::DynamoStore;
+use std::sync::Arc;
 
 /// The configured value, or a clear message and exit code 1: Lambda reports the failed init.
 /// Written once, to standard error, which Lambda keeps with the init failure.
@@ -109,7 +110,8 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
 /// `Latency` (the router's time), whatever the handler and the store counted, and the request id.
 pub async fn serve(app: Router, store: &DynamoStore) -> Result<(), lambda_http::Error> {
     let policy = require(config::rate_policy(&Env));
-    let app = api_layers(Limiter::new(store.clone(), policy, system_clock()).layer(app));
+    let limiter = Limiter::new(store.clone(), policy, system_clock());
+    let app = api_layers(app, Some(Arc::new(limiter)));
     let emitter = &metrics::Emitter::from_env();
     let service = service_fn(move |request: Request| {
         let app = app.clone();

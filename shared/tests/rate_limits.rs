@@ -66,9 +66,8 @@ fn instances<C: TakeFromWindow + Clone + 'static>(
     (0..INSTANCES)
         .map(|_| {
             let app = start_purchase_routes().function_app(purchase_state(store.clone()));
-            api_layers(
-                Limiter::new(counters.clone(), RatePolicy::default(), clock.clone()).layer(app),
-            )
+            let limiter = Limiter::new(counters.clone(), RatePolicy::default(), clock.clone());
+            api_layers(app, Some(Arc::new(limiter)))
         })
         .collect()
 }
@@ -255,8 +254,12 @@ async fn with_the_counters_down_starts_fail_closed_and_reads_fail_open() {
         recent: Default::default(),
     });
     let reads = api_layers(
-        Limiter::new(Down, RatePolicy::default(), clock.clone())
-            .layer(get_pack_routes().function_app(state)),
+        get_pack_routes().function_app(state),
+        Some(Arc::new(Limiter::new(
+            Down,
+            RatePolicy::default(),
+            clock.clone(),
+        ))),
     );
     let read = send(&reads, ApiEvent::get("/api/packs/p")).await;
     assert_eq!(read.status, 200, "a read is served without its counters");

@@ -138,7 +138,8 @@ pub async fn call<St: Send + Sync + 'static>(
     request: lambda_http::Request,
 ) -> lambda_http::Response<lambda_http::Body> {
     use tower::ServiceExt;
-    let response = shared::http::layers::api_layers(routes.function_app(state.clone()))
+    // Not rate limited: the limits have their own tests (shared/tests/rate_limits.rs).
+    let response = shared::http::layers::api_layers(routes.function_app(state.clone()), None)
         .oneshot(request)
         .await
         .unwrap_or_else(|never| match never {});

@@ -63,12 +63,12 @@ impl App {
             webhook_secret: Secret::new(&settings.webhook_secret),
         };
         let routes = local_routes(store, &process);
-        let functions = match settings.rate_limits {
-            Some(policy) => Limiter::new(store.clone(), policy, system_clock()).layer(routes.every),
-            None => routes.every,
-        };
+        let limiter = settings
+            .rate_limits
+            .map(|policy| Arc::new(Limiter::new(store.clone(), policy, system_clock())));
         Self {
-            functions,
+            functions: routes.every,
+            limiter,
             default: routes.default,
             jwks: settings.jwks,
             openapi: settings.openapi,

@@ -29,6 +29,7 @@ use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::http::error::{ApiError, ErrorCode};
 use shared::http::layers::{LocalPeer, LocalRequestId, api_layers};
+use shared::http::limit::Limiter;
 use shared::http::response::json_response;
 use shared::store::Store;
 use shared::store::queue_keeper::QueueKeeper;
@@ -94,6 +95,8 @@ impl Default for Limits {
 pub struct App {
     /// The routes of every function, merged (`Routes::into_router`).
     pub functions: Router,
+    /// The rate limits every limited route is counted in; `None`: not limited.
+    pub limiter: Option<Arc<Limiter>>,
     /// The `$default` route's function (list-packs), which API Gateway hands every request that
     /// matches no route.
     pub default: Router,
@@ -142,7 +145,7 @@ impl App {
             )
             .method_not_allowed_fallback(to_default)
             .fallback_service(default);
-        api_layers(router)
+        api_layers(router, self.limiter.clone())
     }
 }
 
@@ -264,7 +267,7 @@ fn as_api_gateway_hands_it(
 ) -> Request {
     let (mut parts, body) = request.into_parts();
     join_repeated_headers(&mut parts.headers);
-    let id = format!("local-{}", NEXT_REQUEST.fetch_add(1, Ordering::Relaxed));
+    let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
     parts.extensions.insert(LocalRequestId(id));
     Request::from_parts(parts, Body::new(GatewayBody::new(body, body_timeout)))
 }

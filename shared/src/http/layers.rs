@@ -1,20 +1,23 @@
 //! What every router runs in, in the functions and in local-api: a span carrying the request id
 //! (so that every log line of a request has it), and the deadline budget of a Lambda invocation.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use axum::Router;
-use axum::extract::Request;
-use axum::middleware::{Next, from_fn};
+use axum::extract::{Request, State};
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use lambda_http::RequestExt;
 use tracing::Instrument;
 
 use crate::http::error::ApiError;
+use crate::http::limit::Limiter;
 
-/// A request id set by whatever serves the handlers outside Lambda (the local API).
-#[derive(Debug, Clone)]
-pub struct LocalRequestId(pub String);
+/// A request id set by whatever serves the handlers outside Lambda (the local API): its number,
+/// written `local-<n>` only when a log line needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalRequestId(pub u64);
 
 /// The peer address of a request's connection, set by whatever serves the handlers outside
 /// Lambda (the local API): its source address, as API Gateway's `sourceIp` is in Lambda.
@@ -38,8 +41,26 @@ pub fn source_address<B>(request: &axum::http::Request<B>) -> Option<String> {
         request
             .extensions()
             .get::<LocalPeer>()
-            .map(|peer| peer.0.to_string())
+            .map(|peer| address_text(peer.0))
     })
+}
+
+/// An address as `Display` writes it, an IPv4 one without the formatting machinery: local-api
+/// counts every request on its peer's address, and `to_string` was a thirtieth of its work on a
+/// read (BENCHMARKS.md).
+fn address_text(address: std::net::IpAddr) -> String {
+    let std::net::IpAddr::V4(v4) = address else {
+        return address.to_string();
+    };
+    let mut text = String::with_capacity(15);
+    let mut digits = itoa::Buffer::new();
+    for (index, octet) in v4.octets().into_iter().enumerate() {
+        if index > 0 {
+            text.push('.');
+        }
+        text.push_str(digits.format(octet));
+    }
+    text
 }
 
 /// The id to find a request by in the logs: API Gateway's request id, else Lambda's, else the
@@ -64,7 +85,7 @@ pub fn request_id<B>(request: &axum::http::Request<B>) -> String {
             request
                 .extensions()
                 .get::<LocalRequestId>()
-                .map(|id| id.0.clone())
+                .map(|id| format!("local-{}", id.0))
         })
         .unwrap_or_else(|| "-".into())
 }
@@ -82,11 +103,12 @@ fn budget(request: &Request) -> Option<Duration> {
     Some(left.saturating_sub(DEADLINE_MARGIN))
 }
 
-/// `router` in the layers of the API: the request's span, and inside it the deadline. One
-/// middleware, not two: each layer of axum's `from_fn` boxes the request's future and clones
-/// the service behind it, on every request.
-pub fn api_layers(router: Router) -> Router {
-    router.layer(from_fn(in_span_within_deadline))
+/// `router` in the layers of the API: the request's span, inside it the deadline, and the rate
+/// limits of `limiter` for its routes' [`crate::http::limit::limit`] layers (`None`: not
+/// limited). One middleware, not three: each layer of axum boxes the request's future and
+/// clones the service behind it, on every request.
+pub fn api_layers(router: Router, limiter: Option<Arc<Limiter>>) -> Router {
+    router.layer(from_fn_with_state(limiter, in_span_within_deadline))
 }
 
 /// Runs the request in a span carrying its id, within its deadline: a request that would outlive
@@ -94,7 +116,14 @@ pub fn api_layers(router: Router) -> Router {
 /// sold-out answer makes up to about 30) is answered 503 before the deadline, as JSON, where
 /// Lambda's timeout would leave API Gateway to answer its own 500. Every write is atomic and
 /// idempotent by key, so the retry the 503 asks for is safe.
-async fn in_span_within_deadline(request: Request, next: Next) -> Response {
+async fn in_span_within_deadline(
+    State(limiter): State<Option<Arc<Limiter>>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if let Some(limiter) = limiter {
+        request.extensions_mut().insert(limiter);
+    }
     let span = tracing::info_span!("request", request_id = %request_id(&request));
     let budget = budget(&request);
     let answer = async move {
@@ -115,4 +144,24 @@ async fn in_span_within_deadline(request: Request, next: Next) -> Response {
         }
     };
     answer.instrument(span).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::address_text;
+
+    #[test]
+    fn an_address_is_written_as_display_writes_it() {
+        for address in [
+            "203.0.113.7",
+            "0.0.0.0",
+            "255.255.255.255",
+            "10.0.0.1",
+            "::1",
+            "2001:db8::7",
+        ] {
+            let address: std::net::IpAddr = address.parse().unwrap();
+            assert_eq!(address_text(address), address.to_string());
+        }
+    }
 }

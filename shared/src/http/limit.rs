@@ -11,7 +11,8 @@
 //! other writes are served (fail open), starts and joins are 503 (fail closed).
 //!
 //! The [`Limiter`] comes to the layer as a request extension, set once around the whole router
-//! ([`Limiter::layer`]): a router built without one (a handler's unit tests) is not limited.
+//! ([`crate::http::layers::api_layers`]): a router built without one (a handler's unit tests)
+//! is not limited.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -19,7 +20,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -87,11 +88,6 @@ impl Limiter {
 
     pub fn policy(&self) -> &RatePolicy {
         &self.policy
-    }
-
-    /// `router` with this limiter for its routes' [`limit`] layers.
-    pub fn layer(self, router: axum::Router) -> axum::Router {
-        router.layer(axum::Extension(Arc::new(self)))
     }
 
     /// The standing of `who`'s window of `class` when this process has seen it full, read from
@@ -245,15 +241,19 @@ impl Limiting {
             return;
         }
         for (name, value) in [
-            ("ratelimit-policy", fields::policy(self.class, &standings)),
-            ("ratelimit", fields::limit(self.class, &standings)),
+            (RATELIMIT_POLICY, fields::policy(self.class, &standings)),
+            (RATELIMIT, fields::limit(self.class, &standings)),
         ] {
-            if let Ok(value) = HeaderValue::from_str(&value) {
+            // The text is the fields' ASCII; taken as it is, without a copy.
+            if let Ok(value) = HeaderValue::try_from(value) {
                 headers.insert(name, value);
             }
         }
     }
 }
+
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
 /// The `sub` a bearer token claims, unverified (only to look a window up in memory).
 fn unverified_sub(headers: &HeaderMap) -> Option<String> {
@@ -308,12 +308,4 @@ pub async fn limit(class: RouteClass, mut request: Request, next: Next) -> Respo
     };
     limiting.write_fields(response.headers_mut());
     response
-}
-
-/// The layer of `class` as a function of a request: what [`crate::http::routes`] puts on each
-/// route, and what a route declared elsewhere wears the same way (`route_layer(from_fn(...))`).
-pub fn layer_of(
-    class: RouteClass,
-) -> impl Fn(Request, Next) -> Boxed<'static, Response> + Clone + Send + Sync + 'static {
-    move |request, next| Box::pin(limit(class, request, next))
 }

@@ -251,7 +251,7 @@ pub struct Counter {
     pub class: RouteClass,
     pub scope: Scope,
     /// The fan's `sub` or the address, hashed ([`counter_key`]).
-    pub key: String,
+    pub key: CounterKey,
     pub window: Window,
 }
 
@@ -262,7 +262,7 @@ impl Counter {
         Self {
             class,
             scope: Scope::Fan,
-            key: String::new(),
+            key: CounterKey([0; 16]),
             window: Window { start: 0, end: 0 },
         }
     }
@@ -273,14 +273,31 @@ impl Counter {
     }
 }
 
-/// The key a fan's `sub` or an address is counted under: a SHA-256 prefix, hex, so that the
-/// table holds neither (an address is personal data) and every key has one short length.
-pub fn counter_key(scope: Scope, who: &str) -> String {
+/// The key a fan's `sub` or an address is counted under: a SHA-256 prefix, so that the table
+/// holds neither (an address is personal data) and every key has one short length. Bytes, not
+/// text, until a store writes it ([`fmt::Display`]: hex): every limited request makes one or
+/// two, and a key held as text would be an allocation and a copy on each map lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CounterKey([u8; 16]);
+
+impl fmt::Display for CounterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = [0u8; 32];
+        // Cannot fail: the buffer is twice the bytes' length.
+        hex::encode_to_slice(self.0, &mut text).map_err(|_| fmt::Error)?;
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// The [`CounterKey`] of `who` in `scope`.
+pub fn counter_key(scope: Scope, who: &str) -> CounterKey {
     let mut context = aws_lc_rs::digest::Context::new(&aws_lc_rs::digest::SHA256);
     context.update(scope.name().as_bytes());
     context.update(b"\0");
     context.update(who.as_bytes());
-    hex::encode(&context.finish().as_ref()[..16])
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&context.finish().as_ref()[..16]);
+    CounterKey(key)
 }
 
 /// What the store answered for one counter.
@@ -383,11 +400,11 @@ mod tests {
 
     #[test]
     fn keys_hide_who_and_differ_by_scope() {
-        let fan = counter_key(Scope::Fan, "203.0.113.7");
+        let fan = counter_key(Scope::Fan, "203.0.113.7").to_string();
         // SHA-256 of "fan\0203.0.113.7", its first 16 bytes: the stored keys' format.
         assert_eq!(fan, "1ac1c34e49705a0e1da2a38c508446a2");
         assert!(!fan.contains("203"));
-        assert_ne!(fan, counter_key(Scope::Address, "203.0.113.7"));
+        assert_ne!(fan, counter_key(Scope::Address, "203.0.113.7").to_string());
     }
 
     #[test]

@@ -37,7 +37,7 @@ use crate::handlers::queue::QueueFnState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
 use crate::handlers::web3_link::LinkState;
-use crate::http::limit::layer_of;
+use crate::http::limit::limit;
 pub use crate::ratelimit::RouteClass;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
@@ -162,7 +162,9 @@ impl<St: Clone + Send + Sync + 'static> Routes<St> {
         for method in P::methods() {
             let filter = MethodFilter::try_from(http_method(&method))
                 .expect("every method of an API route is routable");
-            let limited = on(filter, handler.clone()).route_layer(from_fn(layer_of(class)));
+            // A closure, not a boxed future: `from_fn` boxes the request's future once already.
+            let limited = on(filter, handler.clone())
+                .route_layer(from_fn(move |request, next| limit(class, request, next)));
             self.router = self.router.route(&path, limited);
             if method == HttpMethod::Get {
                 self.router = self
