@@ -387,6 +387,10 @@ impl<S> JsonErrors<S> {
 
 /// The API's JSON answer in place of `head`, when `head` is one of hyper's own error answers.
 fn json_in_place_of(head: &[u8]) -> Option<Vec<u8>> {
+    // Every answer's bytes pass here: only a 4xx head is looked into (hyper's own are 4xx).
+    if !head.starts_with(b"HTTP/1.1 4") {
+        return None;
+    }
     let end = head.windows(4).position(|w| w == b"\r\n\r\n")?;
     let head = std::str::from_utf8(&head[..end]).ok()?;
     let status = head

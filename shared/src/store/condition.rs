@@ -132,8 +132,18 @@ impl Condition {
     /// Whether the condition holds for `item` (`None`: there is no item), as DynamoDB decides it.
     pub fn holds(&self, item: Option<&dyn Attributes>) -> bool {
         let get = |path: &[String]| -> Option<Value> {
-            let path: Vec<&str> = path.iter().map(String::as_str).collect();
-            item.and_then(|item| item.attribute(&path))
+            let item = item?;
+            // A path is a name or two: its names on the stack, not in a Vec per read (every
+            // rate-limited request of local-api evaluates a condition).
+            let mut names = [""; 4];
+            if path.len() > names.len() {
+                let path: Vec<&str> = path.iter().map(String::as_str).collect();
+                return item.attribute(&path);
+            }
+            for (slot, name) in names.iter_mut().zip(path) {
+                *slot = name;
+            }
+            item.attribute(&names[..path.len()])
         };
         match self {
             Self::Exists(path) => get(path).is_some(),
@@ -200,11 +210,15 @@ mod tests {
             ("remaining", Value::N(2)),
             ("status", "active".into()),
             ("s0.purchaseId", "p1".into()),
+            ("a.b.c.d.e", Value::N(5)),
         ]);
         let item: Option<&dyn Attributes> = Some(&item);
         assert!(Condition::is("remaining", Compare::Ge, 1u64).holds(item));
         assert!(!Condition::is("remaining", Compare::Ge, 3u64).holds(item));
         assert!(Condition::eq("s0.purchaseId", "p1").holds(item));
+        // Paths of any depth, past the names read on the stack.
+        assert!(Condition::eq("a.b.c.d.e", 5u64).holds(item));
+        assert!(Condition::absent("a.b.c.d.f").holds(item));
         // A missing attribute compares false; a number never equals a string.
         assert!(!Condition::is("missing", Compare::Lt, 5u64).holds(item));
         assert!(!Condition::eq("status", 1u64).holds(item));
