@@ -7,7 +7,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::layers::source_address;
+use crate::http::request::source_address;
 use crate::humancheck::siteverify::Siteverify;
 use crate::humancheck::{Door, Expected, Failure, HEADER, judge, spent_until, token_hash};
 use crate::store::ratelimit::SpendToken;

@@ -19,50 +19,6 @@ use crate::http::limit::Limiter;
 #[derive(Debug, Clone, Copy)]
 pub struct LocalRequestId(pub u64);
 
-/// The peer address of a request's connection, set by whatever serves the handlers outside
-/// Lambda (the local API): its source address, as API Gateway's `sourceIp` is in Lambda.
-#[derive(Debug, Clone, Copy)]
-pub struct LocalPeer(pub std::net::IpAddr);
-
-/// The address the request came from: API Gateway's `requestContext.http.sourceIp` (the TCP
-/// peer it saw), else the local server's peer. Never a header such as `X-Forwarded-For`, which
-/// the client writes.
-pub fn source_address<B>(request: &axum::http::Request<B>) -> Option<String> {
-    let gateway = request
-        .request_context_ref()
-        .and_then(|context| match context {
-            lambda_http::request::RequestContext::ApiGatewayV2(context) => {
-                context.http.source_ip.clone()
-            }
-            #[allow(unreachable_patterns)] // other event kinds are compiled out by features
-            _ => None,
-        });
-    gateway.or_else(|| {
-        request
-            .extensions()
-            .get::<LocalPeer>()
-            .map(|peer| address_text(peer.0))
-    })
-}
-
-/// An address as `Display` writes it, an IPv4 one without the formatting machinery: local-api
-/// counts every request on its peer's address, and `to_string` was a thirtieth of its work on a
-/// read (BENCHMARKS.md).
-fn address_text(address: std::net::IpAddr) -> String {
-    let std::net::IpAddr::V4(v4) = address else {
-        return address.to_string();
-    };
-    let mut text = String::with_capacity(15);
-    let mut digits = itoa::Buffer::new();
-    for (index, octet) in v4.octets().into_iter().enumerate() {
-        if index > 0 {
-            text.push('.');
-        }
-        text.push_str(digits.format(octet));
-    }
-    text
-}
-
 /// The id to find a request by in the logs: API Gateway's request id, else Lambda's, else the
 /// local server's.
 pub fn request_id<B>(request: &axum::http::Request<B>) -> String {
@@ -144,24 +100,4 @@ async fn in_span_within_deadline(
         }
     };
     answer.instrument(span).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::address_text;
-
-    #[test]
-    fn an_address_is_written_as_display_writes_it() {
-        for address in [
-            "203.0.113.7",
-            "0.0.0.0",
-            "255.255.255.255",
-            "10.0.0.1",
-            "::1",
-            "2001:db8::7",
-        ] {
-            let address: std::net::IpAddr = address.parse().unwrap();
-            assert_eq!(address_text(address), address.to_string());
-        }
-    }
 }

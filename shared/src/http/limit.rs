@@ -25,7 +25,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::http::error::ApiError;
-use crate::http::layers::source_address;
+use crate::http::request::source_address;
 use crate::ids::UserId;
 use crate::metrics::{self, Metric};
 use crate::ratelimit::{
