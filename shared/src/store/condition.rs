@@ -5,6 +5,8 @@
 //! to change, with DynamoDB's semantics (a comparison with a missing attribute, or between a
 //! number and a string, is false), and refuses a write whose condition does not hold.
 
+use std::borrow::Cow;
+
 /// A stored value a condition compares with.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Value {
@@ -63,38 +65,65 @@ impl Compare {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Condition {
     /// The item has the attribute.
-    Exists(Vec<String>),
+    Exists(AttributePath),
     /// The item has no such attribute (an absent item has none).
-    Absent(Vec<String>),
-    Is(Vec<String>, Compare, Value),
+    Absent(AttributePath),
+    Is(AttributePath, Compare, Value),
     All(Vec<Condition>),
     Any(Vec<Condition>),
 }
 
-fn path(path: &str) -> Vec<String> {
-    path.split('.').map(str::to_owned).collect()
+/// An attribute's path: its names joined with `.` (a member of a map), as written. A schema's
+/// constant is held as it is, with no copy: the rate limits build a condition on every request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttributePath(Cow<'static, str>);
+
+impl AttributePath {
+    /// The path's names, outermost first.
+    pub fn names(&self) -> std::str::Split<'_, char> {
+        self.0.split('.')
+    }
+}
+
+impl From<&'static str> for AttributePath {
+    fn from(path: &'static str) -> Self {
+        Self(Cow::Borrowed(path))
+    }
+}
+
+impl From<String> for AttributePath {
+    fn from(path: String) -> Self {
+        Self(Cow::Owned(path))
+    }
 }
 
 impl Condition {
     /// `attribute` (a `.`-separated path) compared with `value`.
-    pub fn is(attribute: &str, compare: Compare, value: impl Into<Value>) -> Self {
-        Self::Is(path(attribute), compare, value.into())
+    pub fn is(
+        attribute: impl Into<AttributePath>,
+        compare: Compare,
+        value: impl Into<Value>,
+    ) -> Self {
+        Self::Is(attribute.into(), compare, value.into())
     }
 
-    pub fn eq(attribute: &str, value: impl Into<Value>) -> Self {
+    pub fn eq(attribute: impl Into<AttributePath>, value: impl Into<Value>) -> Self {
         Self::is(attribute, Compare::Eq, value)
     }
 
-    pub fn exists(attribute: &str) -> Self {
-        Self::Exists(path(attribute))
+    pub fn exists(attribute: impl Into<AttributePath>) -> Self {
+        Self::Exists(attribute.into())
     }
 
-    pub fn absent(attribute: &str) -> Self {
-        Self::Absent(path(attribute))
+    pub fn absent(attribute: impl Into<AttributePath>) -> Self {
+        Self::Absent(attribute.into())
     }
 
     /// `attribute` equals `value`, or is absent when there is no value.
-    pub fn eq_or_absent(attribute: &str, value: Option<impl Into<Value>>) -> Self {
+    pub fn eq_or_absent(
+        attribute: impl Into<AttributePath>,
+        value: Option<impl Into<Value>>,
+    ) -> Self {
         match value {
             Some(value) => Self::eq(attribute, value),
             None => Self::absent(attribute),
@@ -103,7 +132,7 @@ impl Condition {
 
     /// The version `attribute` of an item is `version`, as a write read it (0: absent, as on an
     /// item not written yet), so that the write applies only to what it decided on.
-    pub fn version_as_read(attribute: &str, version: u64) -> Self {
+    pub fn version_as_read(attribute: impl Into<AttributePath>, version: u64) -> Self {
         match version {
             0 => Self::absent(attribute),
             version => Self::eq(attribute, version),
@@ -131,19 +160,20 @@ impl Condition {
 
     /// Whether the condition holds for `item` (`None`: there is no item), as DynamoDB decides it.
     pub fn holds(&self, item: Option<&dyn Attributes>) -> bool {
-        let get = |path: &[String]| -> Option<Value> {
+        let get = |path: &AttributePath| -> Option<Value> {
             let item = item?;
             // A path is a name or two: its names on the stack, not in a Vec per read (every
             // rate-limited request of local-api evaluates a condition).
             let mut names = [""; 4];
-            if path.len() > names.len() {
-                let path: Vec<&str> = path.iter().map(String::as_str).collect();
-                return item.attribute(&path);
-            }
-            for (slot, name) in names.iter_mut().zip(path) {
+            let mut len = 0;
+            for name in path.names() {
+                let Some(slot) = names.get_mut(len) else {
+                    return item.attribute(&path.names().collect::<Vec<_>>());
+                };
                 *slot = name;
+                len += 1;
             }
-            item.attribute(&names[..path.len()])
+            item.attribute(&names[..len])
         };
         match self {
             Self::Exists(path) => get(path).is_some(),

@@ -80,7 +80,7 @@ pub fn unpaid_as_read(version: u64) -> Condition {
 /// The fan's balance in `currency` covers `needed` ([`crate::purchases::take_hold_slot`] with
 /// `START_REQUIRES_FUNDS`).
 pub fn funds_cover(currency: &str, needed: u64) -> Condition {
-    Condition::is(currency, Compare::Ge, needed)
+    Condition::is(currency.to_owned(), Compare::Ge, needed)
 }
 
 /// A purchase can be paid at `now`: reserved, its hold running ([`crate::purchases::check_complete`]).
@@ -96,9 +96,9 @@ pub fn payable(now: Timestamp) -> Condition {
 /// exact and never goes below 0 ([`crate::purchases::check_complete`]). A balance read as 0 may be absent
 /// or a stored 0 (a free pack costs 0).
 pub fn balance_as_read(price: &Money, balance: u64) -> Condition {
-    let stored = Condition::eq(&price.currency, balance);
+    let stored = Condition::eq(price.currency.to_string(), balance);
     match balance {
-        0 => Condition::absent(&price.currency).or(stored),
+        0 => Condition::absent(price.currency.to_string()).or(stored),
         _ => stored,
     }
 }
@@ -107,7 +107,7 @@ pub fn balance_as_read(price: &Money, balance: u64) -> Condition {
 /// its own hold's slot).
 pub fn slot_holds(slot: u32, purchase_id: &PurchaseId) -> Condition {
     Condition::eq(
-        &format!("{}.purchaseId", unpaid_slot(slot)),
+        format!("{}.purchaseId", unpaid_slot(slot)),
         purchase_id.as_str(),
     )
 }

@@ -29,7 +29,7 @@ pub fn draw_free(now: Timestamp) -> Condition {
 }
 
 /// A number on the state is `value` as read (0: absent or a stored 0).
-fn counter_as_read(name: &str, value: u64) -> Condition {
+fn counter_as_read(name: &'static str, value: u64) -> Condition {
     match value {
         0 => Condition::absent(name).or(Condition::eq(name, 0u64)),
         _ => Condition::eq(name, value),

@@ -111,6 +111,6 @@ pub mod conditions {
 
     /// Slot `slot` still holds top-up `id`: a settlement frees only its own top-up's slot.
     pub fn slot_holds(slot: u32, id: &TopUpId) -> Condition {
-        Condition::eq(&format!("{}.topUpId", pending_slot(slot)), id.as_str())
+        Condition::eq(format!("{}.topUpId", pending_slot(slot)), id.as_str())
     }
 }

@@ -11,7 +11,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::{classify, number, s};
 use crate::store::StoreError;
-use crate::store::condition::{Condition, Value};
+use crate::store::condition::{AttributePath, Condition, Value};
 
 /// A single-item write's error that says its condition did not hold.
 pub(crate) trait ConditionFailed {
@@ -76,8 +76,8 @@ impl Rendered {
         placeholder
     }
 
-    fn path(&mut self, path: &[String]) -> String {
-        path.iter()
+    fn path(&mut self, path: &AttributePath) -> String {
+        path.names()
             .map(|name| self.name(name))
             .collect::<Vec<_>>()
             .join(".")
