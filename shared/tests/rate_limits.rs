@@ -3,7 +3,8 @@
 //! are served exactly the fan's quota, every other answer a 429 in the API's shape with
 //! `Retry-After` and the fields; a fan pressing by hand on the same address is served; a
 //! carrier NAT's fans share the address's quota exactly; a refused request is counted in
-//! `RateLimited`; and with the counters down starts fail closed and reads fail open.
+//! `RateLimited`; a window seen full refuses a flood with no store call; and with the counters
+//! down starts fail closed and reads fail open.
 //!
 //! The 8 instances share a MemoryStore: the same conditional take as DynamoDB's (one contract
 //! suite, `abuse_contract.rs`, runs both, racing takes included), and 2,000 requests through
@@ -11,10 +12,9 @@
 
 use std::sync::Arc;
 
-use axum::Router;
 use shared::handlers::get_pack::GetPackState;
 use shared::handlers::purchase_json::PurchaseState;
-use shared::http::layers::api_layers;
+use shared::http::layers::{ApiLayers, api_layers};
 use shared::http::limit::{Clock, Limiter};
 use shared::http::routes::{get_pack_routes, start_purchase_routes};
 use shared::metrics::{self, Metric};
@@ -62,7 +62,7 @@ fn instances<C: TakeFromWindow + Clone + 'static>(
     store: &MemoryStore,
     counters: &C,
     clock: &Clock,
-) -> Vec<Router> {
+) -> Vec<ApiLayers> {
     (0..INSTANCES)
         .map(|_| {
             let app = start_purchase_routes().function_app(purchase_state(store.clone()));
@@ -78,7 +78,7 @@ struct Answer {
     headers: axum::http::HeaderMap,
 }
 
-async fn send(router: &Router, event: ApiEvent) -> Answer {
+async fn send(router: &ApiLayers, event: ApiEvent) -> Answer {
     let response = router.clone().oneshot(event.request()).await.unwrap();
     let (parts, body) = response.into_parts();
     let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
@@ -263,4 +263,54 @@ async fn with_the_counters_down_starts_fail_closed_and_reads_fail_open() {
     );
     let read = send(&reads, ApiEvent::get("/api/packs/p")).await;
     assert_eq!(read.status, 200, "a read is served without its counters");
+}
+
+/// The store's counters, each call counted.
+#[derive(Clone)]
+struct Tallied {
+    store: MemoryStore,
+    calls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl TakeFromWindow for Tallied {
+    async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.store.take(counter, quota).await
+    }
+    async fn give_back(&self, counter: &Counter) -> Result<(), StoreError> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.store.give_back(counter).await
+    }
+}
+
+#[tokio::test]
+async fn a_window_seen_full_refuses_the_flood_without_a_store_call() {
+    let store = store_with_pack().await;
+    let (clock, _) = fixed_clock();
+    let counters = Tallied {
+        store: store.clone(),
+        calls: Arc::default(),
+    };
+    let instance = instances(&store, &counters, &clock).remove(0);
+    let quota = RatePolicy::default().start.fan.quota;
+    let mut statuses = Vec::new();
+    for n in 0..quota + 20 {
+        let event = start("flood", &format!("f-{n}"), "192.0.2.77");
+        statuses.push(send(&instance, event).await.status);
+    }
+    assert!(
+        statuses[..quota as usize]
+            .iter()
+            .all(|status| *status == 201)
+    );
+    assert!(
+        statuses[quota as usize..]
+            .iter()
+            .all(|status| *status == 429)
+    );
+    // Each served start took from the address and the fan; the first refused one took from
+    // the address, found the fan's window full and gave the address's count back. The 19 after
+    // it were refused from memory.
+    let calls = counters.calls.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(calls, 2 * quota as usize + 3);
 }

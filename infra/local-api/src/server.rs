@@ -28,9 +28,9 @@ use shared::beacon::{BeaconClient, BeaconSource};
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::http::error::{ApiError, ErrorCode};
-use shared::http::layers::{LocalRequestId, api_layers};
+use shared::http::layers::{ApiLayers, api_layers};
 use shared::http::limit::Limiter;
-use shared::http::request::LocalPeer;
+use shared::http::request::{LocalPeer, LocalRequest};
 use shared::http::response::json_response;
 use shared::store::Store;
 use shared::store::queue_keeper::QueueKeeper;
@@ -111,7 +111,7 @@ pub struct App {
 
 impl App {
     /// Every route of every function, and the rest as API Gateway routes it.
-    pub fn router(&self) -> Router {
+    pub fn router(&self) -> ApiLayers {
         // API Gateway matches a route on the path as sent (`/api/packs/p/` is no route of
         // `/api/packs/{packId}`) and hands everything else to the `$default` route's function.
         let default = self.default.clone();
@@ -218,9 +218,10 @@ pub async fn serve(
         let router = router.clone();
         tokio::spawn(async move {
             let _permit = permit;
+            // Once per connection: its address's counter key is hashed here, not per request.
+            let local_peer = LocalPeer::new(peer.ip());
             let service = service_fn(move |request: hyper::Request<Incoming>| {
-                let mut request = as_api_gateway_hands_it(request, limits.body_timeout);
-                request.extensions_mut().insert(LocalPeer(peer.ip()));
+                let request = as_api_gateway_hands_it(request, limits.body_timeout, local_peer);
                 router.clone().oneshot(request)
             });
             let served = hyper::server::conn::http1::Builder::new()
@@ -261,15 +262,17 @@ where
 static NEXT_REQUEST: AtomicU64 = AtomicU64::new(1);
 
 /// The request as API Gateway hands it to a function: headers sent more than once joined, its
-/// body bounded ([`GatewayBody`]), and a request id for the logs, as Lambda would give.
+/// body bounded ([`GatewayBody`]), its source address (`peer`), and a request id for the logs,
+/// as Lambda would give.
 fn as_api_gateway_hands_it(
     request: hyper::Request<Incoming>,
     body_timeout: std::time::Duration,
+    peer: LocalPeer,
 ) -> Request {
     let (mut parts, body) = request.into_parts();
     join_repeated_headers(&mut parts.headers);
     let id = NEXT_REQUEST.fetch_add(1, Ordering::Relaxed);
-    parts.extensions.insert(LocalRequestId(id));
+    parts.extensions.insert(LocalRequest { id, peer });
     Request::from_parts(parts, Body::new(GatewayBody::new(body, body_timeout)))
 }
 

@@ -1,23 +1,23 @@
 //! What every router runs in, in the functions and in local-api: a span carrying the request id
 //! (so that every log line of a request has it), and the deadline budget of a Lambda invocation.
 
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
 use axum::Router;
-use axum::extract::{Request, State};
-use axum::middleware::{Next, from_fn_with_state};
+use axum::http::Request;
 use axum::response::{IntoResponse, Response};
 use lambda_http::RequestExt;
+use tower::Service;
 use tracing::Instrument;
 
 use crate::http::error::ApiError;
 use crate::http::limit::Limiter;
-
-/// A request id set by whatever serves the handlers outside Lambda (the local API): its number,
-/// written `local-<n>` only when a log line needs it.
-#[derive(Debug, Clone, Copy)]
-pub struct LocalRequestId(pub u64);
+use crate::http::request::LocalRequest;
 
 /// The id to find a request by in the logs: API Gateway's request id, else Lambda's, else the
 /// local server's.
@@ -40,8 +40,8 @@ pub fn request_id<B>(request: &axum::http::Request<B>) -> String {
         .or_else(|| {
             request
                 .extensions()
-                .get::<LocalRequestId>()
-                .map(|id| format!("local-{}", id.0))
+                .get::<LocalRequest>()
+                .map(|local| format!("local-{}", local.id))
         })
         .unwrap_or_else(|| "-".into())
 }
@@ -53,51 +53,72 @@ pub const DEADLINE_MARGIN: Duration = Duration::from_secs(1);
 /// deadline. Unbounded outside Lambda (the local API), and when the deadline is not in the future:
 /// Lambda never hands over an event past its deadline, but `cargo lambda watch` sends a fixed
 /// `600000` (in 1970).
-fn budget(request: &Request) -> Option<Duration> {
+fn budget<B>(request: &Request<B>) -> Option<Duration> {
     let deadline = request.lambda_context_ref()?.deadline();
     let left = deadline.duration_since(SystemTime::now()).ok()?;
     Some(left.saturating_sub(DEADLINE_MARGIN))
 }
 
 /// `router` in the layers of the API: the request's span, inside it the deadline, and the rate
-/// limits of `limiter` for its routes' [`crate::http::limit::limit`] layers (`None`: not
-/// limited). One middleware, not three: each layer of axum boxes the request's future and
-/// clones the service behind it, on every request.
-pub fn api_layers(router: Router, limiter: Option<Arc<Limiter>>) -> Router {
-    router.layer(from_fn_with_state(limiter, in_span_within_deadline))
+/// limits of `limiter` for its routes ([`crate::http::limit::Limited`]; `None`: not limited).
+pub fn api_layers(router: Router, limiter: Option<Arc<Limiter>>) -> ApiLayers {
+    ApiLayers { router, limiter }
 }
 
-/// Runs the request in a span carrying its id, within its deadline: a request that would outlive
-/// its invocation (a DynamoDB slow on each of many calls: every call is bounded, a start before a
-/// sold-out answer makes up to about 30) is answered 503 before the deadline, as JSON, where
-/// Lambda's timeout would leave API Gateway to answer its own 500. Every write is atomic and
-/// idempotent by key, so the retry the 503 asks for is safe.
-async fn in_span_within_deadline(
-    State(limiter): State<Option<Arc<Limiter>>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    if let Some(limiter) = limiter {
-        request.extensions_mut().insert(limiter);
+/// A router in the layers of the API ([`api_layers`]). One service around the whole router,
+/// not axum's `from_fn` on each route: that boxes the request's future, clones the route and
+/// boxes it again as `Next`, on every request; this boxes the one future of the request.
+#[derive(Clone)]
+pub struct ApiLayers {
+    router: Router,
+    limiter: Option<Arc<Limiter>>,
+}
+
+impl<B> Service<Request<B>> for ApiLayers
+where
+    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Service::<Request<B>>::poll_ready(&mut self.router, cx)
     }
-    let span = tracing::info_span!("request", request_id = %request_id(&request));
-    let budget = budget(&request);
-    let answer = async move {
-        match budget {
-            Some(budget) => tokio::time::timeout(budget, next.run(request))
-                .await
-                .unwrap_or_else(|_| {
-                    ApiError::Unavailable {
-                        what: "dependencies",
-                        detail: format!(
-                            "too slow: no answer {DEADLINE_MARGIN:?} before the invocation's \
-                             deadline"
-                        ),
-                    }
-                    .into_response()
-                }),
-            None => next.run(request).await,
+
+    /// Runs the request in a span carrying its id, within its deadline: a request that would
+    /// outlive its invocation (a DynamoDB slow on each of many calls: every call is bounded, a
+    /// start before a sold-out answer makes up to about 30) is answered 503 before the deadline,
+    /// as JSON, where Lambda's timeout would leave API Gateway to answer its own 500. Every write
+    /// is atomic and idempotent by key, so the retry the 503 asks for is safe.
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        if let Some(limiter) = &self.limiter {
+            request.extensions_mut().insert(limiter.clone());
         }
-    };
-    answer.instrument(span).await
+        let span = tracing::info_span!("request", request_id = %request_id(&request));
+        let budget = budget(&request);
+        let answer = span.in_scope(|| self.router.call(request));
+        Box::pin(
+            async move {
+                let Some(budget) = budget else {
+                    return answer.await;
+                };
+                Ok(tokio::time::timeout(budget, answer)
+                    .await
+                    .unwrap_or_else(|_| Ok(too_slow()))
+                    .unwrap_or_else(|never: Infallible| match never {}))
+            }
+            .instrument(span),
+        )
+    }
+}
+
+/// The 503 of a request still unanswered [`DEADLINE_MARGIN`] before its deadline.
+fn too_slow() -> Response {
+    ApiError::Unavailable {
+        what: "dependencies",
+        detail: format!("too slow: no answer {DEADLINE_MARGIN:?} before the invocation's deadline"),
+    }
+    .into_response()
 }

@@ -1,8 +1,8 @@
-//! The rate limits on a route ([`crate::ratelimit`]), as an axum layer each route of the
-//! declaration (`routes.rs`) wears with its class ([`limit`]), and the fan's part in the
+//! The rate limits on a route ([`crate::ratelimit`]), as a wrapper of the handler of each route
+//! of the declaration (`routes.rs`), with its class ([`Limited`]), and the fan's part in the
 //! [`crate::http::extract::Fan`] extractor ([`Limiting::fan`]).
 //!
-//! A request is counted on its address by the layer, before any extractor, and on its fan once
+//! A request is counted on its address before any extractor, and on its fan once
 //! the token is verified (the `sub` of a token nobody checked could be anyone's, and counting on
 //! it would let a script spend another fan's quota). A request the fan's window refuses gives
 //! its address's count back: a script behind a carrier NAT spends only its own quota, never
@@ -10,27 +10,29 @@
 //! a refusal is 429 `rate_limited` with `Retry-After`. The counters unreachable: reads and
 //! other writes are served (fail open), starts and joins are 503 (fail closed).
 //!
-//! The [`Limiter`] comes to the layer as a request extension, set once around the whole router
-//! ([`crate::http::layers::api_layers`]): a router built without one (a handler's unit tests)
-//! is not limited.
+//! The [`Limiter`] comes to each [`Limited`] handler as a request extension, set once around the
+//! whole router ([`crate::http::layers::api_layers`]): a router built without one (a handler's
+//! unit tests) is not limited.
 
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::Request;
+use axum::handler::Handler;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use smallvec::SmallVec;
 
 use crate::http::error::ApiError;
-use crate::http::request::source_address;
+use crate::http::request::source_key;
 use crate::ids::UserId;
 use crate::metrics::{self, Metric};
 use crate::ratelimit::{
-    Counter, MAX_RETRY_JITTER_SECONDS, RatePolicy, RouteClass, Scope, Standing, Taken, Window,
-    counter_key, fields, retry_after,
+    Counter, CounterKey, MAX_RETRY_JITTER_SECONDS, Quota, RatePolicy, RouteClass, Scope, Standing,
+    Taken, Window, counter_key, fields, retry_after,
 };
 use crate::store::StoreError;
 use crate::store::ratelimit::TakeFromWindow;
@@ -66,6 +68,13 @@ pub fn system_clock() -> Clock {
     Arc::new(|| i64::try_from(crate::timestamp::Timestamp::now().unix_seconds()).unwrap_or(0))
 }
 
+/// The window a request is counted in: its counter, its quota, and the time it was taken at.
+struct Current {
+    counter: Counter,
+    quota: Quota,
+    now: i64,
+}
+
 /// The rate limits of one process: the policy, the store's counters, and the windows this
 /// process has seen full (refused at once, with no write, until they end: a script's flood
 /// costs the store one failed write per instance and window, never one per request).
@@ -73,7 +82,35 @@ pub struct Limiter {
     counters: Box<dyn Counters>,
     policy: RatePolicy,
     clock: Clock,
-    full: Mutex<HashSet<Counter>>,
+    full: SeenFull,
+}
+
+/// The windows a process has seen full, until they end.
+#[derive(Default)]
+struct SeenFull {
+    /// Whether any window was ever seen full: almost every request comes while none is, and
+    /// reads this flag, not the lock every worker thread would take. Relaxed: a request that
+    /// misses a window just seen full asks the store, which refuses it as well.
+    any: AtomicBool,
+    windows: Mutex<HashSet<Counter>>,
+}
+
+impl SeenFull {
+    fn contains(&self, counter: &Counter) -> bool {
+        self.any.load(Ordering::Relaxed)
+            && self
+                .windows
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(counter)
+    }
+
+    fn insert(&self, counter: Counter, now: i64) {
+        let mut windows = self.windows.lock().unwrap_or_else(PoisonError::into_inner);
+        windows.retain(|seen| seen.window.end > now);
+        windows.insert(counter);
+        self.any.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Limiter {
@@ -82,7 +119,7 @@ impl Limiter {
             counters: Box::new(store),
             policy,
             clock,
-            full: Mutex::default(),
+            full: SeenFull::default(),
         }
     }
 
@@ -90,72 +127,94 @@ impl Limiter {
         &self.policy
     }
 
-    /// The standing of `who`'s window of `class` when this process has seen it full, read from
-    /// memory only (no store call).
-    fn known_full(&self, class: RouteClass, scope: Scope, who: &str) -> Option<Standing> {
+    /// The window of `key` (`scope`) for a request of `class` now; `None` for a class that is
+    /// not limited.
+    fn current(&self, class: RouteClass, scope: Scope, key: CounterKey) -> Option<Current> {
         let quota = self.policy.of(class)?.quota(scope);
         let now = (self.clock)();
         let counter = Counter {
             class,
             scope,
-            key: counter_key(scope, who),
+            key,
             window: Window::at(now, quota),
         };
-        let full = self.full.lock().unwrap_or_else(PoisonError::into_inner);
-        full.contains(&counter)
+        Some(Current {
+            counter,
+            quota,
+            now,
+        })
+    }
+
+    /// The standing of `key`'s window of `class` when this process has seen it full, read from
+    /// memory only (no store call).
+    fn known_full(&self, class: RouteClass, scope: Scope, key: CounterKey) -> Option<Standing> {
+        let Current {
+            counter,
+            quota,
+            now,
+        } = self.current(class, scope, key)?;
+        self.full
+            .contains(&counter)
             .then(|| Standing::of(scope, quota, Taken::Full, counter.window, now))
     }
 
-    /// Takes one request of `class` from `who`'s window (`scope`): its standing after it, or
+    /// Takes one request of `class` from the window of `key` (`scope`): its standing after it, or
     /// `None` for a class that is not limited.
     async fn take(
         &self,
         class: RouteClass,
         scope: Scope,
-        who: &str,
+        key: CounterKey,
     ) -> Result<Option<(Counter, Standing)>, StoreError> {
-        let Some(policy) = self.policy.of(class) else {
+        let Some(Current {
+            counter,
+            quota,
+            now,
+        }) = self.current(class, scope, key)
+        else {
             return Ok(None);
         };
-        let quota = policy.quota(scope);
-        let now = (self.clock)();
-        let counter = Counter {
-            class,
-            scope,
-            key: counter_key(scope, who),
-            window: Window::at(now, quota),
-        };
-        let known_full = self
-            .full
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(&counter);
+        let known_full = self.full.contains(&counter);
         let taken = if known_full {
             Taken::Full
         } else {
             self.counters.take(&counter, quota.quota).await?
         };
         if taken == Taken::Full && !known_full {
-            let mut full = self.full.lock().unwrap_or_else(PoisonError::into_inner);
-            full.retain(|seen| seen.window.end > now);
-            full.insert(counter.clone());
+            self.full.insert(counter.clone(), now);
         }
         let standing = Standing::of(scope, quota, taken, counter.window, now);
         Ok(Some((counter, standing)))
     }
 }
 
-/// What a limited request carries from the layer to the [`crate::http::extract::Fan`]
-/// extractor, and back: its class, the counters it took, their standings for the fields.
+/// What a limited request carries from [`Limited`] to the [`crate::http::extract::Fan`]
+/// extractor, and back ([`Counting`]). One reference count of the request's own to clone, not
+/// the limiter's, which every worker thread shares.
 #[derive(Clone)]
-pub struct Limiting {
-    limiter: Arc<Limiter>,
-    class: RouteClass,
-    taken: Arc<Mutex<Vec<(Counter, Standing)>>>,
-}
+pub struct Limiting(Arc<Counting>);
 
 impl Limiting {
-    fn standings(&self) -> Vec<Standing> {
+    /// Counts the request on the signed-in fan's window (called by the `Fan` extractor once the
+    /// token is verified).
+    pub async fn fan(&self, user_id: &UserId) -> Result<(), ApiError> {
+        let key = counter_key(Scope::Fan, user_id.as_str());
+        self.0.count(Scope::Fan, key).await
+    }
+}
+
+/// A limited request's class, the counters it took, and their standings for the fields.
+struct Counting {
+    limiter: Arc<Limiter>,
+    class: RouteClass,
+    taken: Mutex<Counts<(Counter, Standing)>>,
+}
+
+/// What a request was counted on: its address's and its fan's windows, at most.
+type Counts<T> = SmallVec<[T; 2]>;
+
+impl Counting {
+    fn standings(&self) -> Counts<Standing> {
         self.taken
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -164,11 +223,11 @@ impl Limiting {
             .collect()
     }
 
-    /// Counts the request on `scope`'s window of `who`: `Ok` when served; the 429 when that
+    /// Counts the request on `scope`'s window of `key`: `Ok` when served; the 429 when that
     /// window is full (the counts taken before it given back), or the 503 of a class that
     /// fails closed when the counters cannot be reached (one that fails open is served).
-    async fn count(&self, scope: Scope, who: &str) -> Result<(), ApiError> {
-        let taken = match self.limiter.take(self.class, scope, who).await {
+    async fn count(&self, scope: Scope, key: CounterKey) -> Result<(), ApiError> {
+        let taken = match self.limiter.take(self.class, scope, key).await {
             Ok(taken) => taken,
             Err(error) if self.class.fails_open() => {
                 tracing::warn!(class = %self.class, error = %error.detail(), "rate limits unreachable; served");
@@ -182,7 +241,7 @@ impl Limiting {
         let Some((counter, standing)) = taken else {
             return Ok(());
         };
-        let earlier: Vec<Counter> = {
+        let earlier: Counts<Counter> = {
             let mut taken = self.taken.lock().unwrap_or_else(PoisonError::into_inner);
             let earlier = taken.iter().map(|(counter, _)| counter.clone()).collect();
             taken.push((counter, standing));
@@ -207,7 +266,8 @@ impl Limiting {
         let Some(sub) = unverified_sub(headers) else {
             return Ok(());
         };
-        let Some(standing) = self.limiter.known_full(self.class, Scope::Fan, &sub) else {
+        let key = counter_key(Scope::Fan, &sub);
+        let Some(standing) = self.limiter.known_full(self.class, Scope::Fan, key) else {
             return Ok(());
         };
         self.taken
@@ -226,12 +286,6 @@ impl Limiting {
             class: self.class.name(),
             retry_after: retry_after(&self.standings(), jitter()),
         }
-    }
-
-    /// Counts the request on the signed-in fan's window (called by the `Fan` extractor once the
-    /// token is verified).
-    pub async fn fan(&self, user_id: &UserId) -> Result<(), ApiError> {
-        self.count(Scope::Fan, user_id.as_str()).await
     }
 
     /// Writes `RateLimit-Policy` and `RateLimit` of every window the request was counted on.
@@ -277,35 +331,73 @@ fn jitter() -> u32 {
     u32::from(byte[0]) % (MAX_RETRY_JITTER_SECONDS + 1)
 }
 
-/// The layer of a route of `class`: counts the request on its source address, hands the rest
-/// to the `Fan` extractor ([`Limiting`] as a request extension), and writes the fields on the
-/// answer, whatever it is.
-pub async fn limit(class: RouteClass, mut request: Request, next: Next) -> Response {
-    let Some(limiter) = request.extensions().get::<Arc<Limiter>>().cloned() else {
-        return next.run(request).await;
+/// A handler in the rate limits of its route's class (each route of the declaration is one:
+/// `routes.rs`). A wrapper of the handler, not a `route_layer`: a layer would box the route once
+/// more and make axum's `from_fn` clone and box it again, on every request.
+#[derive(Clone)]
+pub struct Limited<H> {
+    class: RouteClass,
+    handler: H,
+}
+
+impl<H> Limited<H> {
+    pub fn new(class: RouteClass, handler: H) -> Self {
+        Self { class, handler }
+    }
+}
+
+impl<H, T, S> Handler<T, S> for Limited<H>
+where
+    H: Handler<T, S>,
+    T: 'static,
+    S: Send + 'static,
+{
+    type Future = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+    fn call(self, request: Request, state: S) -> Self::Future {
+        let Self { class, handler } = self;
+        Box::pin(limit(class, request, move |request| {
+            handler.call(request, state)
+        }))
+    }
+}
+
+/// Runs a request of `class` through `run` (its handler): counts it on its source address,
+/// hands the rest to the `Fan` extractor ([`Limiting`] as a request extension), and writes the
+/// fields on the answer, whatever it is.
+async fn limit<F: Future<Output = Response>>(
+    class: RouteClass,
+    mut request: Request,
+    run: impl FnOnce(Request) -> F,
+) -> Response {
+    // Taken out, not cloned: nothing after this reads it.
+    let Some(limiter) = request.extensions_mut().remove::<Arc<Limiter>>() else {
+        return run(request).await;
     };
     if limiter.policy.of(class).is_none() {
-        return next.run(request).await;
+        return run(request).await;
     }
-    let limiting = Limiting {
+    let counting = Arc::new(Counting {
         limiter,
         class,
-        taken: Arc::default(),
-    };
-    let counted = match limiting.refuse_known_full(request.headers()) {
+        taken: Mutex::default(),
+    });
+    let counted = match counting.refuse_known_full(request.headers()) {
         Err(refusal) => Err(refusal),
-        Ok(()) => match source_address(&request) {
-            Some(address) => limiting.count(Scope::Address, &address).await,
+        Ok(()) => match source_key(&request) {
+            Some(address) => counting.count(Scope::Address, address).await,
             None => Ok(()),
         },
     };
     let mut response = match counted {
         Ok(()) => {
-            request.extensions_mut().insert(limiting.clone());
-            next.run(request).await
+            request
+                .extensions_mut()
+                .insert(Limiting(Arc::clone(&counting)));
+            run(request).await
         }
         Err(refusal) => refusal.into_response(),
     };
-    limiting.write_fields(response.headers_mut());
+    counting.write_fields(response.headers_mut());
     response
 }

@@ -6,6 +6,7 @@ use axum::http::{HeaderMap, header};
 use lambda_http::RequestExt;
 
 use crate::http::error::{ApiError, ErrorCode};
+use crate::ratelimit::{CounterKey, Scope, counter_key};
 
 /// Default limit of a request body, in bytes.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024;
@@ -127,16 +128,59 @@ pub fn invalid_json() -> ApiError {
     )
 }
 
-/// The peer address of a request's connection, set by whatever serves the handlers outside
-/// Lambda (the local API): its source address, as API Gateway's `sourceIp` is in Lambda.
+/// A request as the server of the handlers outside Lambda (the local API) hands it: its number
+/// for the logs (written `local-<n>`, as Lambda's request id is), and its connection's peer. One
+/// extension, not two: each is a box and a map entry on every request.
 #[derive(Debug, Clone, Copy)]
-pub struct LocalPeer(pub std::net::IpAddr);
+pub struct LocalRequest {
+    pub id: u64,
+    pub peer: LocalPeer,
+}
+
+/// The peer address of a request's connection: its source address, as API Gateway's `sourceIp`
+/// is in Lambda, with the key its rate limits count it under, hashed once for the connection's
+/// requests.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalPeer {
+    address: std::net::IpAddr,
+    key: CounterKey,
+}
+
+impl LocalPeer {
+    pub fn new(address: std::net::IpAddr) -> Self {
+        Self {
+            address,
+            key: counter_key(Scope::Address, &address_text(address)),
+        }
+    }
+}
 
 /// The address the request came from: API Gateway's `requestContext.http.sourceIp` (the TCP
 /// peer it saw), else the local server's peer. Never a header such as `X-Forwarded-For`, which
 /// the client writes.
 pub fn source_address<B>(request: &axum::http::Request<B>) -> Option<String> {
-    let gateway = request
+    gateway_source(request).or_else(|| {
+        request
+            .extensions()
+            .get::<LocalRequest>()
+            .map(|local| address_text(local.peer.address))
+    })
+}
+
+/// The key the request's [`source_address`] is counted under ([`Scope::Address`]).
+pub fn source_key<B>(request: &axum::http::Request<B>) -> Option<CounterKey> {
+    match gateway_source(request) {
+        Some(address) => Some(counter_key(Scope::Address, &address)),
+        None => request
+            .extensions()
+            .get::<LocalRequest>()
+            .map(|local| local.peer.key),
+    }
+}
+
+/// API Gateway's `requestContext.http.sourceIp`.
+fn gateway_source<B>(request: &axum::http::Request<B>) -> Option<String> {
+    request
         .request_context_ref()
         .and_then(|context| match context {
             lambda_http::request::RequestContext::ApiGatewayV2(context) => {
@@ -144,13 +188,7 @@ pub fn source_address<B>(request: &axum::http::Request<B>) -> Option<String> {
             }
             #[allow(unreachable_patterns)] // other event kinds are compiled out by features
             _ => None,
-        });
-    gateway.or_else(|| {
-        request
-            .extensions()
-            .get::<LocalPeer>()
-            .map(|peer| address_text(peer.0))
-    })
+        })
 }
 
 /// An address as `Display` writes it, an IPv4 one without the formatting machinery: local-api

@@ -88,7 +88,7 @@ impl LocalStates {
 
 /// Every function's routes over one store.
 pub struct LocalRoutes {
-    /// The routes of every function, merged (each with its class's rate-limit layer, as
+    /// The routes of every function, merged (each handler in its class's rate limits, as
     /// [`super::Routes::into_router`] gives them).
     pub every: Router,
     /// The `$default` route's function ([`super::DEFAULT_FUNCTION`]), which API Gateway hands

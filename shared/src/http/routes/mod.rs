@@ -18,7 +18,6 @@ use std::sync::{Arc, LazyLock};
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
-use axum::middleware::from_fn;
 use axum::routing::{MethodFilter, on};
 use tower::ServiceBuilder;
 use utoipa::openapi::path::HttpMethod;
@@ -37,7 +36,7 @@ use crate::handlers::queue::QueueFnState;
 use crate::handlers::stripe_webhook::WebhookState;
 use crate::handlers::top_ups::TopUpState;
 use crate::handlers::web3_link::LinkState;
-use crate::http::limit::limit;
+use crate::http::limit::Limited;
 pub use crate::ratelimit::RouteClass;
 use crate::store::cash::{GetBalances, ListLedger};
 use crate::store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
@@ -162,10 +161,8 @@ impl<St: Clone + Send + Sync + 'static> Routes<St> {
         for method in P::methods() {
             let filter = MethodFilter::try_from(http_method(&method))
                 .expect("every method of an API route is routable");
-            // A closure, not a boxed future: `from_fn` boxes the request's future once already.
-            let limited = on(filter, handler.clone())
-                .route_layer(from_fn(move |request, next| limit(class, request, next)));
-            self.router = self.router.route(&path, limited);
+            let limited = Limited::new(class, handler.clone());
+            self.router = self.router.route(&path, on(filter, limited));
             if method == HttpMethod::Get {
                 self.router = self
                     .router

@@ -22,7 +22,7 @@ mod topups;
 mod wallets;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::cash::{Credit, Debit};
 use crate::ids::{PackId, PurchaseId, UserId};
@@ -91,8 +91,6 @@ struct Tables {
     queue_entries: BTreeMap<(PackId, UserId), crate::queue::entry::QueueEntry>,
     /// The keeper's mark on each drawn line (`overThrough`), by pack id.
     queue_marks: HashMap<PackId, u64>,
-    /// Rate-limit counters: the count of each window and when it expires.
-    counters: HashMap<crate::ratelimit::Counter, (u32, i64)>,
     /// Spent human-check tokens by hash, each until it expires.
     spent: HashMap<String, i64>,
     /// A line's exclusions, by (pack id, reason).
@@ -103,6 +101,10 @@ struct Tables {
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     tables: Arc<RwLock<Tables>>,
+    /// Rate-limit counters: the count of each window and when it expires. Under a lock of their
+    /// own: every limited request writes one, and under the tables' lock each would stop every
+    /// other request's reads (no write of the tables involves a counter).
+    counters: Arc<Mutex<HashMap<crate::ratelimit::Counter, (u32, i64)>>>,
     /// What each rarity adds to a collector score.
     weights: Arc<crate::leaderboards::ScoreWeights>,
 }
@@ -120,5 +122,9 @@ impl MemoryStore {
 
     fn write(&self) -> RwLockWriteGuard<'_, Tables> {
         self.tables.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn counters(&self) -> MutexGuard<'_, HashMap<crate::ratelimit::Counter, (u32, i64)>> {
+        self.counters.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -2,6 +2,8 @@
 //! the conditions DynamoDB is given. Items past their TTL are dropped as the table's TTL drops
 //! them (here at once, when the maps are next written).
 
+use std::collections::hash_map::Entry;
+
 use super::MemoryStore;
 use crate::ratelimit::{Counter, Taken};
 use crate::store::StoreError;
@@ -38,27 +40,28 @@ fn now() -> i64 {
 
 impl TakeFromWindow for MemoryStore {
     async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
-        let mut tables = self.write();
+        let mut counters = self.counters();
         let now = now();
-        tables
-            .counters
-            .retain(|_, (_, expires_at)| *expires_at > now);
-        let count = tables.counters.get(counter).map(|(count, _)| *count);
+        counters.retain(|_, (_, expires_at)| *expires_at > now);
+        // One lookup for the read and the write.
+        let entry = counters.entry(counter.clone());
+        let count = match &entry {
+            Entry::Occupied(item) => Some(item.get().0),
+            Entry::Vacant(_) => None,
+        };
         if !under_quota(quota).holds(Some(&CountItem(count))) {
             return Ok(Taken::Full);
         }
         let count = count.unwrap_or(0) + 1;
-        tables
-            .counters
-            .insert(counter.clone(), (count, counter.expires_at()));
+        *entry.or_default() = (count, counter.expires_at());
         Ok(Taken::Counted(count))
     }
 
     async fn give_back(&self, counter: &Counter) -> Result<(), StoreError> {
-        let mut tables = self.write();
-        let count = tables.counters.get(counter).map(|(count, _)| *count);
+        let mut counters = self.counters();
+        let count = counters.get(counter).map(|(count, _)| *count);
         if counted().holds(Some(&CountItem(count)))
-            && let Some((count, _)) = tables.counters.get_mut(counter)
+            && let Some((count, _)) = counters.get_mut(counter)
         {
             *count = count.saturating_sub(1);
         }
