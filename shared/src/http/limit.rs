@@ -96,8 +96,12 @@ struct SeenFull {
 }
 
 impl SeenFull {
-    fn contains(&self, counter: &Counter) -> bool {
+    fn any(&self) -> bool {
         self.any.load(Ordering::Relaxed)
+    }
+
+    fn contains(&self, counter: &Counter) -> bool {
+        self.any()
             && self
                 .windows
                 .lock()
@@ -263,6 +267,10 @@ impl Counting {
     /// request refused (the window it names is full for its owner too), and sparing the
     /// address's count is what keeps a script's flood off its neighbours' shared address key.
     fn refuse_known_full(&self, headers: &HeaderMap) -> Result<(), ApiError> {
+        // Nothing seen full (almost always): no token to decode, no `sub` to hash.
+        if !self.limiter.full.any() {
+            return Ok(());
+        }
         let Some(sub) = unverified_sub(headers) else {
             return Ok(());
         };
