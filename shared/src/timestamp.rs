@@ -20,6 +20,17 @@ pub enum TimestampError {
     OutOfRange,
 }
 
+/// Whole seconds since the Unix epoch now, read off the system clock with no calendar
+/// conversion ([`Timestamp::now`] builds a date: a fifth of the rate limits' work on each
+/// request of local-api).
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+        })
+}
+
 impl Timestamp {
     pub fn now() -> Self {
         Self(OffsetDateTime::now_utc())

@@ -65,7 +65,7 @@ pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 
 /// The system clock.
 pub fn system_clock() -> Clock {
-    Arc::new(|| i64::try_from(crate::timestamp::Timestamp::now().unix_seconds()).unwrap_or(0))
+    Arc::new(crate::timestamp::unix_now)
 }
 
 /// The window a request is counted in: its counter, its quota, and the time it was taken at.
@@ -81,8 +81,48 @@ struct Current {
 pub struct Limiter {
     counters: Box<dyn Counters>,
     policy: RatePolicy,
+    policy_fields: PolicyFields,
     clock: Clock,
     full: SeenFull,
+}
+
+/// The `RateLimit-Policy` value of each limited class for a request's usual windows (its
+/// address's, then its fan's), written once: it is the same on every answer of the class, and
+/// writing it was a quarter of the fields' cost on each request (BENCHMARKS.md).
+struct PolicyFields(Vec<(RouteClass, [HeaderValue; 2])>);
+
+impl PolicyFields {
+    fn new(policy: &RatePolicy) -> Self {
+        let value = |windows: &[(Scope, Quota)], class| {
+            HeaderValue::try_from(fields::policy(class, windows.iter().copied()))
+                .expect("a policy field is visible ASCII")
+        };
+        Self(
+            RouteClass::LIMITED
+                .into_iter()
+                .filter_map(|class| {
+                    let quotas = policy.of(class)?;
+                    let address = (Scope::Address, quotas.address);
+                    let fan = (Scope::Fan, quotas.fan);
+                    Some((
+                        class,
+                        [value(&[address], class), value(&[address, fan], class)],
+                    ))
+                })
+                .collect(),
+        )
+    }
+
+    /// The value for `standings` when they are the usual windows of `class`.
+    fn get(&self, class: RouteClass, standings: &[Standing]) -> Option<HeaderValue> {
+        let usual = match standings {
+            [address] if address.scope == Scope::Address => 0,
+            [address, fan] if address.scope == Scope::Address && fan.scope == Scope::Fan => 1,
+            _ => return None,
+        };
+        let (_, values) = self.0.iter().find(|(limited, _)| *limited == class)?;
+        Some(values[usual].clone())
+    }
 }
 
 /// The windows a process has seen full, until they end.
@@ -121,6 +161,7 @@ impl Limiter {
     pub fn new<S: TakeFromWindow + 'static>(store: S, policy: RatePolicy, clock: Clock) -> Self {
         Self {
             counters: Box::new(store),
+            policy_fields: PolicyFields::new(&policy),
             policy,
             clock,
             full: SeenFull::default(),
@@ -302,12 +343,21 @@ impl Counting {
         if standings.is_empty() {
             return;
         }
+        // The text is the fields' ASCII; taken as it is, without a copy.
+        let written = |text: String| HeaderValue::try_from(text).ok();
+        let policy = self
+            .limiter
+            .policy_fields
+            .get(self.class, &standings)
+            .or_else(|| {
+                let windows = standings.iter().map(|s| (s.scope, s.quota));
+                written(fields::policy(self.class, windows))
+            });
         for (name, value) in [
-            (RATELIMIT_POLICY, fields::policy(self.class, &standings)),
-            (RATELIMIT, fields::limit(self.class, &standings)),
+            (RATELIMIT_POLICY, policy),
+            (RATELIMIT, written(fields::limit(self.class, &standings))),
         ] {
-            // The text is the fields' ASCII; taken as it is, without a copy.
-            if let Ok(value) = HeaderValue::try_from(value) {
+            if let Some(value) = value {
                 headers.insert(name, value);
             }
         }

@@ -4,30 +4,29 @@
 //! of `w` seconds) and `RateLimit: "fan-start";r=7;t=4, "addr-start";r=180;t=4` (`r` left,
 //! `t` seconds until the window ends).
 
-use super::{RouteClass, Standing};
+use super::{Quota, RouteClass, Scope, Standing};
 
-/// A List of one Item per standing: its name (`"<scope>-<class>"`, a Structured Fields String)
+/// A List of one Item per window: its name (`"<scope>-<class>"`, a Structured Fields String)
 /// and two integer parameters. Written by hand, not with `format!`: every answer of a limited
 /// route carries two of these, and the formatting machinery was a tenth of local-api's work on
 /// a read (BENCHMARKS.md).
 fn list(
     class: RouteClass,
-    standings: &[Standing],
+    items: impl ExactSizeIterator<Item = (Scope, [u32; 2])>,
     params: [&str; 2],
-    values: impl Fn(&Standing) -> [u32; 2],
 ) -> String {
-    let mut text = String::with_capacity(standings.len() * 32);
+    let mut text = String::with_capacity(items.len() * 32);
     let mut digits = itoa::Buffer::new();
-    for (index, standing) in standings.iter().enumerate() {
+    for (index, (scope, values)) in items.enumerate() {
         if index > 0 {
             text.push_str(", ");
         }
         text.push('"');
-        text.push_str(standing.scope.name());
+        text.push_str(scope.name());
         text.push('-');
         text.push_str(class.name());
         text.push('"');
-        for (param, value) in params.iter().zip(values(standing)) {
+        for (param, value) in params.iter().zip(values) {
             text.push(';');
             text.push_str(param);
             text.push('=');
@@ -37,24 +36,23 @@ fn list(
     text
 }
 
-/// The `RateLimit-Policy` value.
-pub fn policy(class: RouteClass, standings: &[Standing]) -> String {
-    list(class, standings, ["q", "w"], |standing| {
-        [standing.quota.quota, standing.quota.window_seconds]
-    })
+/// The `RateLimit-Policy` value of windows of these scopes and quotas.
+pub fn policy(class: RouteClass, windows: impl ExactSizeIterator<Item = (Scope, Quota)>) -> String {
+    let items = windows.map(|(scope, quota)| (scope, [quota.quota, quota.window_seconds]));
+    list(class, items, ["q", "w"])
 }
 
 /// The `RateLimit` value.
 pub fn limit(class: RouteClass, standings: &[Standing]) -> String {
-    list(class, standings, ["r", "t"], |standing| {
-        [standing.remaining, standing.reset]
-    })
+    let items = standings
+        .iter()
+        .map(|standing| (standing.scope, [standing.remaining, standing.reset]));
+    list(class, items, ["r", "t"])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ratelimit::{Quota, Scope};
 
     #[test]
     fn fields_are_lists_of_named_items() {
@@ -81,7 +79,10 @@ mod tests {
             },
         ];
         assert_eq!(
-            policy(RouteClass::Start, &standings),
+            policy(
+                RouteClass::Start,
+                standings.iter().map(|s| (s.scope, s.quota))
+            ),
             r#""fan-start";q=5;w=10, "addr-start";q=100;w=10"#
         );
         assert_eq!(

@@ -1,6 +1,6 @@
 //! Rate-limit counters and spent human-check tokens in memory, under the store's one lock, with
 //! the conditions DynamoDB is given. Items past their TTL are dropped as the table's TTL drops
-//! them (here at once, when the maps are next written).
+//! them (here when the maps are next written; counters only before their map would grow).
 
 use std::collections::hash_map::Entry;
 
@@ -10,7 +10,7 @@ use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value};
 use crate::store::ratelimit::{SpendToken, TakeFromWindow, counted, under_quota, unspent};
 use crate::store::schema::{PK, RATE_COUNT};
-use crate::timestamp::Timestamp;
+use crate::timestamp::unix_now;
 
 /// A counter's item as DynamoDB holds it: its count, if it exists.
 struct CountItem(Option<u32>);
@@ -34,15 +34,15 @@ impl Attributes for SpentItem {
     }
 }
 
-fn now() -> i64 {
-    i64::try_from(Timestamp::now().unix_seconds()).unwrap_or(i64::MAX)
-}
-
 impl TakeFromWindow for MemoryStore {
     async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
         let mut counters = self.counters();
-        let now = now();
-        counters.retain(|_, (_, expires_at)| *expires_at > now);
+        // Ended windows are dropped before the map would grow, not on every take: its size
+        // stays within twice the live windows'.
+        if counters.len() == counters.capacity() {
+            let now = unix_now();
+            counters.retain(|_, (_, expires_at)| *expires_at > now);
+        }
         // One lookup for the read and the write.
         let entry = counters.entry(counter.clone());
         let count = match &entry {
@@ -72,7 +72,7 @@ impl TakeFromWindow for MemoryStore {
 impl SpendToken for MemoryStore {
     async fn spend(&self, token_hash: &str, expires_at: i64) -> Result<bool, StoreError> {
         let mut tables = self.write();
-        let now = now();
+        let now = unix_now();
         tables.spent.retain(|_, until| *until > now);
         let item = tables
             .spent
