@@ -307,7 +307,11 @@ fn join_repeated_headers(headers: &mut HeaderMap) {
 /// client still sends is dropped by [`close_lingering`].
 struct GatewayBody {
     inner: Incoming,
-    deadline: Pin<Box<tokio::time::Sleep>>,
+    /// When the body must be in: the timeout from the request's arrival.
+    due: tokio::time::Instant,
+    /// Its timer, armed when a handler first reads the body: a request whose body nobody reads
+    /// (every GET) costs no timer and no allocation.
+    deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     seen: usize,
 }
 
@@ -315,7 +319,8 @@ impl GatewayBody {
     fn new(inner: Incoming, timeout: std::time::Duration) -> Self {
         Self {
             inner,
-            deadline: Box::pin(tokio::time::sleep(timeout)),
+            due: tokio::time::Instant::now() + timeout,
+            deadline: None,
             seen: 0,
         }
     }
@@ -330,7 +335,11 @@ impl hyper::body::Body for GatewayBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, ApiError>>> {
         let this = &mut *self;
-        if this.deadline.as_mut().poll(cx).is_ready() {
+        let due = this.due;
+        let deadline = this
+            .deadline
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(due)));
+        if deadline.as_mut().poll(cx).is_ready() {
             return Poll::Ready(Some(Err(ApiError::refused(
                 ErrorCode::InvalidBody,
                 "The request body did not arrive in time.",
