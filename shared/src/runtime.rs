@@ -116,7 +116,7 @@ pub async fn serve(app: Router, store: &DynamoStore) -> Result<(), lambda_http::
     let service = service_fn(move |request: Request| {
         let app = app.clone();
         async move {
-            let request_id = request_id(&request);
+            let request_id = request_id(&request).to_string();
             let started = Instant::now();
             let (response, mut recorded) = metrics::record(app.oneshot(request)).await;
             let response = response.unwrap_or_else(|never: Infallible| match never {});

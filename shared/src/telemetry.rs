@@ -36,12 +36,29 @@ pub fn init_json() {
     let _ = tracing::subscriber::set_global_default(json_subscriber(log_filter(), std::io::stdout));
 }
 
+/// The fields of a readable line: `name=value`, a message bare, without styles. The default
+/// writer paints each field name (a no-op style when the output is no terminal, still through
+/// the formatting machinery), which was half of what the request span of every request cost
+/// local-api (BENCHMARKS.md).
+fn plain_fields() -> impl for<'w> tracing_subscriber::fmt::FormatFields<'w> + 'static {
+    use tracing_subscriber::field::MakeExt;
+    tracing_subscriber::fmt::format::debug_fn(|writer, field, value| {
+        if field.name() == "message" {
+            write!(writer, "{value:?}")
+        } else {
+            write!(writer, "{field}={value:?}")
+        }
+    })
+    .delimited(" ")
+}
+
 /// Readable logs on standard error, for a person at a terminal.
 pub fn init_pretty() {
     let layer = tracing_subscriber::fmt::layer()
         .with_target(false)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .fmt_fields(plain_fields())
         .compact();
     let _ = tracing::subscriber::set_global_default(
         tracing_subscriber::registry()

@@ -20,13 +20,35 @@ use crate::http::limit::Limiter;
 use crate::http::request::LocalRequest;
 
 /// The id to find a request by in the logs: API Gateway's request id, else Lambda's, else the
-/// local server's.
-pub fn request_id<B>(request: &axum::http::Request<B>) -> String {
+/// local server's (`local-<n>`), else `-`. Borrowed and written when displayed: the request's
+/// span records it on every request, with no copy.
+pub enum RequestId<'a> {
+    /// API Gateway's or Lambda's.
+    Given(&'a str),
+    Local(u64),
+    Unknown,
+}
+
+impl std::fmt::Display for RequestId<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestId::Given(id) => f.write_str(id),
+            RequestId::Local(id) => {
+                f.write_str("local-")?;
+                f.write_str(itoa::Buffer::new().format(*id))
+            }
+            RequestId::Unknown => f.write_str("-"),
+        }
+    }
+}
+
+/// `request`'s [`RequestId`].
+pub fn request_id<B>(request: &axum::http::Request<B>) -> RequestId<'_> {
     let gateway = request
         .request_context_ref()
         .and_then(|context| match context {
             lambda_http::request::RequestContext::ApiGatewayV2(context) => {
-                context.request_id.clone()
+                context.request_id.as_deref()
             }
             #[allow(unreachable_patterns)] // other event kinds are compiled out by features
             _ => None,
@@ -35,15 +57,16 @@ pub fn request_id<B>(request: &axum::http::Request<B>) -> String {
         .or_else(|| {
             request
                 .lambda_context_ref()
-                .map(|context| context.request_id.clone())
+                .map(|context| context.request_id.as_str())
         })
+        .map(RequestId::Given)
         .or_else(|| {
             request
                 .extensions()
                 .get::<LocalRequest>()
-                .map(|local| format!("local-{}", local.id))
+                .map(|local| RequestId::Local(local.id))
         })
-        .unwrap_or_else(|| "-".into())
+        .unwrap_or(RequestId::Unknown)
 }
 
 /// How long before the function's deadline a request still unanswered is given up with a 503.
