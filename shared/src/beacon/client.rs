@@ -17,7 +17,7 @@ use lambda_http::http::{Request, StatusCode, header};
 
 use super::{Beacon, BeaconError, LOCAL_CHAIN, local, quicknet, verify, verify_local};
 use crate::http_client::{Roots, Schemes, https_connector};
-use crate::timestamp::Timestamp;
+use crate::timestamp::unix_now;
 
 /// drand's relays of the League of Entropy, used when `DRAND_URLS` is not set.
 pub const DEFAULT_RELAYS: [&str; 3] = [
@@ -93,7 +93,7 @@ impl BeaconClient {
     /// request made) or when every relay answers that it does not have it;
     /// [`BeaconError::Unavailable`] when no relay gave a beacon that verifies.
     pub async fn fetch(&self, round: u64) -> Result<Beacon, BeaconError> {
-        let now = i64::try_from(Timestamp::now().unix_seconds()).unwrap_or(i64::MAX);
+        let now = unix_now();
         if round == 0 || quicknet::time_of(round) > now {
             return Err(BeaconError::NotYet);
         }
