@@ -9,13 +9,14 @@ use super::{Quota, RouteClass, Scope, Standing};
 /// A List of one Item per window: its name (`"<scope>-<class>"`, a Structured Fields String)
 /// and two integer parameters. Written by hand, not with `format!`: every answer of a limited
 /// route carries two of these, and the formatting machinery was a tenth of local-api's work on
-/// a read (BENCHMARKS.md).
+/// a read (BENCHMARKS.md). Into a `String` of exactly its length: `HeaderValue` takes one whose
+/// capacity is its length as it is, and any other with a second allocation.
 fn list(
     class: RouteClass,
-    items: impl ExactSizeIterator<Item = (Scope, [u32; 2])>,
+    items: impl Iterator<Item = (Scope, [u32; 2])> + Clone,
     params: [&str; 2],
 ) -> String {
-    let mut text = String::with_capacity(items.len() * 32);
+    let mut text = String::with_capacity(list_len(class, items.clone(), params));
     let mut digits = itoa::Buffer::new();
     for (index, (scope, values)) in items.enumerate() {
         if index > 0 {
@@ -36,8 +37,30 @@ fn list(
     text
 }
 
+/// The length of [`list`]'s text.
+fn list_len(
+    class: RouteClass,
+    items: impl Iterator<Item = (Scope, [u32; 2])>,
+    params: [&str; 2],
+) -> usize {
+    let digits = |value: u32| value.checked_ilog10().map_or(1, |log| log as usize + 1);
+    let item = |(scope, values): (Scope, [u32; 2])| {
+        let name = 3 + scope.name().len() + class.name().len();
+        let params: usize = params
+            .iter()
+            .zip(values)
+            .map(|(param, value)| 2 + param.len() + digits(value))
+            .sum();
+        name + params
+    };
+    items
+        .enumerate()
+        .map(|(index, each)| if index > 0 { 2 } else { 0 } + item(each))
+        .sum()
+}
+
 /// The `RateLimit-Policy` value of windows of these scopes and quotas.
-pub fn policy(class: RouteClass, windows: impl ExactSizeIterator<Item = (Scope, Quota)>) -> String {
+pub fn policy(class: RouteClass, windows: impl Iterator<Item = (Scope, Quota)> + Clone) -> String {
     let items = windows.map(|(scope, quota)| (scope, [quota.quota, quota.window_seconds]));
     list(class, items, ["q", "w"])
 }
@@ -89,5 +112,24 @@ mod tests {
             limit(RouteClass::Start, &standings),
             r#""fan-start";r=3;t=7, "addr-start";r=98;t=7"#
         );
+    }
+
+    #[test]
+    fn a_list_is_written_into_exactly_its_length() {
+        for values in [[0, 0], [9, 10], [99, 100], [u32::MAX, 1_000_000_000]] {
+            for items in [
+                &[][..],
+                &[(Scope::Address, values)],
+                &[(Scope::Fan, values); 2],
+            ] {
+                let text = list(RouteClass::Read, items.iter().copied(), ["r", "t"]);
+                assert_eq!(
+                    list_len(RouteClass::Read, items.iter().copied(), ["r", "t"]),
+                    text.len(),
+                    "{text}"
+                );
+                assert_eq!(text.capacity(), text.len(), "{text}");
+            }
+        }
     }
 }

@@ -162,8 +162,11 @@ impl Condition {
     pub fn holds(&self, item: Option<&dyn Attributes>) -> bool {
         let get = |path: &AttributePath| -> Option<Value> {
             let item = item?;
-            // A path is a name or two: its names on the stack, not in a Vec per read (every
-            // rate-limited request of local-api evaluates a condition).
+            // Most paths are one name, read as it is (every rate-limited request of local-api
+            // evaluates a condition); the others are a name or two, on the stack, not in a Vec.
+            if !path.0.contains('.') {
+                return item.attribute(&[&path.0]);
+            }
             let mut names = [""; 4];
             let mut len = 0;
             for name in path.names() {

@@ -104,7 +104,7 @@ pub struct MemoryStore {
     /// Rate-limit counters: the count of each window and when it expires. Under a lock of their
     /// own: every limited request writes one, and under the tables' lock each would stop every
     /// other request's reads (no write of the tables involves a counter).
-    counters: Arc<Mutex<HashMap<crate::ratelimit::Counter, (u32, i64)>>>,
+    counters: Arc<Mutex<ratelimit::Counters>>,
     /// What each rarity adds to a collector score.
     weights: Arc<crate::leaderboards::ScoreWeights>,
 }
@@ -124,7 +124,7 @@ impl MemoryStore {
         self.tables.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn counters(&self) -> MutexGuard<'_, HashMap<crate::ratelimit::Counter, (u32, i64)>> {
+    fn counters(&self) -> MutexGuard<'_, ratelimit::Counters> {
         self.counters.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -2,15 +2,41 @@
 //! the conditions DynamoDB is given. Items past their TTL are dropped as the table's TTL drops
 //! them (here when the maps are next written; counters only before their map would grow).
 
+use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use super::MemoryStore;
 use crate::ratelimit::{Counter, Taken};
 use crate::store::StoreError;
-use crate::store::condition::{Attributes, Value};
+use crate::store::condition::{Attributes, Condition, Value};
 use crate::store::ratelimit::{SpendToken, TakeFromWindow, counted, under_quota, unspent};
 use crate::store::schema::{PK, RATE_COUNT};
 use crate::timestamp::unix_now;
+
+/// The counters: the count of each window and when it expires, and the conditions of a take.
+#[derive(Default)]
+pub(super) struct Counters {
+    windows: HashMap<Counter, (u32, i64)>,
+    conditions: UnderQuota,
+}
+
+/// The condition of a take under each quota seen (the policy's few), built once per quota, not
+/// on every take: it was an allocation and its drop per limited request.
+#[derive(Default)]
+struct UnderQuota(Vec<(u32, Condition)>);
+
+impl UnderQuota {
+    fn of(&mut self, quota: u32) -> &Condition {
+        let at = match self.0.iter().position(|(of, _)| *of == quota) {
+            Some(at) => at,
+            None => {
+                self.0.push((quota, under_quota(quota)));
+                self.0.len() - 1
+            }
+        };
+        &self.0[at].1
+    }
+}
 
 /// A counter's item as DynamoDB holds it: its count, if it exists.
 struct CountItem(Option<u32>);
@@ -37,19 +63,23 @@ impl Attributes for SpentItem {
 impl TakeFromWindow for MemoryStore {
     async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
         let mut counters = self.counters();
+        let Counters {
+            windows,
+            conditions,
+        } = &mut *counters;
         // Ended windows are dropped before the map would grow, not on every take: its size
         // stays within twice the live windows'.
-        if counters.len() == counters.capacity() {
+        if windows.len() == windows.capacity() {
             let now = unix_now();
-            counters.retain(|_, (_, expires_at)| *expires_at > now);
+            windows.retain(|_, (_, expires_at)| *expires_at > now);
         }
         // One lookup for the read and the write.
-        let entry = counters.entry(counter.clone());
+        let entry = windows.entry(counter.clone());
         let count = match &entry {
             Entry::Occupied(item) => Some(item.get().0),
             Entry::Vacant(_) => None,
         };
-        if !under_quota(quota).holds(Some(&CountItem(count))) {
+        if !conditions.of(quota).holds(Some(&CountItem(count))) {
             return Ok(Taken::Full);
         }
         let count = count.unwrap_or(0) + 1;
@@ -59,9 +89,9 @@ impl TakeFromWindow for MemoryStore {
 
     async fn give_back(&self, counter: &Counter) -> Result<(), StoreError> {
         let mut counters = self.counters();
-        let count = counters.get(counter).map(|(count, _)| *count);
+        let count = counters.windows.get(counter).map(|(count, _)| *count);
         if counted().holds(Some(&CountItem(count)))
-            && let Some((count, _)) = counters.get_mut(counter)
+            && let Some((count, _)) = counters.windows.get_mut(counter)
         {
             *count = count.saturating_sub(1);
         }
