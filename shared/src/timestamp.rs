@@ -3,12 +3,14 @@
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
+use time::{OffsetDateTime, UtcDateTime};
 
 /// An instant, written as RFC 3339 in UTC (`2026-03-01T18:00:00Z`), between 1970 and 9999.
+/// Held as a `UtcDateTime`, not an `OffsetDateTime`: compared as it is, with no offset to convert
+/// (a pack list compares two per pack listed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(OffsetDateTime);
+pub struct Timestamp(UtcDateTime);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TimestampError {
@@ -33,7 +35,7 @@ pub fn unix_now() -> i64 {
 
 impl Timestamp {
     pub fn now() -> Self {
-        Self(OffsetDateTime::now_utc())
+        Self(UtcDateTime::now())
     }
 
     pub fn parse(text: &str) -> Result<Self, TimestampError> {
@@ -52,7 +54,7 @@ impl Timestamp {
         if !(1970..=9999).contains(&datetime.year()) {
             return Err(TimestampError::OutOfRange);
         }
-        Ok(Self(datetime.to_offset(time::UtcOffset::UTC)))
+        Ok(Self(datetime.to_utc()))
     }
 
     /// Whole seconds since the Unix epoch (never negative).
@@ -78,14 +80,14 @@ impl Timestamp {
     }
 
     pub fn datetime(self) -> OffsetDateTime {
-        self.0
+        self.0.into()
     }
 
     /// This instant moved by `seconds` (negative: earlier), `None` outside 1970-9999.
     pub fn plus_seconds(self, seconds: i64) -> Option<Self> {
         self.0
             .checked_add(time::Duration::seconds(seconds))
-            .and_then(|datetime| Self::from_datetime(datetime).ok())
+            .and_then(|datetime| Self::from_datetime(datetime.into()).ok())
     }
 }
 

@@ -52,10 +52,15 @@ pub struct PackList {
     pub next_cursor: Option<String>,
 }
 
-/// `{"packs": [...], "nextCursor": ...}`, the packs' stored JSON copied in as it is.
+/// `{"packs": [...], "nextCursor": ...}`, the packs' stored JSON copied in as it is. Into a
+/// `String` of exactly its length: the body takes it as it is, and any other with a second
+/// allocation.
 pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>) -> String {
-    let size: usize = packs.iter().map(|p| p.fields().len() + 40).sum();
-    let mut out = String::with_capacity(size + 64);
+    let packs_len: usize = packs.iter().map(|pack| pack.json_len() + 1).sum();
+    let cursor_len = next_cursor.map_or("null".len(), |cursor| cursor.len() + 2);
+    let mut out = String::with_capacity(
+        "{\"packs\":[],\"nextCursor\":}".len() + packs_len.saturating_sub(1) + cursor_len,
+    );
     out.push_str("{\"packs\":[");
     for (index, pack) in packs.iter().enumerate() {
         if index > 0 {
@@ -266,6 +271,23 @@ mod tests {
             "1e2",
         ] {
             assert!(parse_limit(Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_page_is_written_into_exactly_its_length() {
+        let documents: Vec<PackDocument> = [0, 9, 10, 12_345, u64::MAX]
+            .into_iter()
+            .map(|remaining| PackDocument::from_stored("{\"id\":\"p\"}", remaining).unwrap())
+            .collect();
+        for count in 0..=documents.len() {
+            for cursor in [None, Some("eyJpZCI6InAifQ")] {
+                let page = page_json(&documents[..count], cursor);
+                assert_eq!(page.capacity(), page.len(), "{page}");
+                let parsed: serde_json::Value = serde_json::from_str(&page).unwrap();
+                assert_eq!(parsed["packs"].as_array().unwrap().len(), count);
+                assert_eq!(parsed["nextCursor"].as_str(), cursor);
+            }
         }
     }
 }

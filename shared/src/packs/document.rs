@@ -78,11 +78,20 @@ impl PackDocument {
         }
     }
 
+    /// The length of what [`Self::write_json`] appends.
+    pub fn json_len(&self) -> usize {
+        let digits = self
+            .remaining
+            .checked_ilog10()
+            .map_or(1, |log| log as usize + 1);
+        self.fields.len() + REMAINING_FIELD.len() + digits
+    }
+
     /// Appends the pack's whole JSON object to `out`.
     pub fn write_json(&self, out: &mut String) {
         // `fields` is a non-empty object ending in `}`: reopen it, add `remaining`, close it.
         out.push_str(&self.fields[..self.fields.len() - 1]);
-        out.push_str(",\"remaining\":");
+        out.push_str(REMAINING_FIELD);
         out.push_str(itoa::Buffer::new().format(self.remaining));
         out.push('}');
     }
@@ -97,6 +106,9 @@ impl PackDocument {
         serde_json::from_value(value).map_err(|e| DocumentError(e.to_string()))
     }
 }
+
+/// What [`PackDocument::write_json`] writes between the fields and the count.
+const REMAINING_FIELD: &str = ",\"remaining\":";
 
 /// Accepts an object with at least one field, none named `remaining`, values unchecked beyond
 /// being JSON.

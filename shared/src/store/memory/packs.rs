@@ -109,19 +109,18 @@ impl ListActivePacks for MemoryStore {
             .range((start, Bound::Unbounded))
             .filter(|(_, (pack, _))| pack.is_active_at(request.now) && request.filter.admits(pack))
             .take(request.limit + 1);
-        let packs: Vec<(&ListingKey, &(Pack, PackDocument))> =
-            listed.by_ref().take(request.limit).collect();
+        // One allocation of the page's size: a filter's size hint is 0, and collecting from it
+        // grows the list, then copies it.
+        let mut packs = Vec::with_capacity(request.limit.min(tables.listed.len()));
+        let mut last = None;
+        for (key, (_, document)) in listed.by_ref().take(request.limit) {
+            packs.push(document.clone());
+            last = Some(key);
+        }
         let more = listed.next().is_some();
         Ok(Page {
-            next: if more {
-                packs.last().map(|(key, _)| (*key).clone())
-            } else {
-                None
-            },
-            packs: packs
-                .into_iter()
-                .map(|(_, (_, document))| document.clone())
-                .collect(),
+            next: last.filter(|_| more).cloned(),
+            packs,
         })
     }
 }
