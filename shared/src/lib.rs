@@ -29,6 +29,7 @@ pub mod beacon;
 pub mod cash;
 pub mod catalog;
 pub mod config;
+pub mod decimal;
 pub mod handlers;
 pub mod hex;
 pub mod http;

@@ -12,6 +12,9 @@ use time::{OffsetDateTime, UtcDateTime};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(UtcDateTime);
 
+/// The years an instant may fall in.
+const YEARS: std::ops::RangeInclusive<i32> = 1970..=9999;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TimestampError {
     #[error("must be an RFC 3339 timestamp such as 2026-03-01T18:00:00Z")]
@@ -51,10 +54,14 @@ impl Timestamp {
     }
 
     pub fn from_datetime(datetime: OffsetDateTime) -> Result<Self, TimestampError> {
-        if !(1970..=9999).contains(&datetime.year()) {
+        if !YEARS.contains(&datetime.year()) {
             return Err(TimestampError::OutOfRange);
         }
         Ok(Self(datetime.to_utc()))
+    }
+
+    fn from_utc(datetime: UtcDateTime) -> Option<Self> {
+        YEARS.contains(&datetime.year()).then_some(Self(datetime))
     }
 
     /// Whole seconds since the Unix epoch (never negative).
@@ -87,7 +94,7 @@ impl Timestamp {
     pub fn plus_seconds(self, seconds: i64) -> Option<Self> {
         self.0
             .checked_add(time::Duration::seconds(seconds))
-            .and_then(|datetime| Self::from_datetime(datetime.into()).ok())
+            .and_then(Self::from_utc)
     }
 }
 

@@ -80,11 +80,7 @@ impl PackDocument {
 
     /// The length of what [`Self::write_json`] appends.
     pub fn json_len(&self) -> usize {
-        let digits = self
-            .remaining
-            .checked_ilog10()
-            .map_or(1, |log| log as usize + 1);
-        self.fields.len() + REMAINING_FIELD.len() + digits
+        self.fields.len() + REMAINING_FIELD.len() + crate::decimal::decimal_len(self.remaining)
     }
 
     /// Appends the pack's whole JSON object to `out`.

@@ -5,6 +5,7 @@
 //! `t` seconds until the window ends).
 
 use super::{Quota, RouteClass, Scope, Standing};
+use crate::decimal::decimal_len;
 
 /// A List of one Item per window: its name (`"<scope>-<class>"`, a Structured Fields String)
 /// and two integer parameters. Written by hand, not with `format!`: every answer of a limited
@@ -43,13 +44,12 @@ fn list_len(
     items: impl Iterator<Item = (Scope, [u32; 2])>,
     params: [&str; 2],
 ) -> usize {
-    let digits = |value: u32| value.checked_ilog10().map_or(1, |log| log as usize + 1);
     let item = |(scope, values): (Scope, [u32; 2])| {
         let name = 3 + scope.name().len() + class.name().len();
         let params: usize = params
             .iter()
             .zip(values)
-            .map(|(param, value)| 2 + param.len() + digits(value))
+            .map(|(param, value)| 2 + param.len() + decimal_len(value.into()))
             .sum();
         name + params
     };
