@@ -82,12 +82,8 @@ async fn a_keeper_stopped_after_finishing_marks_the_waiting_fans_sold_out_on_its
     assert!(store.pending_queues().await.unwrap().is_empty());
     let view = store.get_queue(&pack_id).await.unwrap().unwrap();
     assert_eq!(
-        (
-            view.state.admitted,
-            view.state.bought,
-            view.state.admitted_through
-        ),
-        (2, 2, 2),
+        (view.state.bought, view.state.admitted_through),
+        (2, 2),
         "each fan admitted once, each unit sold once"
     );
     assert_eq!(testkit::packs::remaining(&store, "stopped-finish").await, 0);
@@ -138,30 +134,35 @@ async fn a_draw_stopped_after_its_first_writes_is_drawn_whole_once_its_lease_run
     // Admission then lets in the units' worth, once each.
     assert_eq!(admit(&store, &pack_id, later).await.unwrap().admitted, 5);
     let admission = store.admission_view(&pack_id).await.unwrap().unwrap();
-    assert_eq!(
-        (admission.state.admitted, admission.state.admitted_through),
-        (5, 5)
-    );
+    assert_eq!(admission.state.admitted_through, 5);
 }
 
-/// An admission applied whose answer is lost (DynamoDB's 500 after the write): the SDK retries
-/// the transaction with its ClientRequestToken, which DynamoDB (and testkit's moto) answers as
-/// applied. The pass counts every fan it admitted once, as the state's counter does.
+/// Writes applied whose answers are lost (DynamoDB's 500 after the write): the SDK retries each,
+/// and its condition then fails (the claim's `admittedThrough`, an admission's `queued`). Every
+/// fan claimed is still admitted exactly once, by this pass or the next, and the report's
+/// `admitted` (`admittedThrough`) counts each once: no counter could count one twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn an_admission_whose_answer_was_lost_is_counted_once() {
+async fn admissions_whose_answers_were_lost_admit_each_fan_once() {
     let (proxy, store) = testkit::moto::atomic_table().await;
     let (_stub, beacon) = beacon().await;
     let pack_id = line(&store, &queued_pack("lost-answer", 3, 1), 5).await;
     close_and_draw(&store, &beacon).await;
+    // The claim's answer and the first admission's.
     proxy.set_for_operation(
         Fault::ErrorAfterForwarding(500, "InternalServerError"),
-        "TransactWriteItems",
-        1,
+        "UpdateItem",
+        2,
     );
-    let pass = admit(&store, &pack_id, Timestamp::now()).await.unwrap();
-    assert_eq!(pass.admitted, 3, "{pass:?}");
+    let mut admitted = 0;
+    for _ in 0..3 {
+        admitted += admit(&store, &pack_id, Timestamp::now())
+            .await
+            .unwrap()
+            .admitted;
+    }
+    assert!(admitted <= 3, "{admitted}");
     let view = store.get_queue(&pack_id).await.unwrap().unwrap();
-    assert_eq!(view.state.admitted, 3);
+    assert_eq!(view.state.admitted_through, 3);
     let statuses: Vec<_> = by_position(&store, &pack_id, 5)
         .await
         .iter()

@@ -2,21 +2,34 @@
 //! function's routes on both stores (DynamoDB on moto behind the one-request-at-a-time proxy,
 //! and the in-memory store): the entrants list pages every entry id once, sorted, and rebuilds
 //! `entrantsRoot`; a fan's proof verifies against it (first, middle and last leaf, odd counts);
-//! the report gives the exact figures of a scripted sale.
+//! the report gives the exact figures of a scripted sale; and what issue 42 fixed: the units
+//! left after the line sell to its entrants (G5), a hold released unpaid inside a fan's window
+//! gives the unit back (G7), the estimate counts waves of the units over several windows (G8),
+//! and the dashboard's queue part is `queue/me`'s answer (G10).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::{Value, json};
 use shared::beacon::BeaconClient;
+use shared::handlers::dashboard::queue_part;
 use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};
+use shared::handlers::queue_proof::my_queue_proof;
 use shared::ids::PackId;
+use shared::ids::UserId;
 use shared::packs::Pack;
+use shared::purchases::StartRefusal;
+use shared::queue::admission::AdmissionRefusal;
+use shared::queue::entry::EntryStatus;
 use shared::queue::entry::QueueEntry;
 use shared::queue::merkle::{self, ProofStep};
 use shared::queue::state::ENTRANTS_PAGE_SIZE;
-use shared::store::purchases::Started;
+use shared::queue::state::{EntrantPage, EntrantsIndex};
+use shared::store::StoreError;
+use shared::store::purchases::{StartError, Started};
+use shared::store::queue::{GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, QueueView};
 use shared::store::{MemoryStore, Store};
 use shared::timestamp::Timestamp;
 use testkit::drand::DrandStub;
@@ -30,6 +43,9 @@ testkit::store_contract!(
     the_entrants_page_every_id_once_and_each_fans_proof_reaches_the_root,
     the_report_gives_the_figures_of_the_sale,
     a_sale_over_in_a_fans_window_reports_what_they_bought,
+    units_left_after_the_line_sell_to_its_entrants,
+    a_hold_released_inside_the_window_gives_the_unit_back,
+    the_estimate_counts_waves_over_several_windows,
 );
 
 fn root_of(queue: &Value) -> [u8; 32] {
@@ -252,6 +268,27 @@ impl<S: Store + 'static> Sale<S> {
         buy(&self.state.store, &line[n].user_id, &self.pack_id, key, at).await;
     }
 
+    /// The `n`th fan's start at `at`, its hold ending `hold` seconds later.
+    async fn start(
+        &self,
+        line: &[QueueEntry],
+        n: usize,
+        key: &str,
+        (at, hold): (Timestamp, i64),
+    ) -> Result<Started, StartError> {
+        let mut request = start(&line[n].user_id, &self.pack_id, key, at);
+        request.expires_at = at.plus_seconds(hold).unwrap();
+        self.state.store.start_purchase(&request).await
+    }
+
+    /// The `n`th fan's entry as `queue/me` answers it.
+    async fn me(&self, line: &[QueueEntry], n: usize) -> Value {
+        let path = format!("/api/packs/{}/queue/me", self.pack_id);
+        let (status, body) = get(&self.state, &path, Some(line[n].user_id.as_str())).await;
+        assert_eq!(status, 200, "{body}");
+        body["entry"].clone()
+    }
+
     async fn report(&self) -> (u16, Value) {
         let path = format!("/api/packs/{}/queue/report", self.pack_id);
         get(&self.state, &path, None).await
@@ -296,6 +333,7 @@ where
                 "bought": 3,
                 "lapsed": 1,
                 "unitsSold": 3,
+                "unitsLeft": 0,
                 "lastAdmittedPosition": 4,
                 "excluded": {"human_check_failed": 0},
             }})
@@ -341,8 +379,285 @@ where
             "bought": 3,
             "lapsed": 0,
             "unitsSold": 3,
+            "unitsLeft": 0,
             "lastAdmittedPosition": 2,
             "excluded": {"human_check_failed": 0},
         })
+    );
+}
+
+fn refusal(started: Result<Started, StartError>) -> StartRefusal {
+    match started {
+        Err(StartError::Refused(refusal)) => refusal,
+        other => panic!("refused, not {other:?}"),
+    }
+}
+
+/// G5: a line that finished with units left (windows lapsed) sells them to its entrants, whatever
+/// their entry says, within the pack's limit; a fan who did not join still cannot buy.
+async fn units_left_after_the_line_sell_to_its_entrants<S>(store: S)
+where
+    S: Store + 'static,
+{
+    // Three units, one a fan, four fans: three let in, one buys, two lapse; the fourth is let in
+    // for the two units back and lapses too.
+    let sale = Sale::drawn(store, &queued_pack("leftover", 3, 1), 4).await;
+    let now = Timestamp::now();
+    assert_eq!(sale.pass(now).await.admitted, 3);
+    let line = sale.line(4).await;
+    sale.buy(&line, 0, "k", now).await;
+    let later = now.plus_seconds(601).unwrap();
+    assert_eq!(sale.pass(later).await.admitted, 1);
+    let last = later.plus_seconds(601).unwrap();
+    let run = sale.pass(last).await;
+    assert_eq!((run.lapsed, run.finished), (1, 1), "{run:?}");
+    let (_, queue) = get(&sale.state, "/api/packs/leftover/queue", None).await;
+    assert_eq!(queue["queue"]["status"], "finished");
+    let (status, report) = sale.report().await;
+    assert_eq!((status, &report["report"]["unitsLeft"]), (200, &json!(2)));
+    assert_eq!(sale.me(&line, 1).await["mayBuy"], true, "an entrant");
+    assert_eq!(sale.me(&line, 0).await["status"], "done");
+
+    // Not joined: refused as before. Lapsed and never-served entrants buy the two units.
+    let stranger = testkit::ids::user("stranger");
+    let mut request = start(&stranger, &sale.pack_id, "k", last);
+    request.expires_at = last.plus_seconds(600).unwrap();
+    assert_eq!(
+        refusal(sale.state.store.start_purchase(&request).await),
+        StartRefusal::NotAdmitted(AdmissionRefusal::NotJoined)
+    );
+    for n in [1, 3] {
+        let started = sale.start(&line, n, "after", (last, 600)).await;
+        assert!(
+            matches!(started, Ok(Started::Created(_))),
+            "{n}: {started:?}"
+        );
+    }
+    // The fan who bought through the line is at the pack's limit; nothing is left anyway.
+    assert_eq!(
+        refusal(sale.start(&line, 0, "again", (last, 600)).await),
+        StartRefusal::LimitReached
+    );
+    assert_eq!(
+        refusal(sale.start(&line, 2, "late", (last, 600)).await),
+        StartRefusal::SoldOut
+    );
+    let entries = sale.line(4).await;
+    assert_eq!(
+        entries[1].status,
+        EntryStatus::Lapsed,
+        "the entry is not touched"
+    );
+}
+
+/// G7: a fan admitted with a limit of one whose hold runs out unpaid inside their window is
+/// admitted again and may buy; once their window has closed, a release gives nothing back.
+async fn a_hold_released_inside_the_window_gives_the_unit_back<S>(store: S)
+where
+    S: Store + 'static,
+{
+    let sale = Sale::drawn(store, &queued_pack("second-chance", 2, 1), 3).await;
+    let now = Timestamp::now();
+    assert_eq!(sale.pass(now).await.admitted, 2);
+    let line = sale.line(3).await;
+    // A hold of one minute; the window is ten.
+    sale.start(&line, 0, "short", (now, 60)).await.unwrap();
+    assert_eq!(sale.me(&line, 0).await["status"], "done");
+    let after = now.plus_seconds(61).unwrap();
+    let released = sale
+        .state
+        .store
+        .release_holds(None, after, 10)
+        .await
+        .unwrap();
+    assert_eq!(released.released, 1);
+    let entry = sale.me(&line, 0).await;
+    assert_eq!(
+        (&entry["status"], &entry["mayBuy"]),
+        (&json!("admitted"), &json!(true))
+    );
+    // The keeper does not end a window still open, nor let in a third fan for that unit.
+    let run = sale.pass(after).await;
+    assert_eq!(
+        (run.admitted, run.lapsed, run.finished),
+        (0, 0, 0),
+        "{run:?}"
+    );
+    let again = sale.start(&line, 0, "again", (after, 600)).await;
+    assert!(matches!(again, Ok(Started::Created(_))), "{again:?}");
+
+    // The second fan's hold outlives their window: its release gives nothing back.
+    sale.start(&line, 1, "long", (now, 700)).await.unwrap();
+    let closed = now.plus_seconds(701).unwrap();
+    sale.state
+        .store
+        .release_holds(None, closed, 10)
+        .await
+        .unwrap();
+    let entries = sale.line(3).await;
+    assert_eq!(
+        (entries[1].status, entries[1].bought),
+        (EntryStatus::Done, 1)
+    );
+}
+
+/// G8: six units, two a fan, ten fans: waves of three, the next when the first one's windows
+/// end; the fans of the third and fourth waves are told one and two windows more.
+async fn the_estimate_counts_waves_over_several_windows<S>(store: S)
+where
+    S: Store + Clone + 'static,
+{
+    let sale = Sale::drawn(store, &queued_pack("waves", 6, 2), 10).await;
+    let now = Timestamp::now();
+    assert_eq!(sale.pass(now).await.admitted, 3);
+    let line = sale.line(10).await;
+    let window = |n: i64| now.plus_seconds(600 * n).unwrap().to_string();
+    let estimate = |entry: Value| entry["estimatedAdmissionAt"].as_str().unwrap().to_owned();
+    assert_eq!(
+        estimate(sale.me(&line, 3).await),
+        window(1),
+        "position 4: the next wave"
+    );
+    assert_eq!(estimate(sale.me(&line, 5).await), window(1));
+    assert_eq!(estimate(sale.me(&line, 6).await), window(2), "position 7");
+    assert_eq!(estimate(sale.me(&line, 9).await), window(3), "position 10");
+    // G10: the dashboard's part is the same answer, typed as `QueueEntry`.
+    let part = queue_part(sale.state.store.clone());
+    for n in [0, 6] {
+        let user = line[n].user_id.clone();
+        let shown = part(user, sale.pack_id.clone(), Timestamp::now())
+            .await
+            .unwrap();
+        assert_eq!(shown, sale.me(&line, n).await, "fan {n}");
+    }
+}
+
+/// The reads a proof makes, counted: the queue function's proof route over the in-memory store.
+#[derive(Clone)]
+struct Counting {
+    store: MemoryStore,
+    indexes: Arc<AtomicU32>,
+    pages: Arc<AtomicU32>,
+}
+
+impl GetQueue for Counting {
+    async fn get_queue(&self, pack_id: &PackId) -> Result<Option<QueueView>, StoreError> {
+        self.store.get_queue(pack_id).await
+    }
+}
+
+impl GetQueueEntry for Counting {
+    async fn queue_entry(
+        &self,
+        pack_id: &PackId,
+        user_id: &UserId,
+    ) -> Result<Option<QueueEntry>, StoreError> {
+        self.store.queue_entry(pack_id, user_id).await
+    }
+}
+
+impl GetEntrantsIndex for Counting {
+    async fn entrants_index(&self, pack_id: &PackId) -> Result<Option<EntrantsIndex>, StoreError> {
+        self.indexes.fetch_add(1, Ordering::SeqCst);
+        self.store.entrants_index(pack_id).await
+    }
+}
+
+impl GetEntrantPage for Counting {
+    async fn entrant_page(
+        &self,
+        pack_id: &PackId,
+        page: u32,
+    ) -> Result<Option<EntrantPage>, StoreError> {
+        self.pages.fetch_add(1, Ordering::SeqCst);
+        self.store.entrant_page(pack_id, page).await
+    }
+}
+
+/// Issue 42, G9: a fan with entries in two closed lines of three pages each asks for their proofs
+/// in turn (the pattern that made every request read a whole line): each request reads at most
+/// the line's index and the fan's own page, and never one it read before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proof_reads_at_most_its_own_page_whatever_the_order_of_requests() {
+    use tower::ServiceExt;
+    let store = MemoryStore::default();
+    let (_stub, beacon) = beacon().await;
+    let fans = 2 * ENTRANTS_PAGE_SIZE + 10;
+    let mut roots = Vec::new();
+    for pack in ["line-a", "line-b"] {
+        testkit::packs::save(&store, &queued_pack(pack, 10, 1)).await;
+        join(&store, &testkit::ids::pack(pack), fans).await;
+    }
+    close_and_draw(&store, &beacon).await;
+    for pack in ["line-a", "line-b"] {
+        let view = store.get_queue(&testkit::ids::pack(pack)).await.unwrap();
+        roots.push(view.unwrap().state.entrants_root.unwrap());
+    }
+    let counting = Counting {
+        store,
+        indexes: Arc::default(),
+        pages: Arc::default(),
+    };
+    let state = api(counting.clone());
+    let app = axum::Router::new()
+        .route(
+            "/api/packs/{packId}/queue/me/proof",
+            axum::routing::get(my_queue_proof::<Counting>),
+        )
+        .with_state(state);
+    let app = shared::http::layers::api_layers(app, None);
+    let reads = || {
+        (
+            counting.indexes.load(Ordering::SeqCst),
+            counting.pages.load(Ordering::SeqCst),
+        )
+    };
+    let mut asked = BTreeSet::new();
+    for round in 0..3 {
+        for fan in [round * 7, fans - 1 - round, ENTRANTS_PAGE_SIZE + round] {
+            for (line, pack) in ["line-a", "line-b"].into_iter().enumerate() {
+                let before = reads();
+                let request = axum::http::Request::get(format!("/api/packs/{pack}/queue/me/proof"))
+                    .header(
+                        "authorization",
+                        format!(
+                            "Bearer {}",
+                            testkit::tokens::token(&format!("fan-{fan}"), None)
+                        ),
+                    )
+                    .body(axum::body::Body::empty())
+                    .unwrap();
+                let response = app.clone().oneshot(request).await.unwrap();
+                assert_eq!(response.status(), 200);
+                let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                    .await
+                    .unwrap();
+                let proof: Value = serde_json::from_slice(&body).unwrap();
+                let proof = &proof["proof"];
+                let steps: Vec<ProofStep> = serde_json::from_value(proof["steps"].clone()).unwrap();
+                let entry_id = proof["entryId"].as_str().unwrap();
+                assert!(
+                    merkle::verify(&roots[line], entry_id, &steps),
+                    "{pack}, fan {fan}"
+                );
+                let page = proof["index"].as_u64().unwrap() / ENTRANTS_PAGE_SIZE as u64;
+                let after = reads();
+                assert!(
+                    after.0 - before.0 <= 1,
+                    "{pack}, fan {fan}: index read {after:?}"
+                );
+                let new_page = asked.insert((pack, page));
+                assert_eq!(
+                    after.1 - before.1,
+                    u32::from(new_page),
+                    "{pack}, fan {fan}: pages read"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        reads(),
+        (2, asked.len() as u32),
+        "each index and page read once"
     );
 }

@@ -80,6 +80,7 @@ pub fn purchase(user: &str, n: u32, offset: i64, opened: bool, now: Timestamp) -
         }),
         supply_shard: 0,
         hold_slot: None,
+        admitted: false,
     }
 }
 

@@ -49,9 +49,11 @@ pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
 
 /// `pack` with another status.
 /// An active pack with a waiting room that opens `opens_in` seconds from now (negative: in the
-/// past) and closes `closes_in` seconds from now, as its sale starts; windows of 600 seconds.
+/// past) and closes `closes_in` seconds from now, as its sale starts; windows of 600 seconds, one unit a
+/// fan.
 pub fn queued(id: &str, opens_in: i64, closes_in: i64) -> Pack {
     let mut pack = active(id, -closes_in);
+    pack.max_per_user = Some(1);
     pack.queue = Some(shared::queue::terms::QueueTerms {
         opens_at: at(opens_in),
         closes_at: pack.sale_starts_at.expect("an active pack starts"),

@@ -675,7 +675,7 @@ export interface paths {
         };
         /**
          * The entry ids of a closed waiting room, sorted
-         * @description Every entry id committed at the close, in ascending order, up to 2,000 a page: from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Public; cacheable.
+         * @description Every entry id committed at the close, in ascending order, up to 2,048 a page: from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Public; cacheable.
          */
         get: operations["listQueueEntrants"];
         put?: never;
@@ -791,8 +791,7 @@ export interface components {
             pack: components["schemas"]["Pack"];
             /** @description `live`: on sale now; `upcoming`: its sale starts later. */
             phase: string;
-            /** @description The fan's status in the pack's queue; null when the pack has none. */
-            queue: Record<string, never> | null;
+            queue: null | components["schemas"]["QueueEntry"];
         };
         /**
          * @description The only body an open takes, besides none.
@@ -1353,12 +1352,17 @@ export interface components {
             receipt: string;
             estimatedAdmissionAt: null | components["schemas"]["Timestamp"];
             passExpiresAt: null | components["schemas"]["Timestamp"];
+            /**
+             * @description Whether a start by this fan passes the line's door now: admitted with the window open
+             *     and allowance left, or, once the line has finished, any entrant while units are left.
+             */
+            mayBuy: boolean;
         };
         /**
          * @description The status the API shows.
          * @enum {string}
          */
-        QueueStatus: "upcoming" | "open" | "closed" | "drawn";
+        QueueStatus: "upcoming" | "open" | "closed" | "drawn" | "finished";
         /** @description The terms of a pack's waiting room. */
         QueueTerms: {
             /** @description When fans may start to join (RFC 3339, UTC). */
@@ -1384,7 +1388,10 @@ export interface components {
         ReportJson: {
             /** Format: int64 */
             entrants: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Fans let in (every position up to `lastAdmittedPosition`).
+             */
             admitted: number;
             /**
              * Format: int64
@@ -1403,6 +1410,12 @@ export interface components {
              * @description The position of the last fan admitted (`admittedThrough`).
              */
             lastAdmittedPosition: number;
+            /**
+             * Format: int64
+             * @description Units neither sold nor held, as the pack's shares hold them: after the line they sell to
+             *     its entrants, so this falls as they buy.
+             */
+            unitsLeft: number;
             /**
              * @description The fans kept out of the line, by reason: every reason named, 0 when none
              *     (`human_check_failed`: first joins the human check refused, one per refusal).

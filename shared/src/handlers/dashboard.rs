@@ -22,6 +22,7 @@ use crate::cash::Money;
 use crate::handlers::leaderboards::StandingJson;
 use crate::handlers::purchase_json::PurchaseJson;
 use crate::handlers::quests::{QuestJson, active_quests};
+use crate::handlers::queue_json::EntryJson;
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, handler_state};
 use crate::http::response::json_response;
@@ -38,7 +39,7 @@ use crate::store::leaderboards::GetStanding;
 use crate::store::packs::{ListActivePacks, ListUpcomingPacks};
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::store::quests::{GetClaims, ListQuests};
-use crate::store::queue::GetQueueEntry;
+use crate::store::queue::{GetQueue, GetQueueEntry};
 use crate::store::{DynamoStore, StoreError};
 use crate::timestamp::Timestamp;
 
@@ -74,26 +75,23 @@ where
     })
 }
 
-/// The queue part over `store`: the fan's entry in the pack's line (`entryId`, `status`,
-/// `position` once drawn, `passExpiresAt` once admitted), or `null` when the fan has none (no
-/// queue, or not joined: the drop's `queue` terms tell which). One `GetItem` of the fan's own
-/// entry key per drop.
+/// The queue part over `store`: the fan's entry in the pack's line as `GET
+/// /api/packs/{packId}/queue/me` answers it ([`EntryJson::of`]), or `null` when the fan has none
+/// (no queue, or not joined: the drop's `queue` terms tell which). One `GetItem` of the fan's own
+/// entry key per drop, and for a fan who joined the line's read that `queue/me` makes.
 pub fn queue_part<Q>(store: Q) -> QueuePart
 where
-    Q: GetQueueEntry + Clone + 'static,
+    Q: GetQueueEntry + GetQueue + Clone + 'static,
 {
-    Arc::new(move |user_id, pack_id, _now| {
+    Arc::new(move |user_id, pack_id, now| {
         let store = store.clone();
         Box::pin(async move {
-            Ok(match store.queue_entry(&pack_id, &user_id).await? {
-                None => serde_json::Value::Null,
-                Some(entry) => serde_json::json!({
-                    "entryId": entry.entry_id.as_str(),
-                    "status": entry.status.as_str(),
-                    "position": entry.position,
-                    "passExpiresAt": entry.pass_expires_at.map(|at| at.to_string()),
-                }),
-            })
+            let Some(entry) = store.queue_entry(&pack_id, &user_id).await? else {
+                return Ok(serde_json::Value::Null);
+            };
+            let view = store.get_queue(&pack_id).await?;
+            serde_json::to_value(EntryJson::of(&entry, view.as_ref(), now))
+                .map_err(|e| StoreError::internal_from("queue entry", e))
         })
     })
 }
@@ -107,8 +105,9 @@ pub struct DashboardState<S> {
 
 handler_state!(DashboardState: verifier);
 
-impl<S: ListQuests + GetClaims + ListMyItems + GetQueueEntry + Send + Sync + Clone + 'static>
-    LocalState<S> for DashboardState<S>
+impl<
+    S: ListQuests + GetClaims + ListMyItems + GetQueueEntry + GetQueue + Send + Sync + Clone + 'static,
+> LocalState<S> for DashboardState<S>
 {
     fn local(store: &S, process: &LocalProcess) -> Self {
         Self {
@@ -155,8 +154,9 @@ struct DropJson {
     /// `live`: on sale now; `upcoming`: its sale starts later.
     #[schema(pattern = "^(live|upcoming)$")]
     phase: &'static str,
-    /// The fan's status in the pack's queue; null when the pack has none.
-    #[schema(value_type = Option<Object>, required)]
+    /// The fan's entry in the pack's queue, as `GET /api/packs/{packId}/queue/me` answers it;
+    /// null when the pack has none or the fan did not join.
+    #[schema(value_type = Option<EntryJson>, required)]
     queue: serde_json::Value,
 }
 

@@ -15,6 +15,7 @@ pub mod purchase_json;
 pub mod queue;
 mod queue_json;
 pub mod queue_keeper;
+pub mod queue_proof;
 pub mod release_holds;
 pub mod start_purchase;
 pub mod stripe_webhook;

@@ -2,7 +2,7 @@
 //! fan's join and entry, the committed entrants, a fan's Merkle proof and the report. The close,
 //! the draw and admission are the keeper's (a scheduled function).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::extract::State;
@@ -14,9 +14,9 @@ use utoipa::IntoParams;
 use super::get_pack::PackPath;
 use super::queue_json::{
     CLOSED, ENTRY_NOT_FOUND, EntrantsAnswer, EntryAnswer, EntryJson, NOT_CLOSED, NOT_FINISHED,
-    NOT_OPEN, ProofAnswer, ProofJson, QUEUE_NOT_FOUND, QueueAnswer, QueueJson, ReportAnswer,
-    ReportJson, refused,
+    NOT_OPEN, QUEUE_NOT_FOUND, QueueAnswer, QueueJson, ReportAnswer, ReportJson, refused,
 };
+use super::queue_proof::ProofCache;
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, Verifies};
@@ -24,18 +24,15 @@ use crate::http::human_check::{HumanCheck, HumanCheckToken, verify_human};
 use crate::http::response::{json_response, mark_replayed, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::humancheck::Door;
-use crate::ids::{EntryId, PackId};
+use crate::ids::PackId;
 use crate::openapi::headers::HumanCheckHeader;
 use crate::openapi::responses as doc;
 use crate::queue::entry::{QueueEntry, ReceiptSigner};
 use crate::queue::excluded::Exclusion;
-use crate::queue::merkle;
 use crate::queue::state::StoredStatus;
 use crate::queue::terms::Phase;
 use crate::store::DynamoStore;
-use crate::store::queue::{
-    GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView, ReadEntrants,
-};
+use crate::store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView};
 use crate::store::queue_excluded::{CountExclusion, ReadExclusions};
 use crate::store::ratelimit::SpendToken;
 use crate::timestamp::Timestamp;
@@ -47,9 +44,8 @@ pub struct QueueFnState<S> {
     pub signer: ReceiptSigner,
     /// The human check a join passes (Turnstile's siteverify, the widget's hostnames).
     pub human: HumanCheck,
-    /// The sorted entrants of the last closed line a proof was asked of: they never change once
-    /// committed, so a warm function reads them once, not once per fan.
-    pub entrants: Mutex<Option<(PackId, Arc<Vec<String>>)>>,
+    /// What proofs read, kept by the instance ([`ProofCache`]).
+    pub proofs: ProofCache,
 }
 
 impl<S: Send + Sync + Clone + 'static> LocalState<S> for QueueFnState<S> {
@@ -75,7 +71,7 @@ impl<S> QueueFnState<S> {
             verifier,
             signer,
             human,
-            entrants: Mutex::new(None),
+            proofs: ProofCache::default(),
         }
     }
 }
@@ -112,7 +108,10 @@ async fn line<S: GetQueue>(store: &S, pack_id: &PackId) -> Result<QueueView, Api
 }
 
 /// The line, refused with `queue_not_closed` while its entrants are not committed.
-async fn committed_line<S: GetQueue>(store: &S, pack_id: &PackId) -> Result<QueueView, ApiError> {
+pub(super) async fn committed_line<S: GetQueue>(
+    store: &S,
+    pack_id: &PackId,
+) -> Result<QueueView, ApiError> {
     let view = line(store, pack_id).await?;
     if !view.state.committed() {
         return Err(refused(ErrorCode::QueueNotClosed));
@@ -281,7 +280,7 @@ fn entry_answer(entry: &QueueEntry, view: &QueueView, now: Timestamp, replayed: 
     response
 }
 
-async fn own_entry<S: GetQueueEntry>(
+pub(super) async fn own_entry<S: GetQueueEntry>(
     store: &S,
     pack_id: &PackId,
     fan: &crate::ids::UserId,
@@ -376,7 +375,7 @@ impl<St: Send + Sync> FromRequestParts<St> for EntrantsPage {
     operation_id = "listQueueEntrants",
     tag = "Waiting room",
     summary = "The entry ids of a closed waiting room, sorted",
-    description = "Every entry id committed at the close, in ascending order, up to 2,000 a page: \
+    description = "Every entry id committed at the close, in ascending order, up to 2,048 a page: \
 from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Public; cacheable.",
     params(PackPath, EntrantsCursor),
     security(),
@@ -425,91 +424,6 @@ pub async fn list_queue_entrants<S: GetQueue + GetEntrantPage>(
     )))
 }
 
-impl<S: ReadEntrants> QueueFnState<S> {
-    /// The sorted entrants of `pack_id`'s committed line of `pages` pages, from the cache when
-    /// it holds them.
-    async fn sorted_entrants(
-        &self,
-        pack_id: &PackId,
-        pages: u32,
-    ) -> Result<Arc<Vec<String>>, ApiError> {
-        let cache = || self.entrants.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((cached, ids)) = cache().as_ref()
-            && cached == pack_id
-        {
-            return Ok(ids.clone());
-        }
-        let ids: Vec<String> = self
-            .store
-            .read_entrants(pack_id, pages)
-            .await?
-            .iter()
-            .map(|id: &EntryId| id.as_str().to_owned())
-            .collect();
-        let ids = Arc::new(ids);
-        *cache() = Some((pack_id.clone(), ids.clone()));
-        Ok(ids)
-    }
-}
-
-/// `GET /api/packs/{packId}/queue/me/proof`: the Merkle path of the fan's entry.
-#[utoipa::path(
-    get,
-    path = "/api/packs/{packId}/queue/me/proof",
-    operation_id = "getMyQueueProof",
-    tag = "Waiting room",
-    summary = "The proof that the fan's entry is in the committed entrants",
-    description = "The Merkle path from the fan's entry id to the queue's `entrantsRoot` \
-(docs/fairness.md gives the tree's rules): hashing up the steps gives the root, so the fan knows \
-their entry was committed before the draw's randomness existed.",
-    params(PackPath),
-    security(("sessionToken" = [])),
-    responses(
-        (status = 200, description = "The proof.", body = ProofAnswer),
-        (status = 404, description = "The fan did not join (`queue_entry_not_found`); no such \
-pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`).",
-            body = ErrorBody,
-            example = json!(doc::error_example(ErrorCode::QueueEntryNotFound, ENTRY_NOT_FOUND))),
-        (status = 409, description = "The line has not closed and committed its entrants \
-(`queue_not_closed`).", body = ErrorBody,
-            example = json!(doc::error_example(ErrorCode::QueueNotClosed, NOT_CLOSED))),
-        doc::SignedIn,
-    ),
-)]
-pub async fn my_queue_proof<S: GetQueue + GetQueueEntry + ReadEntrants>(
-    State(state): State<Arc<QueueFnState<S>>>,
-    Path(PackPath { pack_id }): Path<PackPath>,
-    Fan(identity): Fan,
-) -> Result<Response, ApiError> {
-    let (view, entry) = tokio::join!(
-        committed_line(&state.store, &pack_id),
-        own_entry(&state.store, &pack_id, &identity.user_id)
-    );
-    let (view, entry) = (view?, entry?);
-    let root = view.state.entrants_root.ok_or_else(|| ApiError::Internal {
-        detail: "a committed line without its root".into(),
-    })?;
-    let sorted = state
-        .sorted_entrants(&pack_id, view.state.entrant_pages.unwrap_or(0))
-        .await?;
-    let index = sorted
-        .binary_search_by(|id| id.as_str().cmp(entry.entry_id.as_str()))
-        .map_err(|_| ApiError::Internal {
-            detail: "a fan's entry is not among the committed entrants".into(),
-        })?;
-    Ok(json_response(
-        StatusCode::OK,
-        &ProofAnswer {
-            proof: ProofJson {
-                entry_id: entry.entry_id,
-                index: index as u64,
-                entrants_root: root,
-                steps: merkle::proof(&sorted, index),
-            },
-        },
-    ))
-}
-
 /// `GET /api/packs/{packId}/queue/report`: the line's record, after the sale.
 #[utoipa::path(
     get,
@@ -547,15 +461,17 @@ pub async fn queue_report<S: GetQueue + ReadExclusions>(
     if s.status != StoredStatus::Finished {
         return Err(refused(ErrorCode::QueueNotFinished));
     }
+    let settled = view.settled.ok_or_else(|| ApiError::Internal {
+        detail: "a finished line without its units settled".into(),
+    })?;
     let report = ReportJson {
         entrants: s.entrants.unwrap_or(0),
-        admitted: s.admitted,
+        admitted: s.admitted_through,
         bought: s.bought,
         lapsed: s.lapsed,
-        units_sold: view.sold.ok_or_else(|| ApiError::Internal {
-            detail: "a finished line without its units sold".into(),
-        })?,
+        units_sold: settled.sold,
         last_admitted_position: s.admitted_through,
+        units_left: settled.left,
         excluded: state
             .store
             .exclusions(&pack_id)

@@ -8,9 +8,10 @@ use crate::beacon::Beacon;
 use crate::hex;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::ids::{EntryId, PackId};
-use crate::queue::entry::{EntryStatus, QueueEntry, estimated_admission_at};
+use crate::queue::admission::door;
+use crate::queue::entry::{EntryStatus, Outlook, QueueEntry, estimated_admission_at};
 use crate::queue::merkle::ProofStep;
-use crate::queue::state::QueueStatus;
+use crate::queue::state::{QueueStatus, StoredStatus};
 use crate::store::queue::QueueView;
 use crate::timestamp::Timestamp;
 
@@ -145,12 +146,17 @@ pub(super) struct EntryJson {
     /// Ed25519 signature (base64url) of `packId\nentryId\njoinedAt` with the queue's
     /// `receiptKey`.
     receipt: String,
-    /// While `queued`: when the fan may expect to be admitted at the latest, as things stand.
+    /// While `queued`: the latest the fan may expect to be admitted, as things stand. Fans are
+    /// let in by waves of as many as the units left serve (`unitsLeft / maxPerUser`); the next
+    /// wave comes at the latest when the last one's windows end, each later one a window after.
     #[schema(required)]
     estimated_admission_at: Option<Timestamp>,
-    /// While `admitted`: when the fan's window ends.
+    /// While `admitted` (or `done` inside the window): when the fan's window ends.
     #[schema(required)]
     pass_expires_at: Option<Timestamp>,
+    /// Whether a start by this fan passes the line's door now: admitted with the window open
+    /// and allowance left, or, once the line has finished, any entrant while units are left.
+    may_buy: bool,
 }
 
 impl EntryJson {
@@ -164,13 +170,20 @@ impl EntryJson {
         let estimate = match (status, entry.position, view) {
             (EntryStatus::Queued, Some(position), Some(view)) => estimated_admission_at(
                 position,
-                view.state.admitted_through,
-                view.remaining,
-                view.terms.pass_seconds,
+                Outlook {
+                    admitted_through: view.state.admitted_through,
+                    units_left: view.remaining,
+                    allowance: view.allowance,
+                    pass_seconds: view.terms.pass_seconds,
+                    last_wave_at: view.state.last_wave_at,
+                },
                 now,
             ),
             _ => None,
         };
+        let finished = view.is_some_and(|view| view.state.status == StoredStatus::Finished);
+        let units_left = view.is_some_and(|view| view.remaining > 0);
+        let may_buy = units_left && door(Some(entry), finished, now).is_ok();
         Self {
             pack_id: entry.pack_id.clone(),
             entry_id: entry.entry_id.clone(),
@@ -179,9 +192,11 @@ impl EntryJson {
             position: entry.position,
             receipt: entry.receipt.clone(),
             estimated_admission_at: estimate,
-            pass_expires_at: entry
-                .pass_expires_at
-                .filter(|_| status == EntryStatus::Admitted),
+            pass_expires_at: entry.pass_expires_at.filter(|_| {
+                matches!(status, EntryStatus::Admitted | EntryStatus::Done)
+                    && !entry.pass_expires_at.is_some_and(|end| end <= now)
+            }),
+            may_buy,
         }
     }
 }
@@ -232,6 +247,7 @@ pub(super) struct ProofAnswer {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(super) struct ReportJson {
     pub(super) entrants: u64,
+    /// Fans let in (every position up to `lastAdmittedPosition`).
     pub(super) admitted: u64,
     /// Units started by admitted fans.
     pub(super) bought: u64,
@@ -240,6 +256,9 @@ pub(super) struct ReportJson {
     pub(super) units_sold: u64,
     /// The position of the last fan admitted (`admittedThrough`).
     pub(super) last_admitted_position: u64,
+    /// Units neither sold nor held, as the pack's shares hold them: after the line they sell to
+    /// its entrants, so this falls as they buy.
+    pub(super) units_left: u64,
     /// The fans kept out of the line, by reason: every reason named, 0 when none
     /// (`human_check_failed`: first joins the human check refused, one per refusal).
     #[schema(example = json!({"human_check_failed": 0}))]

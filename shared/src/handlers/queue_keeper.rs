@@ -19,7 +19,11 @@ use serde::Serialize;
 use crate::beacon::{BeaconClient, quicknet};
 use crate::ids::PackId;
 use crate::metrics::{self, Metric};
-use crate::queue::admission::{Supply, WindowEnd, demand, to_admit, window_end};
+use futures_util::{StreamExt, stream};
+
+use crate::queue::admission::{
+    Supply, WindowEnd, demand, entry_over, to_admit, window_end, window_open,
+};
 use crate::queue::entry::EntryStatus;
 use crate::queue::state::{Beacon, QueueState, StoredStatus};
 use crate::store::StoreError;
@@ -29,6 +33,11 @@ use crate::timestamp::Timestamp;
 /// How long after a line's close the keeper waits before committing its entrants: a join that
 /// checked the clock just before the close may still be landing.
 pub const CLOSE_GRACE_SECONDS: i64 = 10;
+
+/// Admissions a pass has in flight at once: a wave of 7,500 fans (30,000 units, 4 a fan) is 7,500
+/// conditional writes on as many keys, about 300 round trips of 25 (a few seconds), where one at
+/// a time would outlast the keeper's run.
+pub const ADMISSIONS_IN_FLIGHT: usize = 25;
 
 /// How long after its round's time a beacon may be missing before it counts as late.
 pub const BEACON_LATE_SECONDS: i64 = 600;
@@ -207,8 +216,9 @@ pub async fn admit<S: QueueKeeper>(
     let mut ended = Ended::default();
     let mut over_so_far = true;
     for (at, entry) in (view.over_through + 1..).zip(&view.admitted) {
-        let over = match entry.status {
-            EntryStatus::Admitted if entry.pass_expires_at.is_some_and(|end| end <= now) => {
+        let over = match (entry_over(entry, now), entry.status) {
+            (Some(end), _) => Some(end),
+            (None, EntryStatus::Admitted) if !window_open(entry, now) => {
                 match store.end_window(entry, now).await? {
                     Some(WindowEnd::Lapsed) => pass.lapsed += 1,
                     Some(WindowEnd::Done) => pass.done += 1,
@@ -218,12 +228,16 @@ pub async fn admit<S: QueueKeeper>(
             }
             // Every unit is paid for and the line finishes below: nothing is left for a live fan
             // to buy, so the mark passes them and the report counts what they bought.
-            EntryStatus::Admitted if view.all_sold => Some(window_end(entry.bought)),
-            EntryStatus::Admitted => {
+            (None, EntryStatus::Admitted | EntryStatus::Done) if view.all_sold => {
+                Some(window_end(entry.bought))
+            }
+            // Live: admitted, or done inside their window (no demand, but a hold of theirs
+            // released unpaid gives them a unit back).
+            (None, EntryStatus::Admitted | EntryStatus::Done) => {
                 live.push(entry.bought);
                 None
             }
-            EntryStatus::Queued => {
+            (None, EntryStatus::Queued) => {
                 // Claimed by a keeper that stopped before admitting it.
                 if store.admit_entry(pack_id, &entry.user_id, expires).await? {
                     pass.admitted += 1;
@@ -231,9 +245,8 @@ pub async fn admit<S: QueueKeeper>(
                 live.push(0);
                 None
             }
-            EntryStatus::Waiting => None,
-            EntryStatus::Lapsed => Some(WindowEnd::Lapsed),
-            EntryStatus::Done | EntryStatus::SoldOut => Some(WindowEnd::Done),
+            // Not drawn: not in the admitted range.
+            (None, _) => None,
         };
         over_so_far &= over.is_some();
         if over_so_far {
@@ -258,15 +271,27 @@ pub async fn admit<S: QueueKeeper>(
     let count = to_admit(supply, view.allowance);
     if count > 0
         && store
-            .claim_positions(pack_id, through, through + count)
+            .claim_positions(pack_id, through, through + count, now)
             .await?
     {
-        for entry in store.ordered(pack_id, through + 1, count).await? {
-            if store.admit_entry(pack_id, &entry.user_id, expires).await? {
-                pass.admitted += 1;
+        let wave = store.ordered(pack_id, through + 1, count).await?;
+        // Owned entries, not borrowed ones: a closure over a borrow makes the pass's future not
+        // `Send` for every lifetime (rustc's higher-ranked closure inference).
+        let mut admissions =
+            stream::iter(wave.into_iter().map(|entry| async move {
+                store.admit_entry(pack_id, &entry.user_id, expires).await
+            }))
+            .buffer_unordered(ADMISSIONS_IN_FLIGHT);
+        // A failed write leaves its fan `queued` under the claim: the next pass admits them.
+        let mut failed = None;
+        while let Some(admitted) = admissions.next().await {
+            match admitted {
+                Ok(true) => pass.admitted += 1,
+                Ok(false) => {}
+                Err(error) => failed = Some(error),
             }
         }
-        return Ok(pass);
+        return failed.map_or(Ok(pass), Err);
     }
     let everyone_served = supply.waiting == 0 && live.is_empty();
     if view.all_sold || everyone_served {

@@ -54,6 +54,7 @@ fn purchase(id: &str, fan: &str, opened: bool) -> Purchase {
         fairness: None,
         supply_shard: 0,
         hold_slot: None,
+        admitted: false,
     }
 }
 

@@ -288,6 +288,15 @@ impl Pack {
         }
         if let Some(queue) = &self.queue {
             queue.validate(self.sale_starts_at)?;
+            if self.max_per_user.is_none() {
+                // Admission counts each admitted fan's allowance against the units left: without
+                // one, a fan's demand is every unit, and a line admits one fan per window.
+                return Err(field_error(
+                    "maxPerUser",
+                    "is required on a pack with a queue: it is each admitted fan's allowance, \
+                     and the line admits as many fans at once as the units left cover",
+                ));
+            }
         }
         if self.human_check && self.queue.is_some() {
             return Err(field_error(

@@ -129,6 +129,15 @@ fn validation_names_the_field() {
         ("remaining", |p| p.remaining = p.total_supply + 1),
         ("itemsPerPack", |p| p.items_per_pack = 0),
         ("maxPerUser", |p| p.max_per_user = Some(0)),
+        // Issue 42, G1: a queued pack without an allowance would admit one fan per window.
+        ("maxPerUser", |p| {
+            p.queue = Some(crate::queue::terms::QueueTerms {
+                opens_at: Timestamp::parse("2025-12-31T20:00:00Z").unwrap(),
+                closes_at: p.sale_starts_at.unwrap(),
+                pass_seconds: 600,
+            });
+            p.max_per_user = None;
+        }),
         ("odds", |p| p.odds.clear()),
         ("odds", |p| p.odds[0].chance_bps = 8999),
         ("odds[1].rarity", |p| p.odds[1].rarity = "common".into()),
@@ -154,6 +163,14 @@ fn validation_names_the_field() {
         }),
     ];
     assert_eq!(sample_pack("ok").validate(), Ok(()));
+    // The shipped queued drop admits by its units: it has an allowance, and validates.
+    let shipped = crate::packs::seed::parse_seed(include_bytes!("../../../infra/seed/packs.json"));
+    let drop = shipped
+        .unwrap()
+        .into_iter()
+        .find(|pack| pack.id == "nba-all-star-2027")
+        .expect("the demo drop");
+    assert!(drop.queue.is_some() && drop.max_per_user == Some(4));
     for (field, break_it) in cases {
         let mut pack = sample_pack("p");
         break_it(&mut pack);

@@ -91,6 +91,9 @@ pub struct Purchase {
     pub supply_shard: u32,
     /// The slot of its buyer's unpaid holds it took, freed when it is paid.
     pub hold_slot: Option<u32>,
+    /// Whether its start took a unit of its buyer's admission to the pack's waiting room: a
+    /// release inside their window gives it back (`store::queue_conditions::allowance_back`).
+    pub admitted: bool,
 }
 
 /// What an opened purchase keeps of its pack's server seed.
@@ -337,6 +340,7 @@ impl StartRequest {
             fairness: None,
             supply_shard: shard,
             hold_slot: Some(slot),
+            admitted: false,
         }
     }
 

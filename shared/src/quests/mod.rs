@@ -298,6 +298,7 @@ impl PackGrant {
             fairness: None,
             supply_shard: shard,
             hold_slot: None,
+            admitted: false,
         }
     }
 }

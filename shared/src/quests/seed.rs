@@ -95,10 +95,12 @@ pub fn resolve(
         .collect();
     for quest in quests.iter_mut() {
         let id = quest.id.to_string();
-        if let Reward::Pack { pack_id } = &quest.reward
-            && pack(pack_id.as_str()).is_none()
-        {
-            return Err(refuse(id, format!("reward: no pack {pack_id}")));
+        if let Reward::Pack { pack_id } = &quest.reward {
+            let Some(rewarded) = pack(pack_id.as_str()) else {
+                return Err(refuse(id, format!("reward: no pack {pack_id}")));
+            };
+            check_reward_pack(rewarded)
+                .map_err(|problem| refuse(&id, format!("reward: pack {pack_id} {problem}")))?;
         }
         let league = match &quest.goal {
             Goal::OpenPacks {
@@ -147,6 +149,19 @@ pub fn resolve(
             }
             None => None,
         };
+    }
+    Ok(())
+}
+
+/// A pack a reward may give: one sold without a door. A reward takes a unit with no entry, no
+/// draw and no human check, so a queued pack's unit would skip its line (and count in its report
+/// as sold through it), and a `humanCheck` pack's would skip the check that guards its supply.
+fn check_reward_pack(pack: &Pack) -> Result<(), &'static str> {
+    if pack.queue.is_some() {
+        return Err("has a waiting room: a reward would skip its line");
+    }
+    if pack.human_check {
+        return Err("asks for a human check: a reward would skip it");
     }
     Ok(())
 }

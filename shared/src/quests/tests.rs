@@ -192,8 +192,12 @@ fn credit_references_name_the_quest_and_the_fan() {
 
 #[test]
 fn the_seeding_refuses_what_names_nothing() {
-    let packs =
+    let mut packs =
         crate::packs::seed::parse_seed(include_bytes!("../../../infra/seed/packs.json")).unwrap();
+    let mut human_checked = packs[0].clone();
+    human_checked.id = "human-checked".into();
+    human_checked.human_check = true;
+    packs.push(human_checked);
     let catalog =
         crate::catalog::parse_catalog(include_str!("../../../infra/seed/catalog.json")).unwrap();
     let file = |goal: &str, reward: &str| {
@@ -228,6 +232,17 @@ fn the_seeding_refuses_what_names_nothing() {
             r#"{"type": "open_packs", "count": 1}"#,
             r#"{"type": "pack", "packId": "nope"}"#,
             "reward: no pack nope",
+        ),
+        // A reward would skip the drop's door: its line, or its human check.
+        (
+            r#"{"type": "open_packs", "count": 1}"#,
+            r#"{"type": "pack", "packId": "nba-all-star-2027"}"#,
+            "reward: pack nba-all-star-2027 has a waiting room",
+        ),
+        (
+            r#"{"type": "open_packs", "count": 1}"#,
+            r#"{"type": "pack", "packId": "human-checked"}"#,
+            "reward: pack human-checked asks for a human check",
         ),
         // Goals no fan could meet with the packs of their league.
         (

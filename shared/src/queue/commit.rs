@@ -6,15 +6,17 @@ use crate::ids::{EntryId, UserId};
 use crate::queue::fairness::draw_order;
 use crate::queue::merkle;
 use crate::queue::state::{
-    ENTRANTS_PAGE_SIZE, EntrantPage, ORDER_PAGE_SIZE, OrderPage, OrderedEntry, QueueState,
-    StoredStatus, round_for_commit,
+    ENTRANTS_PAGE_SIZE, EntrantPage, EntrantsIndex, ORDER_PAGE_SIZE, OrderPage, OrderedEntry,
+    QueueState, StoredStatus, round_for_commit,
 };
 use crate::timestamp::Timestamp;
 
-/// A closed line's commitment: the sorted entry ids in pages, how many, and their root.
+/// A closed line's commitment: the sorted entry ids in pages, their index, how many, and their
+/// root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commitment {
     pub pages: Vec<EntrantPage>,
+    pub index: EntrantsIndex,
     pub entrants: u64,
     pub root: [u8; 32],
 }
@@ -22,8 +24,8 @@ pub struct Commitment {
 /// Commits `ids` (in any order; one entry per fan, so no id twice).
 pub fn commit(mut ids: Vec<EntryId>) -> Commitment {
     ids.sort_unstable();
-    let sorted: Vec<String> = ids.iter().map(|id| id.as_str().to_owned()).collect();
-    let pages = ids
+    let entrants = ids.len() as u64;
+    let pages: Vec<EntrantPage> = ids
         .chunks(ENTRANTS_PAGE_SIZE)
         .zip(0u32..)
         .map(|(ids, page)| EntrantPage {
@@ -31,10 +33,18 @@ pub fn commit(mut ids: Vec<EntryId>) -> Commitment {
             ids: ids.to_vec(),
         })
         .collect();
+    let index = EntrantsIndex {
+        first_ids: pages.iter().map(|page| page.ids[0].clone()).collect(),
+        page_roots: pages
+            .iter()
+            .map(|page| merkle::root(&page.strings()))
+            .collect(),
+    };
     Commitment {
+        root: merkle::root_over(index.page_roots.clone()),
         pages,
-        entrants: sorted.len() as u64,
-        root: merkle::root(&sorted),
+        index,
+        entrants,
     }
 }
 
@@ -123,7 +133,7 @@ mod tests {
                 .iter()
                 .map(|p| p.ids.len())
                 .collect::<Vec<_>>(),
-            [2_000, 2_000, 500]
+            [2_048, 2_048, 404]
         );
         let all: Vec<String> = commitment
             .pages
@@ -134,6 +144,16 @@ mod tests {
         sorted.sort();
         assert_eq!(all, sorted);
         assert_eq!(commitment.root, merkle::root(&sorted));
+        // The index: each page's first id and root, and the page of any id.
+        let index = &commitment.index;
+        assert_eq!(index.page_roots.len(), 3);
+        assert_eq!(index.page_roots[2], merkle::root(&sorted[4_096..]));
+        assert_eq!(index.first_ids[1].as_str(), sorted[2_048]);
+        assert_eq!(index.page_of(&id(0)), Some(0));
+        assert_eq!(index.page_of(&id(2_047)), Some(0));
+        assert_eq!(index.page_of(&id(2_048)), Some(1));
+        assert_eq!(index.page_of(&id(4_499)), Some(2));
+        assert_eq!(commit(Vec::new()).index.page_of(&id(1)), None);
     }
 
     #[test]

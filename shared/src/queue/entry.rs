@@ -11,6 +11,7 @@ use strum::{EnumString, IntoStaticStr};
 use utoipa::ToSchema;
 
 use crate::ids::{EntryId, PackId, UserId};
+use crate::queue::admission::Allowance;
 use crate::timestamp::Timestamp;
 
 /// The shards of a line's entry index: a join writes one index entry on one of them, so 20,000
@@ -172,26 +173,49 @@ pub fn verify_receipt(
         .is_ok()
 }
 
-/// When a queued fan at `position` may expect to be admitted, seen at `now` with positions up to
-/// `admitted_through` admitted and `units_left` units left: each later wave admits as many fans
-/// as units are left and comes at the latest when the window before it ends, so the fans
-/// ahead (`position - admitted_through - 1`) fill `ahead / units_left` waves before the fan's,
-/// each a window of `pass_seconds` at most. `None` when no unit is
+/// What a queued fan's estimate is computed from, as things stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outlook {
+    /// The last position admitted so far.
+    pub admitted_through: u64,
+    /// Units neither sold nor held.
+    pub units_left: u64,
+    /// What each admitted fan may buy.
+    pub allowance: Allowance,
+    /// An admitted fan's window.
+    pub pass_seconds: u32,
+    /// When the keeper last let fans in (`None`: nobody yet).
+    pub last_wave_at: Option<Timestamp>,
+}
+
+/// The latest a queued fan at `position` may expect to be admitted, seen at `now`, as things
+/// stand: fans are let in by waves of as many fans as the units left serve (`units_left /
+/// allowance`, the last one partly covered); the next wave comes at the latest when the windows
+/// of the last one end (`lastWaveAt + passSeconds`; now if they have), and each later one a window
+/// after that. Fans who buy, lapse or are released early bring a wave sooner, never later; units
+/// that sell meanwhile make the waves smaller, which the next answer shows. `None` when no unit is
 /// left (the fan waits for units to come back, which nothing predicts).
 pub fn estimated_admission_at(
     position: u64,
-    admitted_through: u64,
-    units_left: u64,
-    pass_seconds: u32,
+    outlook: Outlook,
     now: Timestamp,
 ) -> Option<Timestamp> {
-    if units_left == 0 {
+    if outlook.units_left == 0 {
         return None;
     }
-    let ahead = position.saturating_sub(admitted_through).saturating_sub(1);
-    let waves = ahead / units_left;
-    let seconds = waves.saturating_mul(u64::from(pass_seconds));
-    now.plus_seconds(i64::try_from(seconds).ok()?)
+    let per_wave = outlook.allowance.fans_for(outlook.units_left).max(1);
+    let wave = position
+        .saturating_sub(outlook.admitted_through)
+        .max(1)
+        .div_ceil(per_wave);
+    let window = i64::from(outlook.pass_seconds);
+    let next = outlook
+        .last_wave_at
+        .and_then(|at| at.plus_seconds(window))
+        .filter(|&end| end > now)
+        .unwrap_or(now);
+    let later = i64::try_from(wave - 1).ok()?.checked_mul(window)?;
+    next.plus_seconds(later)
 }
 
 #[cfg(test)]
@@ -243,15 +267,48 @@ mod tests {
         assert!(!format!("{signer:?}").contains("090909"), "no seed in logs");
     }
 
+    /// Issue 42, G8: the estimate counts waves of `units_left / allowance` fans, the next when
+    /// the last wave's windows end, on a line of several windows.
     #[test]
-    fn the_estimate_counts_windows_of_the_fans_ahead() {
+    fn the_estimate_counts_waves_of_fans_the_units_serve() {
         let now = ts("2026-12-01T18:00:00Z");
-        let at =
-            |position, through, left| estimated_admission_at(position, through, left, 600, now);
-        assert_eq!(at(11, 10, 5), Some(now), "next in line");
-        assert_eq!(at(15, 10, 5), Some(now), "within the next wave");
-        assert_eq!(at(16, 10, 5), Some(ts("2026-12-01T18:10:00Z")));
-        assert_eq!(at(26, 10, 5), Some(ts("2026-12-01T18:30:00Z")));
-        assert_eq!(at(26, 10, 0), None, "no unit left");
+        let outlook = |left, last_wave| Outlook {
+            admitted_through: 10,
+            units_left: left,
+            allowance: Allowance::of(Some(2)),
+            pass_seconds: 600,
+            last_wave_at: last_wave,
+        };
+        // 10 units, 2 a fan: waves of 5 fans; the last wave came 4 minutes ago.
+        let live = outlook(10, Some(ts("2026-12-01T17:56:00Z")));
+        let at = |position| estimated_admission_at(position, live, now);
+        assert_eq!(at(11), Some(ts("2026-12-01T18:06:00Z")), "the next wave");
+        assert_eq!(at(15), Some(ts("2026-12-01T18:06:00Z")));
+        assert_eq!(at(16), Some(ts("2026-12-01T18:16:00Z")), "the wave after");
+        assert_eq!(at(21), Some(ts("2026-12-01T18:26:00Z")), "the third window");
+        assert_eq!(at(26), Some(ts("2026-12-01T18:36:00Z")), "the fourth");
+        // The last wave's windows have ended: the next wave is now.
+        let ended = outlook(10, Some(ts("2026-12-01T17:40:00Z")));
+        assert_eq!(estimated_admission_at(11, ended, now), Some(now));
+        assert_eq!(
+            estimated_admission_at(16, ended, now),
+            Some(ts("2026-12-01T18:10:00Z"))
+        );
+        // Nobody admitted yet: the first wave is now.
+        assert_eq!(
+            estimated_admission_at(11, outlook(10, None), now),
+            Some(now)
+        );
+        // One unit left: one fan a wave.
+        let one = outlook(1, Some(ts("2026-12-01T17:56:00Z")));
+        assert_eq!(
+            estimated_admission_at(13, one, now),
+            Some(ts("2026-12-01T18:26:00Z"))
+        );
+        assert_eq!(
+            estimated_admission_at(26, outlook(0, None), now),
+            None,
+            "no unit left"
+        );
     }
 }

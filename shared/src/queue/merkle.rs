@@ -78,7 +78,12 @@ fn leaves(sorted_ids: &[String]) -> Vec<[u8; 32]> {
 /// The root over `sorted_ids`, which the caller has sorted (bytewise, as `String`'s `Ord`) and
 /// deduplicated: the published entrants list is in that order, and the root commits to it.
 pub fn root(sorted_ids: &[String]) -> [u8; 32] {
-    let mut level = leaves(sorted_ids);
+    root_over(leaves(sorted_ids))
+}
+
+/// The root of the tree whose nodes at some level are `level` (the leaves, or the roots of
+/// aligned subtrees: see [`paged_proof`]).
+pub fn root_over(mut level: Vec<[u8; 32]>) -> [u8; 32] {
     if level.is_empty() {
         return finish(digest::Context::new(&digest::SHA256));
     }
@@ -95,8 +100,32 @@ pub fn root(sorted_ids: &[String]) -> [u8; 32] {
 /// If `index` is not below `sorted_ids.len()`.
 pub fn proof(sorted_ids: &[String], index: usize) -> Vec<ProofStep> {
     assert!(index < sorted_ids.len(), "no entrant at index {index}");
-    let mut level = leaves(sorted_ids);
-    let mut index = index;
+    proof_over(leaves(sorted_ids), index)
+}
+
+/// The proof that `sorted_ids[index]` is under the root of a tree whose leaves come in pages of
+/// `sorted_ids.len()`, a power of two for every page but the last, so that each page is a whole
+/// subtree: the steps inside the page (`sorted_ids` is the page's ids, `index` within it), then
+/// those from page `page` up the tree over `page_roots` (every page's [`root`]). Each level pairs
+/// nodes from the left, so an aligned page's subtree is the tree's own; the last, partial page's
+/// root is promoted up to the pages' level unchanged, with no step, as in the whole tree.
+///
+/// # Panics
+/// If `index` or `page` is out of range.
+pub fn paged_proof(
+    sorted_ids: &[String],
+    index: usize,
+    page_roots: &[[u8; 32]],
+    page: usize,
+) -> Vec<ProofStep> {
+    assert!(page < page_roots.len(), "no page {page}");
+    let mut steps = proof(sorted_ids, index);
+    steps.extend(proof_over(page_roots.to_vec(), page));
+    steps
+}
+
+/// The proof from node `index` of `level` up to the root.
+fn proof_over(mut level: Vec<[u8; 32]>, mut index: usize) -> Vec<ProofStep> {
     let mut steps = Vec::new();
     while level.len() > 1 {
         let step = if index % 2 == 1 {
@@ -249,6 +278,28 @@ mod tests {
                     };
                     assert!(!verify(&top, id, &flipped));
                 }
+            }
+        }
+    }
+
+    /// Pages of a power of two are the tree's own subtrees: the root over their roots is the
+    /// root, and a paged proof is the proof, for a last page full, partial or of one id.
+    #[test]
+    fn pages_of_a_power_of_two_prove_as_the_whole_tree() {
+        for (count, page_size) in [(17, 4), (16, 4), (15, 4), (13, 4), (9, 8), (5, 1), (64, 16)] {
+            let all = ids(count);
+            let pages: Vec<&[String]> = all.chunks(page_size).collect();
+            let roots: Vec<[u8; 32]> = pages.iter().map(|page| root(page)).collect();
+            assert_eq!(
+                root_over(roots.clone()),
+                root(&all),
+                "{count} by {page_size}"
+            );
+            for (at, id) in all.iter().enumerate() {
+                let (page, index) = (at / page_size, at % page_size);
+                let steps = paged_proof(pages[page], index, &roots, page);
+                assert_eq!(steps, proof(&all, at), "{count} by {page_size}, {at}");
+                assert!(verify(&root(&all), id, &steps));
             }
         }
     }

@@ -75,7 +75,11 @@ pub enum QueueStatus {
     Upcoming,
     Open,
     Closed,
+    /// Positions drawn; admission runs.
     Drawn,
+    /// The sale through the line is over (every window closed with nobody left waiting, or every
+    /// unit paid for): units left sell to the line's entrants.
+    Finished,
 }
 
 pub use crate::beacon::Beacon;
@@ -104,10 +108,14 @@ pub struct QueueState {
     pub beacon: Option<Beacon>,
     /// The queue's secret seed (revealed by the draw).
     pub seed: Option<[u8; 32]>,
-    /// The last position admitted so far (0: nobody yet).
+    /// The last position admitted so far (0: nobody yet). Every position up to it is admitted
+    /// (a pass admits the fans a claim gave it, or the next pass does), so it is the report's
+    /// `admitted` too: admissions write no counter on this item, which would make every one of
+    /// a wave's writes a transaction on one key.
     pub admitted_through: u64,
-    /// The report's counters, each added to by the write that changes an entry.
-    pub admitted: u64,
+    /// When the keeper last claimed positions (a wave of fans let in).
+    pub last_wave_at: Option<Timestamp>,
+    /// The report's counters, each added to by the write that moves the mark past an entry.
     pub bought: u64,
     pub lapsed: u64,
 }
@@ -129,7 +137,7 @@ impl QueueState {
             beacon: None,
             seed: None,
             admitted_through: 0,
-            admitted: 0,
+            last_wave_at: None,
             bought: 0,
             lapsed: 0,
         }
@@ -144,7 +152,8 @@ impl QueueState {
                 Phase::Closed => QueueStatus::Closed,
             },
             StoredStatus::Closed => QueueStatus::Closed,
-            StoredStatus::Drawn | StoredStatus::Finished => QueueStatus::Drawn,
+            StoredStatus::Drawn => QueueStatus::Drawn,
+            StoredStatus::Finished => QueueStatus::Finished,
         }
     }
 
@@ -174,12 +183,34 @@ impl QueueState {
     }
 }
 
-/// Entry ids per entrant page: 2,000 ids of 32 characters are about 70 KB, far within an item's
-/// 400 KB, and a page of the entrants list is one item read.
-pub const ENTRANTS_PAGE_SIZE: usize = 2_000;
+/// Entry ids per entrant page: 2,048 ids of 32 characters are about 72 KB, far within an item's
+/// 400 KB, and a page of the entrants list is one item read. A power of two, so that each page
+/// is a whole subtree of the Merkle tree: a fan's proof needs their own page and the pages' roots
+/// ([`EntrantsIndex`]), never the other pages (`merkle::paged_proof`).
+pub const ENTRANTS_PAGE_SIZE: usize = 2_048;
+const _: () = assert!(ENTRANTS_PAGE_SIZE.is_power_of_two());
 /// Entries per order page: a user id may take 255 bytes, so 1,000 entries of at most about 300
 /// bytes each stay within an item's 400 KB (2,000 would not).
 pub const ORDER_PAGE_SIZE: usize = 1_000;
+
+/// What a proof needs of a closed line's entrant pages besides the fan's own, written by the close
+/// as one item: each page's first id (which page holds an id) and its Merkle root. 96 bytes a page
+/// stored: an item's 400 KB holds the index of some 4,000 pages, 8 million entrants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntrantsIndex {
+    pub first_ids: Vec<EntryId>,
+    pub page_roots: Vec<[u8; 32]>,
+}
+
+impl EntrantsIndex {
+    /// The page that holds `id` if it is an entrant: the last whose first id is not after it.
+    pub fn page_of(&self, id: &EntryId) -> Option<u32> {
+        let after = self.first_ids.partition_point(|first| first <= id);
+        after
+            .checked_sub(1)
+            .and_then(|page| u32::try_from(page).ok())
+    }
+}
 
 /// A page of the sorted entry ids, as the close commits them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,6 +218,13 @@ pub struct EntrantPage {
     /// From 0.
     pub page: u32,
     pub ids: Vec<EntryId>,
+}
+
+impl EntrantPage {
+    /// The ids as the Merkle tree hashes them.
+    pub fn strings(&self) -> Vec<String> {
+        self.ids.iter().map(|id| id.as_str().to_owned()).collect()
+    }
 }
 
 /// One entry of the drawn order.
@@ -228,8 +266,10 @@ mod tests {
         assert!(!state.committed(), "closed by the clock, not yet committed");
         state.status = StoredStatus::Closed;
         assert!(state.committed());
-        state.status = StoredStatus::Finished;
+        state.status = StoredStatus::Drawn;
         assert_eq!(show(&state, "2026-12-01T19:00:00Z"), QueueStatus::Drawn);
+        state.status = StoredStatus::Finished;
+        assert_eq!(show(&state, "2026-12-01T19:00:00Z"), QueueStatus::Finished);
     }
 
     fn at_round_time(round: u64, plus: i64) -> Timestamp {

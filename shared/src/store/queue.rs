@@ -3,9 +3,10 @@
 
 use std::future::Future;
 
-use crate::ids::{EntryId, PackId, UserId};
+use crate::ids::{PackId, UserId};
+use crate::queue::admission::Allowance;
 use crate::queue::entry::QueueEntry;
-use crate::queue::state::{EntrantPage, QueueState};
+use crate::queue::state::{EntrantPage, EntrantsIndex, QueueState};
 use crate::queue::terms::QueueTerms;
 use crate::store::StoreError;
 
@@ -42,12 +43,23 @@ pub trait GetQueueEntry: Send + Sync {
 pub struct QueueView {
     pub terms: QueueTerms,
     pub state: QueueState,
+    /// What each admitted fan may buy (the pack's `maxPerUser`).
+    pub allowance: Allowance,
     pub total_supply: u64,
     /// The pack's `remaining` summary (the sweep refreshes it every minute).
     pub remaining: u64,
-    /// Units paid for, read from the pack's shares once the line is finished (the report's
-    /// figure; the summary above lags and counts unpaid holds): `None` before.
-    pub sold: Option<u64>,
+    /// Read from the pack's shares once the line is finished (the report's figures; the
+    /// summary above lags): `None` before.
+    pub settled: Option<Settled>,
+}
+
+/// A finished line's units, as its pack's shares hold them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settled {
+    /// Units paid for.
+    pub sold: u64,
+    /// Units neither sold nor held: after the line, for its entrants.
+    pub left: u64,
 }
 
 /// A pack's line, or `None` when no such pack, or a pack without a queue. One read of the pack
@@ -69,16 +81,14 @@ pub trait GetEntrantPage: Send + Sync {
     ) -> impl Future<Output = Result<Option<EntrantPage>, StoreError>> + Send;
 }
 
-/// Every sorted entrant of a closed line (its `pages` entrant pages, in order): what a fan's
-/// Merkle proof is computed from. On DynamoDB one BatchGetItem per 100 pages (200,000 entrants:
-/// 100 pages of about 70 KB, one request of about 7 MB, some 900 read units eventually
-/// consistent), so callers keep the answer: it never changes once the line is closed.
-pub trait ReadEntrants: Send + Sync {
-    fn read_entrants(
+/// A closed line's [`EntrantsIndex`] (`None` before the close): with the fan's own page, all a
+/// Merkle proof needs. One item read (about 9.6 KB at 200,000 entrants); it never changes once
+/// the line is closed.
+pub trait GetEntrantsIndex: Send + Sync {
+    fn entrants_index(
         &self,
         pack_id: &PackId,
-        pages: u32,
-    ) -> impl Future<Output = Result<Vec<EntryId>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Option<EntrantsIndex>, StoreError>> + Send;
 }
 
 /// Every operation of the queue function.
@@ -87,7 +97,7 @@ pub trait QueueStore:
     + GetQueueEntry
     + GetQueue
     + GetEntrantPage
-    + ReadEntrants
+    + GetEntrantsIndex
     + crate::store::queue_excluded::CountExclusion
     + crate::store::queue_excluded::ReadExclusions
     + crate::store::ratelimit::SpendToken
@@ -98,7 +108,7 @@ impl<
         + GetQueueEntry
         + GetQueue
         + GetEntrantPage
-        + ReadEntrants
+        + GetEntrantsIndex
         + crate::store::queue_excluded::CountExclusion
         + crate::store::queue_excluded::ReadExclusions
         + crate::store::ratelimit::SpendToken,

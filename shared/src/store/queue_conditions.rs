@@ -65,6 +65,21 @@ pub fn entry_queued() -> Condition {
     entry_is(EntryStatus::Queued)
 }
 
+/// A hold its fan started while admitted is released unpaid inside their window: the unit of
+/// allowance comes back (issue 42: a fan who bought nothing is not done). Only inside the
+/// window, where the keeper's mark has not passed the entry (a done fan is live until their
+/// window closes: [`crate::queue::admission::entry_over`]), so the report never counts it twice.
+pub fn allowance_back(now: Timestamp) -> Condition {
+    entry_is(EntryStatus::Admitted)
+        .or(entry_is(EntryStatus::Done))
+        .and(Condition::is(
+            ENTRY_PASS_EXPIRES_AT,
+            Compare::Gt,
+            now.unix_nanos(),
+        ))
+        .and(Condition::is(ENTRY_BOUGHT, Compare::Ge, 1u32))
+}
+
 /// An admitted entry's window ran out at `now` with `bought` as read: only then is it ended (a
 /// live fan keeps theirs), as `done` or `lapsed` by what they bought.
 pub fn window_ran_out(now: Timestamp, bought: u32) -> Condition {

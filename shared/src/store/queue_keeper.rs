@@ -72,7 +72,7 @@ impl AdmissionView {
         (left, sold): (u64, u64),
     ) -> Self {
         Self {
-            allowance: Allowance(pack.max_per_user),
+            allowance: Allowance::of(pack.max_per_user),
             pass_seconds: pack
                 .queue
                 .map_or(DEFAULT_PASS_SECONDS, |terms| terms.pass_seconds),
@@ -133,17 +133,18 @@ pub trait AdmitQueue: Send + Sync {
         count: u64,
     ) -> impl Future<Output = Result<Vec<OrderedEntry>, StoreError>> + Send;
 
-    /// Moves `admittedThrough` from `through` (as read) to `to`: `false` when another keeper
-    /// moved it first (this one then admits nobody).
+    /// Moves `admittedThrough` from `through` (as read) to `to`, and `lastWaveAt` to `now`:
+    /// `false` when another keeper moved it first (this one then admits nobody).
     fn claim_positions(
         &self,
         pack_id: &PackId,
         through: u64,
         to: u64,
+        now: Timestamp,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Admits `user_id`'s entry until `pass_expires_at`, if it is `queued` (at most once: `false`
-    /// otherwise), counting it on the state.
+    /// otherwise). One write on the fan's own entry: a wave's admissions share no item.
     fn admit_entry(
         &self,
         pack_id: &PackId,

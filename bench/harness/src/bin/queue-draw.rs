@@ -45,6 +45,7 @@ async fn main() {
     let closes_at = Timestamp::now().plus_seconds(-20).unwrap();
     let mut pack = testkit::packs::active("queue-bench", 0);
     pack.sale_starts_at = Some(closes_at);
+    pack.max_per_user = Some(4);
     pack.queue = Some(QueueTerms {
         opens_at: closes_at.plus_seconds(-3600).unwrap(),
         closes_at,

@@ -464,7 +464,7 @@ functions! {
         queue::join_queue: Join { fixture: "join" },
         queue::my_queue_entry: Read { fixture: "me" },
         queue::list_queue_entrants: Read { fixture: "entrants" },
-        queue::my_queue_proof: Read { fixture: "proof" },
+        queue_proof::my_queue_proof: Read { fixture: "proof" },
         queue::queue_report: Read { fixture: "report" },
     }
 }

@@ -6,6 +6,7 @@ mod catalog;
 mod condition;
 mod fan_view;
 mod leaderboards;
+mod line_cache;
 mod links;
 mod locker_room;
 mod packs;
@@ -44,6 +45,8 @@ pub struct DynamoStore {
     table: String,
     /// Shared by the clones of one store: what a warm instance keeps of packs.
     cache: std::sync::Arc<cache::PackCache>,
+    /// Shared likewise: which packs' lines this instance knows to have finished.
+    lines: std::sync::Arc<line_cache::LineCache>,
     /// What each rarity adds to a collector score (read once per cold start).
     weights: std::sync::Arc<crate::leaderboards::ScoreWeights>,
 }
@@ -104,6 +107,7 @@ impl DynamoStore {
             client,
             table: table.into(),
             cache: std::sync::Arc::default(),
+            lines: std::sync::Arc::default(),
             weights: std::sync::Arc::default(),
         }
     }

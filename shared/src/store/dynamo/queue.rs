@@ -9,24 +9,27 @@ use aws_sdk_dynamodb::types::{Delete, TransactWriteItem};
 
 use super::packs::UpdateExpression;
 use super::records::queue::{
-    entrant_page_from_item, entry_from_item, entry_item, queue_seed_item, state_from_item,
-    state_item,
+    entrant_page_from_item, entrants_index_from_item, entry_from_item, entry_item, queue_seed_item,
+    state_from_item, state_item,
 };
 use super::records::{pack_from_item, whole_number};
 use super::{DynamoStore, Item, classify, key, s};
-use crate::ids::{EntryId, PackId, UserId};
+use crate::ids::{PackId, UserId};
 use crate::packs::draw::{ServerSeed, parse_hex32};
 use crate::packs::seed::QueueWrite;
+use crate::queue::admission::Allowance;
 use crate::queue::entry::{QueueEntry, entry_shard};
-use crate::queue::state::{EntrantPage, QueueState, StoredStatus};
+use crate::queue::state::{EntrantPage, EntrantsIndex, QueueState, StoredStatus};
 use crate::store::StoreError;
+use crate::store::queue::Settled;
 use crate::store::queue::{
-    GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView, ReadEntrants, conditions,
+    GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView,
+    conditions,
 };
 use crate::store::schema::{
-    ENTITY, ENTRY_SK, GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, PACK_REMAINING, PACK_SK, PENDING_QUEUES,
-    QSEED_SEED, QSEED_SK, QUEUE_STATE_SK, entrants_sk, entry_pk, pack_pk, pending_queue_key,
-    qseed_pk, queue_entries_pk, queue_pk,
+    ENTITY, ENTRANTS_INDEX_SK, ENTRY_SK, GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, PACK_REMAINING,
+    PACK_SK, PENDING_QUEUES, QSEED_SEED, QSEED_SK, QUEUE_STATE_SK, entrants_sk, entry_pk, pack_pk,
+    pending_queue_key, qseed_pk, queue_entries_pk, queue_pk,
 };
 
 pub(crate) fn entry_key(pack_id: &PackId, user_id: &UserId) -> Item {
@@ -188,16 +191,20 @@ impl GetQueue for DynamoStore {
             .map(state_from_item)
             .transpose()?
             .ok_or_else(|| StoreError::internal("queue state: missing for a queued pack"))?;
-        let sold = match state.status {
-            StoredStatus::Finished => Some(self.share_counts(pack_id, &pack).await?.1),
+        let settled = match state.status {
+            StoredStatus::Finished => {
+                let (left, sold) = self.share_counts(pack_id, &pack).await?;
+                Some(Settled { sold, left })
+            }
             _ => None,
         };
         Ok(Some(QueueView {
             terms,
             state,
+            allowance: Allowance::of(pack.max_per_user),
             total_supply: pack.total_supply,
             remaining,
-            sold,
+            settled,
         }))
     }
 }
@@ -215,22 +222,11 @@ impl GetEntrantPage for DynamoStore {
     }
 }
 
-impl ReadEntrants for DynamoStore {
-    async fn read_entrants(
-        &self,
-        pack_id: &PackId,
-        pages: u32,
-    ) -> Result<Vec<EntryId>, StoreError> {
-        let keys = (0..pages)
-            .map(|page| key(queue_pk(pack_id), &entrants_sk(page)))
-            .collect();
-        let mut ids = Vec::new();
-        for (page, item) in (0..).zip(self.batch_get_all(keys, false).await?) {
-            let item = item.ok_or_else(|| {
-                StoreError::internal(format!("entrant page {page}: missing of {pages}"))
-            })?;
-            ids.extend(entrant_page_from_item(item)?.ids);
-        }
-        Ok(ids)
+impl GetEntrantsIndex for DynamoStore {
+    async fn entrants_index(&self, pack_id: &PackId) -> Result<Option<EntrantsIndex>, StoreError> {
+        self.get_item(key(queue_pk(pack_id), ENTRANTS_INDEX_SK), false)
+            .await?
+            .map(entrants_index_from_item)
+            .transpose()
     }
 }

@@ -1,13 +1,13 @@
 //! Admission on DynamoDB. A pass reads, strongly consistent, the state and the pack item (one
 //! BatchGetItem), the order pages of the positions not yet over and those positions' entries
 //! (BatchGetItems of 100), then the pack's shares; it writes one conditional UpdateItem per
-//! claim, window end and mark, and per admission one transaction of the entry's conditional
-//! update and the state's counter.
+//! claim, window end, mark and admission (each admission on the fan's own key, so a wave's go out
+//! at once: see `handlers::queue_keeper`).
 
 use super::queue::{entry_key, state_key};
 use super::records::queue::{entry_from_item, order_page_from_item, state_from_item};
 use super::records::{pack_from_item, share_key, share_units, whole_number};
-use super::transaction::{Transaction, counter, update};
+
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, UserId};
 use crate::packs::Pack;
@@ -19,18 +19,11 @@ use crate::store::StoreError;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{AdmissionView, AdmitQueue, Ended};
 use crate::store::schema::{
-    ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, GSI1_PK, GSI1_SK, PACK_SK, QUEUE_ADMITTED,
-    QUEUE_ADMITTED_THROUGH, QUEUE_BOUGHT, QUEUE_LAPSED, QUEUE_OVER_THROUGH, QUEUE_STATUS,
-    SHARE_SOLD, order_sk, pack_pk, queue_pk,
+    ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, GSI1_PK, GSI1_SK, PACK_SK, QUEUE_ADMITTED_THROUGH,
+    QUEUE_BOUGHT, QUEUE_LAPSED, QUEUE_LAST_WAVE_AT, QUEUE_OVER_THROUGH, QUEUE_STATUS, SHARE_SOLD,
+    order_sk, pack_pk, queue_pk,
 };
 use crate::timestamp::Timestamp;
-
-/// The one action of an admission's transaction that has a condition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum AdmitAction {
-    Entry,
-    Count,
-}
 
 impl DynamoStore {
     /// The drawn order from position `from` (from 1) to `to` (included).
@@ -133,13 +126,17 @@ impl AdmitQueue for DynamoStore {
         pack_id: &PackId,
         through: u64,
         to: u64,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         self.update_if(
             state_key(pack_id),
-            "SET #through = :to",
+            "SET #through = :to, #wave = :now",
             &conditions::admitted_through_as_read(through),
-            &[("#through", QUEUE_ADMITTED_THROUGH)],
-            vec![(":to", number(to))],
+            &[
+                ("#through", QUEUE_ADMITTED_THROUGH),
+                ("#wave", QUEUE_LAST_WAVE_AT),
+            ],
+            vec![(":to", number(to)), (":now", s(now.to_string()))],
         )
         .await
     }
@@ -150,8 +147,9 @@ impl AdmitQueue for DynamoStore {
         user_id: &UserId,
         pass_expires_at: Timestamp,
     ) -> Result<bool, StoreError> {
-        let entry = update(
-            &self.table,
+        // One conditional write on the fan's own key: a wave's admissions go out at once, with
+        // no item in common (the report's `admitted` is `admittedThrough`).
+        self.update_if(
             entry_key(pack_id, user_id),
             "SET #status = :admitted, #expires = :expires",
             &conditions::entry_queued(),
@@ -163,18 +161,8 @@ impl AdmitQueue for DynamoStore {
                 (":admitted", s(EntryStatus::Admitted.as_str())),
                 (":expires", number(pass_expires_at.unix_nanos())),
             ],
-        )?;
-        let count = counter(&self.table, state_key(pack_id), QUEUE_ADMITTED, 1)?;
-        let transaction = Transaction::new()
-            .with(AdmitAction::Entry, entry)
-            .with(AdmitAction::Count, count);
-        match self.run(transaction).await? {
-            None => Ok(true),
-            Some(reasons) if reasons.failed(AdmitAction::Entry) => Ok(false),
-            Some(_) => Err(StoreError::unavailable(
-                "admission: the transaction conflicted; the next pass admits",
-            )),
-        }
+        )
+        .await
     }
 
     async fn end_window(

@@ -15,8 +15,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 
 use super::queue::{seed_key, state_key, whole_entry_item};
 use super::records::queue::{
-    entrant_page_item, entry_from_item, order_page_item, queue_seed_from_item, state_from_item,
-    state_item,
+    entrant_page_item, entrants_index_item, entry_from_item, order_page_item, queue_seed_from_item,
+    state_from_item, state_item,
 };
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::ids::PackId;
@@ -31,8 +31,8 @@ use crate::store::queue_keeper::{
     CloseQueue, Closed, DrawQueue, Drawn, PendingQueues, check_beacon, check_seed,
 };
 use crate::store::schema::{
-    ENTITY, GSI1, GSI1_PK, GSI2, GSI2_PK, PENDING_QUEUES, QUEUE_DRAW_LEASE, entrants_sk, order_sk,
-    queue_entries_pk, queue_pk,
+    ENTITY, ENTRANTS_INDEX_SK, GSI1, GSI1_PK, GSI2, GSI2_PK, PENDING_QUEUES, QUEUE_DRAW_LEASE,
+    entrants_sk, order_sk, queue_entries_pk, queue_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -238,8 +238,11 @@ impl CloseQueue for DynamoStore {
             .map(|entry| entry.entry_id)
             .collect();
         let commitment = commit(ids);
-        // The pages first: once the state says closed, its pages are all there. A close run
-        // again writes the same pages (the set no longer changes).
+        // The pages and their index first: once the state says closed, they are all there. A
+        // close run again writes the same items (the set no longer changes).
+        let mut index = entrants_index_item(&commitment.index);
+        index.extend(key(queue_pk(pack_id), ENTRANTS_INDEX_SK));
+        index.insert(ENTITY.into(), s("queueEntrantsIndex"));
         let pages = commitment
             .pages
             .iter()
@@ -249,6 +252,7 @@ impl CloseQueue for DynamoStore {
                 item.insert(ENTITY.into(), s("queueEntrants"));
                 item
             })
+            .chain([index])
             .collect();
         self.put_all(pages).await?;
         commitment.close(&mut state, now);

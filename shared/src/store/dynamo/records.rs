@@ -179,11 +179,13 @@ pub(crate) struct PurchaseRecord {
     supply_shard: u32,
     #[serde(default)]
     hold_slot: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    admitted: bool,
 }
 
 mirrored_record!(PurchaseRecord <=> Purchase, "purchase", PURCHASE_VERSION, {
     id, pack_id, user_id, status, price, client_seed, requested_seed, nonce, reserved_at,
-    expires_at, completed_at, opened_at, items, fairness, supply_shard, hold_slot,
+    expires_at, completed_at, opened_at, items, fairness, supply_shard, hold_slot, admitted,
 });
 
 /// A top-up item's attributes (besides its keys and `entity`, which the store adds).

@@ -2,6 +2,7 @@
 //! applies a transaction whose conditions hold.
 
 use super::items::{CashItem, ShareItem};
+use super::queue::EntryItem;
 use super::{MemoryStore, Tables};
 use crate::cash::ledger::LedgerEntry;
 use crate::cash::{Debit, Money};
@@ -12,6 +13,7 @@ use crate::purchases::{
     StartRefusal, StartRequest, check_complete, check_human, check_open, check_start, opened,
     random_shard, take_hold_slot,
 };
+use crate::queue::admission::give_back;
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
 use crate::store::purchase_conditions as conditions;
@@ -19,6 +21,7 @@ use crate::store::purchases::{
     CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
     ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
+use crate::store::queue_conditions;
 use crate::timestamp::Timestamp;
 
 impl Tables {
@@ -38,7 +41,14 @@ impl Tables {
             purchase.pack_id.clone(),
             purchase.supply_shard,
         );
+        let admitted = purchase.admitted;
         self.move_units(&pack_id, shard, 1);
+        if admitted
+            && let Some(entry) = self.entry_mut(&pack_id, &user_id)
+            && queue_conditions::allowance_back(now).holds(Some(&EntryItem(entry)))
+        {
+            give_back(entry);
+        }
         if let Some(buys) = self.buys.get_mut(&(user_id, pack_id)) {
             buys.held = buys.held.saturating_sub(1);
         }
@@ -143,7 +153,8 @@ impl StartPurchase for MemoryStore {
         let (slot, needed) =
             take_hold_slot(&holds, request.policy, &pack.price, balance, request.now)?;
         let shard = shard.ok_or(StartRefusal::SoldOut)?;
-        let purchase = request.purchase(buys, &pack.price, shard, slot);
+        let mut purchase = request.purchase(buys, &pack.price, shard, slot);
+        purchase.admitted = admission.is_some();
         // The conditions DynamoDB's transaction puts on the same writes.
         let share = ShareItem {
             pack: &pack,

@@ -4,16 +4,19 @@
 use std::collections::BTreeMap;
 
 use super::{MemoryStore, Tables};
-use crate::ids::{EntryId, PackId, UserId};
+use crate::ids::{PackId, UserId};
 use crate::packs::Pack;
 use crate::packs::draw::{ServerSeed, parse_hex32};
 use crate::packs::seed::QueueWrite;
+use crate::queue::admission::Allowance;
 use crate::queue::entry::QueueEntry;
-use crate::queue::state::{EntrantPage, OrderPage, QueueState, StoredStatus};
+use crate::queue::state::{EntrantPage, EntrantsIndex, OrderPage, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value};
+use crate::store::queue::Settled;
 use crate::store::queue::{
-    GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView, ReadEntrants, conditions,
+    GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView,
+    conditions,
 };
 use crate::store::schema::{ENTRY_BOUGHT, ENTRY_PASS_EXPIRES_AT, ENTRY_POSITION, ENTRY_STATUS, PK};
 
@@ -23,6 +26,8 @@ pub(super) struct Line {
     pub(super) seed: ServerSeed,
     /// By page number.
     pub(super) entrant_pages: BTreeMap<u32, EntrantPage>,
+    /// Written by the close with the pages.
+    pub(super) entrants_index: Option<EntrantsIndex>,
     #[allow(dead_code)] // The keeper's draw writes it.
     pub(super) order_pages: BTreeMap<u32, OrderPage>,
 }
@@ -72,6 +77,7 @@ impl Tables {
                         state,
                         seed,
                         entrant_pages: BTreeMap::new(),
+                        entrants_index: None,
                         order_pages: BTreeMap::new(),
                     },
                 );
@@ -127,11 +133,24 @@ impl GetQueue for MemoryStore {
         Ok(Some(QueueView {
             terms,
             state: line.state.clone(),
+            allowance: Allowance::of(stored.pack.max_per_user),
             total_supply: stored.pack.total_supply,
             remaining: stored.pack.remaining,
-            sold: (line.state.status == StoredStatus::Finished)
-                .then(|| tables.sold.get(pack_id.as_str()).copied().unwrap_or(0)),
+            settled: (line.state.status == StoredStatus::Finished).then(|| tables.settled(pack_id)),
         }))
+    }
+}
+
+impl Tables {
+    /// `pack_id`'s units as its shares hold them: paid for, and neither sold nor held.
+    pub(super) fn settled(&self, pack_id: &PackId) -> Settled {
+        Settled {
+            sold: self.sold.get(pack_id.as_str()).copied().unwrap_or(0),
+            left: self
+                .supply
+                .get(pack_id.as_str())
+                .map_or(0, |shares| shares.iter().sum()),
+        }
     }
 }
 
@@ -149,23 +168,12 @@ impl GetEntrantPage for MemoryStore {
     }
 }
 
-impl ReadEntrants for MemoryStore {
-    async fn read_entrants(
-        &self,
-        pack_id: &PackId,
-        pages: u32,
-    ) -> Result<Vec<EntryId>, StoreError> {
-        let tables = self.read();
-        let line = tables.queues.get(pack_id);
-        let mut ids = Vec::new();
-        for page in 0..pages {
-            let found = line
-                .and_then(|line| line.entrant_pages.get(&page))
-                .ok_or_else(|| {
-                    StoreError::internal(format!("entrant page {page}: missing of {pages}"))
-                })?;
-            ids.extend(found.ids.iter().cloned());
-        }
-        Ok(ids)
+impl GetEntrantsIndex for MemoryStore {
+    async fn entrants_index(&self, pack_id: &PackId) -> Result<Option<EntrantsIndex>, StoreError> {
+        Ok(self
+            .read()
+            .queues
+            .get(pack_id)
+            .and_then(|line| line.entrants_index.clone()))
     }
 }

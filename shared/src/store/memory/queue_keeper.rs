@@ -6,13 +6,14 @@ use super::{MemoryStore, Tables};
 use crate::ids::{PackId, UserId};
 use crate::packs::Pack;
 use crate::purchases::{StartRefusal, StartRequest};
-use crate::queue::admission::{Allowance, WindowEnd, check_admitted, start_finishes, window_end};
+use crate::queue::admission::{Allowance, WindowEnd, start_admission, start_finishes, window_end};
 use crate::queue::commit::{commit, order, order_page_of, order_pages};
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::queue::state::{Beacon, OrderedEntry, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value, require};
 use crate::store::purchase_conditions;
+use crate::store::queue::Settled;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{
     AdmissionView, AdmitQueue, CloseQueue, Closed, DrawQueue, Drawn, Ended, PendingQueues,
@@ -59,7 +60,11 @@ impl Tables {
         Ok(StateItem(line, over))
     }
 
-    fn entry_mut(&mut self, pack_id: &PackId, user_id: &UserId) -> Option<&mut QueueEntry> {
+    pub(super) fn entry_mut(
+        &mut self,
+        pack_id: &PackId,
+        user_id: &UserId,
+    ) -> Option<&mut QueueEntry> {
         self.queue_entries
             .get_mut(&(pack_id.clone(), user_id.clone()))
     }
@@ -116,6 +121,7 @@ impl CloseQueue for MemoryStore {
             .into_iter()
             .map(|page| (page.page, page))
             .collect();
+        line.entrants_index = Some(commitment.index);
         Ok(Some(Closed {
             entrants: commitment.entrants,
             root: commitment.root,
@@ -188,11 +194,7 @@ impl AdmitQueue for MemoryStore {
                     .cloned()
             })
             .collect();
-        let left = tables
-            .supply
-            .get(pack_id.as_str())
-            .map_or(0, |shares| shares.iter().sum());
-        let sold = tables.sold.get(pack_id.as_str()).copied().unwrap_or(0);
+        let Settled { sold, left } = tables.settled(pack_id);
         Ok(Some(AdmissionView::of(
             pack,
             line.state.clone(),
@@ -221,13 +223,16 @@ impl AdmitQueue for MemoryStore {
         pack_id: &PackId,
         through: u64,
         to: u64,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let mut tables = self.write();
         let state = tables.state_item(pack_id)?;
         if !conditions::admitted_through_as_read(through).holds(Some(&state)) {
             return Ok(false);
         }
-        tables.line_mut(pack_id)?.state.admitted_through = to;
+        let state = &mut tables.line_mut(pack_id)?.state;
+        state.admitted_through = to;
+        state.last_wave_at = Some(now);
         Ok(true)
     }
 
@@ -246,7 +251,6 @@ impl AdmitQueue for MemoryStore {
         }
         entry.status = EntryStatus::Admitted;
         entry.pass_expires_at = Some(pass_expires_at);
-        tables.line_mut(pack_id)?.state.admitted += 1;
         Ok(true)
     }
 
@@ -322,21 +326,22 @@ impl AdmitQueue for MemoryStore {
 }
 
 impl Tables {
-    /// For a start on a queued pack: whether the fan's entry admits them now
-    /// ([`check_admitted`]), and what they had bought (`None`: the pack has no queue).
+    /// For a start on `pack`: what it asks of the line ([`start_admission`]: `None` for no
+    /// queue or after the line; else what the fan had bought, if their entry admits them now).
     pub(super) fn admission(
         &self,
         pack: &Pack,
         request: &StartRequest,
     ) -> Result<Option<u32>, StartRefusal> {
-        if pack.queue.is_none() {
-            return Ok(None);
-        }
         let entry = self
             .queue_entries
             .get(&(request.pack_id.clone(), request.user_id.clone()));
-        check_admitted(entry, request.now).map_err(StartRefusal::NotAdmitted)?;
-        Ok(entry.map(|entry| entry.bought))
+        let finished = self
+            .queues
+            .get(&request.pack_id)
+            .is_some_and(|line| line.state.status == StoredStatus::Finished);
+        start_admission(pack.queue.is_some(), entry, finished, request.now)
+            .map_err(StartRefusal::NotAdmitted)
     }
 
     /// The start's update of the fan's entry, on the condition DynamoDB's transaction puts on
@@ -356,7 +361,7 @@ impl Tables {
             Some(&EntryItem(entry)),
         )?;
         entry.bought = bought + 1;
-        if start_finishes(Allowance(pack.max_per_user), entry.bought) {
+        if start_finishes(Allowance::of(pack.max_per_user), entry.bought) {
             entry.status = EntryStatus::Done;
         }
         Ok(())

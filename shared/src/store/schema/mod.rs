@@ -415,8 +415,9 @@ pub fn pending_queue_key(closes_at: crate::timestamp::Timestamp, pack_id: &PackI
 pub const QUEUE_STATUS: &str = "status";
 /// The last position admitted (a number).
 pub const QUEUE_ADMITTED_THROUGH: &str = "admittedThrough";
+/// When the keeper last claimed positions (RFC 3339): the estimates' start.
+pub const QUEUE_LAST_WAVE_AT: &str = "lastWaveAt";
 /// The report's counters on the state (numbers).
-pub const QUEUE_ADMITTED: &str = "admitted";
 pub const QUEUE_BOUGHT: &str = "bought";
 pub const QUEUE_LAPSED: &str = "lapsed";
 /// The keeper's mark (a number; absent: 0): every position up to it is over (lapsed, done or
@@ -453,6 +454,8 @@ pub fn queue_entries_pk(pack_id: &PackId, shard: u32) -> String {
 pub fn entrants_sk(page: u32) -> String {
     format!("ENTRANTS#{page:06}")
 }
+/// A closed queue's entrants index: each page's first id and Merkle root (a proof's reads).
+pub const ENTRANTS_INDEX_SK: &str = "ENTRANTS#INDEX";
 /// Page `page` (from 0) of a queue's drawn order.
 pub fn order_sk(page: u32) -> String {
     format!("ORDER#{page:06}")

@@ -1,21 +1,26 @@
 //! A start on a queued pack (issue 29): the fan's entry read with the start's state, checked
-//! ([`check_admitted`]), and updated inside the start's one transaction on the condition that it
+//! ([`start_admission`]), and updated inside the start's one transaction on the condition that it
 //! still admits them ([`conditions::entry_admits`]): one more unit bought, and the admission
 //! over (`done`) when that brings the fan to the pack's limit. A cancellation returns the entry
 //! as it is then, which says why (lapsed meanwhile, or another start of theirs came first).
+//! After the line has finished, an entrant's start passes without touching the entry (issue 42):
+//! whether it has is read from the line's state, kept by the instance ([`super::super::line_cache`]).
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
+use crate::ids::PackId;
 use crate::packs::Pack;
 use crate::purchases::{StartRefusal, StartRequest};
-use crate::queue::admission::{Allowance, check_admitted, start_finishes};
+use crate::queue::admission::{Allowance, needs_line_state, start_admission, start_finishes};
 use crate::queue::entry::{EntryStatus, QueueEntry};
+use crate::queue::state::StoredStatus;
 use crate::store::StoreError;
-use crate::store::dynamo::queue::entry_key;
-use crate::store::dynamo::records::queue::entry_from_item;
+use crate::store::dynamo::queue::{entry_key, state_key};
+use crate::store::dynamo::records::queue::{entry_from_item, state_from_item};
 use crate::store::dynamo::transaction::update;
-use crate::store::dynamo::{Item, number, s};
+use crate::store::dynamo::{DynamoStore, Item, number, s};
 use crate::store::purchase_conditions as conditions;
+use crate::store::purchases::StartError;
 use crate::store::schema::{ENTRY_BOUGHT, ENTRY_STATUS};
 
 /// The entry of an item a cancellation returned.
@@ -23,18 +28,37 @@ pub(super) fn entry_of(item: Option<Item>) -> Result<Option<QueueEntry>, StoreEr
     item.map(entry_from_item).transpose()
 }
 
-/// For a start on `pack`: `None` when the pack has no queue; else what the fan had bought, if
-/// `entry` admits them now, or the refusal that says which case.
-pub(super) fn admission(
-    pack: &Pack,
-    entry: Option<&QueueEntry>,
-    request: &StartRequest,
-) -> Result<Option<u32>, StartRefusal> {
-    if pack.queue.is_none() {
-        return Ok(None);
+impl DynamoStore {
+    /// For a start on `pack` by the fan of `entry`: `None` when it asks nothing of the line (no
+    /// queue, or after the line); else what the fan had bought, if `entry` admits them now; or
+    /// the refusal that says which case.
+    pub(super) async fn admission(
+        &self,
+        pack: &Pack,
+        entry: Option<&QueueEntry>,
+        request: &StartRequest,
+    ) -> Result<Option<u32>, StartError> {
+        let queued = pack.queue.is_some();
+        let finished = queued
+            && needs_line_state(entry, request.now)
+            && self.line_finished(&request.pack_id).await?;
+        start_admission(queued, entry, finished, request.now)
+            .map_err(|refusal| StartRefusal::NotAdmitted(refusal).into())
     }
-    check_admitted(entry, request.now).map_err(StartRefusal::NotAdmitted)?;
-    Ok(entry.map(|entry| entry.bought))
+
+    /// Whether `pack_id`'s line has finished: as the instance knows it, else read (eventually
+    /// consistent: a line just finished is seen a moment later, which only delays the sale).
+    async fn line_finished(&self, pack_id: &PackId) -> Result<bool, StoreError> {
+        if let Some(known) = self.lines.finished(pack_id) {
+            return Ok(known);
+        }
+        let finished = match self.get_item(state_key(pack_id), false).await? {
+            Some(item) => state_from_item(item)?.status == StoredStatus::Finished,
+            None => false,
+        };
+        self.lines.learn(pack_id, finished);
+        Ok(finished)
+    }
 }
 
 /// The transaction's update of the fan's entry, who had `bought` before this start.
@@ -45,7 +69,7 @@ pub(super) fn admission_action(
     bought: u32,
 ) -> Result<TransactWriteItem, StoreError> {
     let next = bought + 1;
-    let (expression, status) = if start_finishes(Allowance(pack.max_per_user), next) {
+    let (expression, status) = if start_finishes(Allowance::of(pack.max_per_user), next) {
         (
             "SET #bought = :next, #status = :done",
             Some(EntryStatus::Done),

@@ -4,14 +4,18 @@ use super::holds::HoldEntry;
 use super::{buys_key, purchase_from_item, purchase_key, status_text};
 use crate::ids::PackId;
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};
+use crate::queue::entry::EntryStatus;
 use crate::store::StoreError;
+use crate::store::dynamo::queue::entry_key;
 use crate::store::dynamo::records::share_key;
 use crate::store::dynamo::transaction::{Transaction, counter, update};
-use crate::store::dynamo::{Attempts, DynamoStore, classify, s};
+use crate::store::dynamo::{Attempts, DynamoStore, classify, number, s};
 use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::{ReleaseHolds, Released};
+use crate::store::queue_conditions;
 use crate::store::schema::{
-    BUYS_HELD, GSI2, GSI2_PK, GSI2_SK, PACK_REMAINING, PURCHASE_STATUS, holds_ended_bound, holds_pk,
+    BUYS_HELD, ENTRY_BOUGHT, ENTRY_STATUS, GSI2, GSI2_PK, GSI2_SK, PACK_REMAINING, PURCHASE_STATUS,
+    holds_ended_bound, holds_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -24,6 +28,9 @@ enum ReleaseAction {
     Share,
     /// Its buyer's count of the pack down by one.
     Buys,
+    /// Its buyer's admission to the pack's line gets the unit back, inside their window (a
+    /// purchase started through admission only).
+    Allowance,
 }
 
 impl DynamoStore {
@@ -61,10 +68,27 @@ impl DynamoStore {
             BUYS_HELD,
             -1,
         )?;
-        let transaction = Transaction::new()
+        let without_allowance = Transaction::new()
             .with(ReleaseAction::Purchase, expired)
             .with(ReleaseAction::Share, unit_back)
             .with(ReleaseAction::Buys, count_down);
+        let mut transaction = without_allowance.clone();
+        if purchase.admitted {
+            transaction.push(
+                ReleaseAction::Allowance,
+                update(
+                    table,
+                    entry_key(&purchase.pack_id, &purchase.user_id),
+                    "SET #status = :admitted, #bought = #bought - :one",
+                    &queue_conditions::allowance_back(now),
+                    &[("#status", ENTRY_STATUS), ("#bought", ENTRY_BOUGHT)],
+                    vec![
+                        (":admitted", s(EntryStatus::Admitted.as_str())),
+                        (":one", number(1)),
+                    ],
+                )?,
+            );
+        }
         let mut attempts = Attempts::new("release");
         loop {
             match self.run(transaction.clone()).await? {
@@ -77,6 +101,11 @@ impl DynamoStore {
                     return Ok(true);
                 }
                 Some(reasons) if reasons.failed(ReleaseAction::Purchase) => return Ok(false),
+                // The fan's window has closed (or they are no longer admitted): the release
+                // alone, their entry as it is.
+                Some(reasons) if reasons.failed(ReleaseAction::Allowance) => {
+                    transaction = without_allowance.clone();
+                }
                 Some(reasons) if reasons.conflicted() => {
                     attempts.after_conflict().await?;
                 }

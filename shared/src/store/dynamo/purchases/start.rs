@@ -4,7 +4,7 @@ use aws_sdk_dynamodb::types::{
     ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
 };
 
-use super::admission::{admission, admission_action, entry_of};
+use super::admission::{admission_action, entry_of};
 use super::holds::unpaid_key;
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
@@ -461,7 +461,7 @@ impl StartPurchase for DynamoStore {
             let Some(pack) = state.pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
             };
-            let admitted = admission(pack, state.entry.as_ref(), request)?;
+            let admitted = self.admission(pack, state.entry.as_ref(), request).await?;
             let balance = balance_in(state.cash.as_ref(), &pack.price.currency)?;
             let (slot, needed) = take_hold_slot(
                 &state.unpaid,
@@ -477,7 +477,8 @@ impl StartPurchase for DynamoStore {
                 Found::Share(shard) => shard,
                 Found::LookAgain => continue,
             };
-            let purchase = request.purchase(state.buys, &pack.price, shard, slot);
+            let mut purchase = request.purchase(state.buys, &pack.price, shard, slot);
+            purchase.admitted = admitted.is_some();
             let transaction = self.start_actions(
                 request,
                 pack,

@@ -14,7 +14,9 @@ use super::{readable, version_one};
 use crate::ids::{EntryId, PackId, UserId};
 use crate::packs::draw::{ServerSeed, lower_hex, parse_hex, parse_hex32};
 use crate::queue::entry::{EntryStatus, QueueEntry};
-use crate::queue::state::{Beacon, EntrantPage, OrderPage, OrderedEntry, QueueState, StoredStatus};
+use crate::queue::state::{
+    Beacon, EntrantPage, EntrantsIndex, OrderPage, OrderedEntry, QueueState, StoredStatus,
+};
 use crate::store::StoreError;
 use crate::store::dynamo::records::instant_attribute;
 use crate::store::dynamo::{Item, number};
@@ -140,8 +142,8 @@ struct StateAttributes {
     seed: Option<String>,
     #[serde(default)]
     admitted_through: u64,
-    #[serde(default)]
-    admitted: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_wave_at: Option<Timestamp>,
     #[serde(default)]
     bought: u64,
     #[serde(default)]
@@ -163,7 +165,7 @@ pub(crate) fn state_item(state: &QueueState) -> Item {
         beacon,
         seed,
         admitted_through,
-        admitted,
+        last_wave_at,
         bought,
         lapsed,
     } = state.clone();
@@ -186,7 +188,7 @@ pub(crate) fn state_item(state: &QueueState) -> Item {
         }),
         seed: seed.map(|seed| lower_hex(&seed)),
         admitted_through,
-        admitted,
+        last_wave_at,
         bought,
         lapsed,
     })
@@ -228,7 +230,7 @@ pub(crate) fn state_from_item(item: Item) -> Result<QueueState, StoreError> {
         beacon,
         seed: record.seed.map(|seed| hex32(&seed, "seed")).transpose()?,
         admitted_through: record.admitted_through,
-        admitted: record.admitted,
+        last_wave_at: record.last_wave_at,
         bought: record.bought,
         lapsed: record.lapsed,
     })
@@ -259,6 +261,50 @@ pub(crate) fn entrant_page_from_item(item: Item) -> Result<EntrantPage, StoreErr
     Ok(EntrantPage {
         page: record.page,
         ids: record.ids,
+    })
+}
+
+/// An entrants index item's attributes: the pages' roots as one hex string (64 digits a page).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EntrantsIndexAttributes {
+    #[serde(default = "version_one")]
+    schema_version: u32,
+    first_ids: Vec<EntryId>,
+    page_roots: String,
+}
+
+pub(crate) fn entrants_index_item(index: &EntrantsIndex) -> Item {
+    to_item(EntrantsIndexAttributes {
+        schema_version: QUEUE_VERSION,
+        first_ids: index.first_ids.clone(),
+        page_roots: index
+            .page_roots
+            .iter()
+            .map(|root| lower_hex(root))
+            .collect(),
+    })
+}
+
+pub(crate) fn entrants_index_from_item(item: Item) -> Result<EntrantsIndex, StoreError> {
+    let record: EntrantsIndexAttributes = from_item(item, "entrants index")?;
+    readable("entrants index", record.schema_version, QUEUE_VERSION)?;
+    let roots = record.page_roots.as_bytes();
+    if roots.len() != record.first_ids.len() * 64 {
+        return Err(corrupt("entrants index", "a root for each page"));
+    }
+    let page_roots = roots
+        .chunks(64)
+        .map(|root| {
+            std::str::from_utf8(root)
+                .ok()
+                .and_then(parse_hex32)
+                .ok_or_else(|| corrupt("entrants index", "`pageRoots` is not hex"))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(EntrantsIndex {
+        first_ids: record.first_ids,
+        page_roots,
     })
 }
 
@@ -443,7 +489,7 @@ mod tests {
             ),
             ("seed".into(), s(&hex(5, 32))),
             ("admittedThrough".into(), n(2)),
-            ("admitted".into(), n(2)),
+            ("lastWaveAt".into(), s("2026-12-01T18:00:05Z")),
             ("bought".into(), n(1)),
             ("lapsed".into(), n(0)),
         ])
@@ -464,8 +510,8 @@ mod tests {
         assert_eq!(beacon.signature, vec![4; 48]);
         assert_eq!(state.seed, Some([5; 32]));
         assert_eq!(
-            (state.admitted_through, state.admitted, state.bought),
-            (2, 2, 1)
+            (state.admitted_through, state.last_wave_at, state.bought),
+            (2, Timestamp::parse("2026-12-01T18:00:05Z").ok(), 1)
         );
         assert_eq!(state_item(&state), keyless(todays_state_item()));
         refused(state_from_item(newer(todays_state_item())));
@@ -480,7 +526,7 @@ mod tests {
             "beacon",
             "seed",
             "admittedThrough",
-            "admitted",
+            "lastWaveAt",
             "bought",
             "lapsed",
         ] {
