@@ -54,3 +54,23 @@ fn every_error_response_names_codes_of_its_status() {
         }
     }
 }
+
+/// The document's introduction names the human check's actions as the door checks them
+/// (`Door::action`): `join_<packId>`, never issue 30's `join:<packId>`, which Turnstile cannot
+/// render.
+#[test]
+fn the_introduction_names_the_actions_the_door_checks() {
+    use shared::humancheck::Door;
+    use shared::ids::PackId;
+    let document = serde_json::to_value(shared::openapi::openapi()).unwrap();
+    let introduction = document["info"]["description"].as_str().unwrap();
+    let pack = PackId::parse("P").unwrap();
+    for door in [Door::Join(pack.clone()), Door::Start(pack)] {
+        let action = door.action();
+        let prefix = action.strip_suffix('P').unwrap();
+        let named = format!("`{prefix}<packId>`");
+        assert!(introduction.contains(&named), "{named}: {introduction}");
+        let colon = format!("{}<packId>", prefix.replace('_', ":"));
+        assert!(!introduction.contains(&colon), "{colon}: {introduction}");
+    }
+}

@@ -1,9 +1,10 @@
 //! scripts/local's waiting rooms (local only): the shipped seed's queued packs
 //! (`nba-all-star-2027`) have absolute times months away, so a local run would show their lines
 //! `upcoming` for ever. When local-api serves the shipped seed in memory it moves each line to
-//! open as it starts and close [`DEFAULT_OPEN_SECONDS`] later (`LOCAL_API_DEMO_QUEUE_SECONDS`),
-//! the sale starting at the close: a demo joins, sees the local keeper draw with the local
-//! beacon (the round due 5 minutes after the close, as deployed) and buys.
+//! open as it starts and close [`DEFAULT_OPEN_SECONDS`] later ([`OPEN_SECONDS_VAR`]), the sale
+//! starting at the close: a demo joins, sees the local keeper draw with the local beacon (the
+//! round due 5 minutes after the close, as deployed) and buys. The store is in memory, so each
+//! start is a fresh line.
 //!
 //! Only this in-memory copy changes: `infra/seed/packs.json` and its frozen terms are what
 //! seed-packs writes to a deployed table, and `--seed FILE` and `--dynamodb` keep their times.
@@ -11,18 +12,24 @@
 use shared::packs::Pack;
 use shared::timestamp::Timestamp;
 
-/// How long a demo line stays open: time to read the banner and join with curl.
-pub const DEFAULT_OPEN_SECONDS: i64 = 120;
+/// How long a demo line stays open: time for a reader of docs/api.md's walkthrough, started
+/// with scripts/local, to reach the queued drop and join (a reader who comes later restarts with
+/// a shorter line: [`OPEN_SECONDS_VAR`]).
+pub const DEFAULT_OPEN_SECONDS: i64 = 900;
 
-/// `LOCAL_API_DEMO_QUEUE_SECONDS`, else [`DEFAULT_OPEN_SECONDS`]: 1 to 3600.
+/// The variable that sets how long the demo line stays open.
+pub const OPEN_SECONDS_VAR: &str = "LOCAL_API_DEMO_QUEUE_SECONDS";
+
+/// [`OPEN_SECONDS_VAR`], else [`DEFAULT_OPEN_SECONDS`]: 1 to 3600.
 pub fn open_seconds_from_env() -> Result<i64, String> {
-    const NAME: &str = "LOCAL_API_DEMO_QUEUE_SECONDS";
-    let Ok(value) = std::env::var(NAME) else {
+    let Ok(value) = std::env::var(OPEN_SECONDS_VAR) else {
         return Ok(DEFAULT_OPEN_SECONDS);
     };
     match value.parse() {
         Ok(seconds @ 1..=3600) => Ok(seconds),
-        _ => Err(format!("{NAME}: not a number of seconds 1-3600: {value}")),
+        _ => Err(format!(
+            "{OPEN_SECONDS_VAR}: not a number of seconds 1-3600: {value}"
+        )),
     }
 }
 

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use local_api::app::AppSettings;
+use local_api::banner::Banner;
 use local_api::checkout;
 use local_api::demo_queue;
 use local_api::idp::{self, LocalIdp};
@@ -32,7 +33,7 @@ use shared::packs::seed::parse_seed;
 use shared::store::cash::{CreditCash, GetBalance};
 use shared::store::catalog::seed_catalog;
 use shared::store::{DynamoStore, MemoryStore, Store};
-use shared::timestamp::Timestamp;
+use shared::timestamp::{Timestamp, unix_now};
 
 const USAGE: &str = "usage:
   local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE]
@@ -196,7 +197,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         let table = config::table_name(&Env).map_err(|e| e.to_string())?;
         let store = DynamoStore::new(shared::aws::dynamodb_client().await, table.clone())
             .with_score_weights(weights);
-        run(parts, store, &format!("DynamoDB table {table}")).await
+        run(parts, store, &format!("DynamoDB table {table}"), None).await
     } else {
         let (bytes, source) = match &args.seed {
             Some(path) => (
@@ -206,10 +207,17 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             None => (SHIPPED_SEED.to_vec(), "infra/seed/packs.json"),
         };
         let mut packs = parse_seed(&bytes).map_err(|e| format!("{source}: {e}"))?;
+        let mut demo_line = None;
         if args.seed.is_none() {
-            // Local only: the shipped lines open now, not on their (frozen, deployed) dates.
+            // Local only: the shipped lines open now, not on their (frozen, deployed) dates; on
+            // a whole second, so that the banner's close reads plainly.
             let open_for = demo_queue::open_seconds_from_env()?;
-            demo_queue::open_at(&mut packs, Timestamp::now(), open_for);
+            let now = Timestamp::from_unix_nanos(i128::from(unix_now()) * 1_000_000_000)
+                .ok_or("the clock is not a time")?;
+            demo_queue::open_at(&mut packs, now, open_for);
+            demo_line = packs
+                .iter()
+                .find_map(|pack| Some((pack.id.to_string(), pack.queue?.closes_at)));
         }
         let (text, catalog_source) = match &args.catalog {
             Some(path) => (
@@ -249,6 +257,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
                 catalog.leagues.len(),
                 catalog.teams.len()
             ),
+            demo_line,
         )
         .await
     }
@@ -288,98 +297,34 @@ async fn credit_demo_user(store: &MemoryStore, packs: &[Pack]) -> Result<(), Str
     Ok(())
 }
 
-async fn run<S>(parts: Parts, store: S, store_description: &str) -> Result<(), String>
+/// Serves `store` with `parts`; `demo_line` is the demo's waiting room when local-api opened one
+/// (the pack and its line's close).
+async fn run<S>(
+    parts: Parts,
+    store: S,
+    store_description: &str,
+    demo_line: Option<(String, Timestamp)>,
+) -> Result<(), String>
 where
     S: Store + Clone + 'static,
 {
     let base = &parts.base;
-    println!("fan-api local API on {base}");
-    println!("  store: {store_description}");
-    for route in routes() {
-        println!("  {:<4} {base}{}", route.method.as_str(), route.path);
-    }
-    println!("  OpenAPI: {base}/openapi.json");
-    println!(
-        "  rate limits: per fan and per connection's address, RATE_LIMIT_* or the defaults \
-         (docs/rate-limits.md); a 429 says when to retry"
-    );
     let token = parts
         .idp
         .token(DEMO_USER, Some("demo@fan-api.local"), DEMO_TTL_SECONDS);
-    println!(
-        "  identity provider: local ({base}/.well-known/jwks.json, key in {})",
-        idp::state_dir().display()
-    );
-    println!(
-        "  Stripe: the local Checkout ({base}{}/v1/checkout/sessions); webhook signing secret {} ({})",
-        checkout::STRIPE_PATH,
-        parts.webhook_secret,
-        checkout::WEBHOOK_SECRET_VAR
-    );
-    println!(
-        "  Human check: NOT Cloudflare. A local siteverify stand-in ({base}{}) with Cloudflare's \
-         always-pass test secret {}: a queue's join passes with \
-         'Human-Check: join_<packId>.DUMMY.TOKEN.<any tail>', each token once \
-         (docs/human-check.md)",
-        local_api::siteverify::PATH,
-        local_api::siteverify::SECRET
-    );
-    println!();
-    println!("Token for demo-user (valid 24 h; more with: local-api token --sub ID --email ADDR):");
-    println!("{token}");
-    println!();
-    println!("Try:");
-    println!("  curl -s {base}/api/packs");
-    println!("  curl -s '{base}/api/teams?leagueId=nba'   (the leagues: {base}/api/leagues)");
-    println!("  curl -s '{base}/api/packs?teamId=nba-lal'  (a team's packs; leagueId= a league's)");
-    println!(
-        "  curl -s -X POST {base}/api/web3-link -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payload\":{{\"address\":\"0x52908400098527886E0F7030069857D2E4169EE7\"}}}}'"
-    );
-    println!(
-        "  curl -s -X PATCH {base}/api/me -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"displayName\":\"Demo.Fan\"}}'"
-    );
-    println!("  curl -s {base}/api/me/wallets -H 'Authorization: Bearer {token}'");
-    let balances = demo_balances(&store).await;
-    if !balances.is_empty() {
-        println!();
-        println!("demo-user's Cash balance: {balances}. Buy a pack (README has the whole flow):");
-        println!(
-            "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases -H 'Authorization: Bearer {token}' -H 'Idempotency-Key: my-first-buy'"
-        );
-        println!(
-            "  curl -s -X PUT {base}/api/packs/nba-rookie-2026/purchases/<id from the answer> -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"payment\":{{\"method\":\"cash\"}}}}'"
-        );
-        println!(
-            "  curl -s -X POST {base}/api/packs/nba-rookie-2026/purchases/<id>/open -H 'Authorization: Bearer {token}'"
-        );
-        println!(
-            "That opening completes the quest first-pack: see it, claim its Cash, list rewards:"
-        );
-        println!("  curl -s {base}/api/quests -H 'Authorization: Bearer {token}'");
-        println!(
-            "  curl -s -X POST {base}/api/quests/first-pack/claim -H 'Authorization: Bearer {token}' -H 'Idempotency-Key: my-first-claim'"
-        );
-        println!("  curl -s {base}/api/me/rewards -H 'Authorization: Bearer {token}'");
-        println!(
-            "Then the fan's own view: purchases (status=completed: paid, not opened yet), items, Cash:"
-        );
-        for path in [
-            "me/purchases?status=opened",
-            "me/purchases?status=completed",
-            "me/items",
-            "me/cash",
-            "me/cash/transactions",
-        ] {
-            println!("  curl -s '{base}/api/{path}' -H 'Authorization: Bearer {token}'");
-        }
-        println!(
-            "Show your pulls in your locker room (purchaseId and slot from me/items), then as anyone:"
-        );
-        println!(
-            "  curl -s -X PUT {base}/api/me/locker-room -H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{\"title\":\"My pulls\",\"items\":[{{\"purchaseId\":\"<id>\",\"slot\":0}}]}}'"
-        );
-        println!("  curl -s {base}/api/locker-rooms/Demo.Fan");
-    }
+    let banner = Banner {
+        base,
+        store: store_description,
+        routes: routes().len(),
+        key_dir: &idp::state_dir().display().to_string(),
+        webhook_secret: &parts.webhook_secret,
+        token: &token,
+        balances: &demo_balances(&store).await,
+        demo_line: demo_line
+            .as_ref()
+            .map(|(pack, closes_at)| (pack.as_str(), *closes_at)),
+    };
+    print!("{}", banner.text());
     spawn_sweep(store.clone());
     spawn_keeper(store.clone());
     let settings = AppSettings {

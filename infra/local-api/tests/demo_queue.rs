@@ -47,6 +47,17 @@ async fn the_demo_line_is_open_at_start_and_the_demo_user_joins_it() {
     assert!(at("opensAt") <= now && now < at("closesAt"), "{line}");
     assert_eq!(at("opensAt").plus_seconds(600), Some(at("closesAt")));
 
+    // The banner holds the demo user's token once (a session token: three base64url parts, the
+    // first `eyJ`, `{"`), and says until when the line is open.
+    let banner = api.printed_through("docs/api.md").await;
+    let tokens = banner
+        .split(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+        .filter(|word| word.starts_with("eyJ") && word.matches('.').count() == 2);
+    assert_eq!(tokens.count(), 1, "{banner}");
+    let closes_at = line["closesAt"].as_str().unwrap();
+    let until = format!("nba-all-star-2027's line is open until {closes_at}");
+    assert!(banner.contains(&until), "{banner}");
+
     let (status, joined) = send(&api, &token, "post", "").await;
     assert_eq!(status, 201, "{joined}");
     assert_eq!(joined["entry"]["status"], "waiting");

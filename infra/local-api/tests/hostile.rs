@@ -347,6 +347,57 @@ async fn routing_and_repeated_headers_follow_api_gateway() {
     );
 }
 
+/// The three routes that take an `Idempotency-Key` (a purchase start, a top-up, a quest claim)
+/// share its check: without one, each answers 400 `missing_idempotency_key` with a message that
+/// speaks of none of the other operations.
+#[tokio::test]
+async fn a_missing_idempotency_key_is_explained_on_each_route_that_takes_one() {
+    let api = LocalApi::start().await;
+    let client = reqwest::Client::new();
+    let token = api.token("keyless", None).await;
+    let top_up = serde_json::json!({"amount": 1000, "currency": "USD"});
+    for (operation, path, documented, body) in [
+        (
+            "purchase",
+            "/api/packs/nba-rookie-2026/purchases",
+            "/api/packs/{packId}/purchases",
+            None,
+        ),
+        (
+            "top-up",
+            "/api/me/cash/top-ups",
+            "/api/me/cash/top-ups",
+            Some(&top_up),
+        ),
+        (
+            "claim",
+            "/api/quests/first-pack/claim",
+            "/api/quests/{questId}/claim",
+            None,
+        ),
+    ] {
+        let mut request = client
+            .post(format!("{}{path}", api.base))
+            .bearer_auth(&token);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let (status, answer) = api.call(request, "post", documented).await;
+        assert_eq!(status, 400, "{path}: {answer}");
+        assert_eq!(answer["error"]["code"], "missing_idempotency_key", "{path}");
+        let message = answer["error"]["message"].as_str().unwrap().to_lowercase();
+        assert!(message.contains("idempotency-key"), "{path}: {message}");
+        for other in ["purchase", "top-up", "claim"] {
+            if other != operation {
+                assert!(
+                    !message.contains(other),
+                    "{path} speaks of a {other}: {message}"
+                );
+            }
+        }
+    }
+}
+
 /// Requests hyper refuses before any handler runs get the API's JSON error too, not hyper's
 /// empty body: two `Content-Length`s, a raw `"` in the query, a folded header line (400
 /// `malformed_request`), headers over 16 KiB (431 `headers_too_large`).

@@ -13,7 +13,7 @@ use crate::handlers::purchase_json::{PurchaseAnswer, PurchaseJson, PurchaseState
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, PackMetered};
 use crate::http::human_check::{HumanCheckToken, verify_human};
-use crate::http::request::json_object;
+use crate::http::request::{self, json_object};
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
 use crate::humancheck::Door;
@@ -180,8 +180,8 @@ that is not 1-255 visible ASCII characters sent once (`invalid_idempotency_key`)
 (`invalid_client_seed`).",
             body = ErrorBody,
             examples(
-                ("missingKey" = (value = json!(doc::error_example(ErrorCode::MissingIdempotencyKey, "An 'Idempotency-Key' header is required: a unique string per purchase you mean to start.")))),
-                ("invalidKey" = (value = json!(doc::error_example(ErrorCode::InvalidIdempotencyKey, "The 'Idempotency-Key' header must be sent once, as 1-255 visible ASCII characters.")))),
+                ("missingKey" = (value = json!(doc::error_example(ErrorCode::MissingIdempotencyKey, request::MISSING_IDEMPOTENCY_KEY)))),
+                ("invalidKey" = (value = json!(doc::error_example(ErrorCode::InvalidIdempotencyKey, request::INVALID_IDEMPOTENCY_KEY)))),
                 ("invalidJson" = (value = json!(doc::invalid_json()))),
                 ("invalidBody" = (value = json!(doc::error_example(ErrorCode::InvalidBody, "The body must be empty or a JSON object with at most a 'clientSeed' string.")))),
                 ("invalidClientSeed" = (value = json!(doc::error_example(ErrorCode::InvalidClientSeed, "'clientSeed' must be 1-64 characters of printable ASCII (space to ~).")))),

@@ -79,13 +79,20 @@ pub fn single_query_param(query: Option<&str>, name: &str) -> Result<Option<Stri
 /// The longest accepted `Idempotency-Key`.
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 
+/// `missing_idempotency_key`'s message. Neutral: the header serves a purchase start, a top-up
+/// and a quest claim alike.
+pub const MISSING_IDEMPOTENCY_KEY: &str = "An 'Idempotency-Key' header is required: a unique string for this request, sent again unchanged on a retry so that it takes effect once.";
+/// `invalid_idempotency_key`'s message.
+pub const INVALID_IDEMPOTENCY_KEY: &str =
+    "The 'Idempotency-Key' header must be sent once, as 1-255 visible ASCII characters.";
+
 /// The `Idempotency-Key` header: required, 1-255 visible ASCII characters (0x21-0x7E), once.
 pub fn idempotency_key(headers: &HeaderMap) -> Result<&str, ApiError> {
     let mut values = headers.get_all("idempotency-key").iter();
     let Some(value) = values.next() else {
         return Err(ApiError::refused(
             ErrorCode::MissingIdempotencyKey,
-            "An 'Idempotency-Key' header is required: a unique string per purchase you mean to start.",
+            MISSING_IDEMPOTENCY_KEY,
         ));
     };
     let bytes = value.as_bytes();
@@ -95,7 +102,7 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<&str, ApiError> {
     if !valid {
         return Err(ApiError::refused(
             ErrorCode::InvalidIdempotencyKey,
-            "The 'Idempotency-Key' header must be sent once, as 1-255 visible ASCII characters.",
+            INVALID_IDEMPOTENCY_KEY,
         ));
     }
     // Visible ASCII is valid UTF-8.

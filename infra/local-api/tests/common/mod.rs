@@ -82,10 +82,18 @@ impl LocalApi {
 
     /// The line of the banner that contains `needle` (waits for it a little).
     pub async fn printed_line(&self, needle: &str) -> String {
+        let printed = self.printed_through(needle).await;
+        let line = printed.lines().find(|line| line.contains(needle));
+        line.unwrap_or_default().to_owned()
+    }
+
+    /// What the server printed, once a line that contains `needle` is among it (waits for it a
+    /// little).
+    pub async fn printed_through(&self, needle: &str) -> String {
         for _ in 0..100 {
             let stdout = self.stdout.lock().unwrap().clone();
-            if let Some(line) = stdout.lines().find(|line| line.contains(needle)) {
-                return line.to_owned();
+            if stdout.lines().any(|line| line.contains(needle)) {
+                return stdout;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

@@ -1,0 +1,158 @@
+//! What `local-api` prints as it starts: where everything is, the demo user's token once (as a
+//! line to paste into a shell), and a few curl lines that use it as `$TOKEN`.
+
+use shared::timestamp::Timestamp;
+
+/// What the banner tells.
+pub struct Banner<'a> {
+    /// `http://127.0.0.1:<port>`: the first line ends with it (the tests read it there).
+    pub base: &'a str,
+    pub store: &'a str,
+    pub routes: usize,
+    /// Where the local identity provider keeps its key.
+    pub key_dir: &'a str,
+    pub webhook_secret: &'a str,
+    /// The demo user's session token.
+    pub token: &'a str,
+    /// The demo user's Cash (`10000 CAD, ...`); empty when they have none (`--dynamodb`), and
+    /// then no purchase lines are suggested.
+    pub balances: &'a str,
+    /// The demo's waiting room, when local-api opened one: the pack and its line's close.
+    pub demo_line: Option<(&'a str, Timestamp)>,
+}
+
+impl Banner<'_> {
+    /// The text, each line ended by `\n`.
+    pub fn text(&self) -> String {
+        let Self { base, token, .. } = self;
+        let mut out = String::new();
+        let mut line = |text: String| {
+            out.push_str(&text);
+            out.push('\n');
+        };
+        line(format!("fan-api local API on {base}"));
+        line(format!("  store: {}", self.store));
+        line(format!(
+            "  API: {} routes, described at {base}/openapi.json; docs/api.md walks through them with curl",
+            self.routes
+        ));
+        line(
+            "  rate limits: per fan and per connection's address, RATE_LIMIT_* or the defaults \
+             (docs/rate-limits.md); a 429 says when to retry"
+                .into(),
+        );
+        line(format!(
+            "  identity provider: local ({base}/.well-known/jwks.json, key in {}); a token for \
+             anyone: scripts/local token --sub ID [--email ADDR]",
+            self.key_dir
+        ));
+        line(format!(
+            "  Stripe: the local Checkout ({base}{}/v1/checkout/sessions); webhook signing secret {} ({})",
+            crate::checkout::STRIPE_PATH,
+            self.webhook_secret,
+            crate::checkout::WEBHOOK_SECRET_VAR
+        ));
+        line(format!(
+            "  human check: NOT Cloudflare. A local siteverify stand-in ({base}{}) with \
+             Cloudflare's always-pass test secret {}: a queue's join passes with \
+             'Human-Check: join_<packId>.DUMMY.TOKEN.<any tail>', each token once \
+             (docs/human-check.md)",
+            crate::siteverify::PATH,
+            crate::siteverify::SECRET
+        ));
+        if let Some((pack, closes_at)) = self.demo_line {
+            line(format!(
+                "  waiting room: {pack}'s line is open until {closes_at}, drawn about 5 minutes \
+                 later ({} sets how long it stays open; each start opens a fresh line)",
+                crate::demo_queue::OPEN_SECONDS_VAR
+            ));
+        }
+        line(String::new());
+        let cash = match self.balances {
+            "" => String::new(),
+            balances => format!("; Cash: {balances}"),
+        };
+        line(format!(
+            "demo-user's token (valid 24 h{cash}). Paste this line into your shell, for the lines \
+             below and docs/api.md:"
+        ));
+        line(format!("export TOKEN='{token}'"));
+        line(String::new());
+        line("Try:".into());
+        let auth = r#"-H "Authorization: Bearer $TOKEN""#;
+        line(format!("  curl -s {base}/api/packs"));
+        line(format!("  curl -s {base}/api/dashboard {auth}"));
+        if !self.balances.is_empty() {
+            let purchases = format!("{base}/api/packs/nba-rookie-2026/purchases");
+            line(format!(
+                "  curl -s -X POST {purchases} {auth} -H 'Idempotency-Key: my-first-buy'"
+            ));
+            line(format!(
+                "  curl -s -X PUT {purchases}/<id from the answer> {auth} \
+                 -H 'Content-Type: application/json' -d '{{\"payment\":{{\"method\":\"cash\"}}}}'"
+            ));
+            line(format!("  curl -s -X POST {purchases}/<id>/open {auth}"));
+        }
+        line(
+            "More (quests, top-ups, your profile and locker room, leaderboards, the queued drop): \
+             docs/api.md"
+                .into(),
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJkZW1vLXVzZXIifQ.c2ln";
+
+    fn banner(balances: &str) -> String {
+        Banner {
+            base: "http://127.0.0.1:3000",
+            store: "in memory",
+            routes: 37,
+            key_dir: "/tmp/fan-api",
+            webhook_secret: "whsec_x",
+            token: TOKEN,
+            balances,
+            demo_line: Some((
+                "nba-all-star-2027",
+                Timestamp::parse("2026-11-28T20:15:00Z").unwrap(),
+            )),
+        }
+        .text()
+    }
+
+    #[test]
+    fn the_token_is_printed_once_and_the_curl_lines_use_it_as_a_variable() {
+        for balances in ["10000 USD", ""] {
+            let text = banner(balances);
+            assert_eq!(text.matches(TOKEN).count(), 1, "{text}");
+            assert!(text.contains(&format!("export TOKEN='{TOKEN}'")), "{text}");
+            assert!(text.starts_with("fan-api local API on http://127.0.0.1:3000\n"));
+            // Short enough to read at once.
+            assert!(text.lines().count() <= 20, "{text}");
+            for curl in text
+                .lines()
+                .filter(|line| line.contains("-H \"Authorization"))
+            {
+                assert!(curl.contains(r#""Authorization: Bearer $TOKEN""#), "{curl}");
+            }
+        }
+        let with_cash = banner("10000 USD");
+        assert!(with_cash.contains("Cash: 10000 USD"), "{with_cash}");
+        assert!(with_cash.contains("my-first-buy"), "{with_cash}");
+        assert!(!banner("").contains("my-first-buy"));
+    }
+
+    #[test]
+    fn the_demo_line_says_when_it_closes() {
+        let text = banner("");
+        assert!(
+            text.contains("nba-all-star-2027's line is open until 2026-11-28T20:15:00Z"),
+            "{text}"
+        );
+    }
+}
