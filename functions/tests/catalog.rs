@@ -7,7 +7,7 @@ use shared::catalog::parse_catalog;
 use shared::store::DynamoStore;
 use shared::store::catalog::seed_catalog;
 use testkit::events::ApiEvent;
-use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING, counts};
 use testkit::runtime_api::{Outcome, RuntimeApi, http_parts};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_catalog");
@@ -167,4 +167,38 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
         assert_eq!(get(&runtime, "/api/teams/nba-lal", "").await.0, 200);
     }
     assert!(function.try_wait().unwrap().is_none());
+}
+
+/// The DynamoDB requests of each catalogue read, counted at a proxy in front of moto: the
+/// numbers docs/design.md states (What one request costs). The most: a league's teams when it
+/// has none, then the league asked for (a 404 for one the catalogue lacks).
+#[tokio::test]
+async fn each_read_makes_the_requests_the_docs_count() {
+    let (env, proxy) = testkit::purchases::PurchaseEnv::behind_proxy().await;
+    testkit::packs::seed_catalog_entries(&env.store, &["nba", "nba-lal"]).await;
+    let function = env
+        .spawn(BINARY, &[("CURSOR_SECRET", testkit::CURSOR_SECRET)])
+        .await;
+    // The first call pays for what a cold start does once.
+    function
+        .requests_of(&proxy, &ApiEvent::get("/api/leagues"), 200)
+        .await;
+    for (path, query, status, made) in [
+        ("/api/leagues", "limit=100", 200, ("Query", 1)),
+        ("/api/leagues/nba", "", 200, ("GetItem", 1)),
+        ("/api/teams/nba-lal", "", 200, ("GetItem", 1)),
+        ("/api/teams", "limit=100", 200, ("Query", 1)),
+    ] {
+        let event = ApiEvent::get(path).query(query);
+        assert_eq!(
+            function.requests_of(&proxy, &event, status).await,
+            counts(&[made, ("UpdateItem", 1)]),
+            "{path}?{query}"
+        );
+    }
+    let event = ApiEvent::get("/api/teams").query("leagueId=mls");
+    assert_eq!(
+        function.requests_of(&proxy, &event, 404).await,
+        counts(&[("GetItem", 1), ("Query", 1), ("UpdateItem", 1)])
+    );
 }

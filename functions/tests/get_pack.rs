@@ -8,7 +8,7 @@ use shared::packs::{Pack, PackItem, PackStatus};
 use shared::store::DynamoStore;
 use shared::store::packs::GetPack;
 use testkit::events::ApiEvent;
-use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
+use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING, counts};
 use testkit::packs::{active, ending, with_status};
 use testkit::runtime_api::{Outcome, RuntimeApi, http_parts};
 
@@ -236,5 +236,26 @@ async fn forwarded_headers_that_make_no_uri_get_the_pack() {
     assert!(
         function.try_wait().unwrap().is_none(),
         "the same process answered throughout"
+    );
+}
+
+/// The DynamoDB requests of a pack's read, counted at a proxy in front of moto: the numbers
+/// docs/design.md states (What one request costs): the pack's and its draw's items at once, then
+/// nothing for 5 s (the instance's copy).
+#[tokio::test]
+async fn a_pack_read_makes_the_requests_the_docs_count() {
+    let (env, proxy) = testkit::purchases::PurchaseEnv::behind_proxy().await;
+    let function = env.spawn(BINARY, &[]).await;
+    // The first call pays for what a cold start does once (another pack: `p` not kept yet).
+    let other = ApiEvent::get("/api/packs/other");
+    function.requests_of(&proxy, &other, 404).await;
+    let pack = ApiEvent::get("/api/packs/p");
+    assert_eq!(
+        function.requests_of(&proxy, &pack, 200).await,
+        counts(&[("BatchGetItem", 1), ("UpdateItem", 1)])
+    );
+    assert_eq!(
+        function.requests_of(&proxy, &pack, 200).await,
+        counts(&[("UpdateItem", 1)])
     );
 }

@@ -123,3 +123,20 @@ async fn a_dynamodb_outage_is_a_503_with_retry_after() {
     let answer = function.call(&event).await;
     assert_eq!(answer.status, 404, "{answer:?}");
 }
+
+/// The DynamoDB requests of a locker room's read, counted at a proxy in front of moto: the
+/// numbers docs/design.md states (What one request costs): the name's holder, then their
+/// public items.
+#[tokio::test]
+async fn a_locker_room_read_makes_the_requests_the_docs_count() {
+    let (env, proxy) = PurchaseEnv::behind_proxy().await;
+    testkit::profiles::name(&env.store, "fan-1", "Zoe.Hoops", None).await;
+    let function = spawn(&env).await;
+    // The first call pays for what a cold start does once.
+    let room = ApiEvent::get("/api/locker-rooms/Zoe.Hoops");
+    function.requests_of(&proxy, &room, 200).await;
+    assert_eq!(
+        function.requests_of(&proxy, &room, 200).await,
+        testkit::fault_proxy::counts(&[("GetItem", 1), ("Query", 1), ("UpdateItem", 1)])
+    );
+}

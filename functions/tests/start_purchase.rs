@@ -273,3 +273,76 @@ fn drop_size() -> (u64, usize) {
     };
     (read("DROP_UNITS", 1000), read("DROP_BUYERS", 1500) as usize)
 }
+
+/// One fan's burst at a window's start fills their address's window for a moment, and the fan's
+/// refusals give the counts back: the address is refused only while its stored count is at its
+/// quota, so three other fans behind it are served after the burst, on the very instances that
+/// met it full (docs/rate-limits.md: a script behind a NAT spends only its own quota). Eight
+/// instances on moto, reached one request at a time; starts of 3 a fan and 6 an address per 30 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_fans_burst_leaves_the_rest_of_their_address_to_the_others_behind_it() {
+    const INSTANCES: usize = 8;
+    const WINDOW: u64 = 30;
+    const NAT: &str = "100.64.0.9";
+    let (serial, store) = testkit::moto::atomic_table().await;
+    testkit::packs::save(&store, &active("p", 10)).await;
+    let env = PurchaseEnv::with(store, &serial.endpoint()).await;
+    let limits = format!("fan=3/{WINDOW},addr=6/{WINDOW}");
+    let mut instances = Vec::new();
+    for n in 0..INSTANCES {
+        let instance = env.spawn(BINARY, &[("RATE_LIMIT_START", &limits)]).await;
+        // Warm (its keys fetched, its connection open), from an address of its own.
+        let warm = token(&format!("warm-{n}"), None);
+        let event = start_event("p", Some(&warm), Some("warm"), None)
+            .source_ip(&format!("192.0.2.{}", 10 + n));
+        assert_eq!(instance.call(&event).await.status, 201);
+        instances.push(instance);
+    }
+    // The burst at a window's start: the window outlasts what follows by far.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    if now.as_secs() % WINDOW > 2 {
+        let next = (now.as_secs() / WINDOW + 1) * WINDOW;
+        tokio::time::sleep(std::time::Duration::from_secs(next) - now).await;
+    }
+    let instances = std::sync::Arc::new(instances);
+    let burst = testkit::at_once(10, |n| {
+        let instances = instances.clone();
+        async move {
+            let burst = token("burst", None);
+            let event =
+                start_event("p", Some(&burst), Some(&format!("b-{n}")), None).source_ip(NAT);
+            (n % INSTANCES, instances[n % INSTANCES].call(&event).await)
+        }
+    })
+    .await;
+    // Refused by the address (the fan never counted): the instances that met the address full.
+    let met_full: Vec<usize> = burst
+        .iter()
+        .filter(|(_, answer)| answer.status == 429)
+        .filter(|(_, answer)| {
+            !answer
+                .header("ratelimit")
+                .unwrap_or_default()
+                .contains("fan-start")
+        })
+        .map(|(instance, _)| *instance)
+        .collect();
+    assert!(
+        !met_full.is_empty(),
+        "the burst filled the address for a moment: {burst:?}"
+    );
+    // The fan's 3 were counted, the rest given back: 3 of the address's 6 are left.
+    for (n, left) in (0..3).zip([2, 1, 0]) {
+        let neighbour = token(&format!("neighbour-{n}"), None);
+        let event = start_event("p", Some(&neighbour), Some("k"), None).source_ip(NAT);
+        let answer = instances[met_full[n % met_full.len()]].call(&event).await;
+        assert_eq!(answer.status, 201, "neighbour {n}: {answer:?}");
+        let field = answer.header("ratelimit").unwrap_or_default();
+        assert!(
+            field.starts_with(&format!("\"addr-start\";r={left};")),
+            "neighbour {n}: {field}"
+        );
+    }
+}

@@ -2,8 +2,8 @@
 //! one-request-at-a-time proxy, MemoryStore): an opening puts its fan on the global board and
 //! the pack's league's and team's (each item its rarity's weight), ties go to who reached the
 //! score first, fans without a display name hold their rank but are not listed, a repeated open
-//! adds nothing, and a fan's standing is their exact rank within the top 10,000, beyond it the
-//! percentile of the board's sample.
+//! adds nothing, a board's read walks past at most 1,000 fans, and a fan's standing is their
+//! exact rank within the top 10,000, beyond it the percentile of the board's sample.
 
 use std::sync::Arc;
 
@@ -19,6 +19,7 @@ testkit::store_contract!(
     openings_rank_fans_by_score_then_who_reached_it_first,
     a_repeated_open_and_an_unscored_board_change_nothing,
     an_opening_of_a_teams_pack_scores_on_its_team_and_league_boards,
+    a_boards_read_walks_past_at_most_a_thousand_fans,
     beyond_the_top_ten_thousand_a_rank_is_the_samples_percentile,
 );
 
@@ -150,6 +151,41 @@ async fn an_opening_of_a_teams_pack_scores_on_its_team_and_league_boards(store: 
             .map(|standing| (standing.score.score, standing.rank));
         assert_eq!(standing, scored.then_some((5, Rank::Exact(1))), "{board}");
     }
+}
+
+/// A named fan first, 999 without a name, a named fan 1,000th and one 1,001st: a read lists the
+/// first two and stops there, on both stores (the same lines whatever the store).
+async fn a_boards_read_walks_past_at_most_a_thousand_fans(store: Arc<impl Store>) {
+    use shared::leaderboards::{MAX_WALKED, Score};
+    let fans: Vec<String> = (1..=MAX_WALKED + 1).map(|n| format!("fan-{n}")).collect();
+    // The fan at `fans[i]` is i + 1st: they score `MAX_WALKED + 1 - i`.
+    let scores: Vec<_> = (1..)
+        .zip(fans.iter().rev())
+        .map(|(score, fan)| {
+            let reached_at = at(-60);
+            (ids::user(fan), Score { score, reached_at })
+        })
+        .collect();
+    store.seed_scores(&Board::Global, &scores).await.unwrap();
+    for (place, display_name) in [
+        (1, "First"),
+        (MAX_WALKED, "Last.Walked"),
+        (MAX_WALKED + 1, "Beyond"),
+    ] {
+        name(&*store, &fans[place - 1], display_name, None).await;
+    }
+    let lines_of = |limit| {
+        let store = &store;
+        async move { lines(&store.read_board(&Board::Global, limit).await.unwrap()) }
+    };
+    let walked = MAX_WALKED as u64;
+    let listed = vec![
+        (1, "First".to_owned(), walked + 1),
+        (walked, "Last.Walked".to_owned(), 2),
+    ];
+    assert_eq!(lines_of(100).await, listed);
+    assert_eq!(lines_of(2).await, listed);
+    assert_eq!(lines_of(1).await, listed[..1]);
 }
 
 async fn beyond_the_top_ten_thousand_a_rank_is_the_samples_percentile(store: Arc<impl Store>) {

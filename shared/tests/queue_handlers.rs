@@ -2,18 +2,24 @@
 //! (201, then 200 replayed with the same entry), with a receipt that verifies with the published
 //! key; the line refuses joins before it opens and from its close; the public record shows the
 //! commitment before the close and nothing of the draw; a pack without a queue has none; the
-//! entrants, the proof and the report wait for the keeper.
+//! entrants, the proof and the report wait for the keeper; a proof reads at most its own page.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 use shared::handlers::queue::QueueFnState;
+use shared::handlers::queue_proof::my_queue_proof;
 use shared::http::routes::queue_routes;
 use shared::humancheck::Door;
-use shared::ids::EntryId;
+use shared::ids::{EntryId, PackId, UserId};
 use shared::packs::Pack;
-use shared::queue::entry::{ReceiptSigner, verify_receipt};
-use shared::store::MemoryStore;
+use shared::queue::entry::{QueueEntry, ReceiptSigner, verify_receipt};
+use shared::queue::merkle::{self, ProofStep};
+use shared::queue::state::{ENTRANTS_PAGE_SIZE, EntrantPage, EntrantsIndex};
+use shared::store::queue::{GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, QueueView};
+use shared::store::{MemoryStore, StoreError};
 use shared::timestamp::Timestamp;
 use testkit::events::{self, ApiEvent, parts};
 use testkit::packs::{active, queued};
@@ -221,4 +227,134 @@ fn a_pack_shows_its_queue_terms_and_a_pack_without_one_shows_none() {
     );
     let plain = serde_json::to_value(active("plain", 60)).unwrap();
     assert!(plain.get("queue").is_none(), "spec-exact: no queue key");
+}
+
+/// The reads a proof makes, counted: the queue function's proof route over the in-memory store.
+#[derive(Clone)]
+struct Counting {
+    store: MemoryStore,
+    indexes: Arc<AtomicU32>,
+    pages: Arc<AtomicU32>,
+}
+
+impl GetQueue for Counting {
+    async fn get_queue(&self, pack_id: &PackId) -> Result<Option<QueueView>, StoreError> {
+        self.store.get_queue(pack_id).await
+    }
+}
+
+impl GetQueueEntry for Counting {
+    async fn queue_entry(
+        &self,
+        pack_id: &PackId,
+        user_id: &UserId,
+    ) -> Result<Option<QueueEntry>, StoreError> {
+        self.store.queue_entry(pack_id, user_id).await
+    }
+}
+
+impl GetEntrantsIndex for Counting {
+    async fn entrants_index(&self, pack_id: &PackId) -> Result<Option<EntrantsIndex>, StoreError> {
+        self.indexes.fetch_add(1, Ordering::SeqCst);
+        self.store.entrants_index(pack_id).await
+    }
+}
+
+impl GetEntrantPage for Counting {
+    async fn entrant_page(
+        &self,
+        pack_id: &PackId,
+        page: u32,
+    ) -> Result<Option<EntrantPage>, StoreError> {
+        self.pages.fetch_add(1, Ordering::SeqCst);
+        self.store.entrant_page(pack_id, page).await
+    }
+}
+
+/// Issue 42, G9: a fan with entries in two closed lines of three pages each asks for their proofs
+/// in turn (the pattern that made every request read a whole line): each request reads at most
+/// the line's index and the fan's own page, and never one it read before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proof_reads_at_most_its_own_page_whatever_the_order_of_requests() {
+    use tower::ServiceExt;
+    let store = MemoryStore::default();
+    let (_stub, beacon) = testkit::waiting_room::beacon().await;
+    let fans = 2 * ENTRANTS_PAGE_SIZE + 10;
+    let mut roots = Vec::new();
+    for pack in ["line-a", "line-b"] {
+        testkit::packs::save(&store, &testkit::waiting_room::queued_pack(pack, 10, 1)).await;
+        testkit::waiting_room::join(&store, &testkit::ids::pack(pack), fans).await;
+    }
+    testkit::waiting_room::close_and_draw(&store, &beacon).await;
+    for pack in ["line-a", "line-b"] {
+        let view = store.get_queue(&testkit::ids::pack(pack)).await.unwrap();
+        roots.push(view.unwrap().state.entrants_root.unwrap());
+    }
+    let counting = Counting {
+        store,
+        indexes: Arc::default(),
+        pages: Arc::default(),
+    };
+    let state = testkit::waiting_room::api(counting.clone());
+    let app = axum::Router::new()
+        .route(
+            "/api/packs/{packId}/queue/me/proof",
+            axum::routing::get(my_queue_proof::<Counting>),
+        )
+        .with_state(state);
+    let app = shared::http::layers::api_layers(app, None);
+    let reads = || {
+        (
+            counting.indexes.load(Ordering::SeqCst),
+            counting.pages.load(Ordering::SeqCst),
+        )
+    };
+    let mut asked = BTreeSet::new();
+    for round in 0..3 {
+        for fan in [round * 7, fans - 1 - round, ENTRANTS_PAGE_SIZE + round] {
+            for (line, pack) in ["line-a", "line-b"].into_iter().enumerate() {
+                let before = reads();
+                let request = axum::http::Request::get(format!("/api/packs/{pack}/queue/me/proof"))
+                    .header(
+                        "authorization",
+                        format!(
+                            "Bearer {}",
+                            testkit::tokens::token(&format!("fan-{fan}"), None)
+                        ),
+                    )
+                    .body(axum::body::Body::empty())
+                    .unwrap();
+                let response = app.clone().oneshot(request).await.unwrap();
+                assert_eq!(response.status(), 200);
+                let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                    .await
+                    .unwrap();
+                let proof: Value = serde_json::from_slice(&body).unwrap();
+                let proof = &proof["proof"];
+                let steps: Vec<ProofStep> = serde_json::from_value(proof["steps"].clone()).unwrap();
+                let entry_id = proof["entryId"].as_str().unwrap();
+                assert!(
+                    merkle::verify(&roots[line], entry_id, &steps),
+                    "{pack}, fan {fan}"
+                );
+                let page = proof["index"].as_u64().unwrap() / ENTRANTS_PAGE_SIZE as u64;
+                let after = reads();
+                assert!(
+                    after.0 - before.0 <= 1,
+                    "{pack}, fan {fan}: index read {after:?}"
+                );
+                let new_page = asked.insert((pack, page));
+                assert_eq!(
+                    after.1 - before.1,
+                    u32::from(new_page),
+                    "{pack}, fan {fan}: pages read"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        reads(),
+        (2, asked.len() as u32),
+        "each index and page read once"
+    );
 }

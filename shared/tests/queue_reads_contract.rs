@@ -5,20 +5,18 @@
 //! the report gives the exact figures of a scripted sale; and what issue 42 fixed: the units
 //! left after the line sell to its entrants (G5), a hold released unpaid inside a fan's window
 //! gives the unit back (G7), the estimate counts waves of the units over several windows (G8),
-//! and the dashboard's queue part is `queue/me`'s answer (G10).
+//! and the dashboard's queue part is `queue/me`'s answer (G10); and on DynamoDB each public read
+//! makes the requests docs/design.md counts.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::{Value, json};
 use shared::beacon::BeaconClient;
 use shared::handlers::dashboard::queue_part;
 use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};
-use shared::handlers::queue_proof::my_queue_proof;
 use shared::ids::PackId;
-use shared::ids::UserId;
 use shared::packs::Pack;
 use shared::purchases::StartRefusal;
 use shared::queue::admission::AdmissionRefusal;
@@ -26,10 +24,7 @@ use shared::queue::entry::EntryStatus;
 use shared::queue::entry::QueueEntry;
 use shared::queue::merkle::{self, ProofStep};
 use shared::queue::state::ENTRANTS_PAGE_SIZE;
-use shared::queue::state::{EntrantPage, EntrantsIndex};
-use shared::store::StoreError;
 use shared::store::purchases::{StartError, Started};
-use shared::store::queue::{GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, QueueView};
 use shared::store::{MemoryStore, Store};
 use shared::timestamp::Timestamp;
 use testkit::drand::DrandStub;
@@ -354,11 +349,10 @@ where
     );
 }
 
-async fn a_sale_over_in_a_fans_window_reports_what_they_bought<S>(store: S)
-where
-    S: Store + 'static,
-{
-    // Three units, two a fan: the first pass lets in two fans for them.
+/// The line of `cut-short` (three units, two a fan, six fans), its sale over while the second
+/// admitted fan's window is open.
+async fn cut_short<S: Store + 'static>(store: S) -> Sale<S> {
+    // The first pass lets in two fans for the three units.
     let sale = Sale::drawn(store, &queued_pack("cut-short", 3, 2), 6).await;
     let now = Timestamp::now();
     assert_eq!(sale.pass(now).await.admitted, 2);
@@ -369,6 +363,14 @@ where
     sale.buy(&line, 1, "a", now).await;
     let run = sale.pass(now.plus_seconds(1).unwrap()).await;
     assert_eq!((run.sold_out, run.finished), (4, 1), "{run:?}");
+    sale
+}
+
+async fn a_sale_over_in_a_fans_window_reports_what_they_bought<S>(store: S)
+where
+    S: Store + 'static,
+{
+    let sale = cut_short(store).await;
     let (status, body) = sale.report().await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
@@ -532,132 +534,26 @@ where
     }
 }
 
-/// The reads a proof makes, counted: the queue function's proof route over the in-memory store.
-#[derive(Clone)]
-struct Counting {
-    store: MemoryStore,
-    indexes: Arc<AtomicU32>,
-    pages: Arc<AtomicU32>,
-}
-
-impl GetQueue for Counting {
-    async fn get_queue(&self, pack_id: &PackId) -> Result<Option<QueueView>, StoreError> {
-        self.store.get_queue(pack_id).await
+/// The DynamoDB requests of each public read of a finished line (the most: the units sold are
+/// read from the supply's shares), counted at the proxy in front of moto: the numbers
+/// docs/design.md states (What one request costs), besides the rate limit's count (these calls
+/// reach the routes without the limiter).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_public_read_of_a_line_makes_the_requests_the_docs_count() {
+    use testkit::fault_proxy::counts;
+    let (proxy, store) = testkit::moto::atomic_table().await;
+    let sale = cut_short(store).await;
+    for (read, made) in [
+        // The pack's and the line's items; the shares.
+        ("", counts(&[("BatchGetItem", 2)])),
+        // Those, then the page.
+        ("/entrants", counts(&[("BatchGetItem", 2), ("GetItem", 1)])),
+        // Those, then the exclusion counters.
+        ("/report", counts(&[("BatchGetItem", 3)])),
+    ] {
+        let path = format!("/api/packs/cut-short/queue{read}");
+        let ((status, body), counted) = proxy.counting(get(&sale.state, &path, None)).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(counted, made, "{path}");
     }
-}
-
-impl GetQueueEntry for Counting {
-    async fn queue_entry(
-        &self,
-        pack_id: &PackId,
-        user_id: &UserId,
-    ) -> Result<Option<QueueEntry>, StoreError> {
-        self.store.queue_entry(pack_id, user_id).await
-    }
-}
-
-impl GetEntrantsIndex for Counting {
-    async fn entrants_index(&self, pack_id: &PackId) -> Result<Option<EntrantsIndex>, StoreError> {
-        self.indexes.fetch_add(1, Ordering::SeqCst);
-        self.store.entrants_index(pack_id).await
-    }
-}
-
-impl GetEntrantPage for Counting {
-    async fn entrant_page(
-        &self,
-        pack_id: &PackId,
-        page: u32,
-    ) -> Result<Option<EntrantPage>, StoreError> {
-        self.pages.fetch_add(1, Ordering::SeqCst);
-        self.store.entrant_page(pack_id, page).await
-    }
-}
-
-/// Issue 42, G9: a fan with entries in two closed lines of three pages each asks for their proofs
-/// in turn (the pattern that made every request read a whole line): each request reads at most
-/// the line's index and the fan's own page, and never one it read before.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_proof_reads_at_most_its_own_page_whatever_the_order_of_requests() {
-    use tower::ServiceExt;
-    let store = MemoryStore::default();
-    let (_stub, beacon) = beacon().await;
-    let fans = 2 * ENTRANTS_PAGE_SIZE + 10;
-    let mut roots = Vec::new();
-    for pack in ["line-a", "line-b"] {
-        testkit::packs::save(&store, &queued_pack(pack, 10, 1)).await;
-        join(&store, &testkit::ids::pack(pack), fans).await;
-    }
-    close_and_draw(&store, &beacon).await;
-    for pack in ["line-a", "line-b"] {
-        let view = store.get_queue(&testkit::ids::pack(pack)).await.unwrap();
-        roots.push(view.unwrap().state.entrants_root.unwrap());
-    }
-    let counting = Counting {
-        store,
-        indexes: Arc::default(),
-        pages: Arc::default(),
-    };
-    let state = api(counting.clone());
-    let app = axum::Router::new()
-        .route(
-            "/api/packs/{packId}/queue/me/proof",
-            axum::routing::get(my_queue_proof::<Counting>),
-        )
-        .with_state(state);
-    let app = shared::http::layers::api_layers(app, None);
-    let reads = || {
-        (
-            counting.indexes.load(Ordering::SeqCst),
-            counting.pages.load(Ordering::SeqCst),
-        )
-    };
-    let mut asked = BTreeSet::new();
-    for round in 0..3 {
-        for fan in [round * 7, fans - 1 - round, ENTRANTS_PAGE_SIZE + round] {
-            for (line, pack) in ["line-a", "line-b"].into_iter().enumerate() {
-                let before = reads();
-                let request = axum::http::Request::get(format!("/api/packs/{pack}/queue/me/proof"))
-                    .header(
-                        "authorization",
-                        format!(
-                            "Bearer {}",
-                            testkit::tokens::token(&format!("fan-{fan}"), None)
-                        ),
-                    )
-                    .body(axum::body::Body::empty())
-                    .unwrap();
-                let response = app.clone().oneshot(request).await.unwrap();
-                assert_eq!(response.status(), 200);
-                let body = axum::body::to_bytes(response.into_body(), usize::MAX)
-                    .await
-                    .unwrap();
-                let proof: Value = serde_json::from_slice(&body).unwrap();
-                let proof = &proof["proof"];
-                let steps: Vec<ProofStep> = serde_json::from_value(proof["steps"].clone()).unwrap();
-                let entry_id = proof["entryId"].as_str().unwrap();
-                assert!(
-                    merkle::verify(&roots[line], entry_id, &steps),
-                    "{pack}, fan {fan}"
-                );
-                let page = proof["index"].as_u64().unwrap() / ENTRANTS_PAGE_SIZE as u64;
-                let after = reads();
-                assert!(
-                    after.0 - before.0 <= 1,
-                    "{pack}, fan {fan}: index read {after:?}"
-                );
-                let new_page = asked.insert((pack, page));
-                assert_eq!(
-                    after.1 - before.1,
-                    u32::from(new_page),
-                    "{pack}, fan {fan}: pages read"
-                );
-            }
-        }
-    }
-    assert_eq!(
-        reads(),
-        (2, asked.len() as u32),
-        "each index and page read once"
-    );
 }

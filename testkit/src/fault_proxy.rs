@@ -37,6 +37,14 @@ pub enum Fault {
     Cancelled(&'static str),
 }
 
+/// Counts per operation, as [`FaultProxy::counting`] answers them, from `(operation, count)`
+/// pairs.
+pub fn counts(made: &[(&str, usize)]) -> BTreeMap<String, usize> {
+    made.iter()
+        .map(|(operation, count)| ((*operation).to_owned(), *count))
+        .collect()
+}
+
 /// DynamoDB's throttling answer.
 pub const THROTTLING: Fault = Fault::Error(400, "ThrottlingException");
 /// DynamoDB's provisioned-throughput answer.
@@ -149,6 +157,22 @@ impl FaultProxy {
     /// Requests received so far, per operation (see [`FaultProxy::operation_count`]).
     pub fn operation_counts(&self) -> BTreeMap<String, usize> {
         self.shared.operations.lock().unwrap().clone()
+    }
+
+    /// What `run` answers, and the requests per operation received while it ran, the
+    /// operations with none left out (nothing else may use the proxy meanwhile).
+    pub async fn counting<T>(
+        &self,
+        run: impl std::future::Future<Output = T>,
+    ) -> (T, BTreeMap<String, usize>) {
+        let before = self.operation_counts();
+        let answer = run.await;
+        let mut made = self.operation_counts();
+        for (operation, count) in before {
+            *made.entry(operation).or_default() -= count;
+        }
+        made.retain(|_, count| *count > 0);
+        (answer, made)
     }
 
     pub fn endpoint(&self) -> String {

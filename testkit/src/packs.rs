@@ -98,3 +98,18 @@ pub async fn remaining<S: ReadSupply>(store: &S, pack_id: impl AsRef<str>) -> u6
         .unwrap_or_else(|| panic!("no pack {pack_id}"))
         .remaining()
 }
+
+/// The leagues and teams of the shipped catalogue whose ids are among `ids`, written as
+/// seed-packs writes them: the entries a test names, not the whole file (moto copies every table
+/// in each transaction, and 89 more items slow a test's transactions past the SDK's timeout).
+pub async fn seed_catalog_entries(store: &impl shared::store::catalog::SeedCatalog, ids: &[&str]) {
+    let mut catalog =
+        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
+    catalog
+        .leagues
+        .retain(|league| ids.contains(&league.id.as_str()));
+    catalog.teams.retain(|team| ids.contains(&team.id.as_str()));
+    shared::store::catalog::seed_catalog(store, &catalog)
+        .await
+        .unwrap();
+}

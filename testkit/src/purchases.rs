@@ -199,6 +199,19 @@ impl Function {
         self.call_json(event.to_json()).await
     }
 
+    /// The DynamoDB requests per operation of the answer to `event`, counted at `proxy` (the
+    /// function's endpoint); the answer must be `status`.
+    pub async fn requests_of(
+        &self,
+        proxy: &crate::fault_proxy::FaultProxy,
+        event: &ApiEvent,
+        status: u16,
+    ) -> std::collections::BTreeMap<String, usize> {
+        let (answer, made) = proxy.counting(self.call(event)).await;
+        assert_eq!(answer.status, status, "{answer:?}");
+        made
+    }
+
     /// The HTTP answer to an API Gateway event given as JSON (a fixture).
     pub async fn call_json(&self, event: Value) -> Answer {
         let outcome = self.invoke(event).await;

@@ -75,9 +75,10 @@ struct Current {
     now: i64,
 }
 
-/// The rate limits of one process: the policy, the store's counters, and the windows this
-/// process has seen full (refused at once, with no write, until they end: a script's flood
-/// costs the store one failed write per instance and window, never one per request).
+/// The rate limits of one process: the policy, the store's counters, and the fans' windows this
+/// process has seen full (refused at once, with no write, until they end: one fan's flood costs
+/// the store one failed write per instance and window, never one per request). An address's
+/// window is asked of the store every time: docs/rate-limits.md says why.
 pub struct Limiter {
     counters: Box<dyn Counters>,
     policy: RatePolicy,
@@ -123,7 +124,7 @@ impl PolicyFields {
     }
 }
 
-/// The windows a process has seen full, until they end.
+/// The fans' windows a process has seen full, until they end.
 #[derive(Default)]
 struct SeenFull {
     /// Whether any window was ever seen full: almost every request comes while none is, and
@@ -217,13 +218,16 @@ impl Limiter {
         else {
             return Ok(None);
         };
-        let known_full = self.full.contains(&counter);
+        // Only a fan's window is remembered full: nothing gives a fan's count back, while the
+        // refusals of the burst that filled an address's window give its counts back at once.
+        let remembered = scope == Scope::Fan;
+        let known_full = remembered && self.full.contains(&counter);
         let taken = if known_full {
             Taken::Full
         } else {
             self.counters.take(&counter, quota.quota).await?
         };
-        if taken == Taken::Full && !known_full {
+        if taken == Taken::Full && remembered && !known_full {
             self.full.insert(counter.clone(), now);
         }
         let standing = Standing::of(scope, quota, taken, counter.window, now);

@@ -18,6 +18,12 @@ pub use weights::ScoreWeights;
 /// The most entries a board's page shows.
 pub const MAX_BOARD_ENTRIES: usize = 100;
 
+/// The most fans a board's read walks past (fans without a display name hold their place but
+/// are not listed): a board whose first 1,000 fans are mostly unnamed shows fewer lines, and a
+/// read costs a bounded number of store requests whatever the board (docs/design.md, What one
+/// request costs).
+pub const MAX_WALKED: usize = 1_000;
+
 /// How many index partitions each board is written across: a fan's entries always go to the
 /// same one ([`shard_of`]), and the top of a board is the merge of every shard's top.
 pub const BOARD_SHARDS: u32 = 16;

@@ -12,8 +12,8 @@ use tokio::task::JoinSet;
 
 use crate::ids::UserId;
 use crate::leaderboards::{
-    BOARD_SHARDS, Board, BoardEntry, EXACT_RANK_LIMIT, MAX_BOARD_ENTRIES, Rank, SCORE_UNIT, Score,
-    Standing, is_sampled, reached_part, shard_of,
+    BOARD_SHARDS, Board, BoardEntry, EXACT_RANK_LIMIT, MAX_BOARD_ENTRIES, MAX_WALKED, Rank,
+    SCORE_UNIT, Score, Standing, is_sampled, reached_part, shard_of,
 };
 use crate::store::StoreError;
 use crate::store::dynamo::records::{
@@ -29,9 +29,15 @@ use crate::store::schema::{
 };
 use crate::timestamp::Timestamp;
 
-/// The most entries a board's read walks past (fans without a display name hold their place
-/// but are not listed): a board whose first 1,000 fans are mostly unnamed shows fewer lines.
-const MAX_WALKED: usize = 1_000;
+/// The entries of a shard's page, whatever the limit asked. A shard reads its next page only
+/// once its page was walked whole, so a read of at most [`MAX_WALKED`] fans makes at most
+/// `BOARD_SHARDS` first pages and `MAX_WALKED / BOARD_PAGE - 1` more Queries
+/// (docs/design.md, What one request costs).
+const BOARD_PAGE: i32 = 100;
+
+/// The fans whose faces one BatchGetItem reads (DynamoDB's most keys in one): an unnamed fan
+/// walked past costs a hundredth of a request, whatever the limit asked.
+const FACE_BATCH: usize = 100;
 
 /// The additions of one opening worth `points` to its fan's score on each of `boards` (and to
 /// their sample copies, for a sampled fan), each one update that reads nothing: the score part
@@ -82,13 +88,13 @@ pub(crate) fn score_updates(
     Ok(updates)
 }
 
-/// One page of a `GSI4` partition, highest rank key first, from `start`.
+/// One page of [`BOARD_PAGE`] entries of a `GSI4` partition, highest rank key first, from
+/// `start`.
 async fn index_page(
     client: Client,
     table: String,
     partition: String,
     start: Option<Item>,
-    limit: usize,
 ) -> Result<(Vec<Item>, Option<Item>), StoreError> {
     let output = client
         .query()
@@ -98,7 +104,7 @@ async fn index_page(
         .expression_attribute_names("#pk", GSI4_PK)
         .expression_attribute_values(":pk", s(partition))
         .scan_index_forward(false)
-        .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+        .limit(BOARD_PAGE)
         .set_exclusive_start_key(start)
         .send()
         .await
@@ -185,6 +191,71 @@ impl DynamoStore {
         Ok(faces)
     }
 
+    /// Every shard of `board` with its first page, read at once: the board's top is among them.
+    async fn first_pages(&self, board: &Board) -> Result<Vec<ShardPages>, StoreError> {
+        let mut shards: Vec<ShardPages> = (0..BOARD_SHARDS)
+            .map(|shard| ShardPages {
+                partition: board_shard_pk(board, shard),
+                read: VecDeque::new(),
+                next: None,
+                more: true,
+            })
+            .collect();
+        let mut pages = JoinSet::new();
+        for (index, shard) in shards.iter().enumerate() {
+            let page = index_page(
+                self.client.clone(),
+                self.table.clone(),
+                shard.partition.clone(),
+                None,
+            );
+            pages.spawn(async move { (index, page.await) });
+        }
+        for (index, page) in pages.join_all().await {
+            shards[index].take_page(page?)?;
+        }
+        Ok(shards)
+    }
+
+    /// The board's next `wanted` fans in its order (fewer at its end), merged from `shards`: a
+    /// shard walked to the end of its page, with more, reads its next page first (its next
+    /// entry may be the board's next), so a shard reads on only after a whole page was walked.
+    async fn next_fans(
+        &self,
+        shards: &mut [ShardPages],
+        wanted: usize,
+    ) -> Result<Vec<(UserId, Score)>, StoreError> {
+        let mut fans = Vec::with_capacity(wanted);
+        while fans.len() < wanted {
+            for shard in shards
+                .iter_mut()
+                .filter(|shard| shard.read.is_empty() && shard.more)
+            {
+                let page = index_page(
+                    self.client.clone(),
+                    self.table.clone(),
+                    shard.partition.clone(),
+                    shard.next.take(),
+                )
+                .await?;
+                shard.take_page(page)?;
+            }
+            let Some(best) = shards
+                .iter_mut()
+                .filter(|shard| !shard.read.is_empty())
+                .max_by_key(|shard| shard.read.front().map(|(key, ..)| *key))
+            else {
+                break;
+            };
+            fans.extend(
+                best.read
+                    .pop_front()
+                    .map(|(_, user_id, score)| (user_id, score)),
+            );
+        }
+        Ok(fans)
+    }
+
     /// How many fans are ahead of the rank key `key` on `board`, counting up to
     /// [`EXACT_RANK_LIMIT`]: every shard at once up to its share of the limit, then the shards
     /// with more one after another up to what is left of it.
@@ -237,75 +308,34 @@ impl DynamoStore {
 impl ReadBoard for DynamoStore {
     async fn read_board(&self, board: &Board, limit: usize) -> Result<Vec<BoardEntry>, StoreError> {
         let limit = limit.clamp(1, MAX_BOARD_ENTRIES);
-        let mut shards: Vec<ShardPages> = (0..BOARD_SHARDS)
-            .map(|shard| ShardPages {
-                partition: board_shard_pk(board, shard),
-                read: VecDeque::new(),
-                next: None,
-                more: true,
-            })
-            .collect();
-        // Every shard's first page at once: the top `limit` of the board are among them.
-        let mut pages = JoinSet::new();
-        for (index, shard) in shards.iter().enumerate() {
-            let page = index_page(
-                self.client.clone(),
-                self.table.clone(),
-                shard.partition.clone(),
-                None,
-                limit,
-            );
-            pages.spawn(async move { (index, page.await) });
-        }
-        for (index, page) in pages.join_all().await {
-            shards[index].take_page(page?)?;
-        }
+        let mut shards = self.first_pages(board).await?;
         let mut entries = Vec::new();
         let mut walked = 0;
         while entries.len() < limit && walked < MAX_WALKED {
-            let mut candidates = Vec::new();
-            while candidates.len() < limit - entries.len() {
-                // A shard read to the end of its page, with more, reads its next page first: its
-                // next entry may be the board's next.
-                for shard in shards
-                    .iter_mut()
-                    .filter(|shard| shard.read.is_empty() && shard.more)
-                {
-                    let page = index_page(
-                        self.client.clone(),
-                        self.table.clone(),
-                        shard.partition.clone(),
-                        shard.next.take(),
-                        limit,
-                    )
-                    .await?;
-                    shard.take_page(page)?;
-                }
-                let Some(best) = shards
-                    .iter_mut()
-                    .filter(|shard| !shard.read.is_empty())
-                    .max_by_key(|shard| shard.read.front().map(|(key, ..)| *key))
-                else {
-                    break;
-                };
-                candidates.extend(best.read.pop_front());
-            }
-            if candidates.is_empty() {
+            let fans = self
+                .next_fans(&mut shards, FACE_BATCH.min(MAX_WALKED - walked))
+                .await?;
+            if fans.is_empty() {
                 break;
             }
-            let fans: Vec<UserId> = candidates.iter().map(|(_, user, _)| user.clone()).collect();
-            let faces = self.faces(&fans).await?;
-            for ((_, _, score), face) in candidates.into_iter().zip(faces) {
+            let ids: Vec<UserId> = fans.iter().map(|(user_id, _)| user_id.clone()).collect();
+            let faces = self.faces(&ids).await?;
+            for ((_, score), face) in fans.into_iter().zip(faces) {
                 walked += 1;
-                let rank = walked as u64;
-                if let Some(display_name) = face.as_ref().and_then(|f| f.room.display_name.clone())
-                {
-                    entries.push(BoardEntry {
-                        rank,
-                        display_name,
-                        avatar_url: face.and_then(|f| f.room.avatar_url),
-                        score: score.score,
-                    });
+                let Some(room) = face.map(|face| face.room) else {
+                    continue;
+                };
+                let Some(display_name) = room.display_name else {
+                    continue;
+                };
+                entries.push(BoardEntry {
+                    rank: walked as u64,
+                    display_name,
+                    avatar_url: room.avatar_url,
+                    score: score.score,
+                });
+                if entries.len() == limit {
+                    break;
                 }
             }
         }

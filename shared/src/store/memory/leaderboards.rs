@@ -4,7 +4,7 @@
 use super::{MemoryStore, Tables};
 use crate::ids::UserId;
 use crate::leaderboards::{
-    Board, BoardEntry, MAX_BOARD_ENTRIES, Rank, Score, Standing, is_sampled,
+    Board, BoardEntry, MAX_BOARD_ENTRIES, MAX_WALKED, Rank, Score, Standing, is_sampled,
 };
 use crate::store::StoreError;
 use crate::store::leaderboards::{GetStanding, ReadBoard, SeedScores};
@@ -55,6 +55,7 @@ impl ReadBoard for MemoryStore {
         Ok(tables
             .board(board)
             .into_iter()
+            .take(MAX_WALKED)
             .zip(1..)
             .filter_map(|((_, user_id, score), rank)| {
                 let profile = &tables.profiles.get(user_id)?.profile;
