@@ -8,8 +8,8 @@
 //!   Stripe Checkout: top-ups, Stripe's signed events and its API); the fan app around the packs
 //!   (docs/fan-app.md): [`catalog`] (leagues and teams), [`profile`] (display names, the
 //!   `PATCH /api/me` body), [`wallets`] (linked identities, ids from canonical JSON),
-//!   [`locker_room`] (the public showcase and its stats); [`urls`]; [`queue`] (the waiting
-//!   room's order and the entrants' Merkle tree).
+//!   [`locker_room`] (the public showcase and its stats); [`urls`] and [`text`] (what a fan writes
+//!   that others read); [`queue`] (the waiting room's order and the entrants' Merkle tree).
 //! - [`http`]: the HTTP layer on axum: the route declaration and each function's router, the
 //!   extractors, JSON responses, the one error type, the request's span and deadline.
 //! - [`metrics`]: the CloudWatch metrics the functions emit, counted per invocation and written
@@ -52,6 +52,7 @@ pub mod secret;
 pub mod slots;
 pub mod store;
 pub mod telemetry;
+pub mod text;
 pub mod timestamp;
 pub mod topups;
 pub mod truthy;

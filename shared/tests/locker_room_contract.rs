@@ -1,10 +1,13 @@
 //! The locker room, run against both stores (DynamoStore on moto_server through the
 //! one-request-at-a-time proxy, MemoryStore): only the fan's own pulls are shown, in their
 //! order; a refused put writes nothing; the public view is found by name in any case, moves with
-//! a rename (the old name finds nothing) and never shows what a patch did not make public.
+//! a rename (the old name finds nothing) and never shows what a patch did not make public; a
+//! look-alike of a name finds its fan; an avatar is served, here and on the boards, only in its
+//! normal form.
 
 use std::sync::Arc;
 
+use shared::leaderboards::Board;
 use shared::locker_room::{ItemRef, LockerRoomBody};
 use shared::profile::name::DisplayName;
 use shared::profile::patch::ProfilePatchBody;
@@ -20,6 +23,7 @@ testkit::store_contract!(
     a_locker_room_shows_the_fans_own_pulls_in_their_order,
     an_item_not_pulled_by_the_fan_is_refused_and_nothing_is_written,
     the_public_view_follows_the_name_in_any_case_and_a_rename,
+    a_look_alike_finds_the_fan_and_the_avatar_is_served_normalised_here_and_on_the_board,
 );
 
 fn body(title: Option<&str>, items: &[(&str, u32)]) -> LockerRoomBody {
@@ -224,4 +228,98 @@ async fn the_public_view_follows_the_name_in_any_case_and_a_rename(
         store.get_locker_room(&name("zoe.dunks")).await.unwrap(),
         None
     );
+}
+
+async fn a_look_alike_finds_the_fan_and_the_avatar_is_served_normalised_here_and_on_the_board(
+    store: Arc<impl Store + SeedPurchases>,
+) {
+    testkit::packs::save(&*store, &testkit::packs::active("board-pack", 60)).await;
+    testkit::openings::open_one(&*store, "fan", "board-pack", "k1", testkit::packs::at(-30)).await;
+    rename(
+        &*store,
+        "fan",
+        r#"{"displayName": "Av98389", "avatarUrl": " HTTPS:cdn.example/a.png?\"><img src=x onerror=alert(1)>"}"#,
+    )
+    .await;
+    let normal = "https://cdn.example/a.png?%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E";
+    for asked in ["Av98389", "AV98389", "Av9838g", "Av.98389", "Av_98389"] {
+        let found = store.get_locker_room(&name(asked)).await.unwrap();
+        if asked == "Av9838g" {
+            assert_eq!(found, None, "g is not 9");
+            continue;
+        }
+        let room = found.unwrap_or_else(|| panic!("{asked} finds nobody"));
+        assert_eq!(room.display_name, Some(name("Av98389")), "{asked}");
+        assert_eq!(
+            room.avatar_url.as_ref().map(|url| url.as_str()),
+            Some(normal)
+        );
+    }
+    let board = store.read_board(&Board::Global, 10).await.unwrap();
+    assert_eq!(board.len(), 1);
+    assert_eq!(board[0].display_name, name("Av98389"));
+    assert_eq!(
+        board[0].avatar_url.as_ref().map(|url| url.as_str()),
+        Some(normal)
+    );
+    // A tab inside the host and a newline before markup are dropped, the markup encoded.
+    rename(
+        &*store,
+        "fan",
+        r#"{"avatarUrl": "https://cdn.ex\tample/\n<script>alert(1)</script>"}"#,
+    )
+    .await;
+    let board = store.read_board(&Board::Global, 10).await.unwrap();
+    assert_eq!(
+        board[0].avatar_url.as_ref().map(|url| url.as_str()),
+        Some("https://cdn.example/%3Cscript%3Ealert(1)%3C/script%3E")
+    );
+}
+
+/// An avatar an older release stored as sent (DynamoDB only: the in-memory store holds only
+/// what this release wrote) is served in its normal form, or not at all when the rules refuse
+/// it now, on the public view and on the board: the read normalises it again.
+#[tokio::test]
+async fn a_raw_avatar_stored_by_an_older_release_is_served_normalised_or_not_at_all() {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    use shared::store::leaderboards::ReadBoard;
+    use shared::store::locker_room::GetLockerRoom;
+    use shared::store::schema::{PK, SHOW_SK, SK, fan_pk};
+
+    let store = testkit::moto::shared_table().await;
+    testkit::packs::save(&store, &testkit::packs::active("board-pack", 60)).await;
+    testkit::openings::open_one(&store, "old", "board-pack", "k1", testkit::packs::at(-30)).await;
+    rename(&store, "old", r#"{"displayName": "Old.Timer"}"#).await;
+    let store_raw = |raw: &'static str| {
+        store
+            .client()
+            .update_item()
+            .table_name(store.table())
+            .key(PK, AttributeValue::S(fan_pk(&ids::user("old"))))
+            .key(SK, AttributeValue::S(SHOW_SK.into()))
+            .update_expression("SET avatarUrl = :raw")
+            .expression_attribute_values(":raw", AttributeValue::S(raw.into()))
+            .send()
+    };
+    let served = || async {
+        let room = store
+            .get_locker_room(&name("old.timer"))
+            .await
+            .unwrap()
+            .unwrap();
+        let board = store.read_board(&Board::Global, 10).await.unwrap();
+        let text =
+            |url: Option<&shared::profile::AvatarUrl>| url.map(|url| url.as_str().to_owned());
+        (
+            text(room.avatar_url.as_ref()),
+            text(board[0].avatar_url.as_ref()),
+        )
+    };
+    store_raw("https://cdn.ex\tample/\n<script>alert(1)</script>")
+        .await
+        .unwrap();
+    let normal = Some("https://cdn.example/%3Cscript%3Ealert(1)%3C/script%3E".to_owned());
+    assert_eq!(served().await, (normal.clone(), normal));
+    store_raw("https://127.0.0.1/a.png").await.unwrap();
+    assert_eq!(served().await, (None, None));
 }

@@ -2,7 +2,8 @@
 //! one-request-at-a-time proxy, MemoryStore): the first read creates the profile from the token;
 //! a display name is held by one fan without regard to case, claimed and freed in the patch's
 //! one write; a favourite team must exist; a refused patch writes nothing; fans racing for one
-//! name: exactly one gets it.
+//! name, or for names that look alike (`Hollow`, `HoIlow`, `H0llow`): exactly one gets it; an
+//! avatar is kept in its normal form, never as sent.
 
 use std::sync::Arc;
 
@@ -22,7 +23,9 @@ testkit::store_contract!(
     a_name_is_one_fans_without_regard_to_case_and_a_rename_frees_the_old_one,
     a_favourite_team_must_exist_and_a_refused_patch_writes_nothing,
     fans_racing_for_one_name_exactly_one_gets_it,
+    fans_racing_for_look_alike_names_exactly_one_gets_one,
     one_fans_racing_renames_leave_one_name_held_and_the_other_free,
+    an_avatar_is_kept_in_its_normal_form_never_as_sent,
 );
 
 fn patch(json: &str) -> ProfilePatch {
@@ -222,15 +225,20 @@ async fn a_favourite_team_must_exist_and_a_refused_patch_writes_nothing(
     assert_eq!(profile(&*store, "fan-2").await.favorite_team_id, None);
 }
 
-async fn fans_racing_for_one_name_exactly_one_gets_it(store: Arc<impl ProfileStore + 'static>) {
-    let racers: Vec<_> = (0..6)
-        .map(|n| {
+/// Fan `racer-<n>` claims `names[n]`, all at once; answers the one fan who got a name and the
+/// name they got (every other was refused as taken and holds none).
+async fn race(
+    store: &Arc<impl ProfileStore + 'static>,
+    names: &[&'static str],
+) -> (String, String) {
+    let racers: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(n, name)| {
             let store = store.clone();
-            // Each claims the name in a case of their own.
-            let name = if n % 2 == 0 { "Champ" } else { "champ" };
+            let json = format!(r#"{{"displayName": "{name}"}}"#);
             tokio::spawn(async move {
                 let fan = format!("racer-{n}");
-                let json = format!(r#"{{"displayName": "{name}"}}"#);
                 (fan.clone(), patched(&*store, &fan, &json).await)
             })
         })
@@ -241,20 +249,84 @@ async fn fans_racing_for_one_name_exactly_one_gets_it(store: Arc<impl ProfileSto
         match result {
             Ok(_) => winners.push(fan),
             Err(PatchProfileError::NameTaken) => {
-                assert_eq!(name_of(&profile(&*store, &fan).await), None, "{fan}");
+                assert_eq!(name_of(&profile(&**store, &fan).await), None, "{fan}");
             }
             Err(other) => panic!("{fan}: {other:?}"),
         }
     }
     assert_eq!(winners.len(), 1, "{winners:?}");
-    assert!(
-        name_of(&profile(&*store, &winners[0]).await)
-            .is_some_and(|name| name.eq_ignore_ascii_case("champ"))
-    );
+    let winner = winners.remove(0);
+    let held = name_of(&profile(&**store, &winner).await)
+        .unwrap()
+        .to_owned();
+    (winner, held)
+}
+
+async fn fans_racing_for_one_name_exactly_one_gets_it(store: Arc<impl ProfileStore + 'static>) {
+    // Each claims the name in a case of their own.
+    let (_, held) = race(
+        &store,
+        &["Champ", "champ", "Champ", "champ", "Champ", "champ"],
+    )
+    .await;
+    assert!(held.eq_ignore_ascii_case("champ"), "{held}");
     assert_eq!(
         patched(&*store, "late", r#"{"displayName": "CHAMP"}"#).await,
         Err(PatchProfileError::NameTaken)
     );
+}
+
+async fn fans_racing_for_look_alike_names_exactly_one_gets_one(
+    store: Arc<impl ProfileStore + 'static>,
+) {
+    let alike = [
+        "Hollow.96917",
+        "HoIlow.96917",
+        "H0llow.96917",
+        "Hollow_96917",
+        "Hollow-96917",
+        "HOLL0W96917",
+    ];
+    let (winner, held) = race(&store, &alike).await;
+    // The winner keeps their own spelling.
+    let n: usize = winner.trim_start_matches("racer-").parse().unwrap();
+    assert_eq!(held, alike[n]);
+    for name in alike.iter().chain(&["ho1low.96917", "hol.low96917"]) {
+        assert_eq!(
+            patched(&*store, "late", &format!(r#"{{"displayName": "{name}"}}"#)).await,
+            Err(PatchProfileError::NameTaken),
+            "{name}"
+        );
+    }
+    // The winner may move to another look-alike of their own name; nothing is freed.
+    let moved = patched(&*store, &winner, r#"{"displayName": "HOLLOW.96917"}"#)
+        .await
+        .unwrap();
+    assert_eq!(name_of(&moved), Some("HOLLOW.96917"));
+    assert_eq!(
+        patched(&*store, "late", r#"{"displayName": "Hollow.96917"}"#).await,
+        Err(PatchProfileError::NameTaken)
+    );
+    // A name that only starts alike is another name.
+    patched(&*store, "late", r#"{"displayName": "Hallow.96917"}"#)
+        .await
+        .unwrap();
+}
+
+async fn an_avatar_is_kept_in_its_normal_form_never_as_sent(store: Arc<impl ProfileStore>) {
+    let set = patched(
+        &*store,
+        "fan-1",
+        r#"{"avatarUrl": " HTTPS:cdn.example/a.png?\"><img src=x onerror=alert(1)>"}"#,
+    )
+    .await
+    .unwrap();
+    let normal = "https://cdn.example/a.png?%22%3E%3Cimg%20src=x%20onerror=alert(1)%3E";
+    assert_eq!(
+        set.avatar_url.as_ref().map(|url| url.as_str()),
+        Some(normal)
+    );
+    assert_eq!(profile(&*store, "fan-1").await, set);
 }
 
 async fn one_fans_racing_renames_leave_one_name_held_and_the_other_free(

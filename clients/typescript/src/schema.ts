@@ -355,8 +355,8 @@ export interface paths {
          * Change the signed-in user's profile
          * @description Each of `displayName`, `avatarUrl` and `favoriteTeamId` is kept when absent, cleared by `null`, set by a value; any other member is refused. The whole patch is written in one transaction or not at all.
          *
-         *     - `displayName`: 3-24 characters of `A-Z`, `a-z`, `0-9`, `_`, `.` and `-`, unique without regard to case (409 `display_name_taken`); the old name is freed in the same write, and the caller's locker room moves to the new name. Changing only the case keeps the name.
-         *     - `avatarUrl`: https, at most 2,048 bytes.
+         *     - `displayName`: 3-24 characters of `A-Z`, `a-z`, `0-9`, `_`, `.` and `-`, unique by how it looks: without regard to case, `0`/`O`, `1`/`l`/`I`, `m`/`rn`, `w`/`vv` and the separators `_`, `.`, `-` (409 `display_name_taken`); the old name is freed in the same write, and the caller's locker room moves to the new name. Changing to a look-alike of your own name (its case, say) keeps it. A name with no letter or digit, or one that reads as a staff or system name (`admin`, `support`, `official`, `null`, ... at its start or end, look-alikes included), is 400 `invalid_body`.
+         *     - `avatarUrl`: https, at most 2,048 bytes, on a domain name (no user or password, no IP address, no internationalised host, no port); stored and served in its normal form (scheme and host lowercased, spaces and tabs dropped, quotes and angle brackets percent-encoded).
          *     - `favoriteTeamId`: a team of the catalogue (422 `team_not_found`).
          *
          *     A patch before any `GET /api/me` creates the profile first, as `GET` does.
@@ -393,7 +393,7 @@ export interface paths {
         };
         /**
          * A fan's locker room, by display name
-         * @description The locker room of the fan who holds this display name (without regard to case): their name, avatar and favourite team, the title and items they chose, and their stats (packs opened, items owned, items by rarity, exact as of their last opening). Public and cacheable for a few seconds. A name nobody holds, including one its fan renamed away from, is 404 `locker_room_not_found`. Never carries the fan's e-mail or id.
+         * @description The locker room of the fan who holds this display name or one that looks like it (`H0llow` finds `Hollow`: names are unique by how they look, see `PATCH /api/me`): their name as they spelt it, avatar and favourite team, the title and items they chose, and their stats (packs opened, items owned, items by rarity, exact as of their last opening). Public and cacheable for a few seconds. A name nobody holds, including one its fan renamed away from, is 404 `locker_room_not_found`. Never carries the fan's e-mail or id.
          */
         get: operations["getLockerRoom"];
         put?: never;
@@ -922,7 +922,11 @@ export interface components {
         };
         /** @description The body of `PUT /api/me/locker-room`: the whole locker room, replacing the one before. */
         LockerRoomRequest: {
-            /** @description At most 60 characters, not blank, no control characters; absent or null for none. */
+            /**
+             * @description At most 60 characters, not blank, with no character that hides or reorders text (control,
+             *     bidi and zero-width characters, other format and invisible characters); absent or null
+             *     for none.
+             */
             title?: string | null;
             /**
              * @description The items to show, in the order they are shown: at most 12, each once, each a slot of
@@ -1130,14 +1134,17 @@ export interface components {
          */
         ProfilePatch: {
             /**
-             * @description Your name as others see it, unique without regard to case; `null` clears it (and frees
-             *     it for others).
+             * @description Your name as others see it, unique by how it looks (without regard to case, `0`/`O`,
+             *     `1`/`l`/`I`, `m`/`rn`, `w`/`vv`, and the separators `_`, `.` and `-`), not a staff or system
+             *     name; `null` clears it (and frees it for others).
              * @example Zoe.Hoops
              */
             displayName?: string | null;
             /**
              * Format: uri
-             * @description An https URL of at most 2,048 bytes; `null` clears it.
+             * @description An https URL of at most 2,048 bytes on a domain name (no user, password, port, IP address
+             *     or internationalised host), stored and served in its normal form (`https://CDN.example/a b`
+             *     is kept as `https://cdn.example/a%20b`); `null` clears it.
              */
             avatarUrl?: string | null;
             /**
@@ -2801,7 +2808,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "display_name_taken",
-                     *         "message": "Another fan has this display name (names are unique without regard to case)."
+                     *         "message": "Another fan has this display name or one that looks like it (names are unique without regard to case, 0/O, 1/l/I, m/rn, w/vv and the separators _ . -)."
                      *       },
                      *       "success": false
                      *     }
@@ -2899,7 +2906,7 @@ export interface operations {
                     "application/json": components["schemas"]["LockerRoomAnswer"];
                 };
             };
-            /** @description Malformed JSON (`invalid_json`); a body that is not that object (`invalid_body`); a title over 60 characters, blank or with control characters, more than 12 items or one repeated (`invalid_body`, naming the member). */
+            /** @description Malformed JSON (`invalid_json`); a body that is not that object (`invalid_body`); a title over 60 characters, blank or with a control, bidi, zero-width or other invisible character, more than 12 items or one repeated (`invalid_body`, naming the member). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -21,7 +21,8 @@ use utoipa::ToSchema;
 use crate::ids::{LeagueId, TeamId};
 use crate::openapi::schemas::Id;
 use crate::packs::Pack;
-use crate::urls::is_https_url;
+use crate::text::hidden_char;
+use crate::urls::is_normalised_https_url;
 
 /// The most characters of a league's or team's name and of a team's city.
 pub const MAX_NAME_CHARS: usize = 60;
@@ -96,8 +97,14 @@ pub enum Rule {
     Blank,
     #[error("must be at most {0} characters")]
     TooLong(usize),
-    #[error("must be an https URL of at most 2048 bytes")]
+    #[error(
+        "must be an https URL of at most 2048 bytes on a domain name (no user, password, port, IP \
+         address or internationalised host), written as it is served: in its normal form (host \
+         in lowercase, special characters percent-encoded)"
+    )]
     NotHttpsUrl,
+    #[error("must not hold control, bidi, zero-width or other invisible characters")]
+    Hidden,
     #[error("must be #RRGGBB (six hexadecimal digits)")]
     NotColor,
     #[error("must be 2-4 capital letters or digits")]
@@ -136,7 +143,7 @@ impl Catalog {
             if !is_sport(&league.sport) {
                 return Err(at("sport", Rule::NotSport));
             }
-            if !is_https_url(&league.logo_url) {
+            if !is_normalised_https_url(&league.logo_url) {
                 return Err(at("logoUrl", Rule::NotHttpsUrl));
             }
         }
@@ -161,7 +168,7 @@ impl Catalog {
             if !abbreviations.insert((team.league_id.as_str(), team.abbreviation.as_str())) {
                 return Err(at("abbreviation", Rule::RepeatedAbbreviation));
             }
-            if !is_https_url(&team.logo_url) {
+            if !is_normalised_https_url(&team.logo_url) {
                 return Err(at("logoUrl", Rule::NotHttpsUrl));
             }
             if !is_color(&team.primary_color) {
@@ -249,6 +256,8 @@ fn check_name(name: &str) -> Result<(), Rule> {
         Err(Rule::Blank)
     } else if name.chars().count() > MAX_NAME_CHARS {
         Err(Rule::TooLong(MAX_NAME_CHARS))
+    } else if hidden_char(name).is_some() {
+        Err(Rule::Hidden)
     } else {
         Ok(())
     }

@@ -50,7 +50,7 @@ fn a_sample_parses_and_one_abbreviation_may_serve_two_leagues() {
 #[test]
 fn each_rule_names_its_entry_and_field() {
     type Edit = fn(&mut Value);
-    let cases: [(Edit, &str, &str, Rule); 14] = [
+    let cases: [(Edit, &str, &str, Rule); 17] = [
         (
             |v| v["leagues"][1]["id"] = json!("nba"),
             "leagues[1] (nba)",
@@ -122,6 +122,25 @@ fn each_rule_names_its_entry_and_field() {
             "teams[0] (nba-lac)",
             "logoUrl",
             Rule::NotHttpsUrl,
+        ),
+        (
+            // Accepted once normalised, but the file must say what is served.
+            |v| v["teams"][0]["logoUrl"] = json!("HTTPS://cdn.example/a.png?\"><b>"),
+            "teams[0] (nba-lac)",
+            "logoUrl",
+            Rule::NotHttpsUrl,
+        ),
+        (
+            |v| v["leagues"][1]["logoUrl"] = json!("https://10.0.0.1/nfl.png"),
+            "leagues[1] (nfl)",
+            "logoUrl",
+            Rule::NotHttpsUrl,
+        ),
+        (
+            |v| v["teams"][1]["name"] = json!("Char\u{202e}gers"),
+            "teams[1] (nfl-lac)",
+            "name",
+            Rule::Hidden,
         ),
         (
             |v| v["teams"][0]["primaryColor"] = json!("#C8102"),

@@ -57,7 +57,7 @@ struct LockerRoomJson<'a> {
     /// Null only in the fan's own answer while they have no name (nobody else can find it).
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9_.-]{3,24}$", required)]
     display_name: Option<&'a str>,
-    #[schema(format = "uri", pattern = "^https://", required)]
+    #[schema(format = "uri", pattern = "^https://", max_length = 2048, required)]
     avatar_url: Option<&'a str>,
     #[schema(pattern = "^[A-Za-z0-9_-]{1,64}$", required)]
     favorite_team_id: Option<&'a str>,
@@ -149,8 +149,8 @@ it (`GET /api/locker-rooms/{displayName}`), with the caller's stats.",
         (status = 200, description = "The locker room as the public sees it.",
             body = LockerRoomAnswer, example = json!(example_room())),
         (status = 400, description = "Malformed JSON (`invalid_json`); a body that is not that \
-object (`invalid_body`); a title over 60 characters, blank or with control characters, more than \
-12 items or one repeated (`invalid_body`, naming the member).",
+object (`invalid_body`); a title over 60 characters, blank or with a control, bidi, zero-width or \
+other invisible character, more than 12 items or one repeated (`invalid_body`, naming the member).",
             body = ErrorBody,
             example = json!(doc::error_example(
                 ErrorCode::InvalidBody,
@@ -204,8 +204,9 @@ pub struct LockerRoomPath {
     operation_id = "getLockerRoom",
     tag = "Locker rooms",
     summary = "A fan's locker room, by display name",
-    description = "The locker room of the fan who holds this display name (without regard to \
-case): their name, avatar and favourite team, the title and items they chose, and their stats \
+    description = "The locker room of the fan who holds this display name or one that looks like \
+it (`H0llow` finds `Hollow`: names are unique by how they look, see `PATCH /api/me`): their name \
+as they spelt it, avatar and favourite team, the title and items they chose, and their stats \
 (packs opened, items owned, items by rarity, exact as of their last opening). Public and \
 cacheable for a few seconds. A name nobody holds, including one its fan renamed away from, is 404 \
 `locker_room_not_found`. Never carries the fan's e-mail or id.",

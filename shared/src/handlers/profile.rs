@@ -142,7 +142,8 @@ fn refused(error: PatchProfileError) -> ApiError {
     match error {
         PatchProfileError::NameTaken => ApiError::refused(
             ErrorCode::DisplayNameTaken,
-            "Another fan has this display name (names are unique without regard to case).",
+            "Another fan has this display name or one that looks like it (names are unique \
+             without regard to case, 0/O, 1/l/I, m/rn, w/vv and the separators _ . -).",
         ),
         PatchProfileError::TeamNotFound => team_not_found(),
         PatchProfileError::Store(error) => error.into(),
@@ -160,10 +161,16 @@ fn refused(error: PatchProfileError) -> ApiError {
 cleared by `null`, set by a value; any other member is refused. The whole patch is written in one \
 transaction or not at all.
 
-- `displayName`: 3-24 characters of `A-Z`, `a-z`, `0-9`, `_`, `.` and `-`, unique without \
-regard to case (409 `display_name_taken`); the old name is freed in the same write, and the \
-caller's locker room moves to the new name. Changing only the case keeps the name.
-- `avatarUrl`: https, at most 2,048 bytes.
+- `displayName`: 3-24 characters of `A-Z`, `a-z`, `0-9`, `_`, `.` and `-`, unique by how it \
+looks: without regard to case, `0`/`O`, `1`/`l`/`I`, `m`/`rn`, `w`/`vv` and the separators `_`, \
+`.`, `-` (409 `display_name_taken`); the old name is freed in the same write, and the caller's \
+locker room moves to the new name. Changing to a look-alike of your own name (its case, say) \
+keeps it. A name with no letter or digit, or one that reads as a staff or system name \
+(`admin`, `support`, `official`, `null`, ... at its start or end, look-alikes included), is 400 \
+`invalid_body`.
+- `avatarUrl`: https, at most 2,048 bytes, on a domain name (no user or password, no IP address, \
+no internationalised host, no port); stored and served in its normal form (scheme and host \
+lowercased, spaces and tabs dropped, quotes and angle brackets percent-encoded).
 - `favoriteTeamId`: a team of the catalogue (422 `team_not_found`).
 
 A patch before any `GET /api/me` creates the profile first, as `GET` does.",
@@ -190,7 +197,8 @@ object of those members, each a string or null (`invalid_body`); a value outside
             body = ErrorBody,
             example = json!(doc::error_example(
                 ErrorCode::DisplayNameTaken,
-                "Another fan has this display name (names are unique without regard to case).",
+                "Another fan has this display name or one that looks like it (names are unique \
+             without regard to case, 0/O, 1/l/I, m/rn, w/vv and the separators _ . -).",
             ))),
         (status = 413, response = doc::PayloadTooLarge),
         (status = 415, response = doc::UnsupportedMediaType),

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use crate::ids::{PurchaseId, UserId};
 use crate::purchases::Purchase;
 use crate::purchases::mine::MyItem;
+use crate::text::hidden_char;
 use crate::timestamp::Timestamp;
 
 /// The most characters of a locker room's title.
@@ -40,7 +41,9 @@ pub struct ItemRef {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = LockerRoomRequest)]
 pub struct LockerRoomBody {
-    /// At most 60 characters, not blank, no control characters; absent or null for none.
+    /// At most 60 characters, not blank, with no character that hides or reorders text (control,
+    /// bidi and zero-width characters, other format and invisible characters); absent or null
+    /// for none.
     #[serde(default)]
     #[schema(max_length = 60, min_length = 1)]
     pub title: Option<String>,
@@ -57,8 +60,10 @@ pub enum LockerRoomError {
     TitleTooLong,
     #[error("title must not be blank (omit it or send null for none)")]
     TitleBlank,
-    #[error("title must not hold control characters")]
-    TitleControl,
+    #[error(
+        "title must not hold control, bidi, zero-width or other invisible characters (U+{0:04X})"
+    )]
+    TitleHidden(u32),
     #[error("items must hold at most {MAX_ITEMS} items")]
     TooManyItems,
     #[error("items[{0}] repeats an earlier item")]
@@ -69,7 +74,7 @@ impl LockerRoomError {
     /// The member at fault, as the body names it (`items[3]`).
     pub fn field(self) -> String {
         match self {
-            Self::TitleTooLong | Self::TitleBlank | Self::TitleControl => "title".into(),
+            Self::TitleTooLong | Self::TitleBlank | Self::TitleHidden(_) => "title".into(),
             Self::TooManyItems => "items".into(),
             Self::RepeatedItem(index) => format!("items[{index}]"),
         }
@@ -86,8 +91,8 @@ impl LockerRoomBody {
             if title.chars().count() > MAX_TITLE_CHARS {
                 return Err(LockerRoomError::TitleTooLong);
             }
-            if title.chars().any(char::is_control) {
-                return Err(LockerRoomError::TitleControl);
+            if let Some(hidden) = hidden_char(title) {
+                return Err(LockerRoomError::TitleHidden(hidden.into()));
             }
         }
         if self.items.len() > MAX_ITEMS {

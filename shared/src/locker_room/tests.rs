@@ -104,7 +104,17 @@ fn each_limit_is_named_with_its_member() {
         ),
         (
             r#"{"title": "a\u0000b", "items": []}"#.into(),
-            LockerRoomError::TitleControl,
+            LockerRoomError::TitleHidden(0),
+            "title",
+        ),
+        (
+            r#"{"title": "Rookie \u202egold", "items": []}"#.into(),
+            LockerRoomError::TitleHidden(0x202E),
+            "title",
+        ),
+        (
+            r#"{"title": "a\u200bb", "items": []}"#.into(),
+            LockerRoomError::TitleHidden(0x200B),
             "title",
         ),
         (

@@ -18,17 +18,27 @@ use crate::ids::{TeamId, UserId};
 use crate::profile::name::DisplayName;
 use crate::profile::patch::ProfilePatch;
 use crate::timestamp::Timestamp;
-use crate::urls::is_https_url;
+use crate::urls::normalised_https_url;
 
-/// An avatar's URL: https, at most 2,048 bytes ([`crate::urls`]).
+/// An avatar's URL as stored and served: the normal form of what the fan sent, https, on a
+/// public domain name, at most 2,048 bytes ([`crate::urls`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct AvatarUrl(String);
 
 impl AvatarUrl {
-    pub fn parse(text: impl Into<String>) -> Option<Self> {
-        let text = text.into();
-        is_https_url(&text).then_some(Self(text))
+    /// `text` in its normal form, or `None` when the rules refuse it.
+    pub fn parse(text: &str) -> Option<Self> {
+        normalised_https_url(text).map(Self)
+    }
+
+    /// A stored avatar, normalised again as it is read: an item written before avatars were
+    /// stored normalised holds the text as sent, and is served in its normal form, or not at
+    /// all when today's rules refuse it (never as it was sent).
+    pub fn read_stored<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Self>, D::Error> {
+        Ok(Option::<String>::deserialize(deserializer)?.and_then(|text| Self::parse(&text)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -39,14 +49,6 @@ impl AvatarUrl {
 impl fmt::Display for AvatarUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for AvatarUrl {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::parse(String::deserialize(deserializer)?).ok_or_else(|| {
-            serde::de::Error::custom("an avatar URL must be https, of at most 2048 bytes")
-        })
     }
 }
 
@@ -165,8 +167,25 @@ mod tests {
     }
 
     #[test]
-    fn avatar_urls_are_checked_where_they_are_read() {
-        assert!(serde_json::from_str::<AvatarUrl>(r#""https://a.example/a.png""#).is_ok());
-        assert!(serde_json::from_str::<AvatarUrl>(r#""ftp://a.example/a.png""#).is_err());
+    fn a_stored_avatar_is_read_normalised_or_not_at_all() {
+        #[derive(Deserialize)]
+        struct Stored {
+            #[serde(default, deserialize_with = "AvatarUrl::read_stored")]
+            avatar_url: Option<AvatarUrl>,
+        }
+        let read = |json: &str| {
+            serde_json::from_str::<Stored>(json)
+                .unwrap()
+                .avatar_url
+                .map(|url| url.as_str().to_owned())
+        };
+        assert_eq!(
+            read(r#"{"avatar_url": " HTTPS:cdn.example/a.png?\"><img src=x>"}"#).as_deref(),
+            Some("https://cdn.example/a.png?%22%3E%3Cimg%20src=x%3E")
+        );
+        assert_eq!(read(r#"{"avatar_url": "https://127.0.0.1/a.png"}"#), None);
+        assert_eq!(read(r#"{"avatar_url": "ftp://a.example/a.png"}"#), None);
+        assert_eq!(read(r#"{"avatar_url": null}"#), None);
+        assert_eq!(read("{}"), None);
     }
 }

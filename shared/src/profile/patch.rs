@@ -64,12 +64,15 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = ProfilePatch)]
 pub struct ProfilePatchBody {
-    /// Your name as others see it, unique without regard to case; `null` clears it (and frees
-    /// it for others).
+    /// Your name as others see it, unique by how it looks (without regard to case, `0`/`O`,
+    /// `1`/`l`/`I`, `m`/`rn`, `w`/`vv`, and the separators `_`, `.` and `-`), not a staff or system
+    /// name; `null` clears it (and frees it for others).
     #[serde(default)]
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9_.-]{3,24}$", example = "Zoe.Hoops")]
     pub display_name: Patch<String>,
-    /// An https URL of at most 2,048 bytes; `null` clears it.
+    /// An https URL of at most 2,048 bytes on a domain name (no user, password, port, IP address
+    /// or internationalised host), stored and served in its normal form (`https://CDN.example/a b`
+    /// is kept as `https://cdn.example/a%20b`); `null` clears it.
     #[serde(default)]
     #[schema(value_type = Option<String>, format = "uri", pattern = "^https://", max_length = 2048)]
     pub avatar_url: Patch<String>,
@@ -93,7 +96,15 @@ pub struct ProfilePatch {
 pub enum PatchError {
     #[error("displayName must be 3-24 characters of A-Z, a-z, 0-9, _, . and -, or null")]
     DisplayName,
-    #[error("avatarUrl must be an https URL of at most 2048 bytes, or null")]
+    /// Of the grammar, but no fan may take it ([`DisplayName::is_claimable`]).
+    #[error(
+        "displayName is reserved: it reads as a staff or system name, or has no letter or digit"
+    )]
+    DisplayNameReserved,
+    #[error(
+        "avatarUrl must be an https URL of at most 2048 bytes on a domain name, without a user, \
+         password or port, or null"
+    )]
     AvatarUrl,
     /// Not a team id: no team has it, as for an id of the grammar that names none.
     #[error("favoriteTeamId names no team")]
@@ -104,7 +115,7 @@ impl PatchError {
     /// The member, as the body names it.
     pub const fn field(self) -> &'static str {
         match self {
-            PatchError::DisplayName => "displayName",
+            PatchError::DisplayName | PatchError::DisplayNameReserved => "displayName",
             PatchError::AvatarUrl => "avatarUrl",
             PatchError::FavoriteTeamId => "favoriteTeamId",
         }
@@ -115,12 +126,17 @@ impl ProfilePatchBody {
     /// Checks each member present, in the body's order of fields; the first bad one is named.
     pub fn check(self) -> Result<ProfilePatch, PatchError> {
         Ok(ProfilePatch {
-            display_name: self
-                .display_name
-                .try_map(|name| DisplayName::parse(name).map_err(|_| PatchError::DisplayName))?,
+            display_name: self.display_name.try_map(|name| {
+                let name = DisplayName::parse(name).map_err(|_| PatchError::DisplayName)?;
+                if name.is_claimable() {
+                    Ok(name)
+                } else {
+                    Err(PatchError::DisplayNameReserved)
+                }
+            })?,
             avatar_url: self
                 .avatar_url
-                .try_map(|url| AvatarUrl::parse(url).ok_or(PatchError::AvatarUrl))?,
+                .try_map(|url| AvatarUrl::parse(&url).ok_or(PatchError::AvatarUrl))?,
             favorite_team_id: self
                 .favorite_team_id
                 .try_map(|id| TeamId::parse(id).map_err(|_| PatchError::FavoriteTeamId))?,
@@ -192,6 +208,18 @@ mod tests {
             ),
             (r#"{"displayName": ""}"#.to_owned(), PatchError::DisplayName),
             (
+                r#"{"displayName": "Adm1n"}"#.to_owned(),
+                PatchError::DisplayNameReserved,
+            ),
+            (
+                r#"{"displayName": "..."}"#.to_owned(),
+                PatchError::DisplayNameReserved,
+            ),
+            (
+                r#"{"avatarUrl": "https://user:pass@a.example/x.png"}"#.to_owned(),
+                PatchError::AvatarUrl,
+            ),
+            (
                 r#"{"avatarUrl": "http://a.example/x.png"}"#.to_owned(),
                 PatchError::AvatarUrl,
             ),
@@ -212,6 +240,7 @@ mod tests {
             assert_eq!(body(&json).unwrap().check(), Err(expected), "{json}");
         }
         assert_eq!(PatchError::AvatarUrl.field(), "avatarUrl");
+        assert_eq!(PatchError::DisplayNameReserved.field(), "displayName");
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub(crate) struct ShowRecord {
     name_key: Option<String>,
     #[serde(default)]
     display_name: Option<DisplayName>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "AvatarUrl::read_stored")]
     avatar_url: Option<AvatarUrl>,
     #[serde(default)]
     favorite_team_id: Option<TeamId>,

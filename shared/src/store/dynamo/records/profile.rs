@@ -9,8 +9,15 @@ use crate::profile::name::DisplayName;
 use crate::profile::{AvatarUrl, Profile};
 use crate::store::StoreError;
 
-/// The version of the profile and name items this release writes, and the newest it reads.
+/// The version of the profile items this release writes, and the newest it reads.
 pub(crate) const PROFILE_VERSION: u32 = 1;
+
+/// The version of the name items (`NAME#<key>`) this release writes, and the newest it reads.
+/// Version 2 keys a name on its skeleton ([`crate::profile::name::skeleton`]); version 1 keyed
+/// it on the lowercase name, and a release of version 1 would take a version-2 key for a name
+/// (`hollovv`) and misread who holds it: it refuses the item instead. A version-1 item is not
+/// found by this release's keys; none was deployed, so none is migrated (docs/fan-app.md).
+pub(crate) const NAME_VERSION: u32 = 2;
 
 /// A profile as stored, with its revision (moved on by every write, which a patch is
 /// conditioned on).
@@ -30,6 +37,7 @@ pub(crate) struct ProfileRecord {
     id: UserId,
     email: Option<String>,
     display_name: Option<DisplayName>,
+    #[serde(default, deserialize_with = "AvatarUrl::read_stored")]
     avatar_url: Option<AvatarUrl>,
     favorite_team_id: Option<TeamId>,
     created_at: crate::timestamp::Timestamp,
@@ -97,7 +105,7 @@ pub(crate) struct NameHolder(pub UserId);
 impl From<&NameHolder> for NameRecord {
     fn from(holder: &NameHolder) -> Self {
         Self {
-            schema_version: PROFILE_VERSION,
+            schema_version: NAME_VERSION,
             user_id: holder.0.clone(),
         }
     }
@@ -107,7 +115,7 @@ impl TryFrom<NameRecord> for NameHolder {
     type Error = StoreError;
 
     fn try_from(record: NameRecord) -> Result<Self, StoreError> {
-        readable("name", record.schema_version, PROFILE_VERSION)?;
+        readable("name", record.schema_version, NAME_VERSION)?;
         Ok(Self(record.user_id))
     }
 }
@@ -138,6 +146,42 @@ mod tests {
             newer(item),
             "profile",
         ));
+    }
+
+    #[test]
+    fn a_raw_avatar_of_an_older_item_is_read_normalised_or_dropped() {
+        let item = |avatar: &str| {
+            HashMap::from([
+                ("rev".into(), n(1)),
+                ("id".into(), s("fan")),
+                ("avatarUrl".into(), s(avatar)),
+                ("createdAt".into(), s("2026-11-26T00:00:00Z")),
+                ("updatedAt".into(), s("2026-11-26T00:00:00Z")),
+            ])
+        };
+        let avatar = |raw: &str| {
+            read_record::<ProfileRecord, StoredProfile>(item(raw), "profile")
+                .unwrap()
+                .profile
+                .avatar_url
+                .map(|url| url.as_str().to_owned())
+        };
+        assert_eq!(
+            avatar("https://cdn.ex\tample/\n<script>alert(1)</script>").as_deref(),
+            Some("https://cdn.example/%3Cscript%3Ealert(1)%3C/script%3E")
+        );
+        assert_eq!(avatar("https://user:pass@cdn.example/a.png"), None);
+    }
+
+    #[test]
+    fn a_name_item_is_written_at_version_2_and_a_newer_one_is_refused() {
+        let item: HashMap<String, aws_sdk_dynamodb::types::AttributeValue> =
+            serde_dynamo::to_item(NameRecord::from(&NameHolder(UserId::parse("fan").unwrap())))
+                .unwrap();
+        assert_eq!(item.get("schemaVersion"), Some(&n(2)));
+        let read: NameHolder = read_record::<NameRecord, _>(item.clone(), "name").unwrap();
+        assert_eq!(read, NameHolder(UserId::parse("fan").unwrap()));
+        refused(read_record::<NameRecord, NameHolder>(newer(item), "name"));
     }
 
     #[test]
