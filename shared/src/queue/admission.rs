@@ -351,17 +351,7 @@ mod tests {
     #[test]
     fn a_refused_start_is_told_which_case() {
         let now = Timestamp::parse("2026-12-01T18:00:00Z").unwrap();
-        let entry = |status, end: Option<i64>| QueueEntry {
-            pack_id: crate::ids::PackId::parse("drop").unwrap(),
-            entry_id: crate::ids::EntryId::parse("0123456789abcdef0123456789abcdef").unwrap(),
-            user_id: crate::ids::UserId::parse("fan").unwrap(),
-            joined_at: now,
-            receipt: String::new(),
-            status,
-            position: Some(1),
-            pass_expires_at: end.and_then(|s| now.plus_seconds(s)),
-            bought: 0,
-        };
+        let entry = |status, end: Option<i64>| entry_at(status, now, end, 0);
         let check = |status, end| check_admitted(Some(&entry(status, end)), now);
         assert_eq!(check_admitted(None, now), Err(AdmissionRefusal::NotJoined));
         assert_eq!(check(EntryStatus::Admitted, Some(1)), Ok(()));
