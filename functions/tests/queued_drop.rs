@@ -245,7 +245,7 @@ async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
     assert_eq!(
         report.body,
         json!({"report": {"entrants": 5, "admitted": 3, "bought": 3, "lapsed": 0,
-            "unitsSold": 3, "lastAdmittedPosition": 3,
+            "unitsSold": 3, "unitsLeft": 0, "lastAdmittedPosition": 3,
             "excluded": {"human_check_failed": 0}}})
     );
 }
