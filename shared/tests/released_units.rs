@@ -1,14 +1,15 @@
 //! DynamoDB only (the in-memory store decides a start under one lock, and keeps no memory of a
 //! pack sold out): a unit whose hold ran out goes back on sale, and a burst of presses on the
-//! sold-out pack sells it, once. Moto behind the one-request-at-a-time proxy, one store shared by
-//! every press as one warm function instance serves concurrent requests (local-api
-//! `--dynamodb`).
+//! sold-out pack sells it, once; the instance's memory of a pack sold out lasts until a unit may
+//! come back, and costs a press nothing of the pack's meanwhile. Moto behind the
+//! one-request-at-a-time proxy, one store shared by every press as one warm function instance
+//! serves concurrent requests (local-api `--dynamodb`).
 
 use std::sync::Arc;
 
 use shared::purchases::{PurchaseStatus, StartRefusal};
 use shared::store::DynamoStore;
-use shared::store::dynamo::SOLD_OUT_MEMORY;
+use shared::store::dynamo::SOLD_OUT_MEMORY_SECONDS;
 use shared::store::purchases::{GetPurchase, StartError, StartPurchase, Started};
 use shared::timestamp::Timestamp;
 use testkit::packs::{active, at};
@@ -67,15 +68,14 @@ async fn burst(store: &Arc<DynamoStore>, round: usize, max_per_user: Option<u32>
     };
     if max_per_user.is_some() {
         // The instance learns the share empty from a press dated while the hold still ran, and
-        // its memory of the pack sold out passes: the presses below read the shares at once
-        // (no try first), and so mark the pack sold out while the holder reads their count
-        // again after releasing their hold.
+        // its memory of the pack sold out (until that hold's end, at most 30 s) has passed for
+        // the presses below: the first reads the shares at once (no try first) while the
+        // holder reads their count again after releasing their hold.
         let warm = start_request("warm", &pack_id, &key, at(-1199), HOLD_SECONDS);
         assert_eq!(
             store.start_purchase(&warm).await,
             Err(StartError::Refused(StartRefusal::SoldOut))
         );
-        tokio::time::sleep(SOLD_OUT_MEMORY + std::time::Duration::from_millis(100)).await;
     }
 
     let results = at_once(PRESSES, |n| {
@@ -114,4 +114,83 @@ async fn burst(store: &Arc<DynamoStore>, round: usize, max_per_user: Option<u32>
         .unwrap()
         .expect("stored");
     assert_eq!(dead.status, PurchaseStatus::Expired, "round {round}");
+}
+
+/// A press on a pack its instance found sold out costs the fan's own read alone until the next
+/// unit may come back: units come back only from holds that run out, so the memory lasts until
+/// the earliest running hold ends, and the first press after that end releases it and gets its
+/// unit.
+#[tokio::test]
+async fn a_hold_that_ends_after_the_sell_out_sells_at_the_first_press_after_its_end() {
+    let (serial, store) = testkit::moto::atomic_table().await;
+    one_unit(&store, "p", 1).await;
+    // Held 100 s ago for 30 s: it ends 70 s ago.
+    let held = start_request("early", "p", "k", at(-100), 30);
+    assert!(matches!(
+        store.start_purchase(&held).await,
+        Ok(Started::Created(_))
+    ));
+    let press = |fan: &str, seconds: i64| {
+        let request = start_request(fan, "p", "k", at(seconds), HOLD_SECONDS);
+        let (store, serial) = (&store, &serial);
+        async move {
+            let before = serial.requests();
+            let answer = store.start_purchase(&request).await;
+            (answer, serial.requests() - before)
+        }
+    };
+    let sold_out = Err(StartError::Refused(StartRefusal::SoldOut));
+    // The first press reads the share, the holds (one running, to 70 s ago) and the share again.
+    assert_eq!(press("a", -95).await.0, sold_out);
+    // Until the hold's end, from memory: the fan's own read alone.
+    for (fan, seconds) in [("b", -90), ("c", -71)] {
+        assert_eq!(press(fan, seconds).await, (sold_out.clone(), 1), "{fan}");
+    }
+    // Past its end: the next press releases it and gets its unit.
+    let (answer, _) = press("d", -69).await;
+    assert!(matches!(answer, Ok(Started::Created(_))), "{answer:?}");
+}
+
+/// With no hold running, nothing can come back: the memory lasts its longest
+/// (`SOLD_OUT_MEMORY_SECONDS`), then one press of the instance reads the pack again while the
+/// others pressing at once are answered from memory (each press of a crowd used to read every
+/// share and each share's holds).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sold_out_pack_is_read_again_by_one_press_of_a_crowd_after_the_longest_memory() {
+    let (serial, store) = testkit::moto::atomic_table().await;
+    let store = Arc::new(store);
+    // Its one unit sold (none left, no hold).
+    one_unit(&store, "p", 0).await;
+    let sold_out = Err(StartError::Refused(StartRefusal::SoldOut));
+    let press = |fan: String, now: Timestamp| {
+        let store = store.clone();
+        async move {
+            let request = start_request(&fan, "p", "k", now, HOLD_SECONDS);
+            store.start_purchase(&request).await
+        }
+    };
+    let marked = -100;
+    assert_eq!(press("a".into(), at(marked)).await, sold_out);
+    let before = serial.requests();
+    let within = at(marked + SOLD_OUT_MEMORY_SECONDS - 1);
+    assert_eq!(press("b".into(), within).await, sold_out);
+    assert_eq!(serial.requests() - before, 1, "within the memory");
+    let (before, now) = (serial.requests(), at(marked + SOLD_OUT_MEMORY_SECONDS + 1));
+    let answers = at_once(PRESSES, |n| press(format!("fan-{n}"), now)).await;
+    assert!(
+        answers.iter().all(|answer| *answer == sold_out),
+        "{answers:?}"
+    );
+    assert_eq!(
+        serial.requests() - before,
+        PRESSES + 3,
+        "the fans' own reads, and one press's reads of the share, its holds, the share again"
+    );
+}
+
+/// Pack `pack_id` of one unit in one share, `remaining` of it left, on sale for two hours.
+async fn one_unit(store: &DynamoStore, pack_id: &str, remaining: u64) {
+    let mut pack = active(pack_id, 7200);
+    (pack.total_supply, pack.remaining, pack.supply_shards) = (1, remaining, Some(1));
+    testkit::packs::save(store, &pack).await;
 }

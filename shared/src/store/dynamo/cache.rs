@@ -1,11 +1,10 @@
 //! What a warm function keeps of a pack between invocations: its terms once frozen, which of its
-//! shares it last found empty, and, for a moment, that its whole supply was found empty. Never
+//! shares it last found empty, and, for a while, that its whole supply was found empty. Never
 //! anything of a user. Each entry only steers which writes are tried: every start is still
 //! decided by its transaction's conditions, which catch terms that changed since.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
 use crate::ids::PackId;
 use crate::packs::Pack;
@@ -13,11 +12,36 @@ use crate::packs::seed::replaceable;
 use crate::purchases::random_shard;
 use crate::timestamp::Timestamp;
 
-/// How long an instance answers sold out without reading a pack's shares again, once it read
-/// them all empty and found no dead hold to release: a drop's sold-out presses then read each
-/// share at most once a second per instance (BENCHMARKS.md, capacity), and a unit that comes back
-/// meanwhile is offered at most this much later by that instance.
-pub const SOLD_OUT_MEMORY: Duration = Duration::from_secs(1);
+/// The shortest time an instance answers sold out from memory once it read every share empty:
+/// it reads a pack's shares again at most this often (docs/design.md, "Sold out").
+pub const SOLD_OUT_RECHECK_SECONDS: i64 = 1;
+/// The longest: a unit that comes back other than from a hold that ran out (an operator's
+/// repair of a hold set aside) is offered at most this much later by every instance.
+pub const SOLD_OUT_MEMORY_SECONDS: i64 = 30;
+
+/// When a unit may next come back to a pack found sold out. Units come back only from holds that
+/// run out, so this is the end of the earliest hold still running, when a pass over every share's
+/// holds saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Comeback {
+    /// The pass stopped before it saw every share's holds.
+    Unknown,
+    /// No hold runs: nothing can come back.
+    Never,
+    /// When the earliest hold still running ends.
+    At(Timestamp),
+}
+
+impl Comeback {
+    /// The earlier of two: what a pass over several partitions saw.
+    pub(crate) fn earliest(self, other: Comeback) -> Comeback {
+        match (self, other) {
+            (Comeback::Unknown, _) | (_, Comeback::Unknown) => Comeback::Unknown,
+            (Comeback::Never, next) | (next, Comeback::Never) => next,
+            (Comeback::At(a), Comeback::At(b)) => Comeback::At(a.min(b)),
+        }
+    }
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct PackCache {
@@ -30,7 +54,8 @@ struct Entry {
     terms: Option<Pack>,
     /// Shares last seen empty.
     empty: Vec<bool>,
-    sold_out_until: Option<Instant>,
+    /// Until when a start answers sold out without reading (request time).
+    sold_out_until: Option<Timestamp>,
     /// Whether this instance has written a summary of 0 for the pack.
     summary_zeroed: bool,
 }
@@ -80,25 +105,46 @@ impl PackCache {
         });
     }
 
-    /// What a read of every share found.
+    /// What a read of every share found; a share with units ends any memory of a sell-out.
     pub(crate) fn learn(&self, pack_id: &PackId, shares: &[u64]) {
         self.with(pack_id, |entry| {
             entry.empty = shares.iter().map(|&units| units == 0).collect();
+            if shares.iter().any(|&units| units > 0) {
+                entry.sold_out_until = None;
+            }
         });
     }
 
-    pub(crate) fn sold_out(&self, pack_id: &PackId) -> bool {
-        self.with(pack_id, |entry| {
-            entry
-                .sold_out_until
-                .is_some_and(|until| Instant::now() < until)
+    /// Whether a start at `now` answers sold out from memory. Once the memory has passed, the
+    /// first start to ask reads the shares again, and the others are answered from memory for
+    /// [`SOLD_OUT_RECHECK_SECONDS`] meanwhile: one read per instance, not one per concurrent
+    /// request (a refresh that finds units ends the memory at once).
+    pub(crate) fn sold_out(&self, pack_id: &PackId, now: Timestamp) -> bool {
+        self.with(pack_id, |entry| match entry.sold_out_until {
+            Some(until) if now < until => true,
+            Some(_) => {
+                entry.sold_out_until = now.plus_seconds(SOLD_OUT_RECHECK_SECONDS);
+                false
+            }
+            None => false,
         })
     }
 
-    /// The supply was read empty; `true` the first time, when the summary should say 0.
-    pub(crate) fn mark_sold_out(&self, pack_id: &PackId) -> bool {
+    /// The supply was read empty at `now`: sold out until the next unit may come back, at least
+    /// [`SOLD_OUT_RECHECK_SECONDS`], at most [`SOLD_OUT_MEMORY_SECONDS`]. `true` the first time,
+    /// when the summary should say 0.
+    pub(crate) fn mark_sold_out(&self, pack_id: &PackId, now: Timestamp, next: Comeback) -> bool {
+        let (least, most) = (
+            now.plus_seconds(SOLD_OUT_RECHECK_SECONDS),
+            now.plus_seconds(SOLD_OUT_MEMORY_SECONDS),
+        );
+        let until = match next {
+            Comeback::Unknown => least,
+            Comeback::Never => most,
+            Comeback::At(end) => most.map(|most| end.min(most)).max(least),
+        };
         self.with(pack_id, |entry| {
-            entry.sold_out_until = Some(Instant::now() + SOLD_OUT_MEMORY);
+            entry.sold_out_until = until;
             !std::mem::replace(&mut entry.summary_zeroed, true)
         })
     }

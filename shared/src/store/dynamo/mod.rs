@@ -33,7 +33,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use crate::metrics::{self, Metric};
 use crate::store::StoreError;
 
-pub use cache::SOLD_OUT_MEMORY;
+pub use cache::{SOLD_OUT_MEMORY_SECONDS, SOLD_OUT_RECHECK_SECONDS};
 pub use records::{document_from_item, pack_item};
 
 type Item = HashMap<String, AttributeValue>;

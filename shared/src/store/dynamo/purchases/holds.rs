@@ -4,6 +4,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 use crate::ids::UserId;
 use crate::store::StoreError;
+use crate::store::dynamo::cache::Comeback;
 use crate::store::dynamo::{DynamoStore, Item, classify, key, s};
 use crate::store::schema::UNPAID_SK;
 use crate::store::schema::{GSI2_PK, GSI2_SK, HOLD_UNRELEASABLE, PK, SK, user_pk};
@@ -24,6 +25,24 @@ impl HoldEntry {
                 .collect(),
             sort_key: item.get(GSI2_SK).cloned(),
         }
+    }
+
+    fn sort_key(&self) -> Option<&str> {
+        self.sort_key.as_ref()?.as_s().ok().map(String::as_str)
+    }
+
+    /// Whether the hold has ended by the time whose
+    /// [`holds_ended_bound`](crate::store::schema::holds_ended_bound) is `bound`.
+    pub(super) fn ended(&self, bound: &str) -> bool {
+        self.sort_key().is_none_or(|key| key <= bound)
+    }
+
+    /// When the hold ends, read from its sort key (its expiry's nanoseconds first).
+    pub(super) fn end(&self) -> Comeback {
+        self.sort_key()
+            .and_then(|key| key.split_once('#')?.0.parse().ok())
+            .and_then(Timestamp::from_unix_nanos)
+            .map_or(Comeback::Unknown, Comeback::At)
     }
 }
 

@@ -6,6 +6,7 @@ use crate::ids::PackId;
 use crate::purchases::{Purchase, PurchaseStatus, random_shard};
 use crate::queue::entry::EntryStatus;
 use crate::store::StoreError;
+use crate::store::dynamo::cache::Comeback;
 use crate::store::dynamo::queue::entry_key;
 use crate::store::dynamo::records::share_key;
 use crate::store::dynamo::transaction::{Transaction, counter, update};
@@ -120,55 +121,73 @@ impl DynamoStore {
     }
 
     /// Releases up to `max` holds of `pack_id` that ended by `now`, from the holds of each of
-    /// its shares in random order: bounded work, whatever the backlog of other packs.
+    /// its shares in random order: bounded work, whatever the backlog of other packs. With
+    /// [`Reach::NextEnd`], also when the next unit may come back (the first running hold of each
+    /// share, read in the same Query: the index is in expiry order).
     pub(super) async fn release_pack_holds(
         &self,
         pack_id: &PackId,
         shards: u32,
-        now: Timestamp,
-        max: usize,
-    ) -> Result<Released, StoreError> {
+        (now, max): (Timestamp, usize),
+        reach: Reach,
+    ) -> Result<(Released, Comeback), StoreError> {
         let first = random_shard(shards);
         let partitions = (0..shards)
             .map(|step| holds_pk(pack_id, (first + step) % shards))
             .collect();
-        self.release_in(partitions, now, max).await
+        self.release_in(partitions, (now, max), reach).await
     }
 
-    /// Releases up to `max` ended holds from the holds-index `partitions`, in order.
+    /// Releases up to `max` ended holds from the holds-index `partitions`, in order; and, with
+    /// [`Reach::NextEnd`], when the earliest hold still running in them ends.
     async fn release_in(
         &self,
         partitions: Vec<String>,
-        now: Timestamp,
-        max: usize,
-    ) -> Result<Released, StoreError> {
+        (now, max): (Timestamp, usize),
+        reach: Reach,
+    ) -> Result<(Released, Comeback), StoreError> {
         let mut report = Released::default();
+        let bound = holds_ended_bound(now);
+        let mut next_end = Comeback::Never;
         for partition in partitions {
             let mut start = None;
-            loop {
+            // The next end reads one entry first: most often a running hold, and the partition
+            // is done.
+            let mut page = if reach == Reach::NextEnd { 1 } else { 100 };
+            'partition: loop {
                 let handled = report.released + report.lost_races + report.skipped;
                 let left = (max as u64).saturating_sub(handled);
                 if left == 0 {
                     report.more = true;
-                    return Ok(report);
+                    return Ok((report, Comeback::Unknown));
                 }
-                let output = self
+                let query = self
                     .client
                     .query()
                     .table_name(&self.table)
                     .index_name(GSI2)
-                    .key_condition_expression("#pk = :holds AND #sk <= :ended")
                     .expression_attribute_names("#pk", GSI2_PK)
-                    .expression_attribute_names("#sk", GSI2_SK)
-                    .expression_attribute_values(":holds", s(&partition))
-                    .expression_attribute_values(":ended", s(holds_ended_bound(now)))
-                    .limit(i32::try_from(left.min(100)).unwrap_or(100))
+                    .expression_attribute_values(":holds", s(&partition));
+                let query = match reach {
+                    Reach::Ended => query
+                        .key_condition_expression("#pk = :holds AND #sk <= :ended")
+                        .expression_attribute_names("#sk", GSI2_SK)
+                        .expression_attribute_values(":ended", s(&bound)),
+                    Reach::NextEnd => query.key_condition_expression("#pk = :holds"),
+                };
+                let output = query
+                    .limit(i32::try_from(left.min(page)).unwrap_or(100))
                     .set_exclusive_start_key(start.take())
                     .send()
                     .await
                     .map_err(|e| classify("Query", e))?;
+                page = 100;
                 for item in output.items.unwrap_or_default() {
                     let entry = HoldEntry::of(&item);
+                    if !entry.ended(&bound) {
+                        next_end = next_end.earliest(entry.end());
+                        break 'partition;
+                    }
                     let released = match purchase_from_item(item) {
                         Ok(purchase) => self.release(&purchase, now).await,
                         Err(error) => Err(error),
@@ -194,8 +213,17 @@ impl DynamoStore {
                 }
             }
         }
-        Ok(report)
+        Ok((report, next_end))
     }
+}
+
+/// How far a pass over holds partitions reads each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// The holds that ended (the sweep).
+    Ended,
+    /// Those, then the first hold still running (a start before it answers sold out).
+    NextEnd,
 }
 
 impl ReleaseHolds for DynamoStore {
@@ -208,7 +236,8 @@ impl ReleaseHolds for DynamoStore {
         let partitions = match pack_id {
             Some(pack_id) => {
                 let shards = self.stored_shards(pack_id).await?;
-                return self.release_pack_holds(pack_id, shards, now, max).await;
+                let pass = self.release_pack_holds(pack_id, shards, (now, max), Reach::Ended);
+                return Ok(pass.await?.0);
             }
             // The sweep: the holds of every listed pack, share by share.
             None => self
@@ -218,6 +247,9 @@ impl ReleaseHolds for DynamoStore {
                 .flat_map(|listed| (0..listed.shards).map(move |k| holds_pk(&listed.pack_id, k)))
                 .collect(),
         };
-        self.release_in(partitions, now, max).await
+        Ok(self
+            .release_in(partitions, (now, max), Reach::Ended)
+            .await?
+            .0)
     }
 }

@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::types::{
 
 use super::admission::{admission_action, entry_of};
 use super::holds::unpaid_key;
+use super::release::Reach;
 use super::{
     balance_in, buys_from_item, buys_key, cash_key, purchase_from_item, purchase_item,
     purchase_key, status_text,
@@ -17,6 +18,7 @@ use crate::purchases::{
 };
 use crate::queue::entry::QueueEntry;
 use crate::store::StoreError;
+use crate::store::dynamo::cache::Comeback;
 use crate::store::dynamo::condition::render;
 use crate::store::dynamo::records::{
     HoldSlotRecord, PURCHASE_VERSION, SCHEMA_VERSION, unpaid_from_item,
@@ -223,10 +225,11 @@ impl DynamoStore {
         })
     }
 
-    /// Releases the holds of `request`'s buyer on its pack that ran out unreleased; how many.
-    /// A Query of the buyer's own purchases (their partition only), filtered on the server.
+    /// Releases the holds of `request`'s buyer on its pack that ran out unreleased; how many it
+    /// found, released here or by another request meanwhile (either way the buyer's count went
+    /// down). A Query of the buyer's own purchases (their partition only), filtered on the server.
     async fn release_buyers_dead_holds(&self, request: &StartRequest) -> Result<u64, StoreError> {
-        let mut released = 0;
+        let mut found = 0;
         let mut start = None;
         loop {
             let output = self
@@ -250,16 +253,13 @@ impl DynamoStore {
                 .await
                 .map_err(|e| classify("Query", e))?;
             for item in output.items.unwrap_or_default() {
-                if self
-                    .release(&purchase_from_item(item)?, request.now)
-                    .await?
-                {
-                    released += 1;
-                }
+                self.release(&purchase_from_item(item)?, request.now)
+                    .await?;
+                found += 1;
             }
             match output.last_evaluated_key {
                 Some(next) => start = Some(next),
-                None => return Ok(released),
+                None => return Ok(found),
             }
         }
     }
@@ -284,8 +284,9 @@ fn share_has_terms(item: &Item, pack: &Pack) -> bool {
 }
 
 /// Full reads of a pack's shares one start may make before it gives up with a 503: each is
-/// followed by a try of every share it found a unit in, so another read means all of those were
-/// taken meanwhile, by starts that got them.
+/// followed by a try of every share it found a unit in (or, the first time none had one, by the
+/// release of the pack's dead holds), so another read means all of those were taken meanwhile,
+/// by starts that got them.
 const MAX_SHARE_READS: u32 = 4;
 
 /// Where a start looks for a unit: the share to try next and what it learnt of the others.
@@ -299,19 +300,22 @@ struct ShareSearch {
     guessed: bool,
     /// Full reads of the shares made.
     reads: u32,
-    /// Whether the pack's dead holds were released before answering sold out.
-    released_holds: bool,
-    /// Whether this start put units back (released dead holds, the pack's or its buyer's own):
-    /// it then tries them whatever the instance remembers of the pack, since another request
-    /// that read the shares empty before the release may have marked the pack sold out since.
-    put_back: bool,
+    /// When the pack's next unit may come back, once its dead holds were released before
+    /// answering sold out.
+    released_holds: Option<Comeback>,
+    /// Whether the start is past the instance's memory of the pack sold out: it consults it once,
+    /// before it reads anything of the pack, then decides on what it reads. A start that put
+    /// its buyer's own units back is past it from the start: it tries them whatever the
+    /// instance remembers, since another request may have marked the pack sold out since.
+    past_memory: bool,
 }
 
 /// What [`DynamoStore::find_share`] found.
 enum Found {
     /// A share to take a unit from.
     Share(u32),
-    /// Shares with units (or units released back): decide again, then try one.
+    /// Shares with units, or the shares to read again after the pack's dead holds were
+    /// released: decide again, then go on.
     LookAgain,
 }
 
@@ -327,7 +331,9 @@ impl DynamoStore {
         attempts: &Attempts,
     ) -> Result<Found, StartError> {
         let pack_id = &request.pack_id;
-        if !search.put_back && self.cache.sold_out(pack_id) {
+        if !std::mem::replace(&mut search.past_memory, true)
+            && self.cache.sold_out(pack_id, request.now)
+        {
             return Err(StartRefusal::SoldOut.into());
         }
         let mut next = search.next.take().or_else(|| search.candidates.pop());
@@ -351,18 +357,21 @@ impl DynamoStore {
         if !search.candidates.is_empty() {
             return Ok(Found::LookAgain);
         }
-        if !search.released_holds {
-            // No unit anywhere: take back the dead holds before answering sold out.
-            search.released_holds = true;
-            let released = self
-                .release_pack_holds(pack_id, shards, request.now, RELEASE_BEFORE_SOLD_OUT)
+        let Some(next_unit) = search.released_holds else {
+            // No unit anywhere: take back the dead holds, and see when the next may come back;
+            // then read the shares again, where units released meanwhile by other requests show.
+            let (_, next_unit) = self
+                .release_pack_holds(
+                    pack_id,
+                    shards,
+                    (request.now, RELEASE_BEFORE_SOLD_OUT),
+                    Reach::NextEnd,
+                )
                 .await?;
-            if released.released > 0 {
-                search.put_back = true;
-                return Ok(Found::LookAgain);
-            }
-        }
-        if self.cache.mark_sold_out(pack_id)
+            search.released_holds = Some(next_unit);
+            return Ok(Found::LookAgain);
+        };
+        if self.cache.mark_sold_out(pack_id, request.now, next_unit)
             && let Err(error) = self.write_summary(pack_id, 0).await
         {
             tracing::warn!(error = %error, "the sold-out summary was not written");
@@ -450,7 +459,7 @@ impl StartPurchase for DynamoStore {
                 Err(StartRefusal::LimitReached) if !released_own => {
                     released_own = true;
                     if self.release_buyers_dead_holds(request).await? > 0 {
-                        search.put_back = true;
+                        search.past_memory = true;
                         state.buys = self.start_state(request).await?.buys;
                         continue;
                     }
