@@ -192,9 +192,8 @@ impl EntryJson {
             position: entry.position,
             receipt: entry.receipt.clone(),
             estimated_admission_at: estimate,
-            pass_expires_at: entry.pass_expires_at.filter(|_| {
-                matches!(status, EntryStatus::Admitted | EntryStatus::Done)
-                    && !entry.pass_expires_at.is_some_and(|end| end <= now)
+            pass_expires_at: entry.pass_expires_at.filter(|&end| {
+                matches!(status, EntryStatus::Admitted | EntryStatus::Done) && end > now
             }),
             may_buy,
         }

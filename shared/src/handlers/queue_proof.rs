@@ -31,15 +31,18 @@ const INDEXES_KEPT: usize = 16;
 /// Pages an instance keeps: about 120 KB each in memory (2,048 ids), 64 of them about 8 MB.
 const PAGES_KEPT: usize = 64;
 
+/// Values by key, least recently used first (a few dozen at most: a scan is cheap).
+type Kept<K, V> = Mutex<VecDeque<(K, V)>>;
+
 /// The last entrants indexes and pages a warm instance read, least recently used first out.
 #[derive(Debug, Default)]
 pub struct ProofCache {
-    indexes: Mutex<VecDeque<(PackId, Arc<EntrantsIndex>)>>,
-    pages: Mutex<VecDeque<((PackId, u32), Arc<Vec<String>>)>>,
+    indexes: Kept<PackId, Arc<EntrantsIndex>>,
+    pages: Kept<(PackId, u32), Arc<Vec<String>>>,
 }
 
 /// The value under `key` in `kept`, moved to the back (the most recently used).
-fn take<K: PartialEq, V: Clone>(kept: &Mutex<VecDeque<(K, V)>>, key: &K) -> Option<V> {
+fn take<K: PartialEq, V: Clone>(kept: &Kept<K, V>, key: &K) -> Option<V> {
     let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
     let at = kept.iter().position(|(k, _)| k == key)?;
     let found = kept.remove(at)?;
@@ -49,7 +52,7 @@ fn take<K: PartialEq, V: Clone>(kept: &Mutex<VecDeque<(K, V)>>, key: &K) -> Opti
 }
 
 /// Keeps `value` under `key`, dropping the least recently used past `most`.
-fn keep<K, V>(kept: &Mutex<VecDeque<(K, V)>>, key: K, value: V, most: usize) {
+fn keep<K, V>(kept: &Kept<K, V>, key: K, value: V, most: usize) {
     let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
     kept.push_back((key, value));
     while kept.len() > most {
