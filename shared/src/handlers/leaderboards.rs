@@ -88,7 +88,7 @@ struct EntryJson<'a> {
     rank: u64,
     #[schema(value_type = String, pattern = "^[A-Za-z0-9_.-]{3,24}$")]
     display_name: &'a str,
-    #[schema(format = "uri", pattern = "^https://", required)]
+    #[schema(format = "uri", pattern = "^https://", max_length = 2048, required)]
     avatar_url: Option<&'a str>,
     score: u64,
 }

@@ -39,9 +39,14 @@ impl DynamoStore {
             .client
             .query()
             .table_name(&self.table)
-            .key_condition_expression("#pk = :pk")
+            // SHOW and STATS only: the fan's board items (`SAMPLE#`, `SCORE#`) sort before
+            // them, and a read of those would grow with the boards the fan is on.
+            .key_condition_expression("#pk = :pk AND #sk BETWEEN :show AND :stats")
             .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#sk", SK)
             .expression_attribute_values(":pk", s(fan_pk(user_id)))
+            .expression_attribute_values(":show", s(SHOW_SK))
+            .expression_attribute_values(":stats", s(STATS_SK))
             .consistent_read(consistent)
             .send()
             .await
