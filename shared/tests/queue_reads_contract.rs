@@ -18,6 +18,7 @@ use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::ids::PackId;
 use shared::packs::Pack;
+use shared::packs::listing::{PackFilter, PageRequest};
 use shared::purchases::StartRefusal;
 use shared::queue::admission::AdmissionRefusal;
 use shared::queue::entry::EntryStatus;
@@ -418,6 +419,33 @@ where
     let (status, report) = sale.report().await;
     assert_eq!((status, &report["report"]["unitsLeft"]), (200, &json!(2)));
     assert_eq!(sale.me(&line, 1).await["mayBuy"], true, "an entrant");
+    // The pack's listing says so too.
+    let listed = sale
+        .state
+        .store
+        .get_pack(&sale.pack_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(listed.pack.line_finished, "the pack item is marked");
+    let page = sale
+        .state
+        .store
+        .list_active_packs(&PageRequest {
+            now: last,
+            limit: 100,
+            after: None,
+            filter: PackFilter::default(),
+        })
+        .await
+        .unwrap();
+    let mut json = String::new();
+    page.packs
+        .iter()
+        .find(|document| document.fields().contains("\"leftover\""))
+        .expect("listed")
+        .write_json(&mut json);
+    assert!(json.ends_with(",\"lineFinished\":true}"), "{json}");
     assert_eq!(sale.me(&line, 0).await["status"], "done");
 
     // Not joined: refused as before. Lapsed and never-served entrants buy the two units.

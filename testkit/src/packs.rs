@@ -43,6 +43,7 @@ pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
         }],
         supply_shards: None,
         human_check: false,
+        line_finished: false,
         queue: None,
     }
 }

@@ -1057,6 +1057,12 @@ export interface components {
              *     already, so a queued pack cannot ask for it.
              */
             humanCheck?: boolean;
+            /**
+             * @description Present (true) once the pack's waiting room has finished: the units left (`remaining`)
+             *     sell to the line's entrants (docs/api.md). Written by the queue keeper, never by a seed
+             *     file.
+             */
+            readonly lineFinished?: boolean;
         };
         PackAnswer: {
             pack: components["schemas"]["PackDetail"];
@@ -1091,6 +1097,12 @@ export interface components {
              *     already, so a queued pack cannot ask for it.
              */
             humanCheck?: boolean;
+            /**
+             * @description Present (true) once the pack's waiting room has finished: the units left (`remaining`)
+             *     sell to the line's entrants (docs/api.md). Written by the queue keeper, never by a seed
+             *     file.
+             */
+            readonly lineFinished?: boolean;
             /** @description The content pool, in the order the draw uses; every rarity of `odds` has at least one item. */
             items: components["schemas"]["PackItem"][];
             fairness: components["schemas"]["PackFairness"];

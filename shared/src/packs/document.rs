@@ -3,8 +3,9 @@
 //! every pack (and DynamoDB hands back one string per pack instead of a map per field).
 //!
 //! `remaining` is kept apart, as a number: purchases (to come) change it with a conditional
-//! update while the rest of the pack stays as written. The stored text is every other field of
-//! the pack as one JSON object; [`PackDocument::write_json`] puts `remaining` back in.
+//! update while the rest of the pack stays as written; so is `lineFinished`, which the queue
+//! keeper sets once a pack's line has finished. The stored text is every other field of the pack
+//! as one JSON object; [`PackDocument::write_json`] puts them back in.
 
 use std::fmt;
 use std::sync::Arc;
@@ -13,8 +14,9 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::packs::Pack;
 
-/// The field kept outside the stored text.
+/// The fields kept outside the stored text.
 pub const REMAINING: &str = "remaining";
+pub const LINE_FINISHED: &str = "lineFinished";
 /// The field of a pack's detail that list pages leave out.
 pub const ITEMS: &str = "items";
 
@@ -23,6 +25,7 @@ pub const ITEMS: &str = "items";
 pub struct PackDocument {
     fields: Arc<str>,
     remaining: u64,
+    line_finished: bool,
 }
 
 /// Stored text that is not a pack document.
@@ -38,10 +41,12 @@ impl PackDocument {
             .as_object_mut()
             .expect("a pack serialises to an object");
         object.remove(REMAINING);
+        object.remove(LINE_FINISHED);
         object.remove(ITEMS);
         Self {
             fields: value.to_string().into(),
             remaining: pack.remaining,
+            line_finished: pack.line_finished,
         }
     }
 
@@ -58,7 +63,17 @@ impl PackDocument {
             .deserialize_map(FieldsCheck)
             .and_then(|()| deserializer.end())
             .map_err(|e| DocumentError(e.to_string()))?;
-        Ok(Self { fields, remaining })
+        Ok(Self {
+            fields,
+            remaining,
+            line_finished: false,
+        })
+    }
+
+    /// The same document, its pack's line finished or not.
+    pub fn with_line_finished(mut self, finished: bool) -> Self {
+        self.line_finished = finished;
+        self
     }
 
     /// The stored text: every field but `remaining`.
@@ -75,12 +90,20 @@ impl PackDocument {
         Self {
             fields: self.fields.clone(),
             remaining,
+            line_finished: self.line_finished,
         }
     }
 
     /// The length of what [`Self::write_json`] appends.
     pub fn json_len(&self) -> usize {
-        self.fields.len() + REMAINING_FIELD.len() + crate::decimal::decimal_len(self.remaining)
+        self.fields.len()
+            + REMAINING_FIELD.len()
+            + crate::decimal::decimal_len(self.remaining)
+            + if self.line_finished {
+                LINE_FINISHED_FIELD.len()
+            } else {
+                0
+            }
     }
 
     /// Appends the pack's whole JSON object to `out`.
@@ -89,6 +112,9 @@ impl PackDocument {
         out.push_str(&self.fields[..self.fields.len() - 1]);
         out.push_str(REMAINING_FIELD);
         out.push_str(itoa::Buffer::new().format(self.remaining));
+        if self.line_finished {
+            out.push_str(LINE_FINISHED_FIELD);
+        }
         out.push('}');
     }
 
@@ -98,6 +124,9 @@ impl PackDocument {
             serde_json::from_str(&self.fields).map_err(|e| DocumentError(e.to_string()))?;
         if let Some(object) = value.as_object_mut() {
             object.insert(REMAINING.into(), self.remaining.into());
+            if self.line_finished {
+                object.insert(LINE_FINISHED.into(), true.into());
+            }
         }
         serde_json::from_value(value).map_err(|e| DocumentError(e.to_string()))
     }
@@ -105,9 +134,11 @@ impl PackDocument {
 
 /// What [`PackDocument::write_json`] writes between the fields and the count.
 const REMAINING_FIELD: &str = ",\"remaining\":";
+/// What it writes after the count, once the pack's line has finished.
+const LINE_FINISHED_FIELD: &str = ",\"lineFinished\":true";
 
-/// Accepts an object with at least one field, none named `remaining`, values unchecked beyond
-/// being JSON.
+/// Accepts an object with at least one field, none named `remaining` or `lineFinished`, values
+/// unchecked beyond being JSON.
 struct FieldsCheck;
 
 impl<'de> Visitor<'de> for FieldsCheck {
@@ -120,8 +151,8 @@ impl<'de> Visitor<'de> for FieldsCheck {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut count = 0usize;
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            if key == REMAINING {
-                return Err(serde::de::Error::custom("`remaining` is stored apart"));
+            if key == REMAINING || key == LINE_FINISHED {
+                return Err(serde::de::Error::custom(format!("`{key}` is stored apart")));
             }
             map.next_value::<IgnoredAny>()?;
             count += 1;
@@ -182,6 +213,7 @@ mod tests {
             "{\"id\":1}\n",
             "{\"id\":1,\"remaining\":3}",
             "{\"id\":1,\"rem\\u0061ining\":3}",
+            "{\"id\":1,\"lineFinished\":true}",
             "{\"id\":1,}",
             "{\"id\":tru}",
         ] {
@@ -196,6 +228,25 @@ mod tests {
             whole_json(&odd_but_whole),
             serde_json::json!({"id": [1, {"a": null}], "remaining": 2})
         );
+    }
+
+    /// Issue 42, G5: a pack whose line finished says so in the list, as the keeper set it.
+    #[test]
+    fn a_finished_line_is_written_after_the_count() {
+        let mut pack = sample_pack("p1");
+        pack.line_finished = true;
+        let document = PackDocument::of(&pack);
+        assert!(!document.fields().contains(LINE_FINISHED));
+        assert_eq!(whole_json(&document)[LINE_FINISHED], true);
+        let mut out = String::new();
+        document.write_json(&mut out);
+        assert_eq!(out.len(), document.json_len());
+        pack.items.clear();
+        assert_eq!(document.to_pack().unwrap(), pack);
+        let stored = PackDocument::from_stored(document.fields().to_owned(), pack.remaining);
+        let unfinished = stored.unwrap();
+        assert!(whole_json(&unfinished).get(LINE_FINISHED).is_none());
+        assert_eq!(unfinished.with_line_finished(true), document);
     }
 
     #[test]

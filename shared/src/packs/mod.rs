@@ -72,6 +72,12 @@ pub struct Pack {
     /// already, so a queued pack cannot ask for it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub human_check: bool,
+    /// Present (true) once the pack's waiting room has finished: the units left (`remaining`)
+    /// sell to the line's entrants (docs/api.md). Written by the queue keeper, never by a seed
+    /// file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schema(read_only)]
+    pub line_finished: bool,
 }
 
 /// The most shares a pack's supply may be split into.
@@ -297,6 +303,12 @@ impl Pack {
                      and the line admits as many fans at once as the units left cover",
                 ));
             }
+        }
+        if self.line_finished {
+            return Err(field_error(
+                "lineFinished",
+                "is the queue keeper's, not the file's",
+            ));
         }
         if self.human_check && self.queue.is_some() {
             return Err(field_error(

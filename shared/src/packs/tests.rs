@@ -45,6 +45,7 @@ pub(crate) fn sample_pack(id: &str) -> Pack {
         ],
         supply_shards: None,
         human_check: false,
+        line_finished: false,
         queue: None,
     }
 }
@@ -129,6 +130,7 @@ fn validation_names_the_field() {
         ("remaining", |p| p.remaining = p.total_supply + 1),
         ("itemsPerPack", |p| p.items_per_pack = 0),
         ("maxPerUser", |p| p.max_per_user = Some(0)),
+        ("lineFinished", |p| p.line_finished = true),
         // Issue 42, G1: a queued pack without an allowance would admit one fan per window.
         ("maxPerUser", |p| {
             p.queue = Some(crate::queue::terms::QueueTerms {

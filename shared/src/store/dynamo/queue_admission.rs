@@ -16,14 +16,16 @@ use crate::queue::commit::order_page_of;
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::queue::state::{OrderedEntry, StoredStatus};
 use crate::store::StoreError;
+use crate::store::condition::Condition;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{AdmissionView, AdmitQueue, Ended};
 use crate::store::schema::{
-    ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, GSI1_PK, GSI1_SK, PACK_SK, QUEUE_ADMITTED_THROUGH,
-    QUEUE_BOUGHT, QUEUE_LAPSED, QUEUE_LAST_WAVE_AT, QUEUE_OVER_THROUGH, QUEUE_STATUS, SHARE_SOLD,
-    order_sk, pack_pk, queue_pk,
+    ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, GSI1_PK, GSI1_SK, PACK_LINE_FINISHED, PACK_SK, PK,
+    QUEUE_ADMITTED_THROUGH, QUEUE_BOUGHT, QUEUE_LAPSED, QUEUE_LAST_WAVE_AT, QUEUE_OVER_THROUGH,
+    QUEUE_STATUS, SHARE_SOLD, order_sk, pack_pk, queue_pk,
 };
 use crate::timestamp::Timestamp;
+use aws_sdk_dynamodb::types::AttributeValue;
 
 impl DynamoStore {
     /// The drawn order from position `from` (from 1) to `to` (included).
@@ -233,6 +235,15 @@ impl AdmitQueue for DynamoStore {
         if !finished {
             return Ok(0);
         }
+        // The pack's listing says so (`lineFinished`): its units left sell to the entrants.
+        self.update_if(
+            key(pack_pk(pack_id), PACK_SK),
+            "SET #finished = :finished",
+            &Condition::exists(PK),
+            &[("#finished", PACK_LINE_FINISHED)],
+            vec![(":finished", AttributeValue::Bool(true))],
+        )
+        .await?;
         let waiting: Vec<Item> = self
             .all_entries(pack_id)
             .await?

@@ -75,6 +75,22 @@ impl Tables {
     }
 }
 
+impl Tables {
+    /// The keeper's mark on a pack whose line finished, in its listing too.
+    pub(super) fn mark_line_finished(&mut self, pack_id: &PackId) {
+        let Some(stored) = self.packs.get_mut(pack_id.as_str()) else {
+            return;
+        };
+        stored.pack.line_finished = true;
+        if let Some(key) = ListingKey::of(&stored.pack)
+            && let Some((pack, document)) = self.listed.get_mut(&key)
+        {
+            pack.line_finished = true;
+            *document = document.clone().with_line_finished(true);
+        }
+    }
+}
+
 impl MemoryStore {
     /// A store holding `packs`, each created as `seed-packs` creates it.
     pub fn with_packs(packs: &[Pack]) -> Self {
@@ -172,10 +188,15 @@ impl SeedPack for MemoryStore {
             return Err(SeedPackError::Changed);
         }
         let seed = stored.map_or_else(ServerSeed::generate, |stored| stored.seed.clone());
+        // As DynamoDB's in-place update of the item: the keeper's mark stays.
+        let line_finished = stored.is_some_and(|stored| stored.pack.line_finished);
         tables.seed_queue(pack, queue_write(pack, write, now));
         tables.put_pack(
             StoredPack {
-                pack: pack.clone(),
+                pack: Pack {
+                    line_finished,
+                    ..pack.clone()
+                },
                 seed,
                 revision: revision + 1,
             },

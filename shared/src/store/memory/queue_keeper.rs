@@ -312,6 +312,7 @@ impl AdmitQueue for MemoryStore {
             .map(|ordered| ordered.user_id.clone())
             .collect();
         line.state.status = StoredStatus::Finished;
+        tables.mark_line_finished(pack_id);
         let mut marked = 0;
         for user_id in waiting {
             if let Some(entry) = tables.entry_mut(pack_id, &user_id)

@@ -144,6 +144,8 @@ pub const PACK_REVISION: &str = "rev";
 pub const ENTITY: &str = "entity";
 /// A pack's API JSON, every field but `remaining` (a [`PackDocument`](crate::packs::document::PackDocument)).
 pub const PACK_DOC: &str = "doc";
+/// Set (true) by the queue keeper once the pack's line has finished (`lineFinished` in its JSON).
+pub const PACK_LINE_FINISHED: &str = "lineFinished";
 /// A pack's `remaining`, a number, so that purchases can change it with a condition.
 pub const PACK_REMAINING: &str = crate::packs::document::REMAINING;
 

@@ -13,7 +13,7 @@ use crate::store::dynamo::{DynamoStore, classify, number, s};
 use crate::store::packs::{ListActivePacks, ListUpcomingPacks};
 use crate::store::schema::{
     ENDS_AT, GSI1, GSI1_PK, GSI1_SK, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, LISTED_PACKS,
-    PACK_DOC, PACK_REMAINING, PACK_SK, PK, SK, league_pk, pack_pk, team_pk,
+    PACK_DOC, PACK_LINE_FINISHED, PACK_REMAINING, PACK_SK, PK, SK, league_pk, pack_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -53,6 +53,7 @@ impl ListActivePacks for DynamoStore {
             ("#ends".to_owned(), ENDS_AT.to_owned()),
             ("#doc".to_owned(), PACK_DOC.to_owned()),
             ("#remaining".to_owned(), PACK_REMAINING.to_owned()),
+            ("#finished".to_owned(), PACK_LINE_FINISHED.to_owned()),
         ]);
         let mut values = HashMap::from([
             (":listed".to_owned(), s(partition.as_str())),
@@ -74,7 +75,7 @@ impl ListActivePacks for DynamoStore {
             .index_name(index)
             .key_condition_expression("#pk = :listed AND #sk >= :started")
             .filter_expression(filter)
-            .projection_expression("#doc, #remaining, #sk")
+            .projection_expression("#doc, #remaining, #finished, #sk")
             .set_expression_attribute_names(Some(names))
             .set_expression_attribute_values(Some(values))
             .limit(read_limit)
@@ -126,11 +127,12 @@ impl ListUpcomingPacks for DynamoStore {
             .table_name(&self.table)
             .index_name(GSI1)
             .key_condition_expression("#pk = :listed AND #sk < :started")
-            .projection_expression("#doc, #remaining")
+            .projection_expression("#doc, #remaining, #finished")
             .expression_attribute_names("#pk", GSI1_PK)
             .expression_attribute_names("#sk", GSI1_SK)
             .expression_attribute_names("#doc", PACK_DOC)
             .expression_attribute_names("#remaining", PACK_REMAINING)
+            .expression_attribute_names("#finished", PACK_LINE_FINISHED)
             .expression_attribute_values(":listed", s(LISTED_PACKS))
             .expression_attribute_values(":started", s(ListingKey::started_bound(now)))
             .scan_index_forward(false)

@@ -19,9 +19,9 @@ use crate::store::packs::StoredPack;
 use crate::store::schema::{
     DRAW_ITEMS, DRAW_ITEMS_PER_PACK, DRAW_LEAGUE_ID, DRAW_ODDS, DRAW_TEAM_ID, ENDS_AT, ENTITY,
     GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, GSI3_PK, GSI3_SK, LISTED_PACKS, PACK_AMOUNT, PACK_CURRENCY,
-    PACK_DOC, PACK_MAX_PER_USER, PACK_QUEUE, PACK_REMAINING, PACK_REVISION, PACK_SHARDS, PACK_SK,
-    PACK_STATUS, PK, QUEUE_CLOSES_AT, QUEUE_OPENS_AT, QUEUE_PASS_SECONDS, SK, STARTS_AT, SUPPLY_SK,
-    league_pk, pack_pk, supply_pk, team_pk,
+    PACK_DOC, PACK_LINE_FINISHED, PACK_MAX_PER_USER, PACK_QUEUE, PACK_REMAINING, PACK_REVISION,
+    PACK_SHARDS, PACK_SK, PACK_STATUS, PK, QUEUE_CLOSES_AT, QUEUE_OPENS_AT, QUEUE_PASS_SECONDS, SK,
+    STARTS_AT, SUPPLY_SK, league_pk, pack_pk, supply_pk, team_pk,
 };
 use crate::timestamp::Timestamp;
 
@@ -147,7 +147,13 @@ pub fn document_from_item(item: &mut Item) -> Result<PackDocument, StoreError> {
     };
     let remaining = whole_number(item, PACK_REMAINING)
         .ok_or_else(|| corrupt("pack", "no whole `remaining`"))?;
-    PackDocument::from_stored(doc, remaining).map_err(|e| corrupt("pack", &e.to_string()))
+    let line_finished = matches!(
+        item.get(PACK_LINE_FINISHED),
+        Some(AttributeValue::Bool(true))
+    );
+    PackDocument::from_stored(doc, remaining)
+        .map(|document| document.with_line_finished(line_finished))
+        .map_err(|e| corrupt("pack", &e.to_string()))
 }
 
 pub(crate) fn corrupt(what: &str, problem: &str) -> StoreError {
