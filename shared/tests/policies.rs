@@ -5,7 +5,7 @@
 //! file's text and returns the problems, so the tests also prove, on altered copies of the real
 //! file, that a policy reaching further is caught.
 
-mod support;
+use crate::support;
 
 use serde_norway::Value;
 use support::{altered, assert_none, read};

@@ -6,7 +6,7 @@
 //! its IAM policies pinned (policies.rs). Like policies.rs, each of those checkers takes the
 //! file's text and returns the problems, and is shown to catch altered copies of the real file.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

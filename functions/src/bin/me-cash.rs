@@ -9,7 +9,7 @@ use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let state = Arc::new(MeState::from_env().await);
     let store = state.store.clone();
     serve(me_cash_routes().function_app(state), &store).await

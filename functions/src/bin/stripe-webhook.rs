@@ -9,7 +9,7 @@ use shared::runtime::serve;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let state = Arc::new(WebhookState::from_env().await);
     let store = state.store.clone();
     serve(stripe_webhook_routes().function_app(state), &store).await

@@ -230,6 +230,14 @@ pub fn optional_human_check(source: &dyn Source) -> Result<Option<HumanCheck>, C
     }
 }
 
+/// `CLOCK_SKEW_SECONDS`: how far ahead of the system clock this process's clock runs (default 0,
+/// at most a day). For tests only, which reach a line's close or its beacon round without
+/// waiting minutes for it; template.yaml never sets it (a test checks).
+pub fn clock_skew(source: &dyn Source) -> Result<i64, ConfigError> {
+    let seconds = optional_number(source, "CLOCK_SKEW_SECONDS", 0..=86_400)?.unwrap_or(0);
+    Ok(i64::try_from(seconds).unwrap_or_default())
+}
+
 /// `PURCHASE_HOLD_SECONDS`: how long a started purchase holds its unit (default 600, 1-3600).
 pub fn purchase_hold(source: &dyn Source) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs(
