@@ -240,3 +240,14 @@ fn top_up_settings_have_defaults_and_bounds() {
     .unwrap();
     assert_eq!(urls.cancel, "http://localhost:3000/no");
 }
+
+#[test]
+fn a_clock_runs_ahead_only_where_a_test_says_so() {
+    assert_eq!(clock_skew(&[("X", "1")]), Ok(0));
+    assert_eq!(clock_skew(&[("CLOCK_SKEW_SECONDS", "310")]), Ok(310));
+    for bad in ["-5", "86401", "soon"] {
+        assert!(clock_skew(&[("CLOCK_SKEW_SECONDS", bad)]).is_err(), "{bad}");
+    }
+    // A deployed function's clock is the system's: the template never sets it.
+    assert!(!include_str!("../../../template.yaml").contains("CLOCK_SKEW_SECONDS"));
+}
