@@ -1,6 +1,8 @@
 //! `scripts/gen`: writes what follows from the route declaration (read in [`routes`]):
-//! template.yaml's HttpApi events of each function, Cargo.toml's `cargo lambda watch` router and
-//! the event fixtures of infra/events; and openapi.yaml, from the handlers and their types.
+//! template.yaml's resources of each function but its own properties and policies (the head of
+//! its resource with its HttpApi events, its log group and errors alarm: [`template`]),
+//! Cargo.toml's `cargo lambda watch` router and the event fixtures of infra/events; and
+//! openapi.yaml, from the handlers and their types.
 //! `scripts/gen --check` writes nothing and fails, naming the stale files, when one differs; so
 //! does this crate's test, which `cargo test --workspace` runs.
 //!
@@ -9,6 +11,7 @@
 
 mod examples;
 mod fixtures;
+mod functions;
 mod markers;
 mod routes;
 mod template;
@@ -42,10 +45,15 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let default = routes::default_function();
     let mut problems = routes::problems(&routes, &default);
     problems.extend(examples::problems(&routes));
+    problems.extend(functions::problems(&routes));
     if !problems.is_empty() {
         return Err(problems.join("\n"));
     }
-    let template = template::with_events(&read(root, "template.yaml")?, &routes, &default)?;
+    let template = template::generated(
+        &read(root, "template.yaml")?,
+        &functions::functions(&routes),
+        &default,
+    )?;
     let cargo = markers::fill(
         "Cargo.toml",
         &read(root, "Cargo.toml")?,
