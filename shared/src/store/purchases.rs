@@ -1,6 +1,8 @@
 //! The operations on purchases. Each is one atomic write (a conditional write or a transaction)
 //! with every rule that two requests could race inside its condition, after at most one read.
 
+pub mod decide;
+
 use std::future::Future;
 
 use crate::ids::{PackId, PurchaseId, UserId};

@@ -5,6 +5,8 @@
 //! of positions on `admittedThrough` as read, an admission on the entry being `queued`, the end
 //! of a window on it being `admitted` and run out.
 
+pub mod decide;
+
 use std::future::Future;
 
 use crate::ids::{PackId, UserId};

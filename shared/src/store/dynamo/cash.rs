@@ -10,7 +10,8 @@ use super::records::{
     CASH_VERSION, CreditRecord, SCHEMA_VERSION, balance_from_item, credit_record_from_item,
     debit_from_item,
 };
-use super::{Attempts, Cancellation, DynamoStore, Item, classify, number, s};
+use super::transaction::{Reasons, Transaction};
+use super::{Attempts, DynamoStore, Item, classify, number, s};
 use crate::cash::Credit;
 use crate::cash::Debit;
 use crate::cash::ledger::credit_entry_id;
@@ -21,31 +22,29 @@ use crate::store::schema::{CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, PK, SK, cas
 use crate::store::schema::{GSI3_PK, GSI3_SK};
 use crate::timestamp::{Timestamp, time_key};
 
-/// What a cancelled credit transaction says: [0] is the credit entry's put, [1] the balance's
-/// update.
-enum Cancelled {
-    /// The reference has an entry (the old item, when DynamoDB returned it).
-    ReferenceUsed(Option<Item>),
-    /// The balance would pass `u64::MAX`.
-    BalanceFull,
+/// The actions of a credit's transaction: its own two, then those of the write it goes with
+/// (named by `N`: a top-up's update, a claim's puts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CreditAction<N> {
+    /// The credit entry, only while its reference is unused.
+    Entry,
+    /// The balance, only while it stays a `u64`.
+    Balance,
+    /// An action of the write the credit goes with.
+    More(N),
 }
 
-/// `reasons` as [`DynamoStore::transact_credit`] gives them: a condition failed.
-fn cancelled(reasons: &[Cancellation]) -> Cancelled {
-    match reasons.first() {
-        Some(entry) if entry.condition_failed() => Cancelled::ReferenceUsed(entry.item.clone()),
-        _ => Cancelled::BalanceFull,
-    }
-}
+/// A credit on its own: no action after its two.
+type Alone = std::convert::Infallible;
 
 impl DynamoStore {
     /// The transaction of `credit`: the credit entry, only while its reference is unused, and
     /// the balance, only while it stays a `u64`.
-    pub(super) fn credit_transaction(
+    pub(super) fn credit_transaction<N: Copy + PartialEq>(
         &self,
         credit: &Credit,
         at: Timestamp,
-    ) -> Result<[TransactWriteItem; 2], StoreError> {
+    ) -> Result<Transaction<CreditAction<N>>, StoreError> {
         let record = serde_dynamo::to_item::<_, Item>(CreditRecord::new(credit, at))
             .map_err(|e| StoreError::internal_from("credit item", e))?;
         let entry = Put::builder()
@@ -85,32 +84,39 @@ impl DynamoStore {
             .expression_attribute_values(":ceiling", number(u64::MAX - credit.amount.amount))
             .build()
             .map_err(|e| StoreError::internal_from("update", e))?;
-        Ok([
-            TransactWriteItem::builder().put(entry).build(),
-            TransactWriteItem::builder().update(balance).build(),
-        ])
+        Ok(Transaction::new()
+            .with(
+                CreditAction::Entry,
+                TransactWriteItem::builder().put(entry).build(),
+            )
+            .with(
+                CreditAction::Balance,
+                TransactWriteItem::builder().update(balance).build(),
+            ))
     }
 
     /// Runs the transaction of `credit` with `more` actions after its two: `Ok(None)` when
     /// applied, the reasons when a condition failed. Cancelled by conflicts with another
     /// transaction on the same items (nothing written), it is tried again (see [`Attempts`]).
-    pub(super) async fn transact_credit(
+    pub(super) async fn transact_credit<N: Copy + PartialEq>(
         &self,
         credit: &Credit,
         at: Timestamp,
-        more: &[TransactWriteItem],
-    ) -> Result<Option<Vec<Cancellation>>, StoreError> {
+        more: &[(N, TransactWriteItem)],
+    ) -> Result<Option<Reasons<CreditAction<N>>>, StoreError> {
         let mut attempts = Attempts::new("credit");
         loop {
-            let mut actions = Vec::from(self.credit_transaction(credit, at)?);
-            actions.extend_from_slice(more);
+            let mut transaction = self.credit_transaction(credit, at)?;
+            for (name, action) in more {
+                transaction.push(CreditAction::More(*name), action.clone());
+            }
             // The conditions make a repeat change nothing. The SDK also gives each call its own
             // ClientRequestToken and keeps it across its retries, so a retry after a lost answer
             // is answered as the first try was (applied), not as a repeat.
-            let Some(reasons) = self.transact(actions).await? else {
+            let Some(reasons) = self.run(transaction).await? else {
                 return Ok(None);
             };
-            if reasons.iter().any(Cancellation::condition_failed) {
+            if reasons.all().iter().any(|reason| reason.condition_failed()) {
                 return Ok(Some(reasons));
             }
             // Another transaction was on the same items: nothing was written.
@@ -131,21 +137,20 @@ impl CreditCash for DynamoStore {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        let Some(reasons) = self.transact_credit(credit, at, &[]).await? else {
+        let Some(reasons) = self.transact_credit::<Alone>(credit, at, &[]).await? else {
             let balance = self
                 .get_balance(&credit.user_id, &credit.amount.currency)
                 .await?;
             return Ok(CreditOutcome::Credited { balance });
         };
-        match cancelled(&reasons) {
-            Cancelled::ReferenceUsed(old) => {
-                if self.is_same_credit(old, credit).await? {
-                    Ok(CreditOutcome::AlreadyCredited)
-                } else {
-                    Err(CreditCashError::ReferenceReused)
-                }
-            }
-            Cancelled::BalanceFull => Err(CreditCashError::BalanceFull),
+        if !reasons.failed(CreditAction::Entry) {
+            return Err(CreditCashError::BalanceFull);
+        }
+        let old = reasons.of(CreditAction::Entry).item.clone();
+        if self.is_same_credit(old, credit).await? {
+            Ok(CreditOutcome::AlreadyCredited)
+        } else {
+            Err(CreditCashError::ReferenceReused)
         }
     }
 }

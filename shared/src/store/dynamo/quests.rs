@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
+use super::cash::CreditAction;
 use super::fan_view::{Filter, NewestFirst, index_key};
 use super::purchases::PackClaimed;
 use super::records::{QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item};
@@ -25,9 +26,14 @@ use crate::store::schema::{
     quest_sk, rewards_pk, user_pk,
 };
 
-/// The actions of a claim's transaction after the credit's two (its entry, the balance).
-const CLAIM_ACTION: usize = 2;
-const KEY_ACTION: usize = 3;
+/// The actions of a Cash claim's transaction after the credit's two (its entry, the balance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClaimAction {
+    /// The fan's claim of the quest (its key free).
+    Claim,
+    /// The claim's idempotency key (its key free).
+    Key,
+}
 
 impl SeedQuests for DynamoStore {
     async fn seed_quests(&self, quests: &[Quest]) -> Result<(), StoreError> {
@@ -129,24 +135,25 @@ impl DynamoStore {
         &self,
         claim: &Claim,
         credit: &Credit,
-        more: [TransactWriteItem; 2],
+        [claimed, claim_key]: [TransactWriteItem; 2],
     ) -> Result<Claimed, ClaimError> {
+        let more = [(ClaimAction::Claim, claimed), (ClaimAction::Key, claim_key)];
         let Some(reasons) = self
             .transact_credit(credit, claim.claimed_at, &more)
             .await?
         else {
             return Ok(Claimed::Created(claim.clone()));
         };
-        let failed = |at: usize| reasons.get(at).is_some_and(|r| r.condition_failed());
-        if failed(CLAIM_ACTION) {
+        let claim_action = CreditAction::More(ClaimAction::Claim);
+        if reasons.failed(claim_action) {
             return self
-                .claim_taken(claim, reasons[CLAIM_ACTION].item.clone())
+                .claim_taken(claim, reasons.of(claim_action).item.clone())
                 .await;
         }
-        if failed(KEY_ACTION) {
+        if reasons.failed(CreditAction::More(ClaimAction::Key)) {
             return Err(ClaimError::KeyReused);
         }
-        if failed(0) {
+        if reasons.failed(CreditAction::Entry) {
             return Err(
                 StoreError::internal("claim: the quest's credit exists without its claim").into(),
             );

@@ -11,14 +11,14 @@ use super::records::{pack_from_item, share_key, share_units, whole_number};
 use super::{DynamoStore, Item, key, number, s};
 use crate::ids::{PackId, UserId};
 use crate::packs::Pack;
-use crate::queue::admission::{WindowEnd, window_end};
+use crate::queue::admission::WindowEnd;
 use crate::queue::commit::order_page_of;
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::queue::state::{OrderedEntry, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::Condition;
 use crate::store::queue_conditions as conditions;
-use crate::store::queue_keeper::{AdmissionView, AdmitQueue, Ended};
+use crate::store::queue_keeper::{AdmissionView, AdmitQueue, Ended, decide};
 use crate::store::schema::{
     ENTRY_PASS_EXPIRES_AT, ENTRY_STATUS, GSI1_PK, GSI1_SK, PACK_LINE_FINISHED, PACK_SK, PK,
     QUEUE_ADMITTED_THROUGH, QUEUE_BOUGHT, QUEUE_LAPSED, QUEUE_LAST_WAVE_AT, QUEUE_OVER_THROUGH,
@@ -172,11 +172,7 @@ impl AdmitQueue for DynamoStore {
         read: &QueueEntry,
         now: Timestamp,
     ) -> Result<Option<WindowEnd>, StoreError> {
-        let end = window_end(read.bought);
-        let status = match end {
-            WindowEnd::Lapsed => EntryStatus::Lapsed,
-            WindowEnd::Done => EntryStatus::Done,
-        };
+        let (end, status) = decide::end_of_window(read.bought);
         let ended = self
             .update_if(
                 entry_key(&read.pack_id, &read.user_id),
@@ -248,10 +244,7 @@ impl AdmitQueue for DynamoStore {
             .all_entries(pack_id)
             .await?
             .into_iter()
-            .filter(|entry| {
-                entry.status == EntryStatus::Queued
-                    && entry.position.is_some_and(|at| at > admitted_through)
-            })
+            .filter(|entry| decide::sold_out_at_finish(entry, admitted_through))
             .map(|mut entry| {
                 entry.status = EntryStatus::SoldOut;
                 super::queue::whole_entry_item(&entry)

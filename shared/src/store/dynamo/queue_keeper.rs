@@ -20,16 +20,13 @@ use super::records::queue::{
 };
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::ids::PackId;
-use crate::queue::commit::{commit, order, order_pages};
-use crate::queue::entry::{ENTRY_SHARDS, EntryStatus, QueueEntry};
+use crate::queue::entry::{ENTRY_SHARDS, QueueEntry};
 use crate::queue::state::{Beacon, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::Condition;
 use crate::store::dynamo::condition::{render, written};
 use crate::store::queue_conditions as conditions;
-use crate::store::queue_keeper::{
-    CloseQueue, Closed, DrawQueue, Drawn, PendingQueues, check_beacon, check_seed,
-};
+use crate::store::queue_keeper::{CloseQueue, Closed, DrawQueue, Drawn, PendingQueues, decide};
 use crate::store::schema::{
     ENTITY, ENTRANTS_INDEX_SK, GSI1, GSI1_PK, GSI2, GSI2_PK, PENDING_QUEUES, QUEUE_DRAW_LEASE,
     entrants_sk, order_sk, queue_entries_pk, queue_pk,
@@ -237,7 +234,7 @@ impl CloseQueue for DynamoStore {
             .into_iter()
             .map(|entry| entry.entry_id)
             .collect();
-        let commitment = commit(ids);
+        let (commitment, closed) = decide::close(&mut state, ids, now);
         // The pages and their index first: once the state says closed, they are all there. A
         // close run again writes the same items (the set no longer changes).
         let mut index = entrants_index_item(&commitment.index);
@@ -255,8 +252,6 @@ impl CloseQueue for DynamoStore {
             .chain([index])
             .collect();
         self.put_all(pages).await?;
-        commitment.close(&mut state, now);
-        let state_round = state.beacon_round;
         let moved = self
             .move_state(
                 &state,
@@ -271,11 +266,7 @@ impl CloseQueue for DynamoStore {
                 StoredStatus::Open,
             )
             .await?;
-        Ok(moved.then_some(Closed {
-            entrants: commitment.entrants,
-            root: commitment.root,
-            round: state_round,
-        }))
+        Ok(moved.then_some(closed))
     }
 }
 
@@ -317,30 +308,23 @@ impl DrawQueue for DynamoStore {
             .map(queue_seed_from_item)
             .transpose()?
             .ok_or_else(|| StoreError::internal("queue seed: missing for a closed line"))?;
-        let seed = *seed.as_bytes();
-        check_beacon(&state, beacon)?;
-        check_seed(&state, &seed)?;
         let mut entries = self.all_entries(pack_id).await?;
-        let drawn = order(
-            &seed,
-            &beacon.randomness,
+        let draw = decide::draw(
+            &mut state,
+            *seed.as_bytes(),
+            beacon,
             entries
                 .iter()
                 .map(|e| (e.entry_id.clone(), e.user_id.clone()))
                 .collect(),
-        );
-        let positions: std::collections::HashMap<&str, u64> = drawn
-            .iter()
-            .zip(1u64..)
-            .map(|(entry, position)| (entry.entry_id.as_str(), position))
-            .collect();
+        )?;
         for entry in &mut entries {
-            entry.position = positions.get(entry.entry_id.as_str()).copied();
-            entry.status = EntryStatus::Queued;
+            draw.place(entry);
         }
         self.put_all(entries.iter().map(whole_entry_item).collect())
             .await?;
-        let pages = order_pages(&drawn)
+        let pages = draw
+            .pages
             .iter()
             .map(|page| {
                 let mut item = order_page_item(page);
@@ -350,14 +334,9 @@ impl DrawQueue for DynamoStore {
             })
             .collect();
         self.put_all(pages).await?;
-        state.status = StoredStatus::Drawn;
-        state.seed = Some(seed);
-        state.beacon = Some(beacon.clone());
         let moved = self
             .move_state(&state, &["status", "seed", "beacon"], StoredStatus::Closed)
             .await?;
-        Ok(moved.then_some(Drawn {
-            entrants: drawn.len() as u64,
-        }))
+        Ok(moved.then(|| draw.drawn()))
     }
 }

@@ -10,11 +10,12 @@ use aws_sdk_dynamodb::types::{
     ReturnValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 
+use super::cash::CreditAction;
 use super::condition::{render, written};
 use super::records::{
     PendingSlotRecord, SCHEMA_VERSION, TOPUP_VERSION, TopUpRecord, pending_from_item,
 };
-use super::transaction::{put_new, update};
+use super::transaction::{Transaction, put_new, update};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::ids::{TopUpId, UserId};
 use crate::store::StoreError;
@@ -30,6 +31,19 @@ use crate::store::topups::{
 use crate::timestamp::Timestamp;
 use crate::topups::pending::take_pending_slot;
 use crate::topups::{Checkout, TopUp, TopUpStatus};
+
+/// The actions of a create's transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CreateAction {
+    /// The top-up (its key free).
+    TopUp,
+    /// The fan's pending slots gain it, as read.
+    Pending,
+}
+
+/// The action a completion adds to its credit's two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Settle;
 
 fn top_up_key(id: &TopUpId) -> Item {
     key(topup_pk(id), TOPUP_SK)
@@ -69,16 +83,20 @@ impl CreateTopUp for DynamoStore {
                     };
                 }
             };
-            let actions = vec![
-                put_new(&self.table, top_up_item(top_up)?)?,
-                self.take_pending_slot_action(top_up, slot, pending.version)?,
-            ];
-            let Some(reasons) = self.transact(actions).await? else {
+            let transaction = Transaction::new()
+                .with(
+                    CreateAction::TopUp,
+                    put_new(&self.table, top_up_item(top_up)?)?,
+                )
+                .with(
+                    CreateAction::Pending,
+                    self.take_pending_slot_action(top_up, slot, pending.version)?,
+                );
+            let Some(reasons) = self.run(transaction).await? else {
                 return Ok(CreatedTopUp::New(top_up.clone()));
             };
-            // [0] the top-up, [1] the fan's pending slots.
-            if reasons[0].condition_failed() {
-                let existing = match reasons[0].item.clone() {
+            if reasons.failed(CreateAction::TopUp) {
+                let existing = match reasons.of(CreateAction::TopUp).item.clone() {
                     Some(item) => Some(top_up_from_item(item)?),
                     None => self.get_top_up(&top_up.id).await?,
                 };
@@ -86,12 +104,12 @@ impl CreateTopUp for DynamoStore {
                     StoreError::internal("top-up: its put was refused but it cannot be read").into()
                 });
             }
-            if reasons[1].condition_failed() {
+            if reasons.failed(CreateAction::Pending) {
                 // Another create or settlement of this fan's came between: decide on the slots
                 // as they are now.
-                pending = pending_from_item(reasons[1].item.as_ref())?;
+                pending = pending_from_item(reasons.of(CreateAction::Pending).item.as_ref())?;
             }
-            attempts.after(&reasons).await?;
+            attempts.after(reasons.all()).await?;
         }
     }
 }
@@ -276,7 +294,7 @@ impl SettleTopUp for DynamoStore {
             .ok_or_else(|| StoreError::internal("complete: a top-up without a session"))?;
         let credit = top_up.credit();
         let update = self.settle_update(&top_up.id, session_id, TopUpStatus::Completed, Some(at));
-        let more = [TransactWriteItem::builder().update(update).build()];
+        let more = [(Settle, TransactWriteItem::builder().update(update).build())];
         let Some(reasons) = self.transact_credit(&credit, at, &more).await? else {
             let balance = crate::store::cash::GetBalance::get_balance(
                 self,
@@ -287,19 +305,17 @@ impl SettleTopUp for DynamoStore {
             self.free_pending_slot(&top_up.user_id, &top_up.id).await;
             return Ok(CompletedTopUp::Credited { balance });
         };
-        // [0] the credit entry, [1] the balance, [2] the top-up.
-        let failed = |index: usize| reasons.get(index).is_some_and(|r| r.condition_failed());
-        if failed(0) {
+        if reasons.failed(CreditAction::Entry) {
             // The top-up's credit entry exists: credited before, unless an operator used its
             // reference for another credit.
-            let old = reasons[0].item.clone();
+            let old = reasons.of(CreditAction::Entry).item.clone();
             return if self.is_same_credit(old, &credit).await? {
                 Ok(CompletedTopUp::AlreadyCompleted)
             } else {
                 Err(CreditCashError::ReferenceReused)
             };
         }
-        if failed(2) {
+        if reasons.failed(CreditAction::More(Settle)) {
             return Ok(CompletedTopUp::AlreadyCompleted);
         }
         Err(CreditCashError::BalanceFull)

@@ -5,18 +5,21 @@ use super::items::{CashItem, ShareItem};
 use super::queue::EntryItem;
 use super::{MemoryStore, Tables};
 use crate::cash::ledger::LedgerEntry;
-use crate::cash::{Debit, Money};
+
 use crate::ids::{PackId, PurchaseId, UserId};
-use crate::packs::PackStatus;
+use crate::packs::{Pack, PackStatus};
 use crate::purchases::{
-    Buys, CompleteRefusal, Completion, DrawInputs, HoldSlot, Purchase, PurchaseStatus,
-    StartRefusal, StartRequest, check_complete, check_human, check_open, check_start, opened,
-    random_shard, take_hold_slot,
+    Buys, CompleteRefusal, Completion, DrawInputs, Purchase, PurchaseStatus, StartRefusal,
+    StartRequest, check_complete, check_human, check_open, check_start, opened, random_shard,
+    take_hold_slot,
 };
 use crate::queue::admission::give_back;
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, require};
 use crate::store::purchase_conditions as conditions;
+use crate::store::purchases::decide::{
+    Placement, StartRead, StartWrite, pay_write, repeat, start_write,
+};
 use crate::store::purchases::{
     CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
     ReleaseHolds, Released, StartError, StartPurchase, Started,
@@ -107,11 +110,7 @@ impl StartPurchase for MemoryStore {
         let mut tables = self.write();
         let at = (request.user_id.clone(), request.purchase_id.clone());
         if let Some(existing) = tables.purchases.get(&at) {
-            return if request.is_repeated_by(existing) {
-                Ok(Started::Repeated(existing.clone()))
-            } else {
-                Err(StartError::KeyReused)
-            };
+            return repeat(request, existing.clone());
         }
         let buys_at = (request.user_id.clone(), request.pack_id.clone());
         let pack = tables
@@ -153,68 +152,80 @@ impl StartPurchase for MemoryStore {
         let (slot, needed) =
             take_hold_slot(&holds, request.policy, &pack.price, balance, request.now)?;
         let shard = shard.ok_or(StartRefusal::SoldOut)?;
-        let mut purchase = request.purchase(buys, &pack.price, shard, slot);
-        purchase.admitted = admission.is_some();
-        // The conditions DynamoDB's transaction puts on the same writes.
-        let share = ShareItem {
-            pack: &pack,
-            remaining: tables.supply[pack.id.as_str()][shard as usize],
+        let read = StartRead {
+            buys,
+            unpaid_version: holds.version,
+            admitted: admission,
         };
-        require(
-            "start: share",
-            &conditions::share_sells(&pack, request.now),
-            Some(&share),
-        )?;
+        let placement = Placement {
+            shard,
+            slot,
+            needed,
+        };
+        let write = start_write(request, &pack, read, placement);
+        tables.apply_start(request, &pack, write)
+    }
+}
+
+impl Tables {
+    /// A start's writes, each after its condition holds on the item it changes.
+    fn apply_start(
+        &mut self,
+        request: &StartRequest,
+        pack: &Pack,
+        write: StartWrite,
+    ) -> Result<Started, StartError> {
+        let buys_at = (request.user_id.clone(), request.pack_id.clone());
+        let shard = write.purchase.supply_shard;
+        let share = ShareItem {
+            pack,
+            remaining: self.supply[pack.id.as_str()][shard as usize],
+        };
+        require("start: share", &write.share, Some(&share))?;
+        let buys = self.buys.get(&buys_at).copied();
         require(
             "start: buyer's count",
-            &conditions::buys_as_read(buys, pack.max_per_user),
-            tables.buys.get(&buys_at).map(|b| b as &dyn Attributes),
+            &write.buys,
+            buys.as_ref().map(|b| b as &dyn Attributes),
         )?;
         require(
             "start: unpaid holds",
-            &conditions::unpaid_as_read(holds.version),
-            tables
-                .unpaid
+            &write.unpaid_condition,
+            self.unpaid
                 .get(request.user_id.as_str())
                 .map(|h| h as &dyn Attributes),
         )?;
-        if needed > 0 {
+        if let Some(funds) = &write.funds {
             let cash = CashItem {
-                tables: &tables,
+                tables: self,
                 user_id: &request.user_id,
             };
-            require(
-                "start: funds",
-                &conditions::funds_cover(&pack.price.currency, needed),
-                Some(&cash),
-            )?;
+            require("start: funds", funds, Some(&cash))?;
         }
-        if let Some(bought) = admission {
-            tables.take_admission(&pack, request, bought)?;
+        if let Some(entry) = &write.entry {
+            self.take_admission(request, entry)?;
         }
-        let holds = tables
-            .unpaid
-            .entry(request.user_id.to_string())
-            .or_default();
-        holds.version += 1;
-        let slots = &mut holds.slots;
-        if slots.len() <= slot as usize {
-            slots.resize(slot as usize + 1, None);
+        let holds = self.unpaid.entry(request.user_id.to_string()).or_default();
+        holds.version = write.unpaid_version;
+        let slot = write.slot as usize;
+        if holds.slots.len() <= slot {
+            holds.slots.resize(slot + 1, None);
         }
-        slots[slot as usize] = Some(HoldSlot {
-            purchase_id: purchase.id.clone(),
-            expires_at: purchase.expires_at,
-            price: purchase.price.clone(),
-        });
-        tables.move_units(&request.pack_id, shard, -1);
-        tables.buys.insert(
+        holds.slots[slot] = Some(write.hold);
+        self.move_units(&request.pack_id, shard, -1);
+        let held = buys.unwrap_or_default().held + 1;
+        self.buys.insert(
             buys_at,
             Buys {
-                seq: purchase.nonce,
-                held: buys.held + 1,
+                seq: write.seq,
+                held,
             },
         );
-        tables.purchases.insert(at, purchase.clone());
+        let purchase = write.purchase;
+        self.purchases.insert(
+            (request.user_id.clone(), purchase.id.clone()),
+            purchase.clone(),
+        );
         Ok(Started::Created(purchase))
     }
 }
@@ -246,8 +257,7 @@ impl CompletePurchase for MemoryStore {
         let Some(purchase) = tables.purchases.get(&at).cloned() else {
             return Err(CompleteRefusal::NotFound.into());
         };
-        let Money { amount, currency } = purchase.price.clone();
-        let balance = tables.balance(user_id, &currency);
+        let balance = tables.balance(user_id, &purchase.price.currency);
         let sale_ends_at = tables
             .packs
             .get(pack_id.as_str())
@@ -259,54 +269,40 @@ impl CompletePurchase for MemoryStore {
                 Err(CompleteRefusal::Expired.into())
             }
             Completion::Pay => {
-                require(
-                    "complete: purchase",
-                    &conditions::payable(now),
-                    Some(&purchase),
-                )?;
+                let write = pay_write(&purchase, balance, now);
+                require("complete: purchase", &write.payable, Some(&purchase))?;
                 let cash = CashItem {
                     tables: &tables,
                     user_id,
                 };
-                require(
-                    "complete: balance",
-                    &conditions::balance_as_read(&purchase.price, balance),
-                    Some(&cash),
-                )?;
-                let paid = Purchase {
-                    status: PurchaseStatus::Completed,
-                    completed_at: Some(now),
-                    ..purchase
-                };
+                require("complete: balance", &write.balance_as_read, Some(&cash))?;
+                let currency = purchase.price.currency;
                 tables
                     .balances
-                    .insert((user_id.clone(), currency), balance - amount);
-                tables.debits.insert(
-                    (user_id.clone(), purchase_id.clone()),
-                    Debit {
-                        purchase_id: purchase_id.clone(),
-                        amount: paid.price.clone(),
-                        at: now,
-                    },
-                );
+                    .insert((user_id.clone(), currency), write.balance);
+                let debit = write.debit;
                 tables.add_to_ledger(
                     user_id,
-                    LedgerEntry::debit(purchase_id.clone(), paid.price.clone(), now),
+                    LedgerEntry::debit(purchase_id.clone(), debit.amount.clone(), now),
                 );
+                tables
+                    .debits
+                    .insert((user_id.clone(), purchase_id.clone()), debit);
+                let paid = write.paid;
                 tables.purchases.insert(at, paid.clone());
                 *tables.sold.entry(paid.pack_id.to_string()).or_default() += 1;
                 // Paid: no longer one of the fan's unpaid holds, if its slot is still this
                 // purchase's.
-                if let Some(slot) = paid.hold_slot
+                if let Some((slot, holds_it)) = write.slot
                     && let Some(holds) = tables.unpaid.get_mut(user_id.as_str())
-                    && conditions::slot_holds(slot, &paid.id).holds(Some(&*holds))
+                    && holds_it.holds(Some(&*holds))
                 {
                     holds.slots[slot as usize] = None;
                     holds.version += 1;
                 }
                 Ok(Completed::Paid {
                     purchase: paid,
-                    balance: balance - amount,
+                    balance: write.balance,
                 })
             }
         }

@@ -6,18 +6,17 @@ use super::{MemoryStore, Tables};
 use crate::ids::{PackId, UserId};
 use crate::packs::Pack;
 use crate::purchases::{StartRefusal, StartRequest};
-use crate::queue::admission::{Allowance, WindowEnd, start_admission, start_finishes, window_end};
-use crate::queue::commit::{commit, order, order_page_of, order_pages};
+use crate::queue::admission::{WindowEnd, start_admission};
+use crate::queue::commit::order_page_of;
 use crate::queue::entry::{EntryStatus, QueueEntry};
 use crate::queue::state::{Beacon, OrderedEntry, QueueState, StoredStatus};
 use crate::store::StoreError;
 use crate::store::condition::{Attributes, Value, require};
-use crate::store::purchase_conditions;
+use crate::store::purchases::decide::EntryWrite;
 use crate::store::queue::Settled;
 use crate::store::queue_conditions as conditions;
 use crate::store::queue_keeper::{
-    AdmissionView, AdmitQueue, CloseQueue, Closed, DrawQueue, Drawn, Ended, PendingQueues,
-    check_beacon, check_seed,
+    AdmissionView, AdmitQueue, CloseQueue, Closed, DrawQueue, Drawn, Ended, PendingQueues, decide,
 };
 use crate::store::schema::{
     PK, QUEUE_ADMITTED_THROUGH, QUEUE_OVER_THROUGH, QUEUE_STATUS, queue_pk,
@@ -112,21 +111,15 @@ impl CloseQueue for MemoryStore {
             .entries_of(pack_id)
             .map(|entry| entry.entry_id.clone())
             .collect();
-        let commitment = commit(ids);
         let line = tables.line_mut(pack_id)?;
-        commitment.close(&mut line.state, now);
-        let state_round = line.state.beacon_round;
+        let (commitment, closed) = decide::close(&mut line.state, ids, now);
         line.entrant_pages = commitment
             .pages
             .into_iter()
             .map(|page| (page.page, page))
             .collect();
         line.entrants_index = Some(commitment.index);
-        Ok(Some(Closed {
-            entrants: commitment.entrants,
-            root: commitment.root,
-            round: state_round,
-        }))
+        Ok(Some(closed))
     }
 }
 
@@ -142,32 +135,27 @@ impl DrawQueue for MemoryStore {
         if !conditions::state_is(StoredStatus::Closed).holds(Some(&tables.state_item(pack_id)?)) {
             return Ok(None);
         }
-        let line = tables.line_mut(pack_id)?;
-        let seed = *line.seed.as_bytes();
-        check_beacon(&line.state, beacon)?;
-        check_seed(&line.state, &seed)?;
         let entries = tables
             .entries_of(pack_id)
             .map(|e| (e.entry_id.clone(), e.user_id.clone()))
             .collect();
-        let drawn = order(&seed, &beacon.randomness, entries);
-        for (position, ordered) in (1u64..).zip(&drawn) {
-            if let Some(entry) = tables.entry_mut(pack_id, &ordered.user_id) {
-                entry.position = Some(position);
-                entry.status = EntryStatus::Queued;
+        let line = tables.line_mut(pack_id)?;
+        let seed = *line.seed.as_bytes();
+        let mut state = line.state.clone();
+        let draw = decide::draw(&mut state, seed, beacon, entries)?;
+        for ((pack, _), entry) in tables.queue_entries.iter_mut() {
+            if pack == pack_id {
+                draw.place(entry);
             }
         }
         let line = tables.line_mut(pack_id)?;
-        line.order_pages = order_pages(&drawn)
-            .into_iter()
-            .map(|page| (page.page, page))
+        line.state = state;
+        line.order_pages = draw
+            .pages
+            .iter()
+            .map(|page| (page.page, page.clone()))
             .collect();
-        line.state.seed = Some(seed);
-        line.state.beacon = Some(beacon.clone());
-        line.state.status = StoredStatus::Drawn;
-        Ok(Some(Drawn {
-            entrants: drawn.len() as u64,
-        }))
+        Ok(Some(draw.drawn()))
     }
 }
 
@@ -266,11 +254,8 @@ impl AdmitQueue for MemoryStore {
         if !conditions::window_ran_out(now, read.bought).holds(Some(&EntryItem(entry))) {
             return Ok(None);
         }
-        let end = window_end(entry.bought);
-        entry.status = match end {
-            WindowEnd::Lapsed => EntryStatus::Lapsed,
-            WindowEnd::Done => EntryStatus::Done,
-        };
+        let (end, status) = decide::end_of_window(entry.bought);
+        entry.status = status;
         Ok(Some(end))
     }
 
@@ -303,21 +288,11 @@ impl AdmitQueue for MemoryStore {
         if !conditions::finishing(admitted_through).holds(Some(&state)) {
             return Ok(0);
         }
-        let line = tables.line_mut(pack_id)?;
-        let waiting: Vec<UserId> = line
-            .order_pages
-            .values()
-            .flat_map(|page| page.entries.iter())
-            .skip(usize::try_from(admitted_through).unwrap_or(usize::MAX))
-            .map(|ordered| ordered.user_id.clone())
-            .collect();
-        line.state.status = StoredStatus::Finished;
+        tables.line_mut(pack_id)?.state.status = StoredStatus::Finished;
         tables.mark_line_finished(pack_id);
         let mut marked = 0;
-        for user_id in waiting {
-            if let Some(entry) = tables.entry_mut(pack_id, &user_id)
-                && conditions::entry_queued().holds(Some(&EntryItem(entry)))
-            {
+        for ((pack, _), entry) in tables.queue_entries.iter_mut() {
+            if pack == pack_id && decide::sold_out_at_finish(entry, admitted_through) {
                 entry.status = EntryStatus::SoldOut;
                 marked += 1;
             }
@@ -345,25 +320,23 @@ impl Tables {
             .map_err(StartRefusal::NotAdmitted)
     }
 
-    /// The start's update of the fan's entry, on the condition DynamoDB's transaction puts on
-    /// it: one more unit bought, and the admission over (`done`) at the pack's limit.
+    /// The start's update of the fan's entry, after its condition holds on it.
     pub(super) fn take_admission(
         &mut self,
-        pack: &Pack,
         request: &StartRequest,
-        bought: u32,
+        write: &EntryWrite,
     ) -> Result<(), StoreError> {
         let entry = self
             .entry_mut(&request.pack_id, &request.user_id)
             .ok_or_else(|| StoreError::internal("start: the entry went away"))?;
         require(
             "start: queue entry",
-            &purchase_conditions::entry_admits(request.now, bought),
+            &write.condition,
             Some(&EntryItem(entry)),
         )?;
-        entry.bought = bought + 1;
-        if start_finishes(Allowance::of(pack.max_per_user), entry.bought) {
-            entry.status = EntryStatus::Done;
+        entry.bought = write.bought;
+        if let Some(status) = write.done {
+            entry.status = status;
         }
         Ok(())
     }
@@ -373,6 +346,7 @@ impl Tables {
 mod tests {
     use super::*;
     use crate::ids::EntryId;
+    use crate::store::purchase_conditions;
 
     /// The start's condition on the fan's entry, as both stores check it: admitted, the window
     /// open at the start's `now`, `bought` as read.

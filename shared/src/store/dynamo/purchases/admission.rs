@@ -1,6 +1,6 @@
 //! A start on a queued pack (issue 29): the fan's entry read with the start's state, checked
 //! ([`start_admission`]), and updated inside the start's one transaction on the condition that it
-//! still admits them ([`conditions::entry_admits`]): one more unit bought, and the admission
+//! still admits them ([`crate::store::purchase_conditions::entry_admits`]): one more unit bought, and the admission
 //! over (`done`) when that brings the fan to the pack's limit. A cancellation returns the entry
 //! as it is then, which says why (lapsed meanwhile, or another start of theirs came first).
 //! After the line has finished, an entrant's start passes without touching the entry (issue 42):
@@ -11,16 +11,16 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 use crate::ids::PackId;
 use crate::packs::Pack;
 use crate::purchases::{StartRefusal, StartRequest};
-use crate::queue::admission::{Allowance, needs_line_state, start_admission, start_finishes};
-use crate::queue::entry::{EntryStatus, QueueEntry};
+use crate::queue::admission::{needs_line_state, start_admission};
+use crate::queue::entry::QueueEntry;
 use crate::queue::state::StoredStatus;
 use crate::store::StoreError;
 use crate::store::dynamo::queue::{entry_key, state_key};
 use crate::store::dynamo::records::queue::{entry_from_item, state_from_item};
 use crate::store::dynamo::transaction::update;
 use crate::store::dynamo::{DynamoStore, Item, number, s};
-use crate::store::purchase_conditions as conditions;
 use crate::store::purchases::StartError;
+use crate::store::purchases::decide::EntryWrite;
 use crate::store::schema::{ENTRY_BOUGHT, ENTRY_STATUS};
 
 /// The entry of an item a cancellation returned.
@@ -61,23 +61,17 @@ impl DynamoStore {
     }
 }
 
-/// The transaction's update of the fan's entry, who had `bought` before this start.
+/// The transaction's update of the fan's entry, as the start decided it.
 pub(super) fn admission_action(
     table: &str,
-    pack: &Pack,
     request: &StartRequest,
-    bought: u32,
+    entry: &EntryWrite,
 ) -> Result<TransactWriteItem, StoreError> {
-    let next = bought + 1;
-    let (expression, status) = if start_finishes(Allowance::of(pack.max_per_user), next) {
-        (
-            "SET #bought = :next, #status = :done",
-            Some(EntryStatus::Done),
-        )
-    } else {
-        ("SET #bought = :next", None)
+    let (expression, status) = match entry.done {
+        Some(status) => ("SET #bought = :next, #status = :done", Some(status)),
+        None => ("SET #bought = :next", None),
     };
-    let mut values = vec![(":next", number(next))];
+    let mut values = vec![(":next", number(entry.bought))];
     let mut names = vec![("#bought", ENTRY_BOUGHT)];
     if let Some(status) = status {
         values.push((":done", s(status.as_str())));
@@ -87,7 +81,7 @@ pub(super) fn admission_action(
         table,
         entry_key(&request.pack_id, &request.user_id),
         expression,
-        &conditions::entry_admits(request.now, bought),
+        &entry.condition,
         &names,
         values,
     )

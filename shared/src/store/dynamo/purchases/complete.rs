@@ -2,7 +2,6 @@
 
 use super::holds::unpaid_key;
 use super::{balance_in, cash_key, purchase_from_item, purchase_key, status_text};
-use crate::cash::Debit;
 use crate::cash::ledger::debit_entry_id;
 use crate::ids::{PackId, PurchaseId, UserId};
 use crate::purchases::{CompleteRefusal, Completion, Purchase, PurchaseStatus, check_complete};
@@ -11,7 +10,7 @@ use crate::store::dynamo::records::{CASH_VERSION, DebitRecord, SCHEMA_VERSION};
 use crate::store::dynamo::records::{sale_ends_at, share_key};
 use crate::store::dynamo::transaction::{Transaction, counter, put_new, update};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, key, number, s};
-use crate::store::purchase_conditions as conditions;
+use crate::store::purchases::decide::{PayWrite, pay_write};
 use crate::store::purchases::{CompleteError, CompletePurchase, Completed, GetPurchase};
 use crate::store::schema::{
     ENTITY, GSI2_PK, GSI2_SK, PACK_SK, PURCHASE_STATUS, SHARE_SOLD, cash_pk, debit_sk, pack_pk,
@@ -36,25 +35,20 @@ enum PayAction {
 }
 
 impl DynamoStore {
-    /// The completion's transaction: the purchase paid, the balance down by the price from
-    /// exactly `balance`, the debit written.
+    /// The completion's transaction: `write`'s purchase paid, the balance down by the price
+    /// from exactly the balance read, the debit written and, while `free_slot`, the hold's slot.
     fn pay_actions(
         &self,
         purchase: &Purchase,
-        balance: u64,
+        write: &PayWrite,
         free_slot: bool,
-        now: Timestamp,
     ) -> Result<Transaction<PayAction>, StoreError> {
         let table = &self.table;
         let price = &purchase.price;
+        let now = write.debit.at;
         let mut debit = key(cash_pk(&purchase.user_id), &debit_sk(&purchase.id));
-        let record = DebitRecord::from(&Debit {
-            purchase_id: purchase.id.clone(),
-            amount: price.clone(),
-            at: now,
-        });
         debit.extend(
-            serde_dynamo::to_item::<_, Item>(record)
+            serde_dynamo::to_item::<_, Item>(DebitRecord::from(&write.debit))
                 .map_err(|e| StoreError::internal_from("debit item", e))?,
         );
         debit.extend([
@@ -70,7 +64,7 @@ impl DynamoStore {
             table,
             purchase_key(&purchase.user_id, &purchase.id),
             "SET #status = :completed, #completed = :now_text REMOVE #gsi2pk, #gsi2sk",
-            &conditions::payable(now),
+            &write.payable,
             &[
                 ("#status", PURCHASE_STATUS),
                 ("#completed", "completedAt"),
@@ -87,7 +81,7 @@ impl DynamoStore {
             cash_key(&purchase.user_id),
             // A free pack paid from no balance creates the Cash item: it gets a version too.
             "SET #balance = if_not_exists(#balance, :zero) - :price, #sv = :sv",
-            &conditions::balance_as_read(price, balance),
+            &write.balance_as_read,
             &[
                 ("#balance", price.currency.as_str()),
                 ("#sv", SCHEMA_VERSION),
@@ -110,13 +104,13 @@ impl DynamoStore {
             .with(PayAction::Debit, put_new(table, debit)?)
             .with(PayAction::Sold, sold);
         // Paid: no longer one of the fan's unpaid holds, if its slot is still this purchase's.
-        if let Some(slot) = purchase.hold_slot.filter(|_| free_slot) {
-            let slot_name = unpaid_slot(slot);
+        if let Some((slot, holds)) = write.slot.as_ref().filter(|_| free_slot) {
+            let slot_name = unpaid_slot(*slot);
             let slot_freed = update(
                 table,
                 unpaid_key(&purchase.user_id),
                 "REMOVE #slot SET #v = #v + :one",
-                &conditions::slot_holds(slot, &purchase.id),
+                holds,
                 &[("#slot", slot_name.as_str()), ("#v", UNPAID_VERSION)],
                 vec![(":one", number(1))],
             )?;
@@ -196,18 +190,14 @@ impl CompletePurchase for DynamoStore {
                 }
                 Completion::Pay => {}
             }
+            let write = pay_write(&current, balance, now);
             let Some(reasons) = self
-                .run(self.pay_actions(&current, balance, free_slot, now)?)
+                .run(self.pay_actions(&current, &write, free_slot)?)
                 .await?
             else {
-                let paid = Purchase {
-                    status: PurchaseStatus::Completed,
-                    completed_at: Some(now),
-                    ..current
-                };
                 return Ok(Completed::Paid {
-                    balance: balance - paid.price.amount,
-                    purchase: paid,
+                    balance: write.balance,
+                    purchase: write.paid,
                 });
             };
             if reasons.failed(PayAction::Slot) {

@@ -13,11 +13,12 @@ use super::{
 };
 use crate::packs::Pack;
 use crate::purchases::{
-    Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_human,
+    Buys, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_human,
     check_start, random_shard, take_hold_slot,
 };
 use crate::queue::entry::QueueEntry;
 use crate::store::StoreError;
+use crate::store::condition::Condition;
 use crate::store::dynamo::cache::Comeback;
 use crate::store::dynamo::condition::render;
 use crate::store::dynamo::records::{
@@ -26,7 +27,7 @@ use crate::store::dynamo::records::{
 use crate::store::dynamo::records::{pack_from_item, share_key, share_units, terms_attributes};
 use crate::store::dynamo::transaction::{Reasons, Transaction, build, put_new, update};
 use crate::store::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
-use crate::store::purchase_conditions as conditions;
+use crate::store::purchases::decide::{Placement, StartRead, StartWrite, repeat, start_write};
 use crate::store::purchases::{StartError, StartPurchase, Started};
 use crate::store::schema::{
     BUYS_HELD, BUYS_SEQ, ENTITY, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
@@ -52,19 +53,18 @@ enum StartAction {
 }
 
 impl DynamoStore {
-    /// The start's transaction: a unit of the purchase's share, the buyer's count, the new
-    /// purchase, its slot among the fan's unpaid holds and, when `needed` is more than 0, a
-    /// check that the fan's balance covers it.
+    /// The start's transaction: `write`'s unit of the purchase's share, the buyer's count, the
+    /// new purchase, its slot among the fan's unpaid holds and, when asked, the check of the
+    /// fan's balance and the update of their entry in the pack's line.
     fn start_actions(
         &self,
         request: &StartRequest,
-        pack: &Pack,
-        (buys, unpaid_version, admitted): (Buys, u64, Option<u32>),
-        (purchase, slot, needed): (&Purchase, u32, u64),
+        write: &StartWrite,
     ) -> Result<Transaction<StartAction>, StoreError> {
         let table = &self.table;
+        let purchase = &write.purchase;
         let buys_values = vec![
-            (":next", number(purchase.nonce)),
+            (":next", number(write.seq)),
             (":one", number(1)),
             (":zero", number(0)),
             (":entity", s("buys")),
@@ -74,7 +74,7 @@ impl DynamoStore {
             table,
             share_key(&request.pack_id, purchase.supply_shard),
             "SET #remaining = #remaining - :one",
-            &conditions::share_sells(pack, request.now),
+            &write.share,
             &[("#remaining", PACK_REMAINING)],
             vec![(":one", number(1))],
         )?;
@@ -83,7 +83,7 @@ impl DynamoStore {
             buys_key(&request.user_id, &request.pack_id),
             "SET #seq = :next, #held = if_not_exists(#held, :zero) + :one, #entity = :entity, \
              #sv = :sv",
-            &conditions::buys_as_read(buys, pack.max_per_user),
+            &write.buys,
             &[
                 ("#seq", BUYS_SEQ),
                 ("#held", BUYS_HELD),
@@ -99,48 +99,35 @@ impl DynamoStore {
                 StartAction::Purchase,
                 put_new(table, purchase_item(purchase)?)?,
             )
-            .with(
-                StartAction::Unpaid,
-                self.take_slot_action(purchase, slot, unpaid_version)?,
-            );
-        if needed > 0 {
-            transaction.push(StartAction::Funds, self.funds_check(purchase, needed)?);
+            .with(StartAction::Unpaid, self.take_slot_action(write)?);
+        if let Some(funds) = &write.funds {
+            transaction.push(StartAction::Funds, self.funds_check(purchase, funds)?);
         }
-        if let Some(bought) = admitted {
+        if let Some(entry) = &write.entry {
             transaction.push(
                 StartAction::Admission,
-                admission_action(table, pack, request, bought)?,
+                admission_action(table, request, entry)?,
             );
         }
         Ok(transaction)
     }
 
-    /// The fan's unpaid holds gain `purchase` in `slot`, on condition that they are as read
-    /// (`version`): the cap and the funds were decided on them.
-    fn take_slot_action(
-        &self,
-        purchase: &Purchase,
-        slot: u32,
-        version: u64,
-    ) -> Result<TransactWriteItem, StoreError> {
-        let held = HoldSlot {
-            purchase_id: purchase.id.clone(),
-            expires_at: purchase.expires_at,
-            price: purchase.price.clone(),
-        };
-        let held = serde_dynamo::to_attribute_value(HoldSlotRecord::from(&held))
+    /// The fan's unpaid holds gain `write`'s hold in its slot, on condition that they are as
+    /// read: the cap and the funds were decided on them.
+    fn take_slot_action(&self, write: &StartWrite) -> Result<TransactWriteItem, StoreError> {
+        let held = serde_dynamo::to_attribute_value(HoldSlotRecord::from(&write.hold))
             .map_err(|e| StoreError::internal_from("hold slot", e))?;
-        let slot_name = unpaid_slot(slot);
+        let slot_name = unpaid_slot(write.slot);
         let values = vec![
             (":held", held),
-            (":next", number(version + 1)),
+            (":next", number(write.unpaid_version)),
             (":sv", number(PURCHASE_VERSION)),
         ];
         update(
             &self.table,
-            unpaid_key(&purchase.user_id),
+            unpaid_key(&write.purchase.user_id),
             "SET #slot = :held, #v = :next, #sv = :sv",
-            &conditions::unpaid_as_read(version),
+            &write.unpaid_condition,
             &[
                 ("#slot", slot_name.as_str()),
                 ("#v", UNPAID_VERSION),
@@ -150,13 +137,13 @@ impl DynamoStore {
         )
     }
 
-    /// A condition that the buyer's balance in `purchase`'s currency is at least `needed`.
+    /// The check that the buyer's balance holds `funds` (their holds covered).
     fn funds_check(
         &self,
         purchase: &Purchase,
-        needed: u64,
+        funds: &Condition,
     ) -> Result<TransactWriteItem, StoreError> {
-        let condition = render(&conditions::funds_cover(&purchase.price.currency, needed));
+        let condition = render(funds);
         let check = ConditionCheck::builder()
             .table_name(&self.table)
             .set_key(Some(cash_key(&purchase.user_id)))
@@ -486,16 +473,19 @@ impl StartPurchase for DynamoStore {
                 Found::Share(shard) => shard,
                 Found::LookAgain => continue,
             };
-            let mut purchase = request.purchase(state.buys, &pack.price, shard, slot);
-            purchase.admitted = admitted.is_some();
-            let transaction = self.start_actions(
-                request,
-                pack,
-                (state.buys, state.unpaid.version, admitted),
-                (&purchase, slot, needed),
-            )?;
-            let Some(reasons) = self.run(transaction).await? else {
-                return Ok(Started::Created(purchase));
+            let read = StartRead {
+                buys: state.buys,
+                unpaid_version: state.unpaid.version,
+                admitted,
+            };
+            let placement = Placement {
+                shard,
+                slot,
+                needed,
+            };
+            let write = start_write(request, pack, read, placement);
+            let Some(reasons) = self.run(self.start_actions(request, &write)?).await? else {
+                return Ok(Started::Created(write.purchase));
             };
             if reasons.failed(StartAction::Purchase) {
                 // A concurrent request with the same key made the purchase first.
@@ -527,12 +517,3 @@ fn shuffle(items: &mut [u32]) {
 
 /// How many of a pack's expired holds a start releases before answering sold out.
 const RELEASE_BEFORE_SOLD_OUT: usize = 25;
-
-/// The answer to a start whose key already names `existing`.
-fn repeat(request: &StartRequest, existing: Purchase) -> Result<Started, StartError> {
-    if request.is_repeated_by(&existing) {
-        Ok(Started::Repeated(existing))
-    } else {
-        Err(StartError::KeyReused)
-    }
-}
