@@ -8,6 +8,7 @@
 //! over workspace binaries (seed-packs, local-api), and a test of the crate keeps CI honest.
 
 mod examples;
+mod extras;
 mod fixtures;
 mod markers;
 mod routes;
@@ -42,6 +43,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let default = routes::default_function();
     let mut problems = routes::problems(&routes, &default);
     problems.extend(examples::problems(&routes));
+    problems.extend(extras::problems(&routes));
     if !problems.is_empty() {
         return Err(problems.join("\n"));
     }
