@@ -10,6 +10,7 @@
 //! over workspace binaries (seed-packs, local-api), and a test of the crate keeps CI honest.
 
 mod examples;
+mod extras;
 mod fixtures;
 mod functions;
 mod markers;
@@ -46,6 +47,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let mut problems = routes::problems(&routes, &default);
     problems.extend(examples::problems(&routes));
     problems.extend(functions::problems(&routes));
+    problems.extend(extras::problems(&routes));
     if !problems.is_empty() {
         return Err(problems.join("\n"));
     }

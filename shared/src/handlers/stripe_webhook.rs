@@ -71,20 +71,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for WebhookState<S> {
     }
 }
 
-/// The request of the route's event fixture (`infra/events/stripe-webhook.json`): Stripe's own,
-/// with placeholders (`<SESSION>`, `<TOPUP>`, `<SIGNATURE>`) that a test or an operator fills
-/// and signs. Read by scripts/gen only.
-pub const EXAMPLE_EVENT: &str = r#"{"id":"evt_fixture_1","object":"event","type":"checkout.session.completed","data":{"object":{"id":"<SESSION>","object":"checkout.session","client_reference_id":"<TOPUP>","amount_total":1000,"currency":"usd","payment_status":"paid"}}}"#;
-/// Its headers: Stripe's user agent and content type, and the signature.
-pub const EXAMPLE_HEADERS: &[(&str, &str)] = &[
-    (
-        "user-agent",
-        "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
-    ),
-    ("content-type", "application/json; charset=utf-8"),
-    ("stripe-signature", "<SIGNATURE>"),
-];
-
 /// `{"received": true}`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
