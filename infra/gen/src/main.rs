@@ -1,7 +1,8 @@
 //! `scripts/gen`: writes what follows from the route declaration (read in [`routes`]):
 //! template.yaml's resources of each function but its own properties and policies (the head of
 //! its resource with its HttpApi events, its log group and errors alarm: [`template`]),
-//! Cargo.toml's `cargo lambda watch` router and the event fixtures of infra/events; and
+//! Cargo.toml's `cargo lambda watch` router, functions/Cargo.toml's binaries ([`bins`]) and the
+//! event fixtures of infra/events; and
 //! openapi.yaml, from the handlers and their types.
 //! `scripts/gen --check` writes nothing and fails, naming the stale files, when one differs; so
 //! does this crate's test, which `cargo test --workspace` runs.
@@ -9,6 +10,7 @@
 //! A binary of the workspace rather than an xtask: the repository's commands are `scripts/*`
 //! over workspace binaries (seed-packs, local-api), and a test of the crate keeps CI honest.
 
+mod bins;
 mod examples;
 mod extras;
 mod fixtures;
@@ -64,6 +66,10 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
             other => Err(format!("Cargo.toml: unknown region {other:?}")),
         },
     )?;
+    let bins = markers::fill(bins::FILE, &read(root, bins::FILE)?, |name| match name {
+        bins::REGION => Ok(bins::entries(&functions::functions(&routes))),
+        other => Err(format!("{}: unknown region {other:?}", bins::FILE)),
+    })?;
     let mut outputs = vec![
         Output {
             path: "template.yaml".into(),
@@ -72,6 +78,10 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
         Output {
             path: "Cargo.toml".into(),
             text: Some(cargo),
+        },
+        Output {
+            path: bins::FILE.into(),
+            text: Some(bins),
         },
         // From the handlers' `#[utoipa::path]`s and the types they read and write.
         Output {

@@ -35,6 +35,9 @@ fn copy() -> PathBuf {
         .map(|output| output.path)
         .chain(hand_written)
     {
+        if let Some(parent) = copy.join(&path).parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
         std::fs::copy(root.join(&path), copy.join(&path)).unwrap();
     }
     copy
