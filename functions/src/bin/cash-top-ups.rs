@@ -6,6 +6,7 @@ use std::sync::Arc;
 use shared::handlers::top_ups::TopUpState;
 use shared::http::routes::cash_top_ups_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {

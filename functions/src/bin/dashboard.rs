@@ -5,6 +5,7 @@ use std::sync::Arc;
 use shared::handlers::dashboard::DashboardState;
 use shared::http::routes::dashboard_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use shared::handlers::profile::ProfileState;
 use shared::http::routes::me_profile_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use shared::handlers::me::MeState;
 use shared::http::routes::quest_claims_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use shared::beacon::BeaconClient;
+use shared::beacon::client::BeaconClient;
 use shared::handlers::queue_keeper::{KeeperState, keep_queues};
 use shared::runtime::{require, serve_events, store_from_env, warm};
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use shared::handlers::queue::QueueFnState;
 use shared::http::routes::queue_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
