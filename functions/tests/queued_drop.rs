@@ -7,8 +7,9 @@
 //!
 //! The keeper draws with the local beacon (`DRAND_LOCAL_BEACON=1`): a line open now draws with a
 //! quicknet round five minutes after its close, which no recording holds (the drand relays'
-//! path through the binary is `queue_keeper.rs`'s). The round's time is still waited for, as
-//! deployed: this test takes about five and a half minutes.
+//! path through the binary is `queue_keeper.rs`'s). The functions started after the joins run
+//! their clocks ahead (`CLOCK_SKEW_SECONDS`), so that the close and the round's time come in
+//! seconds, as a deployed keeper would meet them minutes later.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -91,12 +92,10 @@ struct Drawn {
     entry: Value,
 }
 
-/// Sleeps until the Unix time `at` (seconds) has passed.
-async fn sleep_until(at: i64) {
+/// The clock skew (`CLOCK_SKEW_SECONDS`) that puts a function just past the Unix time `at`.
+fn skew_past(at: i64) -> String {
     let now = i64::try_from(Timestamp::now().unix_seconds()).unwrap();
-    if at >= now {
-        tokio::time::sleep(Duration::from_secs((at - now + 1).unsigned_abs())).await;
-    }
+    (at - now + 1).max(0).to_string()
 }
 
 #[tokio::test]
@@ -126,9 +125,9 @@ async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
 
     // The close, once the grace for joins under way has passed.
     let closes = i64::try_from(closes_at.unix_seconds()).unwrap();
-    sleep_until(closes + CLOSE_GRACE_SECONDS).await;
-    let keeper = env.spawn(KEEPER, &[("DRAND_LOCAL_BEACON", "1")]).await;
-    keeper.runtime.set_timeout(ONE_PASS);
+    let skew = skew_past(closes + CLOSE_GRACE_SECONDS);
+    let keeper = spawn_keeper(&env, &skew).await;
+    let queue = env.spawn(QUEUE, &with_skew(&vars, &skew)).await;
     assert_eq!(run(&keeper).await, counts(&[("closed", 1)]));
     let line = get(&queue, "", None).await.body["queue"].clone();
     assert_eq!(
@@ -144,7 +143,9 @@ async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
     let round = line["beacon"]["round"]
         .as_u64()
         .expect("the round, public from the start");
-    sleep_until(quicknet::time_of(round)).await;
+    let skew = skew_past(quicknet::time_of(round));
+    let keeper = spawn_keeper(&env, &skew).await;
+    let queue = env.spawn(QUEUE, &with_skew(&vars, &skew)).await;
     assert_eq!(run(&keeper).await, counts(&[("drawn", 1)]));
     let line = get(&queue, "", None).await;
     assert_eq!(line.body["queue"]["status"], "drawn");
@@ -186,10 +187,9 @@ async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
     verify_positions(&queue, &by_position).await;
 
     // Only admitted fans start; each pays with Cash.
-    let start = env
-        .spawn(START, &[("RATE_LIMIT_START", "fan=10/10,addr=1000000/10")])
-        .await;
-    let complete = env.spawn(COMPLETE, &[]).await;
+    let limits = [("RATE_LIMIT_START", "fan=10/10,addr=1000000/10")];
+    let start = env.spawn(START, &with_skew(&limits, &skew)).await;
+    let complete = env.spawn(COMPLETE, &with_skew(&[], &skew)).await;
     for Drawn { position, user, .. } in &by_position[3..] {
         let refused = start
             .call(&start_event(PACK, Some(&fan(user)), Some("k"), None))
@@ -236,9 +236,8 @@ async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
     assert_eq!(statuses, ["done", "done", "done", "sold_out", "sold_out"]);
     // unitsSold is the pack's `remaining` summary, which release-holds refreshes from the shares
     // every minute: its run, as scheduled.
-    let sweep = env
-        .spawn(RELEASE_HOLDS, &[("SUMMARY_REFRESH_AGAIN_SECONDS", "0")])
-        .await;
+    let refresh = [("SUMMARY_REFRESH_AGAIN_SECONDS", "0")];
+    let sweep = env.spawn(RELEASE_HOLDS, &with_skew(&refresh, &skew)).await;
     let swept = sweep.invoke(fixture("release-holds", None)).await;
     assert!(matches!(swept, Outcome::Response(_)), "{swept:?}");
     let report = get(&queue, "/report", None).await;
@@ -248,6 +247,22 @@ async fn a_queued_drop_sells_to_admitted_fans_in_drawn_order() {
             "unitsSold": 3, "unitsLeft": 0, "lastAdmittedPosition": 3,
             "excluded": {"human_check_failed": 0}}})
     );
+}
+
+/// The keeper, its clock `skew` seconds ahead, drawing with the local beacon.
+async fn spawn_keeper(env: &PurchaseEnv, skew: &str) -> Function {
+    let keeper = env
+        .spawn(KEEPER, &with_skew(&[("DRAND_LOCAL_BEACON", "1")], skew))
+        .await;
+    keeper.runtime.set_timeout(ONE_PASS);
+    keeper
+}
+
+/// `vars` and `CLOCK_SKEW_SECONDS`.
+fn with_skew<'a>(vars: &[(&'a str, &'a str)], skew: &'a str) -> Vec<(&'a str, &'a str)> {
+    let mut vars = vars.to_vec();
+    vars.push(("CLOCK_SKEW_SECONDS", skew));
+    vars
 }
 
 /// The function's timeout for keeper runs: its 10 s reserve plus 2 s, one pass each.

@@ -4,7 +4,8 @@
 //! - Domain, one module per aggregate, rules as plain functions with typed errors:
 //!   [`packs`] (model, listing, seeding rules, the fair draw), [`purchases`] (holds, limits,
 //!   payment), [`cash`] (balances and their ledger), [`links`]; [`truthy`],
-//!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`topups`] (Cash bought through
+//!   [`timestamp`]; [`ids`], the typed ids every layer passes; [`json_schema`], their schemas;
+//!   [`topups`] (Cash bought through
 //!   Stripe Checkout: top-ups, Stripe's signed events and its API); the fan app around the packs
 //!   (docs/fan-app.md): [`catalog`] (leagues and teams), [`profile`] (display names, the
 //!   `PATCH /api/me` body), [`wallets`] (linked identities, ids from canonical JSON),
@@ -18,8 +19,9 @@
 //! - [`auth`]: session-token (JWT) verification against the identity provider's JWKS.
 //! - [`store`]: storage traits per aggregate, on DynamoDB and in memory; [`store::schema`] is the
 //!   table.
-//! - [`config`], [`secret`], [`aws`], [`http_client`], [`telemetry`], [`runtime`]: what a cold
-//!   start reads and builds once, and the Lambda loops around a router or an event handler.
+//! - [`config`], [`secret`], [`aws`], [`http_client`], [`telemetry`], [`runtime`], [`states`]:
+//!   what a cold start reads and builds once, and the Lambda loops around a router or an event
+//!   handler.
 //! - [`beacon`]: drand quicknet beacons, fetched from its relays and verified; [`hex`]: bytes as
 //!   hex in JSON.
 
@@ -36,6 +38,7 @@ pub mod http;
 pub mod http_client;
 pub mod humancheck;
 pub mod ids;
+pub mod json_schema;
 pub mod leaderboards;
 pub mod links;
 pub mod locker_room;
@@ -50,6 +53,7 @@ pub mod ratelimit;
 pub mod runtime;
 pub mod secret;
 pub mod slots;
+pub mod states;
 pub mod store;
 pub mod telemetry;
 pub mod text;

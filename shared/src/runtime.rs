@@ -37,6 +37,13 @@ pub fn require<T>(result: Result<T, ConfigError>) -> T {
     })
 }
 
+/// What every function does first: JSON logs on standard output, and its clock
+/// ([`config::clock_skew`], 0 unless a test set it).
+pub fn cold_start() {
+    crate::telemetry::init_json();
+    crate::timestamp::skew_clock(require(config::clock_skew(&Env)));
+}
+
 /// The longest a cold start waits for its prefetches (the DynamoDB connection, the JWKS).
 pub const PREFETCH_BUDGET: std::time::Duration = std::time::Duration::from_millis(1500);
 

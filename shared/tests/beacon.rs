@@ -3,7 +3,8 @@
 //! lying, down, stalled, not there yet), and the local beacon, refused by a deployed client.
 
 use aws_lc_rs::digest;
-use shared::beacon::{self, Beacon, BeaconClient, BeaconError, BeaconSource, quicknet};
+use shared::beacon::client::{BeaconClient, BeaconSource};
+use shared::beacon::{self, Beacon, BeaconError, quicknet};
 use shared::config::{ConfigError, beacon_source};
 use testkit::drand::{self as stub, DrandStub, Mode};
 

@@ -3,7 +3,7 @@
 //! `template.yaml` sets on that function (beside the globals), so that the table an operator
 //! reads cannot fall behind the stack again.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 

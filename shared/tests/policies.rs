@@ -1,11 +1,14 @@
-//! Each function's IAM policy, pinned: exactly the DynamoDB actions it uses, on only the key
-//! prefixes it reads or writes (`dynamodb:LeadingKeys`), and no server seed (`DRAW#`), money or
-//! top-up within reach but of the functions that must reach one. Least privilege is reviewed, not
-//! generated: these policies are written by hand in template.yaml, and each checker takes the
-//! file's text and returns the problems, so the tests also prove, on altered copies of the real
-//! file, that a policy reaching further is caught.
+//! Each function's IAM policy: exactly the DynamoDB actions it uses, on only the key prefixes it
+//! reads or writes (`dynamodb:LeadingKeys`), and no server seed (`DRAW#`), money or top-up within
+//! reach but of the functions that must reach one. Least privilege is reviewed, not generated:
+//! these policies are written once, by hand, in template.yaml; a snapshot of them
+//! (`policies/functions.yaml`) shows a change of one in the diff. Each checker takes the file's
+//! text and returns the problems, so the tests also prove, on altered copies of the real file,
+//! that a policy reaching further is caught.
 
-mod support;
+use crate::support;
+
+use std::collections::BTreeSet;
 
 use serde_norway::Value;
 use support::{altered, assert_none, read};
@@ -299,6 +302,64 @@ fn a_policy_that_reaches_further_is_caught() {
     }
 }
 
+/// The snapshot of every function's policy, by binary: what the template's policies are. The
+/// policy test rewrites it on request ([`UPDATE`]), so that a reviewer reads a change of what a
+/// function may reach in its diff and nobody types a policy twice.
+const SNAPSHOT: &str = "shared/tests/policies/functions.yaml";
+const UPDATE: &str = "UPDATE_SNAPSHOTS=1 cargo test -p shared --test integration policies::";
+
+/// The snapshot's text, of the template `template_text`.
+fn policies_snapshot(template_text: &str) -> String {
+    let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
+    let mut policies = serde_norway::Mapping::new();
+    for (_, resource) in template["Resources"].as_mapping().expect("Resources") {
+        if resource["Type"].as_str() == Some("AWS::Serverless::Function") {
+            policies.insert(
+                resource["Metadata"]["BuildProperties"]["Binary"].clone(),
+                resource["Properties"]["Policies"].clone(),
+            );
+        }
+    }
+    let yaml = serde_norway::to_string(&policies).expect("the policies serialize");
+    format!(
+        "# Each function's IAM policy in template.yaml, by binary. A snapshot, not a source: the\n\
+         # policies are written once, in template.yaml, and shared/tests/policies.rs checks this file\n\
+         # is theirs; `{UPDATE}` rewrites it. A change here\n\
+         # is a change of what a function may reach: review it with the reasons in that test.\n{yaml}"
+    )
+}
+
+/// The functions whose policy differs between two snapshots (every one when one does not parse).
+fn differing(committed: &str, snapshot: &str) -> Vec<String> {
+    let parse = |text| serde_norway::from_str::<serde_norway::Mapping>(text).unwrap_or_default();
+    let (committed, snapshot) = (parse(committed), parse(snapshot));
+    let functions: BTreeSet<String> = committed
+        .keys()
+        .chain(snapshot.keys())
+        .filter(|function| committed.get(*function) != snapshot.get(*function))
+        .filter_map(text)
+        .collect();
+    functions.into_iter().collect()
+}
+
+#[test]
+fn a_policy_changed_in_the_template_alone_is_caught() {
+    let template = read("template.yaml");
+    let snapshot = policies_snapshot(&template);
+    assert_eq!(differing(&snapshot, &snapshot), Vec::<String>::new());
+    let changed = altered_in(
+        &template,
+        "  MeWalletsFunction:",
+        "- dynamodb:DeleteItem",
+        "- dynamodb:PutItem",
+    );
+    assert_ne!(policies_snapshot(&changed), snapshot);
+    assert_eq!(
+        differing(&snapshot, &policies_snapshot(&changed)),
+        ["me-wallets"]
+    );
+}
+
 /// Each function may use only the DynamoDB actions it needs, on only what it reads or writes
 /// (`dynamodb:LeadingKeys`); read `shared/src/store/dynamo/*.rs` for the calls:
 /// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
@@ -374,18 +435,26 @@ fn a_policy_that_reaches_further_is_caught() {
 ///   release: dead holds are the sweep's.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
-    let template: Value = serde_norway::from_str(&read("template.yaml")).unwrap();
-    let expected: Value = serde_norway::from_str(include_str!("policies/functions.yaml")).unwrap();
-    let mut policies = serde_norway::Mapping::new();
-    for (_, resource) in template["Resources"].as_mapping().unwrap() {
-        if resource["Type"].as_str() == Some("AWS::Serverless::Function") {
-            policies.insert(
-                resource["Metadata"]["BuildProperties"]["Binary"].clone(),
-                resource["Properties"]["Policies"].clone(),
+    let snapshot = policies_snapshot(&read("template.yaml"));
+    let committed = read(SNAPSHOT);
+    if committed != snapshot {
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            let path = format!("{}/../{SNAPSHOT}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::write(&path, &snapshot).unwrap_or_else(|e| panic!("{path}: {e}"));
+            eprintln!("wrote {SNAPSHOT}");
+        } else {
+            let functions = differing(&committed, &snapshot);
+            let how = if functions.is_empty() {
+                "the same policies, written otherwise".to_owned()
+            } else {
+                format!("those of {} differ", functions.join(", "))
+            };
+            panic!(
+                "{SNAPSHOT} is not template.yaml's policies ({how}); review the change with the \
+                 reasons above this test, then run `{UPDATE}` and commit the snapshot"
             );
         }
     }
-    assert_eq!(Value::Mapping(policies), expected);
     // The prefixes are the store's.
     assert_eq!(shared::store::schema::DRAW_PREFIX, "DRAW#");
     assert_eq!(
@@ -501,8 +570,13 @@ fn the_wallets_policy_cannot_reach_further() {
 /// Whether the policy checks catch `template` with `from` made `to` in the part that begins
 /// with `resource` (a function's resource name, as `  MeCashFunction:`).
 fn caught_in(template: &str, resource: &str, from: &str, to: &str) -> bool {
+    !policy_problems(&altered_in(template, resource, from, to)).is_empty()
+}
+
+/// `template` with `from` made `to` in the part that begins with `resource`.
+fn altered_in(template: &str, resource: &str, from: &str, to: &str) -> String {
     let (before, after) = template.split_at(template.find(resource).unwrap());
-    !policy_problems(&format!("{before}{}", altered(after, from, to))).is_empty()
+    format!("{before}{}", altered(after, from, to))
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use shared::beacon::BeaconClient;
+use shared::beacon::client::BeaconClient;
 use shared::handlers::dashboard::queue_part;
 use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};

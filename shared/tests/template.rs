@@ -2,11 +2,12 @@
 //! on moto_server is described and compared with the template's declaration); the functions'
 //! build; and what an operator relies on in a drop: an alarm on every function's errors, the
 //! sweep of expired holds kept running (scheduled, with its event fixture), and a dashboard that
-//! shows every metric of `shared::metrics`. Its HttpApi events are generated (`scripts/gen`) and
-//! its IAM policies pinned (policies.rs). Like policies.rs, each of those checkers takes the
-//! file's text and returns the problems, and is shown to catch altered copies of the real file.
+//! shows every metric of `shared::metrics`. Its functions' heads, events, log groups and errors
+//! alarms are generated (`scripts/gen`) and its IAM policies snapshotted (policies.rs). Like
+//! policies.rs, each of those checkers takes the file's text and returns the problems, and is
+//! shown to catch altered copies of the real file.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -3,7 +3,7 @@
 //! 5xx shows them), and the create's own throttle, below Stripe's documented rate limit. Each
 //! checker takes the file's text and returns the problems, and is shown to catch altered copies.
 
-mod support;
+use crate::support;
 
 use serde_norway::Value;
 use shared::metrics::{DIMENSION, Metric, NAMESPACE};

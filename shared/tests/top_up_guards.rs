@@ -4,7 +4,7 @@
 //! credit) is answered 200, credits nothing, and is counted for the alarm; and every call to
 //! Stripe pins its API version and turns Adaptive Pricing off (the stub refuses it otherwise).
 
-mod top_ups_api;
+use crate::top_ups_api;
 
 use shared::cash::parse_credit;
 use shared::metrics::{self, Metric, Recorded};

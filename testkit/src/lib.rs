@@ -24,6 +24,9 @@ pub mod http_stub;
 pub mod logs;
 pub mod mine;
 pub mod moto;
+// moto's and key_rollback.py's transactions compared: unit tests, one test binary for the crate.
+#[cfg(test)]
+mod moto_rollback_tests;
 pub mod openings;
 pub mod packs;
 pub mod profiles;

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use shared::beacon::{BeaconClient, BeaconSource, quicknet};
+use shared::beacon::client::{BeaconClient, BeaconSource};
+use shared::beacon::quicknet;
 use shared::handlers::queue::QueueFnState;
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::http::routes::queue_routes;

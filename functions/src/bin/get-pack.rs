@@ -8,7 +8,7 @@ use shared::runtime::{serve, store_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let (store, dynamodb) = store_from_env();
     warm(&dynamodb, None).await;
     let state = Arc::new(GetPackState {

@@ -11,7 +11,7 @@ use shared::runtime::{require, serve, store_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let (store, dynamodb) = store_from_env();
     let cursors = CursorSigner::new(&require(cursor_secret(&Env)));
     warm(&dynamodb, None).await;

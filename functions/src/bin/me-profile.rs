@@ -5,10 +5,11 @@ use std::sync::Arc;
 use shared::handlers::profile::ProfileState;
 use shared::http::routes::me_profile_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let state = Arc::new(ProfileState::from_env().await);
     let store = state.store.clone();
     serve(me_profile_routes().function_app(state), &store).await

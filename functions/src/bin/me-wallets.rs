@@ -9,7 +9,7 @@ use shared::runtime::{serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let verifier = verifier_from_env();
     let (store, dynamodb) = store_from_env();
     warm(&dynamodb, Some(&verifier)).await;

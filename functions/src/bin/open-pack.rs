@@ -8,7 +8,7 @@ use shared::runtime::{purchase_state, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let state = Arc::new(purchase_state().await);
     let store = state.store.clone();
     serve(open_pack_routes().function_app(state), &store).await

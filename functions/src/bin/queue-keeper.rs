@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use shared::beacon::BeaconClient;
+use shared::beacon::client::BeaconClient;
 use shared::handlers::queue_keeper::{KeeperState, keep_queues};
 use shared::runtime::{require, serve_events, store_from_env, warm};
 
@@ -21,7 +21,7 @@ const EVERY: Duration = Duration::from_secs(5);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let (store, dynamodb) = store_from_env();
     // DRAND_URLS (template.yaml's DrandUrls): drand's relays, each answer verified.
     let source = require(shared::config::beacon_source(&shared::config::Env));

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use shared::handlers::queue::QueueFnState;
 use shared::http::routes::queue_routes;
 use shared::runtime::serve;
+use shared::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let state = Arc::new(QueueFnState::from_env().await);
     let store = state.store.clone();
     serve(queue_routes().function_app(state), &store).await

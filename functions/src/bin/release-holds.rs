@@ -16,7 +16,7 @@ const BUDGET: Duration = Duration::from_secs(45);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    shared::telemetry::init_json();
+    shared::runtime::cold_start();
     let (store, dynamodb) = store_from_env();
     // A second refresh of the packs' summaries half a schedule period after the first: what fans
     // see of `remaining` is then at most about 30 s behind (BENCHMARKS.md, capacity).

@@ -1,8 +1,8 @@
-//! Each route's SAM event and example request, from its declaration alone: its line in the
-//! `functions!` table ([`shared::http::routes::RouteExtra`]: a legacy event name, throttling, the
-//! fixture's name, query, body, idempotency key and headers) and its handler's operation (the
-//! event's name, its operation id in PascalCase; a token when the operation asks for one; the
-//! path's values, its path parameters' examples).
+//! Each route's SAM event and example request, from its declaration alone: its extras
+//! ([`crate::extras::RouteExtra`]: a legacy event name, throttling, the fixture's name, query,
+//! body, idempotency key and headers) and its handler's operation (the event's name, its
+//! operation id in PascalCase; a token when the operation asks for one; the path's values, its
+//! path parameters' examples).
 //!
 //! The fixtures' ids are the declaration's examples, and those chain: the purchase is the one the
 //! start fixture's key makes for the user `me` (ids derive from the user and the key), and so is
@@ -104,9 +104,8 @@ pub fn problems(routes: &[RouteSpec]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use shared::http::routes::RouteExtra;
-
     use super::*;
+    use crate::extras::RouteExtra;
 
     fn route(method: &str, path: &str, operation_id: &str, extra: RouteExtra) -> RouteSpec {
         RouteSpec {

@@ -1,14 +1,20 @@
 //! `scripts/gen`: writes what follows from the route declaration (read in [`routes`]):
-//! template.yaml's HttpApi events of each function, Cargo.toml's `cargo lambda watch` router and
-//! the event fixtures of infra/events; and openapi.yaml, from the handlers and their types.
+//! template.yaml's resources of each function but its own properties and policies (the head of
+//! its resource with its HttpApi events, its log group and errors alarm: [`template`]),
+//! Cargo.toml's `cargo lambda watch` router, functions/Cargo.toml's binaries ([`bins`]) and the
+//! event fixtures of infra/events; and
+//! openapi.yaml, from the handlers and their types.
 //! `scripts/gen --check` writes nothing and fails, naming the stale files, when one differs; so
 //! does this crate's test, which `cargo test --workspace` runs.
 //!
 //! A binary of the workspace rather than an xtask: the repository's commands are `scripts/*`
 //! over workspace binaries (seed-packs, local-api), and a test of the crate keeps CI honest.
 
+mod bins;
 mod examples;
+mod extras;
 mod fixtures;
+mod functions;
 mod markers;
 mod routes;
 mod template;
@@ -42,10 +48,16 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
     let default = routes::default_function();
     let mut problems = routes::problems(&routes, &default);
     problems.extend(examples::problems(&routes));
+    problems.extend(functions::problems(&routes));
+    problems.extend(extras::problems(&routes));
     if !problems.is_empty() {
         return Err(problems.join("\n"));
     }
-    let template = template::with_events(&read(root, "template.yaml")?, &routes, &default)?;
+    let template = template::generated(
+        &read(root, "template.yaml")?,
+        &functions::functions(&routes),
+        &default,
+    )?;
     let cargo = markers::fill(
         "Cargo.toml",
         &read(root, "Cargo.toml")?,
@@ -54,6 +66,10 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
             other => Err(format!("Cargo.toml: unknown region {other:?}")),
         },
     )?;
+    let bins = markers::fill(bins::FILE, &read(root, bins::FILE)?, |name| match name {
+        bins::REGION => Ok(bins::entries(&functions::functions(&routes))),
+        other => Err(format!("{}: unknown region {other:?}", bins::FILE)),
+    })?;
     let mut outputs = vec![
         Output {
             path: "template.yaml".into(),
@@ -62,6 +78,10 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
         Output {
             path: "Cargo.toml".into(),
             text: Some(cargo),
+        },
+        Output {
+            path: bins::FILE.into(),
+            text: Some(bins),
         },
         // From the handlers' `#[utoipa::path]`s and the types they read and write.
         Output {

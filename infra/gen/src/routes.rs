@@ -1,9 +1,10 @@
 //! The route declaration, read in one place: everything the generator writes follows from
-//! [`routes`] (each route with its line's extras and its operation in the OpenAPI document) and
+//! [`routes`] (each route with its operation in the OpenAPI document and its extras) and
 //! [`default_function`]. When the declaration changes shape, only this file changes.
 
 use serde_json::Value;
-use shared::http::routes::RouteExtra;
+
+use crate::extras::{self, RouteExtra};
 
 /// The methods a client may send to a routed path: the watch router lists each of them.
 pub const METHODS: [&str; 7] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
@@ -14,7 +15,7 @@ pub struct RouteSpec {
     pub function: String,
     pub method: String,
     pub path: String,
-    /// What its line in the `functions!` table adds.
+    /// What its event and fixture need besides ([`crate::extras`]).
     pub extra: RouteExtra,
     /// Its operation's id (`getPack`).
     pub operation_id: String,
@@ -35,17 +36,16 @@ impl RouteSpec {
 pub fn routes() -> Vec<RouteSpec> {
     let document =
         serde_json::to_value(shared::openapi::openapi()).expect("the OpenAPI document is JSON");
-    shared::http::routes::route_extras()
-        .into_iter()
-        .map(|(route, extra)| {
+    shared::http::routes::routes()
+        .iter()
+        .map(|route| {
             let method = route.method.to_string();
             let operation = &document["paths"][&route.path][method.to_lowercase()];
+            let operation_id = operation["operationId"].as_str().unwrap_or_default();
             RouteSpec {
                 function: route.function.to_owned(),
-                operation_id: operation["operationId"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
+                extra: extras::extra(route.function, operation_id),
+                operation_id: operation_id.to_owned(),
                 // An operation's own `security`, else the document's; `[]`: public.
                 signed_in: [&operation["security"], &document["security"]]
                     .into_iter()
@@ -57,8 +57,7 @@ pub fn routes() -> Vec<RouteSpec> {
                     .map(|name| (name.to_owned(), path_example(operation, name)))
                     .collect(),
                 method,
-                path: route.path,
-                extra,
+                path: route.path.clone(),
             }
         })
         .collect()

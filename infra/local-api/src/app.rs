@@ -1,5 +1,5 @@
 //! Every function over one store, as one process serves them, for `local-api` and the drop
-//! benchmark's `drop-api` alike: the `functions!` table's routes, each state built by its own
+//! benchmark's `drop-api` alike: every function's routes, each state built by its own
 //! `LocalState` constructor (a new function adds nothing here), with this server's stand-ins
 //! for Stripe and Turnstile.
 
@@ -43,7 +43,7 @@ pub struct AppSettings {
 }
 
 impl App {
-    /// Every function's state over `store`, and its routes, from the `functions!` table
+    /// Every function's state over `store`, and its routes, from each function's constructor
     /// ([`local_routes`]), with Stripe and Turnstile's stand-ins on this server. Panics if
     /// `settings.auth` does not make a verifier: both callers check it (or build it from
     /// constants) before.

@@ -24,7 +24,7 @@ use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
-use shared::beacon::{BeaconClient, BeaconSource};
+use shared::beacon::client::{BeaconClient, BeaconSource};
 use shared::handlers::queue_keeper::{KeeperRun, pass};
 use shared::handlers::release_holds::{SweepState, release_holds};
 use shared::http::error::{ApiError, ErrorCode};

@@ -4,7 +4,7 @@
 //! `Content-Length` over the handler's limit at once and stops reading a chunked body just past
 //! it. Each answer comes while the client still has body to send.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

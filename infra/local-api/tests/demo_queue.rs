@@ -3,7 +3,7 @@
 //! `openapi.yaml`. (The draw follows 5 minutes after the close, as deployed: the binaries'
 //! end-to-end test, `functions/tests/queued_drop.rs`, waits it out.)
 
-mod common;
+use crate::common;
 
 use common::LocalApi;
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! `scripts/local`'s example flow (start, pay, open a pack as the demo user), then the fan's own
 //! view answers what it did, every answer checked against `openapi.yaml`.
 
-mod common;
+use crate::common;
 
 use common::LocalApi;
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! oversized and malformed bodies. It must answer each with the JSON error, stay up, keep serving
 //! valid requests, and log no token, payload or e-mail address.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! verifier fetching the local JWKS over loopback) answers as `openapi.yaml` says: every status
 //! it returns is documented for the operation, and every body matches the documented schema.
 
-mod common;
+use crate::common;
 
 use common::LocalApi;
 use serde_json::{Value, json};

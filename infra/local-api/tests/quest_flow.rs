@@ -5,7 +5,7 @@
 //! demo user on the global board, scored with `SCORE_WEIGHTS` as the functions score; the home
 //! screen (`GET /api/dashboard`) then shows the Cash, the completed quest, the drops and the rank.
 
-mod common;
+use crate::common;
 
 use common::LocalApi;
 use serde_json::{Value, json};

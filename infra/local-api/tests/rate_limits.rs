@@ -2,7 +2,7 @@
 //! the functions count on API Gateway's `sourceIp` (`RATE_LIMIT_*`): the fields on every answer of
 //! a limited route, the 429 past a quota, and the routes outside the API not limited.
 
-mod common;
+use crate::common;
 
 use common::LocalApi;
 

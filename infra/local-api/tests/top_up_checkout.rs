@@ -6,7 +6,7 @@
 //! session ids cannot be guessed), and its webhook secret is printed (and can be chosen), so
 //! that a developer can sign the events its page has no button for.
 
-mod common;
+use crate::common;
 
 use common::LocalApi;
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! The public randomness of the waiting room's draw: a round of drand's quicknet
-//! ([`quicknet`]), fetched from drand's HTTP relays ([`BeaconClient`]) and checked before use
+//! ([`quicknet`]), fetched from drand's HTTP relays (`client::BeaconClient`) and checked before use
 //! ([`verify`]): its BLS signature against quicknet's public key (drand-verify's
 //! [`G2PubkeyRfc`]), and its randomness against the SHA-256 of that signature. Nobody, the
 //! service included, knows a round's randomness before the League of Entropy's threshold of
@@ -7,9 +7,9 @@
 //!
 //! `scripts/local`, which cannot reach drand, uses a [`local`] beacon: chain `"local"`,
 //! randomness derived from the round alone, accepted only by a client built with
-//! [`BeaconSource::Local`] (`DRAND_LOCAL_BEACON`, which no deployed function sets).
+//! `client::BeaconSource::Local` (`DRAND_LOCAL_BEACON`, which no deployed function sets).
 
-mod client;
+pub mod client;
 pub mod quicknet;
 
 use std::sync::OnceLock;
@@ -17,8 +17,6 @@ use std::sync::OnceLock;
 use aws_lc_rs::digest;
 use drand_verify::{G2PubkeyRfc, Pubkey};
 use serde::{Deserialize, Serialize};
-
-pub use client::{BeaconClient, BeaconSource, DEFAULT_RELAYS};
 
 /// The `chain` of a local beacon: not drand's, and said so.
 pub const LOCAL_CHAIN: &str = "local";
@@ -56,7 +54,7 @@ pub enum BeaconError {
 
 /// Checks a quicknet beacon: the chain is quicknet, the randomness is the SHA-256 of the
 /// signature, and the signature is the network's BLS signature of the round. A local beacon is
-/// always refused here; only [`BeaconClient::verify`] of a local client accepts one.
+/// always refused here; only `client::BeaconClient::verify` of a local client accepts one.
 pub fn verify(beacon: &Beacon) -> Result<(), BeaconError> {
     if beacon.chain != quicknet::CHAIN_HASH || beacon.randomness != sha256(&beacon.signature) {
         return Err(BeaconError::Invalid);
@@ -82,7 +80,7 @@ pub fn local(round: u64) -> Beacon {
     }
 }
 
-fn verify_local(beacon: &Beacon) -> Result<(), BeaconError> {
+pub fn verify_local(beacon: &Beacon) -> Result<(), BeaconError> {
     if *beacon == local(beacon.round) {
         Ok(())
     } else {

@@ -5,7 +5,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::cash::Money;
+use crate::cash::{Debit, Money};
 use crate::ids::{PurchaseId, UserId};
 use crate::timestamp::{Timestamp, time_key};
 
@@ -39,6 +39,14 @@ pub struct LedgerEntry {
     pub purchase_id: Option<PurchaseId>,
     /// The quest a credit rewarded; `None` for other credits and debits.
     pub quest_id: Option<crate::ids::QuestId>,
+}
+
+// Here, not in the store that reads debits: a trait impl between two domain types can only be
+// written in the domain's crate.
+impl From<Debit> for LedgerEntry {
+    fn from(debit: Debit) -> Self {
+        LedgerEntry::debit(debit.purchase_id, debit.amount, debit.at)
+    }
 }
 
 impl LedgerEntry {

@@ -21,7 +21,7 @@ pub const MAX_REFERENCE_LEN: usize = 255;
 pub struct Money {
     /// In minor units of the currency (cents).
     pub amount: u64,
-    #[schema(value_type = crate::openapi::schemas::Currency)]
+    #[schema(value_type = crate::json_schema::Currency)]
     pub currency: String,
 }
 

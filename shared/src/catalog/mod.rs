@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::ids::{LeagueId, TeamId};
-use crate::openapi::schemas::Id;
+use crate::json_schema::Id;
 use crate::packs::Pack;
 use crate::text::hidden_char;
 use crate::urls::is_normalised_https_url;

@@ -282,7 +282,7 @@ fn the_shipped_catalogue_holds_the_real_leagues_and_every_shipped_pack_fits_it()
 fn check_packs_names_the_first_pack_that_does_not_fit() {
     let catalog = parse(&sample()).unwrap();
     let pack = |id: &str, league: Option<&str>, team: Option<&str>| {
-        let mut pack = crate::packs::tests::sample_pack(id);
+        let mut pack = crate::packs::fixtures::sample_pack(id);
         pack.league_id = league.map(Into::into);
         pack.team_id = team.map(Into::into);
         pack

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::beacon::{BeaconSource, DEFAULT_RELAYS};
+use crate::beacon::client::{BeaconSource, DEFAULT_RELAYS};
 use crate::cash::{MAX_CREDIT, is_currency};
 use crate::http::human_check::HumanCheck;
 use crate::http::request::DEFAULT_MAX_BODY_BYTES;
@@ -17,10 +17,9 @@ use crate::queue::entry::ReceiptSigner;
 use crate::ratelimit::{RatePolicy, RouteClass, parse_class_policy};
 // Where the functions have always found them: the secrets and Stripe's API they read from here.
 pub use crate::secret::Secret;
-pub use crate::topups::StripeApi;
-use crate::topups::{
-    DEFAULT_CURRENCY, DEFAULT_MAX_AMOUNT, DEFAULT_MIN_AMOUNT, ReturnUrls, TopUpPolicy,
-};
+use crate::topups::stripe::ReturnUrls;
+pub use crate::topups::stripe::StripeApi;
+use crate::topups::{DEFAULT_CURRENCY, DEFAULT_MAX_AMOUNT, DEFAULT_MIN_AMOUNT, TopUpPolicy};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -230,6 +229,14 @@ pub fn optional_human_check(source: &dyn Source) -> Result<Option<HumanCheck>, C
     }
 }
 
+/// `CLOCK_SKEW_SECONDS`: how far ahead of the system clock this process's clock runs (default 0,
+/// at most a day). For tests only, which reach a line's close or its beacon round without
+/// waiting minutes for it; template.yaml never sets it (a test checks).
+pub fn clock_skew(source: &dyn Source) -> Result<i64, ConfigError> {
+    let seconds = optional_number(source, "CLOCK_SKEW_SECONDS", 0..=86_400)?.unwrap_or(0);
+    Ok(i64::try_from(seconds).unwrap_or_default())
+}
+
 /// `PURCHASE_HOLD_SECONDS`: how long a started purchase holds its unit (default 600, 1-3600).
 pub fn purchase_hold(source: &dyn Source) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs(
@@ -321,25 +328,23 @@ pub fn is_loopback(url: &url::Url) -> bool {
 
 pub const DEFAULT_STRIPE_API_BASE: &str = "https://api.stripe.com";
 
-// Stripe's API is the top-ups' value type; reading it from the environment is configuration's.
-impl StripeApi {
-    /// `STRIPE_API_BASE` (default `https://api.stripe.com`; plain `http://` only on a loopback
-    /// host) and `STRIPE_SECRET_KEY` (required).
-    pub fn from_source(source: &dyn Source) -> Result<Self, ConfigError> {
-        let base = match optional(source, "STRIPE_API_BASE") {
-            Some(base) => check_service_url("STRIPE_API_BASE", &base)?,
-            None => DEFAULT_STRIPE_API_BASE.to_owned(),
-        };
-        let secret_key = required(
-            source,
-            "STRIPE_SECRET_KEY",
-            "the Stripe secret key that creates Checkout Sessions",
-        )?;
-        Ok(Self {
-            base,
-            secret_key: Secret::new(secret_key),
-        })
-    }
+/// `STRIPE_API_BASE` (default `https://api.stripe.com`; plain `http://` only on a loopback host)
+/// and `STRIPE_SECRET_KEY` (required). A free function, not `StripeApi::from_source`: the type is
+/// the top-ups', and an inherent impl may not be written outside its crate.
+pub fn stripe_api(source: &dyn Source) -> Result<StripeApi, ConfigError> {
+    let base = match optional(source, "STRIPE_API_BASE") {
+        Some(base) => check_service_url("STRIPE_API_BASE", &base)?,
+        None => DEFAULT_STRIPE_API_BASE.to_owned(),
+    };
+    let secret_key = required(
+        source,
+        "STRIPE_SECRET_KEY",
+        "the Stripe secret key that creates Checkout Sessions",
+    )?;
+    Ok(StripeApi {
+        base,
+        secret_key: Secret::new(secret_key),
+    })
 }
 
 /// `STRIPE_WEBHOOK_SECRET`: the webhook endpoint's signing secret (`whsec_...`), used whole as

@@ -189,10 +189,10 @@ fn table_name_is_required_and_valid() {
 }
 #[test]
 fn stripe_settings_default_fail_fast_and_never_show_a_secret() {
-    let api = StripeApi::from_source(&[("STRIPE_SECRET_KEY", "sk_test_abc")]).unwrap();
+    let api = stripe_api(&[("STRIPE_SECRET_KEY", "sk_test_abc")]).unwrap();
     assert_eq!(api.base, DEFAULT_STRIPE_API_BASE);
     assert!(!format!("{api:?}").contains("sk_test_abc"), "{api:?}");
-    let error = StripeApi::from_source(&[("X", "")]).unwrap_err();
+    let error = stripe_api(&[("X", "")]).unwrap_err();
     assert!(error.to_string().contains("STRIPE_SECRET_KEY"), "{error}");
     for (base, ok) in [
         ("http://127.0.0.1:9/", true),
@@ -201,7 +201,7 @@ fn stripe_settings_default_fail_fast_and_never_show_a_secret() {
         ("ftp://127.0.0.1", false),
     ] {
         let source = [("STRIPE_SECRET_KEY", "k"), ("STRIPE_API_BASE", base)];
-        assert_eq!(StripeApi::from_source(&source).is_ok(), ok, "{base}");
+        assert_eq!(stripe_api(&source).is_ok(), ok, "{base}");
     }
     let error = stripe_webhook_secret(&[("X", "")]).unwrap_err();
     assert!(
@@ -239,4 +239,15 @@ fn top_up_settings_have_defaults_and_bounds() {
     ])
     .unwrap();
     assert_eq!(urls.cancel, "http://localhost:3000/no");
+}
+
+#[test]
+fn a_clock_runs_ahead_only_where_a_test_says_so() {
+    assert_eq!(clock_skew(&[("X", "1")]), Ok(0));
+    assert_eq!(clock_skew(&[("CLOCK_SKEW_SECONDS", "310")]), Ok(310));
+    for bad in ["-5", "86401", "soon"] {
+        assert!(clock_skew(&[("CLOCK_SKEW_SECONDS", bad)]).is_err(), "{bad}");
+    }
+    // A deployed function's clock is the system's: the template never sets it.
+    assert!(!include_str!("../../../template.yaml").contains("CLOCK_SKEW_SECONDS"));
 }

@@ -14,10 +14,10 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::catalog::order::{parse_league_key, parse_team_key};
 use crate::catalog::{League, Team};
-use crate::handlers::list_packs::{id_param, parse_limit};
 use crate::handlers::me::{PageJson, cursor, next_cursor};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Path, QueryParams};
+use crate::http::query::{id_param, parse_limit};
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::{LeagueId, TeamId};

@@ -34,13 +34,13 @@ use crate::packs::document::PackDocument;
 use crate::packs::listing::{PackFilter, PageRequest};
 use crate::purchases::PurchaseStatus;
 use crate::purchases::mine::{MyPurchasesQuery, StatusFilter};
+use crate::store::StoreError;
 use crate::store::cash::GetBalances;
 use crate::store::leaderboards::GetStanding;
 use crate::store::packs::{ListActivePacks, ListUpcomingPacks};
 use crate::store::purchases::{ListMyItems, ListMyPurchases};
 use crate::store::quests::{GetClaims, ListQuests};
 use crate::store::queue::{GetQueue, GetQueueEntry};
-use crate::store::{DynamoStore, StoreError};
 use crate::timestamp::Timestamp;
 
 /// At most this many unopened purchases (`completed`: paid, not opened), live drops and
@@ -115,23 +115,6 @@ impl<
             verifier: process.verifier(),
             quests: Some(quests_part(store.clone())),
             queue: Some(queue_part(store.clone())),
-        }
-    }
-}
-
-impl DashboardState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed, with the quests and
-    /// queue parts.
-    pub async fn from_env() -> Self {
-        use crate::runtime::{store_from_env, verifier_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env();
-        warm(&dynamodb, Some(&verifier)).await;
-        Self {
-            quests: Some(quests_part(store.clone())),
-            queue: Some(queue_part(store.clone())),
-            store,
-            verifier,
         }
     }
 }

@@ -214,7 +214,7 @@ pub async fn get_pack<S: GetPack>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packs::tests::sample_pack;
+    use crate::packs::fixtures::sample_pack;
     use crate::store::MemoryStore;
     use crate::store::packs::seed;
 

@@ -11,14 +11,13 @@ use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
 use crate::handlers::catalog::{find_league, find_team};
-use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, handler_state};
+use crate::http::query::parse_limit_or;
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::leaderboards::{Board, BoardEntry, MAX_BOARD_ENTRIES, Rank, Standing};
 use crate::openapi::responses as doc;
-use crate::store::DynamoStore;
 use crate::store::catalog::{GetLeague, GetTeam};
 use crate::store::leaderboards::{GetStanding, ReadBoard};
 use crate::timestamp::Timestamp;
@@ -37,17 +36,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for LeaderboardsState<S> {
             store: store.clone(),
             verifier: process.verifier(),
         }
-    }
-}
-
-impl LeaderboardsState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed.
-    pub async fn from_env() -> Self {
-        use crate::runtime::{store_from_env, verifier_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env();
-        warm(&dynamodb, Some(&verifier)).await;
-        Self { store, verifier }
     }
 }
 

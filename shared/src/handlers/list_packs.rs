@@ -16,13 +16,14 @@ use crate::handlers::catalog::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, fi
 use crate::handlers::me::next_cursor_schema;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
+use crate::http::query::{id_param, parse_limit};
 use crate::http::response::{json_text_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
-use crate::ids::{InvalidId, LeagueId, TeamId};
+use crate::ids::{LeagueId, TeamId};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
 use crate::packs::document::PackDocument;
-use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, MAX_LIMIT, PackFilter, PageRequest};
+use crate::packs::listing::{CursorSigner, DEFAULT_LIMIT, PackFilter, PageRequest};
 use crate::store::catalog::{GetLeague, GetTeam};
 use crate::store::packs::ListActivePacks;
 use crate::timestamp::Timestamp;
@@ -82,28 +83,6 @@ pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>) -> String {
     out
 }
 
-/// `limit`: a whole number from 1 to [`MAX_LIMIT`]; absent means [`DEFAULT_LIMIT`].
-pub fn parse_limit(value: Option<&str>) -> Result<usize, ApiError> {
-    parse_limit_or(value, DEFAULT_LIMIT)
-}
-
-/// `limit`: a whole number from 1 to [`MAX_LIMIT`]; absent means `default`.
-pub fn parse_limit_or(value: Option<&str>, default: usize) -> Result<usize, ApiError> {
-    let Some(text) = value else {
-        return Ok(default);
-    };
-    let limit = (text.len() <= 3 && text.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| text.parse::<usize>().ok())
-        .flatten();
-    match limit {
-        Some(limit) if (1..=MAX_LIMIT).contains(&limit) => Ok(limit),
-        _ => Err(ApiError::refused(
-            ErrorCode::InvalidLimit,
-            format!("The limit must be a whole number from 1 to {MAX_LIMIT}."),
-        )),
-    }
-}
-
 /// The query of `GET /api/packs` (read by [`list_packs`]).
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -151,25 +130,6 @@ impl<St: Send + Sync> FromRequestParts<St> for PacksQuery {
             cursor,
         })
     }
-}
-
-/// The query parameter `name`, an id of the id grammar, when given (else a 400 naming it).
-pub fn id_param<T>(
-    query: &QueryParams,
-    name: &str,
-    parse: impl FnOnce(String) -> Result<T, InvalidId>,
-) -> Result<Option<T>, ApiError> {
-    query
-        .single(name)?
-        .map(|text| {
-            parse(text).map_err(|_| {
-                ApiError::refused(
-                    ErrorCode::InvalidQuery,
-                    format!("The '{name}' parameter must be an id (1-64 of A-Za-z0-9_-)."),
-                )
-            })
-        })
-        .transpose()
 }
 
 #[utoipa::path(
@@ -251,28 +211,6 @@ pub async fn list_packs<S: ListActivePacks + GetLeague + GetTeam>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn limit_is_1_to_100_defaulting_to_50() {
-        assert_eq!(parse_limit(None), Ok(50));
-        for (text, limit) in [("1", 1), ("100", 100), ("007", 7)] {
-            assert_eq!(parse_limit(Some(text)), Ok(limit));
-        }
-        for bad in [
-            "0",
-            "101",
-            "-1",
-            "+5",
-            "1.0",
-            "",
-            " 5",
-            "abc",
-            "99999999999999999999",
-            "1e2",
-        ] {
-            assert!(parse_limit(Some(bad)).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn a_page_is_written_into_exactly_its_length() {

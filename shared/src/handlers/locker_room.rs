@@ -20,7 +20,6 @@ use crate::locker_room::LockerRoomBody;
 use crate::locker_room::stats::LockerStats;
 use crate::openapi::responses as doc;
 use crate::profile::name::DisplayName;
-use crate::store::DynamoStore;
 use crate::store::locker_room::{
     GetLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError,
 };
@@ -36,16 +35,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for LockerRoomsState<S> {
         Self {
             store: store.clone(),
         }
-    }
-}
-
-impl LockerRoomsState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`), warmed.
-    pub async fn from_env() -> Self {
-        use crate::runtime::{store_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        warm(&dynamodb, None).await;
-        Self { store }
     }
 }
 

@@ -9,9 +9,9 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use crate::auth::TokenVerifier;
-use crate::handlers::list_packs::parse_limit_or;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::{QueryParams, handler_state};
+use crate::http::query::parse_limit_or;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::ids::PackId;
 use crate::openapi::schemas::with_properties;
@@ -198,23 +198,4 @@ pub fn next_cursor_schema() -> RefOr<Schema> {
             "Pass as `cursor` for the next page; null on the last page.",
         ))
         .into()
-}
-
-impl MeState<crate::store::DynamoStore> {
-    /// The state of a fan's-view function, from the environment (`TABLE_NAME`, `AUTH_*`,
-    /// `CURSOR_SECRET`), warmed: what each of their `main`s runs.
-    pub async fn from_env() -> Self {
-        use crate::runtime::{require, store_from_env, verifier_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env();
-        let cursors =
-            CursorSigner::new(&require(crate::config::cursor_secret(&crate::config::Env)));
-        warm(&dynamodb, Some(&verifier)).await;
-        Self {
-            store,
-            verifier,
-            cursors,
-            revealed: RevealedSeeds::default(),
-        }
-    }
 }

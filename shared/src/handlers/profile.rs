@@ -17,7 +17,6 @@ use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use crate::profile::Profile;
 use crate::profile::patch::{ProfilePatch, ProfilePatchBody};
-use crate::store::DynamoStore;
 use crate::store::profile::{GetProfile, PatchProfile, PatchProfileError};
 use crate::timestamp::Timestamp;
 
@@ -37,22 +36,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for ProfileState<S> {
             verifier: process.verifier(),
             max_body_bytes: process.max_body_bytes,
         }
-    }
-}
-
-impl ProfileState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`), warmed.
-    pub async fn from_env() -> Self {
-        use crate::config::{self, Env};
-        use crate::runtime::{require, store_from_env, verifier_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let state = Self {
-            store,
-            verifier: verifier_from_env(),
-            max_body_bytes: require(config::max_body_bytes(&Env)),
-        };
-        warm(&dynamodb, Some(&state.verifier)).await;
-        state
     }
 }
 

@@ -31,7 +31,6 @@ use crate::queue::entry::{QueueEntry, ReceiptSigner};
 use crate::queue::excluded::Exclusion;
 use crate::queue::state::StoredStatus;
 use crate::queue::terms::Phase;
-use crate::store::DynamoStore;
 use crate::store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView};
 use crate::store::queue_excluded::{CountExclusion, ReadExclusions};
 use crate::store::ratelimit::SpendToken;
@@ -79,24 +78,6 @@ impl<S> QueueFnState<S> {
 impl<S: Send + Sync + 'static> Verifies for QueueFnState<S> {
     fn verifier(&self) -> &TokenVerifier {
         &self.verifier
-    }
-}
-
-impl QueueFnState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `QUEUE_RECEIPT_KEY`,
-    /// `TURNSTILE_SECRET`, `HUMAN_CHECK_HOSTNAMES`), read once per cold start, warmed.
-    pub async fn from_env() -> Self {
-        use crate::config::{self, Env};
-        use crate::runtime::{require, store_from_env, verifier_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let state = Self::new(
-            store,
-            verifier_from_env(),
-            require(config::queue_receipt_signer(&Env)),
-            require(config::human_check(&Env)),
-        );
-        warm(&dynamodb, Some(&state.verifier)).await;
-        state
     }
 }
 

@@ -16,7 +16,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::beacon::{BeaconClient, quicknet};
+use crate::beacon::client::BeaconClient;
+use crate::beacon::quicknet;
 use crate::ids::PackId;
 use crate::metrics::{self, Metric};
 use futures_util::{StreamExt, stream};

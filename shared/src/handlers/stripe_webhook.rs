@@ -26,7 +26,6 @@ use crate::http::routes::{LocalProcess, LocalState};
 use crate::metrics::{self, Metric};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::always_true;
-use crate::store::DynamoStore;
 use crate::store::cash::CreditCashError;
 use crate::store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
 use crate::timestamp::Timestamp;
@@ -44,23 +43,6 @@ pub struct WebhookState<S> {
 
 handler_state!(WebhookState: max_body_bytes);
 
-impl WebhookState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `STRIPE_WEBHOOK_SECRET`,
-    /// `MAX_BODY_BYTES`), warmed. Exits with a clear message when configuration is missing.
-    pub async fn from_env() -> Self {
-        use crate::config::{self, Env};
-        use crate::runtime::{require, store_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let state = Self {
-            store,
-            secret: require(config::stripe_webhook_secret(&Env)),
-            max_body_bytes: require(config::max_body_bytes(&Env)),
-        };
-        warm(&dynamodb, None).await;
-        state
-    }
-}
-
 impl<S: Send + Sync + Clone + 'static> LocalState<S> for WebhookState<S> {
     fn local(store: &S, process: &LocalProcess) -> Self {
         Self {
@@ -70,20 +52,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for WebhookState<S> {
         }
     }
 }
-
-/// The request of the route's event fixture (`infra/events/stripe-webhook.json`): Stripe's own,
-/// with placeholders (`<SESSION>`, `<TOPUP>`, `<SIGNATURE>`) that a test or an operator fills
-/// and signs. Read by scripts/gen only.
-pub const EXAMPLE_EVENT: &str = r#"{"id":"evt_fixture_1","object":"event","type":"checkout.session.completed","data":{"object":{"id":"<SESSION>","object":"checkout.session","client_reference_id":"<TOPUP>","amount_total":1000,"currency":"usd","payment_status":"paid"}}}"#;
-/// Its headers: Stripe's user agent and content type, and the signature.
-pub const EXAMPLE_HEADERS: &[(&str, &str)] = &[
-    (
-        "user-agent",
-        "Stripe/1.0 (+https://stripe.com/docs/webhooks)",
-    ),
-    ("content-type", "application/json; charset=utf-8"),
-    ("stripe-signature", "<SIGNATURE>"),
-];
 
 /// `{"received": true}`.
 #[derive(Serialize, ToSchema)]

@@ -21,7 +21,6 @@ use crate::metrics::{self, Metric};
 use crate::openapi::headers::{Replayed, TopUpLocation};
 use crate::openapi::schemas::{Currency, Id};
 use crate::openapi::{examples, responses as doc};
-use crate::store::DynamoStore;
 use crate::store::topups::{CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout};
 use crate::timestamp::Timestamp;
 use crate::topups::stripe::{ReturnUrls, StripeClient, StripeError};
@@ -66,27 +65,6 @@ pub struct TopUpPath {
         example = "pzYaje68pW7-F8F8bVH_NA"
     )]
     pub top_up_id: TopUpId,
-}
-
-impl TopUpState<DynamoStore> {
-    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`, `TOPUP_*`,
-    /// `STRIPE_API_BASE`, `STRIPE_SECRET_KEY`), warmed. Exits with a clear message when
-    /// configuration is missing.
-    pub async fn from_env() -> Self {
-        use crate::config::{self, Env, StripeApi};
-        use crate::runtime::{require, store_from_env, verifier_from_env, warm};
-        let (store, dynamodb) = store_from_env();
-        let state = Self {
-            store,
-            verifier: verifier_from_env(),
-            max_body_bytes: require(config::max_body_bytes(&Env)),
-            policy: require(config::top_up_policy(&Env)),
-            stripe: StripeClient::new(&require(StripeApi::from_source(&Env))),
-            return_urls: require(config::top_up_return_urls(&Env)),
-        };
-        warm(&dynamodb, Some(&state.verifier)).await;
-        state
-    }
 }
 
 /// A top-up as the API shows it.

@@ -8,6 +8,7 @@ pub mod extract;
 pub mod human_check;
 pub mod layers;
 pub mod limit;
+pub mod query;
 pub mod request;
 pub mod response;
 pub mod routes;

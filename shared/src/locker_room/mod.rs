@@ -31,7 +31,7 @@ pub const MAX_ITEMS: usize = 12;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = LockerRoomItem)]
 pub struct ItemRef {
-    #[schema(value_type = crate::openapi::schemas::Id)]
+    #[schema(value_type = crate::json_schema::Id)]
     pub purchase_id: PurchaseId,
     pub slot: u32,
 }

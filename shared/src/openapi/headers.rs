@@ -3,7 +3,7 @@
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
-use crate::openapi::schemas::schema_type;
+use crate::schema_type;
 
 /// A header's value: a string matching `pattern`, described (on the schema, as utoipa takes a
 /// header's own description only as a literal).

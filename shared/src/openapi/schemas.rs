@@ -1,17 +1,12 @@
 //! Schemas of values the API writes as plain JSON strings or booleans but with a rule of their
-//! own (ids, currencies, hashes, times), and the few JSON Schema keywords utoipa has no attribute
-//! for (`const`, `not`).
+//! own (ids, currencies, hashes: the domain's [`crate::json_schema`], re-exported here), and the
+//! few JSON Schema keywords utoipa has no attribute for (`const`, `not`).
 
 use utoipa::openapi::extensions::Extensions;
-use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType};
 use utoipa::openapi::{Object, RefOr};
-use utoipa::{PartialSchema, ToSchema};
 
-use crate::timestamp::Timestamp;
-
-fn string() -> ObjectBuilder {
-    ObjectBuilder::new().schema_type(Type::String)
-}
+pub use crate::json_schema::{Currency, Hex32, Id};
 
 /// Any value bound by one JSON Schema keyword utoipa's builders lack, written as it is.
 fn keyword(name: &str, value: serde_json::Value) -> ObjectBuilder {
@@ -19,52 +14,6 @@ fn keyword(name: &str, value: serde_json::Value) -> ObjectBuilder {
         .schema_type(SchemaType::AnyValue)
         .extensions(Some(Extensions::from_iter([(name, value)])))
 }
-
-/// A type that stands for a schema built by hand (a named component where it is referenced, or
-/// inlined with `inline(...)`).
-macro_rules! schema_type {
-    ($(#[$doc:meta])* $name:ident = $schema:expr) => {
-        $(#[$doc])*
-        pub struct $name;
-
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                $schema.into()
-            }
-        }
-
-        impl utoipa::ToSchema for $name {}
-    };
-}
-pub(crate) use schema_type;
-
-schema_type!(
-    /// The grammar of every id (packs, purchases, items, top-ups, teams, leagues, entries).
-    Id = string()
-        .pattern(Some("^[A-Za-z0-9_-]{1,64}$"))
-        .description(Some("1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`."))
-);
-schema_type!(
-    /// An ISO 4217 currency code.
-    Currency = string()
-        .pattern(Some("^[A-Z]{3}$"))
-        .description(Some("ISO 4217 code."))
-);
-schema_type!(
-    /// 32 bytes (a seed, or the SHA-256 of one) as lowercase hex.
-    Hex32 = string().pattern(Some("^[0-9a-f]{64}$"))
-);
-
-impl PartialSchema for Timestamp {
-    fn schema() -> RefOr<Schema> {
-        string()
-            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
-            .description(Some("RFC 3339, UTC."))
-            .into()
-    }
-}
-
-impl ToSchema for Timestamp {}
 
 /// `const: false`: the `success` of an error body.
 pub fn always_false() -> Object {

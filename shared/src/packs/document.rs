@@ -167,7 +167,7 @@ impl<'de> Visitor<'de> for FieldsCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packs::tests::sample_pack;
+    use crate::packs::fixtures::sample_pack;
 
     fn whole_json(document: &PackDocument) -> serde_json::Value {
         let mut out = String::new();

@@ -284,7 +284,7 @@ pub struct Page {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packs::tests::sample_pack;
+    use crate::packs::fixtures::sample_pack;
 
     fn ts(text: &str) -> Timestamp {
         Timestamp::parse(text).unwrap()

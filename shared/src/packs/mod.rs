@@ -19,7 +19,7 @@ use strum::{EnumString, IntoStaticStr, VariantArray};
 use utoipa::ToSchema;
 
 use crate::ids::{InvalidId, PackId};
-use crate::openapi::schemas::{Hex32, Id};
+use crate::json_schema::{Hex32, Id};
 use crate::queue::terms::QueueTerms;
 use crate::timestamp::Timestamp;
 
@@ -469,5 +469,7 @@ pub fn seed_revealed(sale_ends_at: Option<Timestamp>, now: Timestamp) -> bool {
     reveal_at(sale_ends_at).is_some_and(|at| at <= now)
 }
 
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -176,7 +176,7 @@ pub fn parse_seed(json: &[u8]) -> Result<Vec<Pack>, SeedError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packs::tests::sample_pack;
+    use crate::packs::fixtures::sample_pack;
     use crate::packs::{Odds, Price};
 
     fn ts(text: &str) -> Timestamp {

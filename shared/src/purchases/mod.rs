@@ -57,7 +57,7 @@ impl PurchaseStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenedItem {
     pub slot: u32,
-    #[schema(value_type = crate::openapi::schemas::Id)]
+    #[schema(value_type = crate::json_schema::Id)]
     pub item_id: String,
     #[schema(min_length = 1, max_length = 200)]
     pub name: String,

@@ -1,5 +1,5 @@
 use super::*;
-use crate::packs::tests::sample_pack;
+use crate::packs::fixtures::sample_pack;
 
 fn ts(text: &str) -> Timestamp {
     Timestamp::parse(text).unwrap()

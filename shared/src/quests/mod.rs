@@ -37,16 +37,16 @@ pub enum Goal {
         #[schema(minimum = 1)]
         count: u32,
         #[serde(rename = "leagueId", default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<crate::openapi::schemas::Id>)]
+        #[schema(value_type = Option<crate::json_schema::Id>)]
         league_id: Option<LeagueId>,
         #[serde(rename = "packId", default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<crate::openapi::schemas::Id>)]
+        #[schema(value_type = Option<crate::json_schema::Id>)]
         pack_id: Option<PackId>,
     },
     /// Own every one of these items.
     CollectItems {
         #[serde(rename = "itemIds")]
-        #[schema(value_type = Vec<crate::openapi::schemas::Id>, min_items = 1)]
+        #[schema(value_type = Vec<crate::json_schema::Id>, min_items = 1)]
         item_ids: Vec<String>,
     },
     /// Own `count` items of a rarity (from one league's packs).
@@ -56,7 +56,7 @@ pub enum Goal {
         #[schema(minimum = 1)]
         count: u32,
         #[serde(rename = "leagueId", default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<crate::openapi::schemas::Id>)]
+        #[schema(value_type = Option<crate::json_schema::Id>)]
         league_id: Option<LeagueId>,
     },
 }
@@ -70,7 +70,7 @@ pub enum Reward {
     Cash {
         #[schema(minimum = 1)]
         amount: u64,
-        #[schema(value_type = crate::openapi::schemas::Currency)]
+        #[schema(value_type = crate::json_schema::Currency)]
         currency: String,
     },
     /// A pack: a purchase of it at price 0, already paid, that takes a unit of its supply like
@@ -78,7 +78,7 @@ pub enum Reward {
     /// claimable until it ends).
     Pack {
         #[serde(rename = "packId")]
-        #[schema(value_type = crate::openapi::schemas::Id)]
+        #[schema(value_type = crate::json_schema::Id)]
         pack_id: PackId,
     },
 }

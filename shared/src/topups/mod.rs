@@ -15,8 +15,6 @@ pub mod pending;
 pub mod signature;
 pub mod stripe;
 
-pub use stripe::{ReturnUrls, StripeApi};
-
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};

@@ -1,9 +1,6 @@
 //! Helpers of the tests that check the repository's files (routes.rs, template.rs, policies.rs):
 //! read a file, parse the template, and show that a checker catches an altered copy of it.
 
-// Each of those test crates compiles this module and uses part of it.
-#![allow(dead_code)]
-
 use serde_norway::Value;
 
 /// The text of a file of the repository, by its path from the root.

@@ -1,9 +1,6 @@
 //! The top-up API as the tests drive it: the handlers on a store, against the Stripe stub, and
 //! Stripe's webhook with events signed by Python (`testkit::stripe`).
 
-// Each test crate that includes this module uses part of it.
-#![allow(dead_code)]
-
 use shared::http::routes::{cash_top_ups_routes, stripe_webhook_routes};
 use std::sync::Arc;
 

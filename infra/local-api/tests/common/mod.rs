@@ -1,5 +1,4 @@
 //! Runs the real `local-api` binary on a free port, with its own state directory.
-#![allow(dead_code)] // each test binary uses part of this module
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -13,7 +12,8 @@ use tokio::process::{Child, Command};
 pub const BINARY: &str = env!("CARGO_BIN_EXE_local-api");
 
 pub struct LocalApi {
-    pub child: Child,
+    /// Held for its drop, which kills the server.
+    _child: Child,
     pub base: String,
     pub state_dir: std::path::PathBuf,
     pub openapi: Value,
@@ -72,7 +72,7 @@ impl LocalApi {
             .await
             .unwrap();
         Self {
-            child,
+            _child: child,
             base,
             state_dir,
             openapi,

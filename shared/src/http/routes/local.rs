@@ -1,9 +1,10 @@
 //! Every function in one process over one store (local-api, and the drop benchmark's drop-api
-//! through it): [`local_routes`](super::local_routes) walks the `functions!` table and builds
-//! each state type once, by its [`LocalState`] constructor (written beside the state, as its
-//! `from_env` is for the function's own `main`), shared by every function whose line names that
-//! type, as one function's instance shares its state between its requests (one `PurchaseState`
-//! for the four purchase functions). A new function's state is built here by the table alone.
+//! through it): [`local_routes`](super::local_routes) walks the functions
+//! (`each_function`) and builds each state type once, by its [`LocalState`] constructor
+//! (written beside the state, as its `from_env` is for the function's own `main`), shared by
+//! every function over that type, as one function's instance shares its state between its
+//! requests (one `PurchaseState` for the four purchase functions). A new function's state is
+//! built here by its constructor alone.
 //!
 //! Nothing here runs in a Lambda function: the constructors are generic over the store and only
 //! local-api instantiates them.
@@ -13,11 +14,13 @@ use std::time::Duration;
 
 use axum::Router;
 
+use super::{DEFAULT_FUNCTION, EachFunction, Routes, Serve};
 use crate::auth::TokenVerifier;
 use crate::config::{AuthConfig, Secret, StripeApi};
 use crate::http::human_check::HumanCheck;
 use crate::humancheck::siteverify::Siteverify;
 use crate::purchases::HoldPolicy;
+use crate::store::Store;
 use crate::topups::TopUpPolicy;
 use crate::topups::stripe::ReturnUrls;
 
@@ -69,14 +72,11 @@ pub trait LocalState<S>: Send + Sync + Sized + 'static {
 
 /// The states built so far, one per type.
 #[derive(Default)]
-pub(super) struct LocalStates(axum::http::Extensions);
+struct LocalStates(axum::http::Extensions);
 
 impl LocalStates {
     /// The process's state of type `St`, made by `make` on first use.
-    pub(super) fn get_or_make<St: Send + Sync + 'static>(
-        &mut self,
-        make: impl FnOnce() -> St,
-    ) -> Arc<St> {
+    fn get_or_make<St: Send + Sync + 'static>(&mut self, make: impl FnOnce() -> St) -> Arc<St> {
         if let Some(state) = self.0.get::<Arc<St>>() {
             return state.clone();
         }
@@ -96,12 +96,54 @@ pub struct LocalRoutes {
     pub default: Router,
 }
 
+/// [`LocalRoutes`] in the making: every function's routes merged so far, over `store`.
+pub(super) struct Local<'a, S> {
+    store: &'a S,
+    process: &'a LocalProcess,
+    states: LocalStates,
+    every: Router,
+    default: Option<Router>,
+}
+
+impl<'a, S> Local<'a, S> {
+    pub(super) fn new(store: &'a S, process: &'a LocalProcess) -> Self {
+        Self {
+            store,
+            process,
+            states: LocalStates::default(),
+            every: Router::new(),
+            default: None,
+        }
+    }
+
+    pub(super) fn finish(self) -> LocalRoutes {
+        LocalRoutes {
+            every: self.every,
+            default: self.default.expect("the default function is listed"),
+        }
+    }
+}
+
+impl<S: Store + Clone + Send + Sync + 'static> EachFunction for Local<'_, S> {
+    type Store = S;
+    type Build = Serve;
+    fn function<St: LocalState<S>>(&mut self, routes: Routes<Arc<St>>) {
+        let state = self
+            .states
+            .get_or_make(|| St::local(self.store, self.process));
+        if routes.function == DEFAULT_FUNCTION {
+            self.default = Some(routes.clone().function_app(state.clone()));
+        }
+        self.every = std::mem::take(&mut self.every).merge(routes.into_router(state));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Functions whose lines name one state type share one state (one verifier and its JWKS
-    /// cache, one signer of cursors), as before the table built them.
+    /// Functions over one state type share one state (one verifier and its JWKS
+    /// cache, one signer of cursors).
     #[test]
     fn a_state_type_is_built_once() {
         struct Counted(u8);

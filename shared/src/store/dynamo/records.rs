@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn a_pack_item_carries_its_version_and_a_newer_one_is_refused() {
         use crate::store::dynamo::records::pack_from_item;
-        let pack = crate::packs::tests::sample_pack("genesis");
+        let pack = crate::packs::fixtures::sample_pack("genesis");
         let mut item = crate::store::dynamo::pack_item(&pack.pack_id().unwrap(), &pack, 1);
         assert_eq!(item.get(SCHEMA_VERSION), Some(&n(1)));
         assert_eq!(pack_from_item(item.clone()).unwrap().id, pack.id);

@@ -107,12 +107,6 @@ impl CreditRecord {
     }
 }
 
-impl From<Debit> for LedgerEntry {
-    fn from(debit: Debit) -> Self {
-        LedgerEntry::debit(debit.purchase_id, debit.amount, debit.at)
-    }
-}
-
 pub(crate) fn debit_from_item(item: Item) -> Result<Debit, StoreError> {
     read_record::<DebitRecord, _>(item, "debit")
 }

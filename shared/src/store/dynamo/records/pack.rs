@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn a_pack_item_of_today_reads_as_its_pack_and_is_what_the_record_writes() {
-        let sample = crate::packs::tests::sample_pack("genesis");
+        let sample = crate::packs::fixtures::sample_pack("genesis");
         let id = sample.pack_id().unwrap();
         assert_eq!(pack_item(&id, &sample, 3), pack_item_of_today());
 
@@ -327,7 +327,7 @@ mod tests {
             ("entity".into(), s("supply")),
             ("remaining".into(), n(7)),
         ]);
-        let sample = crate::packs::tests::sample_pack("genesis");
+        let sample = crate::packs::fixtures::sample_pack("genesis");
         let id = sample.pack_id().unwrap();
         assert_eq!(share_item(&id, &sample, 1, 7), share);
         assert_eq!(share_units(Some(&share)), 7);

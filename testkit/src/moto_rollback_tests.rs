@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::moto::{MotoServer, Rollback};
 use aws_sdk_dynamodb::types::{AttributeValue, ConditionCheck, Put, TransactWriteItem, Update};
-use testkit::moto::{MotoServer, Rollback};
 
 type Item = HashMap<String, AttributeValue>;
 

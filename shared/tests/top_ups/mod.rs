@@ -4,8 +4,7 @@
 //! every order, mismatched sessions, concurrent deliveries (on DynamoDB through the
 //! one-request-at-a-time proxy, and in memory), and the books after all of it.
 
-#[path = "../top_ups_api/mod.rs"]
-mod top_ups_api;
+use crate::top_ups_api;
 
 use std::sync::Arc;
 
