@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
+use domain::catalog::parse_catalog;
 use serde_json::Value;
-use shared::catalog::parse_catalog;
-use shared::store::DynamoStore;
-use shared::store::catalog::seed_catalog;
+use store::DynamoStore;
+use store::catalog::seed_catalog;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING, counts};
 use testkit::runtime_api::{Outcome, RuntimeApi, http_parts};

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use shared::store::cash::GetBalance;
-use shared::store::packs::GetPack;
+use store::cash::GetBalance;
+use store::packs::GetPack;
 use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
 use testkit::purchases::{

@@ -54,7 +54,7 @@ async fn the_home_screen_through_the_binary() {
 /// drops (each asked for the fan's queue entry).
 #[tokio::test]
 async fn the_home_screen_makes_the_requests_the_docs_count() {
-    use shared::store::quests::SeedQuests;
+    use store::quests::SeedQuests;
     // `behind_proxy` saves the live pack `p`: with `live-pack` two live drops, and one upcoming.
     let (env, proxy) = PurchaseEnv::behind_proxy().await;
     testkit::packs::save(&env.store, &testkit::packs::active("live-pack", 60)).await;

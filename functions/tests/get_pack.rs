@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
+use domain::packs::seed::parse_seed;
+use domain::packs::{Pack, PackItem, PackStatus};
 use serde_json::Value;
-use shared::packs::seed::parse_seed;
-use shared::packs::{Pack, PackItem, PackStatus};
-use shared::store::DynamoStore;
-use shared::store::packs::GetPack;
+use store::DynamoStore;
+use store::packs::GetPack;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING, counts};
 use testkit::packs::{active, ending, with_status};
@@ -129,7 +129,7 @@ async fn answers_packs_and_refuses_what_is_not_one_over_the_runtime_api() {
         );
     }
     // An empty id: `/api/packs/` has a trailing slash, which is no route (README's rule,
-    // shared::http::routes, `Routes::function_app`): the 404. API Gateway and `cargo lambda
+    // api::http::routes, `Routes::function_app`): the 404. API Gateway and `cargo lambda
     // watch` never send it here.
     let (status, body, _) = get(&runtime, "/api/packs/").await;
     assert_eq!(

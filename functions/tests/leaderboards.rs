@@ -50,8 +50,8 @@ async fn a_board_shows_an_opening_and_the_fans_standing() {
 
 /// Fans without a display name, each scoring one point more than the next, on `board`.
 async fn unnamed_fans(env: &PurchaseEnv, board: &str, fans: impl Iterator<Item = String>) {
-    use shared::leaderboards::{Board, Score};
-    use shared::store::leaderboards::SeedScores;
+    use domain::leaderboards::{Board, Score};
+    use store::leaderboards::SeedScores;
     let fans: Vec<String> = fans.collect();
     let scores: Vec<_> = (1..)
         .zip(fans.iter().rev())
@@ -75,7 +75,7 @@ async fn a_boards_read_makes_the_requests_the_docs_count_whatever_its_limit() {
     unnamed_fans(&env, "global", (0..150).map(|n| format!("fan-{n}"))).await;
     let one_shard = (0..)
         .map(|n| format!("deep-{n}"))
-        .filter(|fan| shared::leaderboards::shard_of(&testkit::ids::user(fan)) == 0)
+        .filter(|fan| domain::leaderboards::shard_of(&testkit::ids::user(fan)) == 0)
         .take(1_050);
     unnamed_fans(&env, "league:nba", one_shard).await;
     let function = env.spawn(BINARY, &[]).await;

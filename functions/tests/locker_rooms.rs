@@ -2,8 +2,8 @@
 //! Runtime API emulator against moto_server; the locker room put through the `me-profile`
 //! binary beside it, as deployed.
 
-use shared::store::purchases::SeedPurchases;
-use shared::timestamp::Timestamp;
+use domain::timestamp::Timestamp;
+use store::purchases::SeedPurchases;
 use testkit::events::ApiEvent;
 use testkit::purchases::{Function, PurchaseEnv, fixture, sibling_binary};
 use testkit::tokens::token;

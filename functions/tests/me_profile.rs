@@ -2,7 +2,7 @@
 //! emulator against moto_server, with its JWKS from a loopback stub.
 
 use serde_json::Value;
-use shared::store::catalog::SeedCatalog;
+use store::catalog::SeedCatalog;
 use testkit::events::ApiEvent;
 use testkit::purchases::{Function, PurchaseEnv, fixture};
 use testkit::tokens::token;

@@ -1,9 +1,9 @@
 //! The real `me-purchases` binary (GET /api/me/purchases and GET /api/me/items), run through a
 //! Lambda Runtime API emulator against moto_server, with its JWKS from a loopback stub.
 
+use domain::timestamp::Timestamp;
 use serde_json::Value;
-use shared::store::purchases::SeedPurchases;
-use shared::timestamp::Timestamp;
+use store::purchases::SeedPurchases;
 use testkit::events::ApiEvent;
 use testkit::purchases::{Function, PurchaseEnv, fixture};
 use testkit::tokens::token;

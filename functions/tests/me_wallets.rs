@@ -2,8 +2,8 @@
 //! the real `web3-link` binary that fills it, each run through a Lambda Runtime API emulator
 //! against moto_server, with their JWKS from a loopback stub.
 
+use domain::wallets::{MAX_WALLETS_PER_FAN, wallet_id};
 use serde_json::json;
-use shared::wallets::{MAX_WALLETS_PER_FAN, wallet_id};
 use testkit::events::ApiEvent;
 use testkit::purchases::{Function, PurchaseEnv, fixture, sibling_binary};
 use testkit::tokens::token;

@@ -1,10 +1,10 @@
 //! The real `open-pack` binary, run through a Lambda Runtime API emulator against moto_server,
 //! with its JWKS fetched from a loopback identity-provider stub.
 
-use shared::packs::draw::{DrawInput, draw};
-use shared::store::packs::GetPack;
-use shared::store::purchases::{CompletePurchase, GetPurchase};
-use shared::timestamp::Timestamp;
+use domain::packs::draw::{DrawInput, draw};
+use domain::timestamp::Timestamp;
+use store::packs::GetPack;
+use store::purchases::{CompletePurchase, GetPurchase};
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::THROTTLING;
 use testkit::ids;
@@ -19,7 +19,7 @@ fn open_event(pack: &str, purchase: &str, token: &str) -> ApiEvent {
 }
 
 /// A purchase of `pack` by `user`, paid.
-async fn paid(env: &PurchaseEnv, user: &str, pack: &str, key: &str) -> shared::purchases::Purchase {
+async fn paid(env: &PurchaseEnv, user: &str, pack: &str, key: &str) -> domain::purchases::Purchase {
     let purchase = reserve(&env.store, user, pack, key, 600).await;
     credit(
         &env.store,
@@ -193,8 +193,8 @@ async fn a_dynamodb_outage_is_a_503_and_the_same_process_serves_again_after_it()
 /// pack's five commons at 3 each.
 #[tokio::test]
 async fn an_opening_scores_with_the_configured_weights() {
-    use shared::leaderboards::{Board, Rank};
-    use shared::store::leaderboards::GetStanding;
+    use domain::leaderboards::{Board, Rank};
+    use store::leaderboards::GetStanding;
     let env = PurchaseEnv::new().await;
     testkit::packs::save(&env.store, &active("p", 10)).await;
     let purchase = paid(&env, "scorer", "p", "k").await;

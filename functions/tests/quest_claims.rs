@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use shared::store::cash::GetBalance;
-use shared::store::purchases::GetPurchase;
-use shared::store::quests::{GetClaims, SeedQuests};
+use store::cash::GetBalance;
+use store::purchases::GetPurchase;
+use store::quests::{GetClaims, SeedQuests};
 use testkit::events::ApiEvent;
 use testkit::purchases::{Answer, PurchaseEnv, fixture};
 use testkit::tokens::token;
@@ -96,9 +96,9 @@ async fn twenty_concurrent_claims_over_four_instances_credit_once() {
 async fn twenty_concurrent_pack_reward_claims_over_four_instances_make_one_purchase() {
     let (_one_at_a_time, env) = behind_the_proxy().await;
     testkit::packs::save(&env.store, &testkit::packs::active("p", 60)).await;
-    let quest = shared::quests::Quest {
-        id: shared::ids::QuestId::parse("pack-one").unwrap(),
-        reward: shared::quests::Reward::Pack {
+    let quest = domain::quests::Quest {
+        id: domain::ids::QuestId::parse("pack-one").unwrap(),
+        reward: domain::quests::Reward::Pack {
             pack_id: testkit::ids::pack("p"),
         },
         ..testkit::quests::shipped().remove(0)
@@ -153,7 +153,7 @@ async fn refusals_write_nothing_and_the_fixture_claims() {
         (400, Some("missing_idempotency_key"))
     );
     assert_eq!(usd(&env, "me").await, 0);
-    let quest = shared::ids::QuestId::parse("first-pack").unwrap();
+    let quest = domain::ids::QuestId::parse("first-pack").unwrap();
     assert_eq!(
         env.store
             .get_claim(&testkit::ids::user("me"), &quest)

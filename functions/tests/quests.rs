@@ -1,10 +1,10 @@
 //! The real `quests` binary (GET /api/quests, GET /api/quests/{questId}, GET /api/me/rewards),
 //! run through a Lambda Runtime API emulator against moto_server.
 
+use domain::quests::{Claim, grant};
+use domain::timestamp::Timestamp;
 use serde_json::json;
-use shared::quests::{Claim, grant};
-use shared::store::quests::{ClaimQuest, GetQuest, SeedQuests};
-use shared::timestamp::Timestamp;
+use store::quests::{ClaimQuest, GetQuest, SeedQuests};
 use testkit::events::ApiEvent;
 use testkit::purchases::{PurchaseEnv, fixture};
 use testkit::tokens::token;
@@ -49,7 +49,7 @@ async fn answers_the_quests_with_progress_and_the_rewards() {
 
     let quest = env
         .store
-        .get_quest(&shared::ids::QuestId::parse("first-pack").unwrap())
+        .get_quest(&domain::ids::QuestId::parse("first-pack").unwrap())
         .await
         .unwrap()
         .unwrap();

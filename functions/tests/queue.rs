@@ -3,9 +3,9 @@
 //! replayed), their entry, the public record; and a start without `QUEUE_RECEIPT_KEY` refused.
 //! The join's human check is tests/queue_human_check.rs's.
 
-use shared::queue::entry::verify_receipt;
-use shared::store::packs::seed;
-use shared::timestamp::Timestamp;
+use domain::queue::entry::verify_receipt;
+use domain::timestamp::Timestamp;
+use store::packs::seed;
 use testkit::events::ApiEvent;
 use testkit::packs::queued;
 use testkit::purchases::PurchaseEnv;
@@ -32,7 +32,7 @@ async fn a_fan_joins_once_and_reads_their_entry_and_the_line() {
     let queue = env.spawn(BINARY, &vars).await;
     let fan = token("auth0|fan", None);
     let human = turnstile.solve(
-        &shared::humancheck::Door::Join(testkit::ids::pack("drop")).action(),
+        &domain::humancheck::Door::Join(testkit::ids::pack("drop")).action(),
         FUNCTION_HOSTNAME,
         &Timestamp::now().to_string(),
     );
@@ -64,7 +64,7 @@ async fn a_fan_joins_once_and_reads_their_entry_and_the_line() {
     assert!(verify_receipt(
         line.body["queue"]["receiptKey"].as_str().unwrap(),
         &testkit::ids::pack("drop"),
-        &shared::ids::EntryId::parse(entry["entryId"].as_str().unwrap()).unwrap(),
+        &domain::ids::EntryId::parse(entry["entryId"].as_str().unwrap()).unwrap(),
         Timestamp::parse(entry["joinedAt"].as_str().unwrap()).unwrap(),
         entry["receipt"].as_str().unwrap(),
     ));

@@ -5,14 +5,14 @@
 //! report (`excluded`), and siteverify down or answering `internal-error` is 503 with
 //! `Retry-After`, not counted.
 
-use shared::humancheck::{Door, token_hash};
-use shared::ids::UserId;
-use shared::queue::excluded::Exclusion;
-use shared::store::packs::seed;
-use shared::store::queue::GetQueueEntry;
-use shared::store::queue_excluded::ReadExclusions;
-use shared::store::ratelimit::SpendToken;
-use shared::timestamp::Timestamp;
+use domain::humancheck::{Door, token_hash};
+use domain::ids::UserId;
+use domain::queue::excluded::Exclusion;
+use domain::timestamp::Timestamp;
+use store::packs::seed;
+use store::queue::GetQueueEntry;
+use store::queue_excluded::ReadExclusions;
+use store::ratelimit::SpendToken;
 use testkit::events::ApiEvent;
 use testkit::ids::pack;
 use testkit::packs::{at, queued};

@@ -6,14 +6,14 @@
 
 use std::time::Duration;
 
+use domain::beacon::quicknet;
+use domain::ids::{PackId, UserId};
+use domain::packs::draw::lower_hex;
+use domain::queue::entry::EntryStatus;
+use domain::queue::state::{QueueState, StoredStatus};
 use serde_json::{Value, json};
-use shared::beacon::quicknet;
-use shared::ids::{PackId, UserId};
-use shared::packs::draw::lower_hex;
-use shared::queue::entry::EntryStatus;
-use shared::queue::state::{QueueState, StoredStatus};
-use shared::store::queue::{GetQueue, GetQueueEntry};
-use shared::store::queue_keeper::CloseQueue;
+use store::queue::{GetQueue, GetQueueEntry};
+use store::queue_keeper::CloseQueue;
 use testkit::drand::{self, DrandStub, Mode};
 use testkit::ids;
 use testkit::purchases::{Function, PurchaseEnv, fixture};

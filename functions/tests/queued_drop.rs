@@ -14,11 +14,11 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use api::handlers::queue_keeper::CLOSE_GRACE_SECONDS;
+use domain::beacon::quicknet;
+use domain::humancheck::Door;
+use domain::timestamp::Timestamp;
 use serde_json::{Value, json};
-use shared::beacon::quicknet;
-use shared::handlers::queue_keeper::CLOSE_GRACE_SECONDS;
-use shared::humancheck::Door;
-use shared::timestamp::Timestamp;
 use testkit::events::ApiEvent;
 use testkit::purchases::{
     Answer, Function, PurchaseEnv, complete_event, credit, fixture, start_event,

@@ -5,10 +5,10 @@
 use std::time::Duration;
 use testkit::ids;
 
+use domain::purchases::PurchaseStatus;
 use serde_json::json;
-use shared::purchases::PurchaseStatus;
-use shared::store::packs::GetPack;
-use shared::store::purchases::GetPurchase;
+use store::packs::GetPack;
+use store::purchases::GetPurchase;
 use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::packs::active;
 use testkit::purchases::{Function, PurchaseEnv, fixture, reserve, sibling_binary, start_event};

@@ -1,7 +1,7 @@
 //! The real `start-purchase` binary, run through a Lambda Runtime API emulator against
 //! moto_server, with its JWKS fetched from a loopback identity-provider stub.
 
-use shared::store::packs::ReadSupply;
+use store::packs::ReadSupply;
 use testkit::fault_proxy::{Fault, THROTTLING};
 use testkit::moto::{MotoServer, Rollback};
 use testkit::packs::active;
@@ -204,7 +204,7 @@ async fn eight_instances_sell_exactly_the_units_there_are_over_ten_shares() {
     for _ in 0..INSTANCES {
         instances.push(
             // Every buyer's event comes from one sourceIp: the address's start quota is raised
-            // so that this test counts units, not rate limits (shared/tests/rate_limits.rs).
+            // so that this test counts units, not rate limits (crates/api/tests/rate_limits.rs).
             env.spawn(
                 BINARY,
                 &[

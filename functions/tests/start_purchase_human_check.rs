@@ -5,10 +5,10 @@
 //! key is answered without one; a pack without the term needs none; and a function without
 //! `TURNSTILE_SECRET` refuses such a pack (503), never sells it unchecked.
 
-use shared::humancheck::Door;
-use shared::ids::UserId;
-use shared::purchases::purchase_id;
-use shared::store::purchases::GetPurchase;
+use domain::humancheck::Door;
+use domain::ids::UserId;
+use domain::purchases::purchase_id;
+use store::purchases::GetPurchase;
 use testkit::ids::pack;
 use testkit::packs::{active, at};
 use testkit::purchases::{PurchaseEnv, start_event};

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use shared::metrics::{DIMENSION, Metric, NAMESPACE};
+use store::metrics::{DIMENSION, Metric, NAMESPACE};
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING};
 use testkit::packs::active;

@@ -1,11 +1,11 @@
 //! The real `stripe-webhook` binary, run through a Lambda Runtime API emulator against
 //! moto_server, with events signed by Python's standard library.
 
-use shared::cash::Money;
-use shared::store::cash::GetBalance;
-use shared::store::topups::{CreateTopUp, GetTopUp, SetCheckout};
-use shared::timestamp::Timestamp;
-use shared::topups::{Checkout, TopUp, TopUpStatus, top_up_id};
+use domain::cash::Money;
+use domain::timestamp::Timestamp;
+use domain::topups::{Checkout, TopUp, TopUpStatus, top_up_id};
+use store::cash::GetBalance;
+use store::topups::{CreateTopUp, GetTopUp, SetCheckout};
 use testkit::purchases::{PurchaseEnv, fixture};
 use testkit::runtime_api::assert_init_fails_naming;
 use testkit::stripe::{WEBHOOK_SECRET, now, python_signature};

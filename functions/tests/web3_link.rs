@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use shared::store::links::GetLink;
+use store::links::GetLink;
 use testkit::events::ApiEvent;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::runtime_api::{RuntimeApi, http_parts};

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
+use api::http::routes::Routes;
 use base64::Engine;
 use serde_json::{Value, json};
-use shared::http::routes::Routes;
 
 #[derive(Debug, Clone)]
 pub struct ApiEvent {
@@ -138,8 +138,8 @@ pub async fn call<St: Send + Sync + 'static>(
     request: lambda_http::Request,
 ) -> lambda_http::Response<lambda_http::Body> {
     use tower::ServiceExt;
-    // Not rate limited: the limits have their own tests (shared/tests/rate_limits.rs).
-    let response = shared::http::layers::api_layers(routes.function_app(state.clone()), None)
+    // Not rate limited: the limits have their own tests (crates/api/tests/rate_limits.rs).
+    let response = api::http::layers::api_layers(routes.function_app(state.clone()), None)
         .oneshot(request)
         .await
         .unwrap_or_else(|never| match never {});

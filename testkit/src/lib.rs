@@ -74,8 +74,8 @@ where
 pub const CURSOR_SECRET: &str = "test-cursor-secret-0123456789abcdef";
 
 /// A cursor signer with [`CURSOR_SECRET`].
-pub fn cursor_signer() -> shared::packs::listing::CursorSigner {
-    shared::packs::listing::CursorSigner::new(CURSOR_SECRET.as_bytes())
+pub fn cursor_signer() -> domain::packs::listing::CursorSigner {
+    domain::packs::listing::CursorSigner::new(CURSOR_SECRET.as_bytes())
 }
 
 /// Serves HTTP/1.1 on `listener` until the returned task is aborted: every request of every
@@ -140,11 +140,11 @@ where
 }
 
 /// The link handler's state over `store`, verifying with [`tokens::verifier`].
-pub fn link_state<S>(store: S) -> std::sync::Arc<shared::handlers::web3_link::LinkState<S>> {
-    std::sync::Arc::new(shared::handlers::web3_link::LinkState {
+pub fn link_state<S>(store: S) -> std::sync::Arc<api::handlers::web3_link::LinkState<S>> {
+    std::sync::Arc::new(api::handlers::web3_link::LinkState {
         store,
         verifier: tokens::verifier(),
-        max_body_bytes: shared::http::request::DEFAULT_MAX_BODY_BYTES,
+        max_body_bytes: api::http::request::DEFAULT_MAX_BODY_BYTES,
     })
 }
 
@@ -168,7 +168,7 @@ macro_rules! store_contract {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $test() {
-                    let store = shared::store::MemoryStore::default();
+                    let store = store::MemoryStore::default();
                     $crate::store_contract!(@call $mode super::$test, store);
                 }
             )*
@@ -203,7 +203,7 @@ macro_rules! signed_in_function_basics {
 
 /// Typed ids from test literals (a literal outside the grammar is a mistake in the test).
 pub mod ids {
-    use shared::ids::{PackId, PurchaseId, TopUpId, UserId};
+    use domain::ids::{PackId, PurchaseId, TopUpId, UserId};
 
     pub fn user(id: &str) -> UserId {
         UserId::parse(id).expect("a user id")

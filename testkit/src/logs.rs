@@ -65,7 +65,7 @@ pub fn capture() -> (Logs, DefaultGuard) {
     // Another global subscriber set first (a test's own) keeps its place.
     UNDECIDED.call_once(|| drop(tracing::subscriber::set_global_default(Undecided)));
     let logs = Logs::default();
-    let subscriber = shared::telemetry::json_subscriber(
+    let subscriber = lambda::telemetry::json_subscriber(
         Targets::new().with_default(tracing::Level::DEBUG),
         logs.clone(),
     );

@@ -1,12 +1,12 @@
 //! Purchases made up for the fan's-view tests: many of them, of every status, of two packs,
 //! at instants that interleave between users and sometimes tie (so ids decide).
 
-use shared::cash::Money;
-use shared::cash::ledger::{EntryKind, LedgerEntry, LedgerQuery};
-use shared::purchases::mine::Page;
-use shared::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
-use shared::store::cash::ListLedger;
-use shared::timestamp::Timestamp;
+use domain::cash::Money;
+use domain::cash::ledger::{EntryKind, LedgerEntry, LedgerQuery};
+use domain::purchases::mine::Page;
+use domain::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
+use domain::timestamp::Timestamp;
+use store::cash::ListLedger;
 
 use crate::ids;
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use aws_config::{BehaviorVersion, Region};
 use aws_sdk_dynamodb::config::Credentials;
-use shared::store::DynamoStore;
+use store::DynamoStore;
 
 use crate::fault_proxy::FaultProxy;
 use tokio::process::{Child, Command};
@@ -144,7 +144,7 @@ async fn new_table_at(endpoint: &str) -> DynamoStore {
         NEXT.fetch_add(1, Ordering::Relaxed)
     );
     let client = client_for(endpoint).await;
-    shared::store::schema::create_table(&client, &name)
+    store::schema::create_table(&client, &name)
         .await
         .expect("create table");
     DynamoStore::new(client, name)
@@ -189,7 +189,7 @@ impl MotoServer {
 
 /// A DynamoDB client against `endpoint` with dummy credentials, built like production's.
 pub async fn client_for(endpoint: &str) -> aws_sdk_dynamodb::Client {
-    let sdk = shared::aws::sdk_config_with(
+    let sdk = lambda::aws::sdk_config_with(
         aws_config::defaults(BehaviorVersion::latest())
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new("test", "test", None, None, "testkit"))

@@ -1,11 +1,11 @@
 //! A whole opening through the store's own operations (credit, start, pay, open), for the tests
 //! of what an opening writes beside the purchase (the leaderboards).
 
-use shared::cash::parse_credit;
-use shared::purchases::{Purchase, StartRequest, purchase_id};
-use shared::store::Store;
-use shared::store::purchases::Started;
-use shared::timestamp::Timestamp;
+use domain::cash::parse_credit;
+use domain::purchases::{Purchase, StartRequest, purchase_id};
+use domain::timestamp::Timestamp;
+use store::Store;
+use store::purchases::Started;
 
 use crate::ids;
 

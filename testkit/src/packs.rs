@@ -1,9 +1,9 @@
 //! Packs for tests, timed relative to now.
 
-use shared::ids::PackId;
-use shared::packs::{Odds, Pack, PackItem, PackStatus, Price};
-use shared::store::packs::{GetPack, ReadSupply, SeedPack};
-use shared::timestamp::Timestamp;
+use domain::ids::PackId;
+use domain::packs::{Odds, Pack, PackItem, PackStatus, Price};
+use domain::timestamp::Timestamp;
+use store::packs::{GetPack, ReadSupply, SeedPack};
 
 /// `now` moved by `seconds` (negative: the past).
 pub fn at(seconds_from_now: i64) -> Timestamp {
@@ -55,7 +55,7 @@ pub fn active(id: &str, started_seconds_ago: i64) -> Pack {
 pub fn queued(id: &str, opens_in: i64, closes_in: i64) -> Pack {
     let mut pack = active(id, -closes_in);
     pack.max_per_user = Some(1);
-    pack.queue = Some(shared::queue::terms::QueueTerms {
+    pack.queue = Some(domain::queue::terms::QueueTerms {
         opens_at: at(opens_in),
         closes_at: pack.sale_starts_at.expect("an active pack starts"),
         pass_seconds: 600,
@@ -76,7 +76,7 @@ pub fn ending(mut pack: Pack, seconds_from_now: i64) -> Pack {
 
 /// Writes `pack` as `seed-packs` does (a new pack gets its server seed); panics when refused.
 pub async fn save<S: GetPack + SeedPack>(store: &S, pack: &Pack) {
-    shared::store::packs::seed(store, pack, Timestamp::now())
+    store::packs::seed(store, pack, Timestamp::now())
         .await
         .unwrap_or_else(|e| panic!("seeding pack {}: {e}", pack.id));
 }
@@ -103,14 +103,12 @@ pub async fn remaining<S: ReadSupply>(store: &S, pack_id: impl AsRef<str>) -> u6
 /// The leagues and teams of the shipped catalogue whose ids are among `ids`, written as
 /// seed-packs writes them: the entries a test names, not the whole file (moto copies every table
 /// in each transaction, and 89 more items slow a test's transactions past the SDK's timeout).
-pub async fn seed_catalog_entries(store: &impl shared::store::catalog::SeedCatalog, ids: &[&str]) {
+pub async fn seed_catalog_entries(store: &impl store::catalog::SeedCatalog, ids: &[&str]) {
     let mut catalog =
-        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
+        domain::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
     catalog
         .leagues
         .retain(|league| ids.contains(&league.id.as_str()));
     catalog.teams.retain(|team| ids.contains(&team.id.as_str()));
-    shared::store::catalog::seed_catalog(store, &catalog)
-        .await
-        .unwrap();
+    store::catalog::seed_catalog(store, &catalog).await.unwrap();
 }

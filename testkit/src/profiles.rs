@@ -1,7 +1,7 @@
 //! What the profile's tests share: a team of the catalogue to pick as a favourite.
 
-use shared::catalog::Team;
-use shared::ids::{LeagueId, TeamId};
+use domain::catalog::Team;
+use domain::ids::{LeagueId, TeamId};
 
 /// A team of the NBA with id `id`.
 pub fn team(id: &str) -> Team {
@@ -19,13 +19,13 @@ pub fn team(id: &str) -> Team {
 /// Gives `fan` the display name `display_name` (and `avatar_url`, when given) through the
 /// profile's own patch; panics when refused.
 pub async fn name(
-    store: &impl shared::store::profile::PatchProfile,
+    store: &impl store::profile::PatchProfile,
     fan: &str,
     display_name: &str,
     avatar_url: Option<&str>,
 ) {
     let body = serde_json::json!({"displayName": display_name, "avatarUrl": avatar_url});
-    let patch = serde_json::from_value::<shared::profile::patch::ProfilePatchBody>(body)
+    let patch = serde_json::from_value::<domain::profile::patch::ProfilePatchBody>(body)
         .expect("a patch body")
         .check()
         .expect("a valid patch");
@@ -34,7 +34,7 @@ pub async fn name(
             &crate::ids::user(fan),
             None,
             &patch,
-            shared::timestamp::Timestamp::now(),
+            domain::timestamp::Timestamp::now(),
         )
         .await
         .expect("the patch");

@@ -5,13 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use domain::cash::parse_credit;
+use domain::purchases::{Purchase, StartRequest, purchase_id};
+use domain::timestamp::Timestamp;
 use serde_json::Value;
-use shared::cash::parse_credit;
-use shared::purchases::{Purchase, StartRequest, purchase_id};
-use shared::store::DynamoStore;
-use shared::store::cash::{CreditCash, ListDebits};
-use shared::store::purchases::{StartPurchase, Started};
-use shared::timestamp::Timestamp;
+use store::DynamoStore;
+use store::cash::{CreditCash, ListDebits};
+use store::purchases::{StartPurchase, Started};
 
 use crate::events::ApiEvent;
 use crate::http_stub::{HttpStub, Reply};
@@ -300,7 +300,7 @@ pub fn start_request(
         pack_id: crate::ids::pack(pack),
         purchase_id: purchase_id(&crate::ids::user(user), key),
         requested_seed: None,
-        client_seed: shared::purchases::random_client_seed(),
+        client_seed: domain::purchases::random_client_seed(),
         now,
         expires_at: now.plus_seconds(hold_seconds).expect("in range"),
         policy: ROOMY,
@@ -322,7 +322,7 @@ pub async fn debited(store: &impl ListDebits, user: &str) -> u64 {
         .sum()
 }
 
-async fn debits_of(store: &impl ListDebits, user: &str) -> Vec<shared::cash::Debit> {
+async fn debits_of(store: &impl ListDebits, user: &str) -> Vec<domain::cash::Debit> {
     store
         .list_debits(&crate::ids::user(user))
         .await
@@ -358,14 +358,14 @@ pub fn fixture(name: &str, token: Option<&str>) -> Value {
 /// The shipped seed's pack `id` (`infra/seed/packs.json`), which the event fixtures name.
 /// A hold policy roomy enough that tests about other rules never meet it (the cap's own tests
 /// set theirs).
-pub const ROOMY: shared::purchases::HoldPolicy = shared::purchases::HoldPolicy {
-    max_unpaid: shared::purchases::MAX_MAX_UNPAID_HOLDS,
+pub const ROOMY: domain::purchases::HoldPolicy = domain::purchases::HoldPolicy {
+    max_unpaid: domain::purchases::MAX_MAX_UNPAID_HOLDS,
     requires_funds: false,
 };
 
-pub fn seed_pack(id: &str) -> shared::packs::Pack {
+pub fn seed_pack(id: &str) -> domain::packs::Pack {
     let path = format!("{}/../infra/seed/packs.json", env!("CARGO_MANIFEST_DIR"));
-    let packs = shared::packs::seed::parse_seed(&std::fs::read(&path).expect("the shipped seed"))
+    let packs = domain::packs::seed::parse_seed(&std::fs::read(&path).expect("the shipped seed"))
         .expect("the shipped seed parses");
     packs
         .into_iter()

@@ -1,17 +1,17 @@
 //! The shipped quests (`infra/seed/quests.json`, resolved against the shipped packs and
 //! catalogue as `seed-packs` resolves them) and a fan's opening that counts for them.
 
-use shared::quests::Quest;
-use shared::quests::seed::{parse_quests, resolve};
-use shared::store::purchases::SeedPurchases;
-use shared::timestamp::Timestamp;
+use domain::quests::Quest;
+use domain::quests::seed::{parse_quests, resolve};
+use domain::timestamp::Timestamp;
+use store::purchases::SeedPurchases;
 
 pub fn shipped() -> Vec<Quest> {
     let mut quests = parse_quests(include_bytes!("../../infra/seed/quests.json")).unwrap();
     let packs =
-        shared::packs::seed::parse_seed(include_bytes!("../../infra/seed/packs.json")).unwrap();
+        domain::packs::seed::parse_seed(include_bytes!("../../infra/seed/packs.json")).unwrap();
     let catalog =
-        shared::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
+        domain::catalog::parse_catalog(include_str!("../../infra/seed/catalog.json")).unwrap();
     resolve(&mut quests, &packs, &catalog).unwrap();
     quests
 }

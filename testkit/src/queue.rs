@@ -3,13 +3,13 @@
 //! signatures: a line open now draws with a round minutes in the future), fans joined directly
 //! in the store, and the `queue-keeper` binary's environment.
 
-use shared::beacon::quicknet;
-use shared::ids::{PackId, UserId};
-use shared::packs::Pack;
-use shared::queue::entry::{QueueEntry, ReceiptSigner};
-use shared::queue::terms::{BEACON_MARGIN_SECONDS, QueueTerms};
-use shared::store::queue::JoinQueue;
-use shared::timestamp::Timestamp;
+use domain::beacon::quicknet;
+use domain::ids::{PackId, UserId};
+use domain::packs::Pack;
+use domain::queue::entry::{QueueEntry, ReceiptSigner};
+use domain::queue::terms::{BEACON_MARGIN_SECONDS, QueueTerms};
+use domain::timestamp::Timestamp;
+use store::queue::JoinQueue;
 
 /// A queued pack of `supply` units, `max` a fan, windows of 600 s, whose line opened an hour
 /// before it closed, `BEACON_MARGIN_SECONDS` before `round`'s time (so that the terms fix

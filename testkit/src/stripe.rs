@@ -280,7 +280,7 @@ pub fn python_signature(body: &str, secret: &str, timestamp: u64) -> String {
 
 /// Now, in Unix seconds.
 pub fn now() -> u64 {
-    shared::timestamp::Timestamp::now().unix_seconds()
+    domain::timestamp::Timestamp::now().unix_seconds()
 }
 
 #[cfg(test)]

@@ -100,8 +100,8 @@ pub fn token(sub: &str, email: Option<&str>) -> String {
 }
 
 /// The verifier settings of tests: the test issuer and audience, keys from `jwks`.
-pub fn auth_config(jwks: shared::config::JwksSetting) -> shared::config::AuthConfig {
-    shared::config::AuthConfig {
+pub fn auth_config(jwks: api::config::JwksSetting) -> api::config::AuthConfig {
+    api::config::AuthConfig {
         issuer: ISSUER.into(),
         audience: Some(AUDIENCE.into()),
         jwks,
@@ -112,8 +112,8 @@ pub fn auth_config(jwks: shared::config::JwksSetting) -> shared::config::AuthCon
 }
 
 /// The production verifier with the test settings, its keys given inline (the fixture JWKS).
-pub fn verifier() -> shared::auth::TokenVerifier {
-    shared::auth::TokenVerifier::from_config(&auth_config(shared::config::JwksSetting::Inline(
+pub fn verifier() -> api::auth::TokenVerifier {
+    api::auth::TokenVerifier::from_config(&auth_config(api::config::JwksSetting::Inline(
         jwks_json(),
     )))
     .expect("the fixture JWKS is valid")

@@ -226,11 +226,11 @@ pub fn function_vars<'a>(
 
 /// The human check of a handler under test: the shared stub, [`SITE_SECRET`], tokens solved on
 /// [`FUNCTION_HOSTNAME`].
-pub fn human_check() -> shared::http::human_check::HumanCheck {
-    shared::http::human_check::HumanCheck {
-        siteverify: shared::humancheck::siteverify::Siteverify::new(
+pub fn human_check() -> api::http::human_check::HumanCheck {
+    api::http::human_check::HumanCheck {
+        siteverify: clients::siteverify::Siteverify::new(
             &TurnstileStub::shared().url(),
-            shared::secret::Secret::new(SITE_SECRET),
+            domain::secret::Secret::new(SITE_SECRET),
         ),
         hostnames: vec![FUNCTION_HOSTNAME.into()],
     }

@@ -4,21 +4,21 @@
 
 use std::sync::Arc;
 
+use api::handlers::queue::QueueFnState;
+use api::handlers::queue_keeper::{KeeperRun, pass};
+use api::http::routes::queue_routes;
+use clients::beacon::{BeaconClient, BeaconSource};
+use domain::beacon::quicknet;
+use domain::ids::{PackId, UserId};
+use domain::packs::Pack;
+use domain::purchases::{HoldPolicy, StartRequest, purchase_id};
+use domain::queue::entry::{QueueEntry, ReceiptSigner};
+use domain::queue::terms::{BEACON_MARGIN_SECONDS, QueueTerms};
+use domain::timestamp::Timestamp;
 use serde_json::Value;
-use shared::beacon::client::{BeaconClient, BeaconSource};
-use shared::beacon::quicknet;
-use shared::handlers::queue::QueueFnState;
-use shared::handlers::queue_keeper::{KeeperRun, pass};
-use shared::http::routes::queue_routes;
-use shared::ids::{PackId, UserId};
-use shared::packs::Pack;
-use shared::purchases::{HoldPolicy, StartRequest, purchase_id};
-use shared::queue::entry::{QueueEntry, ReceiptSigner};
-use shared::queue::terms::{BEACON_MARGIN_SECONDS, QueueTerms};
-use shared::store::Store;
-use shared::store::queue::{GetQueueEntry, JoinQueue, QueueStore};
-use shared::store::queue_keeper::QueueKeeper;
-use shared::timestamp::Timestamp;
+use store::Store;
+use store::queue::{GetQueueEntry, JoinQueue, QueueStore};
+use store::queue_keeper::QueueKeeper;
 
 use crate::drand::DrandStub;
 use crate::events::{ApiEvent, parts};

@@ -1,11 +1,11 @@
 //! Links as the web3-link handler writes them: the payload's text and its wallet id.
 
+use domain::ids::UserId;
+use domain::links::{LinkUpsert, WEB3_PROVIDER};
+use domain::timestamp::Timestamp;
+use domain::wallets::{WalletWrite, wallet_id};
 use serde_json::value::RawValue;
-use shared::ids::UserId;
-use shared::links::{LinkUpsert, WEB3_PROVIDER};
-use shared::store::links::{LinkError, UpsertLink};
-use shared::timestamp::Timestamp;
-use shared::wallets::{WalletWrite, wallet_id};
+use store::links::{LinkError, UpsertLink};
 
 /// Links `payload` (JSON text) for `user` at `at`, with `email`.
 pub async fn link(

@@ -1,16 +1,14 @@
 //! What the DynamoDB floors share: the list's Query, as `GET /api/packs` sends it, built from
-//! the same table design (`shared::store::schema`) and listing keys (`shared::packs::listing`).
+//! the same table design (`store::schema`) and listing keys (`domain::packs::listing`).
 
 use bytes::Bytes;
+use domain::packs::listing::{DEFAULT_LIMIT, ListingKey};
+use domain::timestamp::Timestamp;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use shared::packs::listing::{DEFAULT_LIMIT, ListingKey};
-use shared::store::schema::{
-    ENDS_AT, GSI1, GSI1_PK, GSI1_SK, LISTED_PACKS, PACK_DOC, PACK_REMAINING,
-};
-use shared::timestamp::Timestamp;
+use store::schema::{ENDS_AT, GSI1, GSI1_PK, GSI1_SK, LISTED_PACKS, PACK_DOC, PACK_REMAINING};
 
 /// A kept-alive HTTP/1.1 client for the DynamoDB endpoint.
 pub fn http_client() -> Client<HttpConnector, Full<Bytes>> {

@@ -5,20 +5,20 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use shared::handlers::complete_purchase::parse_payment;
-use shared::handlers::list_packs::page_json;
-use shared::handlers::start_purchase::requested_client_seed;
-use shared::handlers::web3_link::parse_link_body;
-use shared::http::request::{
+use api::handlers::complete_purchase::parse_payment;
+use api::handlers::list_packs::page_json;
+use api::handlers::start_purchase::requested_client_seed;
+use api::handlers::web3_link::parse_link_body;
+use api::http::request::{
     DEFAULT_MAX_BODY_BYTES, idempotency_key, require_json_content_type, within_limit,
 };
-use shared::metrics::{self, Metric};
-use shared::packs::Pack;
-use shared::packs::document::PackDocument;
-use shared::packs::draw::{DrawInput, ServerSeed, draw, uniform};
-use shared::packs::seed::parse_seed;
-use shared::store::dynamo::{document_from_item, pack_item};
+use criterion::{Criterion, criterion_group, criterion_main};
+use domain::packs::Pack;
+use domain::packs::document::PackDocument;
+use domain::packs::draw::{DrawInput, ServerSeed, draw, uniform};
+use domain::packs::seed::parse_seed;
+use store::dynamo::{document_from_item, pack_item};
+use store::metrics::{self, Metric};
 use testkit::events::ApiEvent;
 use testkit::tokens::{TestKey, claims};
 

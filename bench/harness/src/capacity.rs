@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
+use domain::ids::PackId;
+use domain::packs::seed::parse_seed;
 use serde_json::{Value, json};
-use shared::ids::PackId;
-use shared::packs::seed::parse_seed;
-use shared::store::DynamoStore;
-use shared::store::schema::{DRAW_SK, PACK_SK, draw_pk, pack_pk};
+use store::DynamoStore;
+use store::schema::{DRAW_SK, PACK_SK, draw_pk, pack_pk};
 
 use crate::functions::SEED;
 

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use api::handlers::get_pack::KEEP_PACKS_FOR;
 use serde_json::{Value, json};
-use shared::handlers::get_pack::KEEP_PACKS_FOR;
-use shared::store::schema::{DRAW_SK, SUPPLY_SK};
+use store::schema::{DRAW_SK, SUPPLY_SK};
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
@@ -62,7 +62,7 @@ fn address(n: usize) -> String {
 /// an hour, `units` each, no per-fan limit (each fan presses once), no league.
 fn seed_file(packs: usize, units: u64) -> String {
     let shipped: Vec<Value> = serde_json::from_slice(crate::functions::SEED).expect("the seed");
-    let started = shared::timestamp::Timestamp::now()
+    let started = domain::timestamp::Timestamp::now()
         .plus_seconds(-3600)
         .expect("in range")
         .to_string();

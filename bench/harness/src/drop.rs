@@ -18,14 +18,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use domain::ids::PackId;
+use domain::packs::Pack;
+use domain::packs::seed::parse_seed;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use shared::ids::PackId;
-use shared::packs::Pack;
-use shared::packs::seed::parse_seed;
-use shared::store::packs::ReadSupply;
+use store::packs::ReadSupply;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};
 use testkit::moto::{MotoServer, Rollback};
@@ -381,7 +381,7 @@ pub const LAMBDA_PACK: &str = "drop-lambda";
 pub struct LambdaDrop {
     pub figures: Value,
     pub moto: MotoServer,
-    pub store: shared::store::DynamoStore,
+    pub store: store::DynamoStore,
     pub winner: (String, String),
 }
 

@@ -11,20 +11,20 @@ use std::time::Duration;
 use aws_lc_rs::hmac;
 use aws_sdk_dynamodb::config::timeout::TimeoutConfig;
 use aws_sdk_dynamodb::types::{AttributeValue, DeleteRequest, WriteRequest};
+use domain::cash::Money;
+use domain::ids::{PurchaseId, TopUpId, UserId};
+use domain::packs::seed::parse_seed;
+use domain::purchases::{StartRequest, purchase_id, random_client_seed};
+use domain::timestamp::Timestamp;
+use domain::topups::{Checkout, TopUp, credit_reference, top_up_id};
 use serde_json::{Value, json};
-use shared::cash::Money;
-use shared::ids::{PurchaseId, TopUpId, UserId};
-use shared::packs::seed::parse_seed;
-use shared::purchases::{StartRequest, purchase_id, random_client_seed};
-use shared::store::DynamoStore;
-use shared::store::purchases::{CompletePurchase, StartPurchase, Started};
-use shared::store::schema::{
+use store::DynamoStore;
+use store::purchases::{CompletePurchase, StartPurchase, Started};
+use store::schema::{
     CREDIT_SK, PENDING_TOPUPS_SK, TOPUP_SK, UNPAID_SK, cash_pk, credit_pk, debit_sk,
     pending_topups_pk, purchase_sk, topup_pk, user_pk,
 };
-use shared::store::topups::{CreateTopUp, SetCheckout};
-use shared::timestamp::Timestamp;
-use shared::topups::{Checkout, TopUp, credit_reference, top_up_id};
+use store::topups::{CreateTopUp, SetCheckout};
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::FaultProxy;
 use testkit::http_stub::{HttpStub, Reply};

@@ -1,14 +1,14 @@
 //! `GET /api/packs/{packId}/purchases/{purchaseId}`. Wiring only: the handler is
-//! `shared::handlers::get_purchase`.
+//! `api::handlers::get_purchase`.
 
 use std::sync::Arc;
 
-use shared::http::routes::get_purchase_routes;
-use shared::runtime::{purchase_state, serve};
+use api::http::routes::get_purchase_routes;
+use lambda::runtime::{purchase_state, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::runtime::cold_start();
+    lambda::runtime::cold_start();
     let state = Arc::new(purchase_state().await);
     let store = state.store.clone();
     serve(get_purchase_routes().function_app(state), &store).await

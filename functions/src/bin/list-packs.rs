@@ -1,17 +1,17 @@
 //! `GET /api/packs` (and API Gateway's `$default` route, for JSON 404s). Wiring only: the handler
-//! is `shared::handlers::list_packs`.
+//! is `api::handlers::list_packs`.
 
 use std::sync::Arc;
 
-use shared::config::{Env, cursor_secret};
-use shared::handlers::list_packs::ListPacksState;
-use shared::http::routes::list_packs_routes;
-use shared::packs::listing::CursorSigner;
-use shared::runtime::{require, serve, store_from_env, warm};
+use api::config::{Env, cursor_secret};
+use api::handlers::list_packs::ListPacksState;
+use api::http::routes::list_packs_routes;
+use domain::packs::listing::CursorSigner;
+use lambda::runtime::{require, serve, store_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::runtime::cold_start();
+    lambda::runtime::cold_start();
     let (store, dynamodb) = store_from_env();
     let cursors = CursorSigner::new(&require(cursor_secret(&Env)));
     warm(&dynamodb, None).await;

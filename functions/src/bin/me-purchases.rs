@@ -1,16 +1,16 @@
 //! `GET /api/me/purchases` and `GET /api/me/items`. Wiring only: the handlers are
-//! `shared::handlers::my_purchases`.
+//! `api::handlers::my_purchases`.
 
 use std::sync::Arc;
 
-use shared::handlers::me::MeState;
-use shared::http::routes::me_purchases_routes;
-use shared::runtime::serve;
-use shared::states::FromEnv;
+use api::handlers::me::MeState;
+use api::http::routes::me_purchases_routes;
+use lambda::runtime::serve;
+use lambda::states::FromEnv;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::runtime::cold_start();
+    lambda::runtime::cold_start();
     let state = Arc::new(MeState::from_env().await);
     let store = state.store.clone();
     serve(me_purchases_routes().function_app(state), &store).await

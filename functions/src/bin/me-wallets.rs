@@ -1,15 +1,15 @@
 //! `GET /api/me/wallets` and `DELETE /api/me/wallets/{walletId}`. Wiring only: the handlers are
-//! `shared::handlers::my_wallets`.
+//! `api::handlers::my_wallets`.
 
 use std::sync::Arc;
 
-use shared::handlers::my_wallets::WalletsState;
-use shared::http::routes::me_wallets_routes;
-use shared::runtime::{serve, store_from_env, verifier_from_env, warm};
+use api::handlers::my_wallets::WalletsState;
+use api::http::routes::me_wallets_routes;
+use lambda::runtime::{serve, store_from_env, verifier_from_env, warm};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::runtime::cold_start();
+    lambda::runtime::cold_start();
     let verifier = verifier_from_env();
     let (store, dynamodb) = store_from_env();
     warm(&dynamodb, Some(&verifier)).await;

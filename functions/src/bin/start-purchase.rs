@@ -1,14 +1,14 @@
 //! `POST /api/packs/{packId}/purchases`. Wiring only: the handler is
-//! `shared::handlers::start_purchase`.
+//! `api::handlers::start_purchase`.
 
 use std::sync::Arc;
 
-use shared::http::routes::start_purchase_routes;
-use shared::runtime::{purchase_state, serve};
+use api::http::routes::start_purchase_routes;
+use lambda::runtime::{purchase_state, serve};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    shared::runtime::cold_start();
+    lambda::runtime::cold_start();
     let state = Arc::new(purchase_state().await);
     let store = state.store.clone();
     serve(start_purchase_routes().function_app(state), &store).await

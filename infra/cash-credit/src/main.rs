@@ -20,14 +20,14 @@
 
 use std::process::ExitCode;
 
-use shared::cash::{Credit, parse_credit};
-use shared::config::{Env, table_name};
-use shared::ids::TopUpId;
-use shared::store::DynamoStore;
-use shared::store::cash::{CreditCash, CreditCashError, CreditOutcome};
-use shared::store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
-use shared::timestamp::Timestamp;
-use shared::topups::TopUpStatus;
+use api::config::{Env, table_name};
+use domain::cash::{Credit, parse_credit};
+use domain::ids::TopUpId;
+use domain::timestamp::Timestamp;
+use domain::topups::TopUpStatus;
+use store::DynamoStore;
+use store::cash::{CreditCash, CreditCashError, CreditOutcome};
+use store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
 
 const USAGE: &str =
     "usage: cash-credit --user SUB --amount MINOR_UNITS --currency CODE --reference UNIQUE
@@ -100,7 +100,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Command, String>
 async fn store() -> Result<DynamoStore, String> {
     let table = table_name(&Env).map_err(|e| format!("{e}; nothing was written"))?;
     Ok(DynamoStore::new(
-        shared::aws::dynamodb_client().await,
+        lambda::aws::dynamodb_client().await,
         table,
     ))
 }

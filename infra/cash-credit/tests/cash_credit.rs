@@ -3,13 +3,13 @@
 use std::process::Output;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use shared::cash::Money;
-use shared::store::DynamoStore;
-use shared::store::cash::GetBalance;
-use shared::store::schema::{CREDIT_SK, PK, SK, credit_pk};
-use shared::store::topups::{CompletedTopUp, CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
-use shared::timestamp::Timestamp;
-use shared::topups::{Checkout, TopUp, TopUpStatus, credit_reference, top_up_id};
+use domain::cash::Money;
+use domain::timestamp::Timestamp;
+use domain::topups::{Checkout, TopUp, TopUpStatus, credit_reference, top_up_id};
+use store::DynamoStore;
+use store::cash::GetBalance;
+use store::schema::{CREDIT_SK, PK, SK, credit_pk};
+use store::topups::{CompletedTopUp, CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_cash-credit");
 
@@ -192,7 +192,7 @@ async fn bad_values_exit_2_with_the_reason_and_write_nothing() {
         assert!(stdout(&output).is_empty(), "{args:?}: {output:?}");
         assert!(!credit_entry_exists(&store, args[7]).await, "{args:?}");
         // A user id no token can carry (empty, over 255 bytes) has no balance to read.
-        if shared::ids::UserId::parse(args[1]).is_ok() {
+        if domain::ids::UserId::parse(args[1]).is_ok() {
             for currency in ["USD", "usd", "US", "USDX"] {
                 assert_eq!(balance(&store, args[1], currency).await, 0, "{args:?}");
             }

@@ -68,7 +68,7 @@ pub fn problems(routes: &[RouteSpec]) -> Vec<String> {
             Err(problem) => problems.push(problem),
             Ok(parameters) => {
                 for (name, value) in parameters {
-                    if !shared::http::routes::parameter_grammar(name)(value) {
+                    if !api::http::routes::parameter_grammar(name)(value) {
                         problems.push(format!(
                             "{}: the example {{{name}}} = {value:?} is not of its grammar",
                             route.key()

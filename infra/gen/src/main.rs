@@ -86,7 +86,7 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
         // From the handlers' `#[utoipa::path]`s and the types they read and write.
         Output {
             path: "openapi.yaml".into(),
-            text: Some(shared::openapi::openapi_yaml()),
+            text: Some(api::openapi::openapi_yaml()),
         },
     ];
     let fixtures = fixtures::fixtures(&routes)?;

@@ -35,8 +35,8 @@ impl RouteSpec {
 /// Every route, in declaration order (the order of the generated events and router paths).
 pub fn routes() -> Vec<RouteSpec> {
     let document =
-        serde_json::to_value(shared::openapi::openapi()).expect("the OpenAPI document is JSON");
-    shared::http::routes::routes()
+        serde_json::to_value(api::openapi::openapi()).expect("the OpenAPI document is JSON");
+    api::http::routes::routes()
         .iter()
         .map(|route| {
             let method = route.method.to_string();
@@ -78,7 +78,7 @@ fn path_example(operation: &Value, name: &str) -> Option<String> {
 /// The function that also answers every request no route matches (API Gateway's `$default`
 /// route): its JSON 404 and 405.
 pub fn default_function() -> String {
-    shared::http::routes::DEFAULT_FUNCTION.to_owned()
+    api::http::routes::DEFAULT_FUNCTION.to_owned()
 }
 
 /// What the generated files assume of the declaration: no method and path twice, methods a

@@ -6,14 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use api::config::{AuthConfig, Secret};
+use api::http::limit::{Limiter, system_clock};
+use api::http::routes::{LocalProcess, local_routes};
+use domain::purchases::HoldPolicy;
+use domain::ratelimit::RatePolicy;
+use domain::topups::TopUpPolicy;
 use serde_json::Value;
-use shared::config::{AuthConfig, Secret};
-use shared::http::limit::{Limiter, system_clock};
-use shared::http::routes::{LocalProcess, local_routes};
-use shared::purchases::HoldPolicy;
-use shared::ratelimit::RatePolicy;
-use shared::store::Store;
-use shared::topups::TopUpPolicy;
+use store::Store;
 
 use crate::checkout::{LocalCheckout, stripe};
 use crate::server::{App, Limits};

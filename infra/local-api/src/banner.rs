@@ -1,7 +1,7 @@
 //! What `local-api` prints as it starts: where everything is, the demo user's token once (as a
 //! line to paste into a shell), and a few curl lines that use it as `$TOKEN`.
 
-use shared::timestamp::Timestamp;
+use domain::timestamp::Timestamp;
 
 /// What the banner tells.
 pub struct Banner<'a> {

@@ -17,22 +17,22 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use api::config::{Secret, StripeApi};
+use api::http::error::ApiError;
+use api::http::extract::read_body;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::request::Parts;
 use axum::http::{Method, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
+use clients::stripe::ReturnUrls;
+use domain::topups::signature;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::json;
-use shared::config::{Secret, StripeApi};
-use shared::http::error::ApiError;
-use shared::http::extract::read_body;
-use shared::topups::signature;
-use shared::topups::stripe::ReturnUrls;
 
 /// Where the local Checkout lives, under the server's base.
 pub const STRIPE_PATH: &str = "/local/stripe";
@@ -284,7 +284,7 @@ impl LocalCheckout {
             }},
         })
         .to_string();
-        let now = shared::timestamp::Timestamp::now().unix_seconds();
+        let now = domain::timestamp::Timestamp::now().unix_seconds();
         let signed = signature::sign(event.as_bytes(), &self.webhook_secret, now);
         let request = hyper::Request::post(format!("{}/api/webhooks/stripe", self.base))
             .header(header::CONTENT_TYPE, "application/json; charset=utf-8")

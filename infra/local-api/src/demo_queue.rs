@@ -9,8 +9,8 @@
 //! Only this in-memory copy changes: `infra/seed/packs.json` and its frozen terms are what
 //! seed-packs writes to a deployed table, and `--seed FILE` and `--dynamodb` keep their times.
 
-use shared::packs::Pack;
-use shared::timestamp::Timestamp;
+use domain::packs::Pack;
+use domain::timestamp::Timestamp;
 
 /// How long a demo line stays open: time for a reader of docs/api.md's walkthrough, started
 /// with scripts/local, to reach the queued drop and join (a reader who comes later restarts with
@@ -52,11 +52,11 @@ pub fn open_at(packs: &mut [Pack], now: Timestamp, open_for: i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shared::queue::terms::Phase;
+    use domain::queue::terms::Phase;
 
     #[test]
     fn the_shipped_queued_pack_opens_now_and_keeps_valid_terms() {
-        let mut packs = shared::packs::seed::parse_seed(include_bytes!("../../seed/packs.json"))
+        let mut packs = domain::packs::seed::parse_seed(include_bytes!("../../seed/packs.json"))
             .expect("the shipped seed");
         let before = packs.clone();
         let now = Timestamp::now();

@@ -16,24 +16,24 @@ use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use api::auth::TokenVerifier;
+use api::config::{self, AuthConfig, Env, JwksSetting};
+use api::http::routes::routes;
+use domain::cash::parse_credit;
+use domain::catalog::parse_catalog;
+use domain::ids::UserId;
+use domain::packs::Pack;
+use domain::packs::seed::parse_seed;
+use domain::timestamp::{Timestamp, unix_now};
 use local_api::app::AppSettings;
 use local_api::banner::Banner;
 use local_api::checkout;
 use local_api::demo_queue;
 use local_api::idp::{self, LocalIdp};
 use local_api::server::{self, App, spawn_keeper, spawn_sweep};
-use shared::auth::TokenVerifier;
-use shared::cash::parse_credit;
-use shared::catalog::parse_catalog;
-use shared::config::{self, AuthConfig, Env, JwksSetting};
-use shared::http::routes::routes;
-use shared::ids::UserId;
-use shared::packs::Pack;
-use shared::packs::seed::parse_seed;
-use shared::store::cash::{CreditCash, GetBalance};
-use shared::store::catalog::seed_catalog;
-use shared::store::{DynamoStore, MemoryStore, Store};
-use shared::timestamp::{Timestamp, unix_now};
+use store::cash::{CreditCash, GetBalance};
+use store::catalog::seed_catalog;
+use store::{DynamoStore, MemoryStore, Store};
 
 const USAGE: &str = "usage:
   local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE]
@@ -128,7 +128,7 @@ fn main() -> ExitCode {
     let result = match parse_args(&args) {
         Ok(Command::Token(args)) => print_token(&args),
         Ok(Command::Serve(args)) => {
-            shared::telemetry::init_pretty();
+            lambda::telemetry::init_pretty();
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
@@ -193,9 +193,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         listener,
     };
     if args.dynamodb {
-        shared::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
+        lambda::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
         let table = config::table_name(&Env).map_err(|e| e.to_string())?;
-        let store = DynamoStore::new(shared::aws::dynamodb_client().await, table.clone())
+        let store = DynamoStore::new(lambda::aws::dynamodb_client().await, table.clone())
             .with_score_weights(weights);
         run(parts, store, &format!("DynamoDB table {table}"), None).await
     } else {
@@ -234,15 +234,15 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         seed_catalog(&store, &catalog).await?;
         // The shipped quests name the shipped packs: another packs file comes without quests.
         let quests = if args.seed.is_none() {
-            let mut quests = shared::quests::seed::parse_quests(SHIPPED_QUESTS)
+            let mut quests = domain::quests::seed::parse_quests(SHIPPED_QUESTS)
                 .map_err(|e| format!("infra/seed/quests.json: {e}"))?;
-            shared::quests::seed::resolve(&mut quests, &packs, &catalog)
+            domain::quests::seed::resolve(&mut quests, &packs, &catalog)
                 .map_err(|e| format!("infra/seed/quests.json: {e}"))?;
             quests
         } else {
             Vec::new()
         };
-        shared::store::quests::SeedQuests::seed_quests(&store, &quests)
+        store::quests::SeedQuests::seed_quests(&store, &quests)
             .await
             .map_err(|e| e.to_string())?;
         credit_demo_user(&store, &packs).await?;

@@ -14,26 +14,26 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll, ready};
 
+use api::handlers::queue_keeper::{KeeperRun, pass};
+use api::handlers::release_holds::{SweepState, release_holds};
+use api::http::error::{ApiError, ErrorCode};
+use api::http::layers::{ApiLayers, api_layers};
+use api::http::limit::Limiter;
+use api::http::request::{LocalPeer, LocalRequest};
+use api::http::response::json_response;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{any, get};
 use bytes::Bytes;
+use clients::beacon::{BeaconClient, BeaconSource};
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
-use shared::beacon::client::{BeaconClient, BeaconSource};
-use shared::handlers::queue_keeper::{KeeperRun, pass};
-use shared::handlers::release_holds::{SweepState, release_holds};
-use shared::http::error::{ApiError, ErrorCode};
-use shared::http::layers::{ApiLayers, api_layers};
-use shared::http::limit::Limiter;
-use shared::http::request::{LocalPeer, LocalRequest};
-use shared::http::response::json_response;
-use shared::store::Store;
-use shared::store::queue_keeper::QueueKeeper;
+use store::Store;
+use store::queue_keeper::QueueKeeper;
 use tower::ServiceExt;
 
 /// API Gateway's own cap on a request body; the handlers apply the API's smaller limit.
@@ -181,7 +181,7 @@ pub fn spawn_keeper<S: QueueKeeper + 'static>(store: S) {
         loop {
             every.tick().await;
             let mut run = KeeperRun::default();
-            let now = shared::timestamp::Timestamp::now();
+            let now = domain::timestamp::Timestamp::now();
             if let Err(error) = pass(&store, &beacon, now, &mut run).await {
                 tracing::warn!(error = %error, "the queue keeper's pass failed");
             }

@@ -9,12 +9,12 @@
 //! `Human-Check: join_<packId>.DUMMY.TOKEN.XXXX`), `hostname` [`HOSTNAME`] and the current
 //! instant as `challenge_ts`. Never part of a deployment.
 
+use api::http::response::json_response;
 use axum::http::StatusCode;
 use axum::response::Response;
+use clients::siteverify::{TEST_SECRET_FAILS, TEST_SECRET_PASSES, TEST_SECRET_SPENT};
+use domain::timestamp::Timestamp;
 use serde_json::{Value, json};
-use shared::http::response::json_response;
-use shared::humancheck::siteverify::{TEST_SECRET_FAILS, TEST_SECRET_PASSES, TEST_SECRET_SPENT};
-use shared::timestamp::Timestamp;
 
 /// Where this server answers siteverify.
 pub const PATH: &str = "/local/turnstile/v0/siteverify";

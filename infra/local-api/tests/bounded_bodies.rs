@@ -8,10 +8,10 @@ use crate::common;
 
 use std::time::Duration;
 
+use api::http::request::DEFAULT_MAX_BODY_BYTES;
 use common::{LocalApi, answer_before_the_body, closed_within};
 use local_api::checkout::{MAX_FORM_BYTES, SECRET_KEY};
 use serde_json::Value;
-use shared::http::request::DEFAULT_MAX_BODY_BYTES;
 use tokio::io::AsyncWriteExt;
 
 const SESSIONS: &str = "/local/stripe/v1/checkout/sessions";

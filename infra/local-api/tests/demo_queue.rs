@@ -6,8 +6,8 @@
 use crate::common;
 
 use common::LocalApi;
+use domain::timestamp::Timestamp;
 use serde_json::Value;
-use shared::timestamp::Timestamp;
 
 const QUEUE: &str = "/api/packs/nba-all-star-2027/queue";
 /// The operations' paths in the document.

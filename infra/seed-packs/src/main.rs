@@ -13,24 +13,24 @@
 //! `seed-packs --books PACK_ID ...`: checks each pack's books (remaining + held + sold = supply).
 //! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
 //!
-//! Seeding never undoes what buyers did (`shared::packs::seed::plan_reseed`): a pack whose sale
+//! Seeding never undoes what buyers did (`domain::packs::seed::plan_reseed`): a pack whose sale
 //! has started keeps its `remaining`, and a change to what its buyers pay for is refused, with
 //! nothing written for that pack, the other packs written, and a non-zero exit.
 
 use std::process::ExitCode;
 
-use shared::catalog::{Catalog, parse_catalog};
-use shared::config::{Env, table_name};
-use shared::ids::{LeagueId, PackId, TeamId};
-use shared::packs::Pack;
-use shared::packs::seed::SeedWrite;
-use shared::packs::seed::parse_seed;
-use shared::quests::seed::{parse_quests, resolve};
-use shared::store::catalog::{GetLeague, GetTeam, seed_catalog};
-use shared::store::packs::{GetPack, ReadSupply, seed};
-use shared::store::quests::SeedQuests;
-use shared::store::{DynamoStore, schema};
-use shared::timestamp::Timestamp;
+use api::config::{Env, table_name};
+use domain::catalog::{Catalog, parse_catalog};
+use domain::ids::{LeagueId, PackId, TeamId};
+use domain::packs::Pack;
+use domain::packs::seed::SeedWrite;
+use domain::packs::seed::parse_seed;
+use domain::quests::seed::{parse_quests, resolve};
+use domain::timestamp::Timestamp;
+use store::catalog::{GetLeague, GetTeam, seed_catalog};
+use store::packs::{GetPack, ReadSupply, seed};
+use store::quests::SeedQuests;
+use store::{DynamoStore, schema};
 
 const USAGE: &str =
     "usage: seed-packs [--catalog CATALOG.json] [--file PACKS.json [--quests QUESTS.json]] [--create-table]
@@ -87,7 +87,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 /// Prints each pack's books; an error when one does not balance or cannot be read.
 async fn check_books(pack_ids: &[String]) -> Result<(), String> {
     let table = table_name(&Env).map_err(|e| e.to_string())?;
-    let store = DynamoStore::new(shared::aws::dynamodb_client().await, table);
+    let store = DynamoStore::new(lambda::aws::dynamodb_client().await, table);
     let mut unbalanced = 0;
     for pack_id in pack_ids {
         let id = PackId::parse(pack_id.as_str()).map_err(|e| format!("pack {pack_id}: {e}"))?;
@@ -179,7 +179,7 @@ async fn run(args: Args) -> Result<(), String> {
         }
         None => Vec::new(),
     };
-    let client = shared::aws::dynamodb_client().await;
+    let client = lambda::aws::dynamodb_client().await;
     if create_table {
         let created = schema::create_table(&client, &table).await?;
         println!(

@@ -4,12 +4,12 @@ use std::process::Output;
 use testkit::ids;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use shared::packs::Pack;
-use shared::packs::listing::{PackFilter, PageRequest};
-use shared::packs::seed::parse_seed;
-use shared::store::DynamoStore;
-use shared::store::packs::{GetPack, ListActivePacks};
-use shared::timestamp::Timestamp;
+use domain::packs::Pack;
+use domain::packs::listing::{PackFilter, PageRequest};
+use domain::packs::seed::parse_seed;
+use domain::timestamp::Timestamp;
+use store::DynamoStore;
+use store::packs::{GetPack, ListActivePacks};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_seed-packs");
 const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seed/packs.json");
@@ -172,7 +172,7 @@ fn small_catalog() -> &'static str {
 }
 
 /// Writes `packs` to a file of its own and seeds the table with it.
-async fn seed_packs(table: &str, packs: &[shared::packs::Pack]) -> Output {
+async fn seed_packs(table: &str, packs: &[domain::packs::Pack]) -> Output {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let file = std::env::temp_dir().join(format!(
         "seed-packs-{}-{}.json",
@@ -201,8 +201,8 @@ async fn seed_packs(table: &str, packs: &[shared::packs::Pack]) -> Output {
 /// the file.
 #[tokio::test]
 async fn the_catalogue_loads_idempotently_and_packs_must_name_it() {
-    use shared::catalog::parse_catalog;
-    use shared::store::catalog::{CatalogPageRequest, GetTeam, ListLeagues, ListTeams};
+    use domain::catalog::parse_catalog;
+    use store::catalog::{CatalogPageRequest, GetTeam, ListLeagues, ListTeams};
     let store = testkit::moto::shared_table().await;
     let catalog = parse_catalog(&std::fs::read_to_string(CATALOG).unwrap()).unwrap();
     for _ in 0..2 {
@@ -279,7 +279,7 @@ async fn the_catalogue_loads_idempotently_and_packs_must_name_it() {
     );
     assert!(
         store
-            .get_team(&shared::ids::TeamId::parse("nba-lal").unwrap())
+            .get_team(&domain::ids::TeamId::parse("nba-lal").unwrap())
             .await
             .unwrap()
             .is_some()
@@ -368,15 +368,15 @@ async fn reseeding_keeps_what_buyers_did_and_refuses_to_change_what_they_pay_for
 /// vanish from a share without a purchase are caught.
 #[tokio::test]
 async fn the_books_check_finds_a_unit_that_went_missing() {
-    use shared::store::cash::CreditCash;
-    use shared::store::purchases::CompletePurchase;
+    use store::cash::CreditCash;
+    use store::purchases::CompletePurchase;
     let store = testkit::moto::shared_table().await;
     let mut pack = testkit::packs::active("books", 3600);
     (pack.total_supply, pack.remaining, pack.supply_shards) = (10, 10, Some(3));
     testkit::packs::save(&store, &pack).await;
     let paid = testkit::purchases::reserve(&store, "buyer", "books", "k1", 600).await;
     testkit::purchases::reserve(&store, "holder", "books", "k2", 600).await;
-    let credit = shared::cash::parse_credit("buyer", "1000", "USD", "books-grant").unwrap();
+    let credit = domain::cash::parse_credit("buyer", "1000", "USD", "books-grant").unwrap();
     store.credit_cash(&credit, Timestamp::now()).await.unwrap();
     store
         .complete_purchase(
@@ -426,7 +426,7 @@ async fn the_books_check_finds_a_unit_that_went_missing() {
 /// sells and its books balance.
 #[tokio::test]
 async fn a_pack_stored_before_shares_gets_them_when_seeded_again() {
-    use shared::store::packs::ReadSupply;
+    use store::packs::ReadSupply;
     let store = testkit::moto::shared_table().await;
     let pack = testkit::packs::active("legacy", 3600);
     testkit::packs::save(&store, &pack).await;
@@ -501,7 +501,7 @@ const QUESTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../seed/quests.json")
 
 #[tokio::test]
 async fn the_shipped_quests_are_written_with_their_leagues_resolved() {
-    use shared::store::quests::ListQuests;
+    use store::quests::ListQuests;
     let store = testkit::moto::shared_table().await;
     let output = seed(
         testkit::moto::shared_endpoint(),
@@ -527,7 +527,7 @@ async fn the_shipped_quests_are_written_with_their_leagues_resolved() {
     let double = quests.iter().find(|q| q.id.as_str() == "rookie-double");
     assert_eq!(
         double.map(|q| &q.reward),
-        Some(&shared::quests::Reward::Pack {
+        Some(&domain::quests::Reward::Pack {
             pack_id: testkit::ids::pack("nba-rookie-2026")
         })
     );

@@ -5,10 +5,10 @@
 //! lower bound for any DynamoDB client, so that what a function spends beyond it is the
 //! client's and the function's own.
 
+use api::http::response::json_text_response;
 use http_body_util::BodyExt;
 use lambda_http::http::StatusCode;
 use lambda_http::{Request, service_fn};
-use shared::http::response::json_text_response;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {

@@ -15,12 +15,12 @@ use std::time::Duration;
 use local_api::app::AppSettings;
 use local_api::{checkout, server};
 
-use shared::cash::parse_credit;
-use shared::config::{self, AuthConfig, Env, JwksSetting};
-use shared::packs::seed::parse_seed;
-use shared::store::MemoryStore;
-use shared::store::cash::CreditCash;
-use shared::timestamp::Timestamp;
+use api::config::{self, AuthConfig, Env, JwksSetting};
+use domain::cash::parse_credit;
+use domain::packs::seed::parse_seed;
+use domain::timestamp::Timestamp;
+use store::MemoryStore;
+use store::cash::CreditCash;
 use testkit::tokens::{AUDIENCE, ISSUER, jwks_json};
 
 fn main() {
@@ -32,7 +32,7 @@ fn main() {
     let port: u16 = port.parse().expect("a port number");
     let buyers: usize = buyers.parse().expect("a number of buyers");
     let seed = std::fs::read(seed).expect("read the seed file");
-    shared::telemetry::init_pretty();
+    lambda::telemetry::init_pretty();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -5,14 +5,14 @@
 
 use std::time::Instant;
 
-use shared::ids::{PackId, UserId};
-use shared::queue::entry::{ENTRY_SHARDS, QueueEntry, ReceiptSigner};
-use shared::queue::state::{Beacon, ENTRANTS_PAGE_SIZE, ORDER_PAGE_SIZE};
-use shared::queue::terms::QueueTerms;
-use shared::store::MemoryStore;
-use shared::store::queue::JoinQueue;
-use shared::store::queue_keeper::{CloseQueue, DrawQueue};
-use shared::timestamp::Timestamp;
+use domain::ids::{PackId, UserId};
+use domain::queue::entry::{ENTRY_SHARDS, QueueEntry, ReceiptSigner};
+use domain::queue::state::{Beacon, ENTRANTS_PAGE_SIZE, ORDER_PAGE_SIZE};
+use domain::queue::terms::QueueTerms;
+use domain::timestamp::Timestamp;
+use store::MemoryStore;
+use store::queue::JoinQueue;
+use store::queue_keeper::{CloseQueue, DrawQueue};
 
 /// An entry item on DynamoDB, about: keys and index keys (~130 bytes), ids and user id (~100),
 /// the receipt (86), times, status, position and counters (~80).
@@ -69,7 +69,7 @@ async fn main() {
         .unwrap()
         .expect("closed");
     let close = closing.elapsed();
-    let local = shared::beacon::local(closed.round);
+    let local = domain::beacon::local(closed.round);
     let beacon = Beacon {
         chain: local.chain,
         round: local.round,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use shared::store::schema::RATE_PREFIX;
+use store::schema::RATE_PREFIX;
 use testkit::fault_proxy::{Exchange, FaultProxy};
 
 use super::{

@@ -1,0 +1,600 @@
+//! The one error type of the API: every failure maps to a status, a stable snake_case code and a
+//! human sentence, rendered as `{"success": false, "error": {"code", "message"}}`.
+//!
+//! Internal detail (SDK errors, Debug output) is carried for the logs only and never rendered.
+
+use std::borrow::Cow;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::http::response::json_text_response;
+
+/// The realm announced in `WWW-Authenticate`.
+pub const AUTH_REALM: &str = "fan-api";
+
+/// Seconds a client is asked to wait after a 503.
+pub const RETRY_AFTER_SECONDS: u32 = 1;
+
+/// Every error code of the API, each with its one status. Clients branch on the code, written
+/// once here: its text is the variant's name in snake_case (strum for the API, utoipa for the
+/// OpenAPI document; a test checks that both agree).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, utoipa::ToSchema,
+)]
+#[strum(serialize_all = "snake_case")]
+#[schema(rename_all = "snake_case")]
+pub enum ErrorCode {
+    InvalidJson,
+    InvalidBody,
+    InvalidPayload,
+    InvalidLimit,
+    InvalidCursor,
+    InvalidQuery,
+    MissingIdempotencyKey,
+    InvalidIdempotencyKey,
+    InvalidClientSeed,
+    UnsupportedPaymentMethod,
+    MissingToken,
+    InvalidToken,
+    InsufficientFunds,
+    NotFound,
+    PackNotFound,
+    PurchaseNotFound,
+    MethodNotAllowed,
+    NotOnSale,
+    SoldOut,
+    PurchaseLimitReached,
+    UnpaidHoldsLimit,
+    PurchaseNotCompleted,
+    ReservationExpired,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    IdempotencyKeyReused,
+    MalformedRequest,
+    HeadersTooLarge,
+    InternalError,
+    ServiceUnavailable,
+    InvalidAmount,
+    UnsupportedCurrency,
+    TopUpNotFound,
+    PaymentProviderError,
+    InvalidSignature,
+    LeagueNotFound,
+    TeamNotFound,
+    DisplayNameTaken,
+    ItemNotOwned,
+    LockerRoomNotFound,
+    WalletLimitReached,
+    WalletNotFound,
+    TooManyPendingTopUps,
+    QuestNotFound,
+    QuestNotCompleted,
+    QuestEnded,
+    QueueNotFound,
+    QueueEntryNotFound,
+    QueueNotOpen,
+    QueueClosed,
+    QueueNotClosed,
+    QueueNotFinished,
+    QueueAdmissionRequired,
+    RateLimited,
+    HumanCheckFailed,
+}
+
+impl ErrorCode {
+    /// Every code, in declaration order (documentation checks).
+    pub fn all() -> impl Iterator<Item = ErrorCode> {
+        <Self as strum::IntoEnumIterator>::iter()
+    }
+
+    /// The stable snake_case code.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether the code is also answered at 422 ([`ApiError::Unprocessable`]): a resource's
+    /// not-found code when the body, not the path, names the missing resource
+    /// (`favoriteTeamId`).
+    pub const fn also_unprocessable(self) -> bool {
+        matches!(self, Self::TeamNotFound)
+    }
+
+    pub const fn status(self) -> StatusCode {
+        match self {
+            Self::InvalidJson
+            | Self::InvalidBody
+            | Self::InvalidPayload
+            | Self::InvalidLimit
+            | Self::InvalidCursor
+            | Self::InvalidQuery
+            | Self::MissingIdempotencyKey
+            | Self::InvalidIdempotencyKey
+            | Self::InvalidClientSeed
+            | Self::UnsupportedPaymentMethod
+            | Self::MalformedRequest => StatusCode::BAD_REQUEST,
+            Self::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Self::MissingToken | Self::InvalidToken => StatusCode::UNAUTHORIZED,
+            Self::InsufficientFunds => StatusCode::PAYMENT_REQUIRED,
+            Self::NotFound | Self::PackNotFound | Self::PurchaseNotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::NotOnSale
+            | Self::SoldOut
+            | Self::PurchaseLimitReached
+            | Self::UnpaidHoldsLimit
+            | Self::PurchaseNotCompleted => StatusCode::CONFLICT,
+            Self::ReservationExpired => StatusCode::GONE,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::InvalidAmount | Self::UnsupportedCurrency | Self::InvalidSignature => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::TopUpNotFound
+            | Self::LeagueNotFound
+            | Self::TeamNotFound
+            | Self::WalletNotFound => StatusCode::NOT_FOUND,
+            Self::WalletLimitReached => StatusCode::CONFLICT,
+            Self::PaymentProviderError => StatusCode::BAD_GATEWAY,
+            Self::DisplayNameTaken => StatusCode::CONFLICT,
+            Self::LockerRoomNotFound => StatusCode::NOT_FOUND,
+            Self::ItemNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TooManyPendingTopUps => StatusCode::CONFLICT,
+            Self::QuestNotFound => StatusCode::NOT_FOUND,
+            Self::QuestNotCompleted => StatusCode::CONFLICT,
+            Self::QuestEnded => StatusCode::GONE,
+            Self::QueueNotFound | Self::QueueEntryNotFound => StatusCode::NOT_FOUND,
+            Self::QueueNotOpen
+            | Self::QueueClosed
+            | Self::QueueNotClosed
+            | Self::QueueNotFinished => StatusCode::CONFLICT,
+            Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
+            Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            Self::HumanCheckFailed => StatusCode::FORBIDDEN,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// A request refused with `code` (its status) and a sentence safe to show.
+    #[error("refused ({code}): {message}")]
+    Refused {
+        code: ErrorCode,
+        message: Cow<'static, str>,
+    },
+    /// 422: the body names a resource that does not exist (a `favoriteTeamId` naming no team):
+    /// that resource's not-found `code`, but 422, not its 404: the request's own path was found,
+    /// and a client retrying it unchanged gets the same answer.
+    #[error("unprocessable ({code}): {message}")]
+    Unprocessable {
+        code: ErrorCode,
+        message: Cow<'static, str>,
+    },
+    /// 401: no session token was sent.
+    #[error("missing session token")]
+    MissingToken,
+    /// 401: the session token was refused. `message` is safe to show; `reason` is for the logs.
+    #[error("invalid session token: {reason}")]
+    InvalidToken {
+        message: &'static str,
+        reason: String,
+    },
+    /// 405: the path exists but not with this method; `allow` lists its methods.
+    #[error("method not allowed")]
+    MethodNotAllowed { allow: String },
+    /// 413: the body is larger than the limit.
+    #[error("body over {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    /// 503: a dependency (DynamoDB, the JWKS endpoint) cannot be reached or throttles.
+    #[error("{what} unavailable: {detail}")]
+    Unavailable { what: &'static str, detail: String },
+    /// 429: over a rate limit (`domain::ratelimit`); `retry_after` seconds is never before the
+    /// refusing window's end.
+    #[error("rate limited ({class})")]
+    RateLimited {
+        class: &'static str,
+        retry_after: u32,
+    },
+    /// 500: anything else. `detail` goes to the logs only.
+    #[error("internal error: {detail}")]
+    Internal { detail: String },
+}
+
+/// A storage failure is a 503 when the store is unavailable (the client retries with its
+/// Idempotency-Key), else a 500; its whole cause chain goes to the log line, never to the client.
+impl From<store::StoreError> for ApiError {
+    fn from(error: store::StoreError) -> Self {
+        let detail = error.detail();
+        match error {
+            store::StoreError::Unavailable { .. } => ApiError::Unavailable {
+                what: "dynamodb",
+                detail,
+            },
+            store::StoreError::Internal { .. } => ApiError::Internal { detail },
+        }
+    }
+}
+
+/// The body of every error answer.
+#[derive(Serialize, utoipa::ToSchema)]
+// `deny_unknown_fields` for the schema only (`additionalProperties: false`).
+#[serde(deny_unknown_fields)]
+#[schema(as = Error)]
+pub struct ErrorBody<'a> {
+    #[schema(schema_with = crate::openapi::schemas::always_false)]
+    success: bool,
+    #[schema(inline)]
+    error: ErrorDetail<'a>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+struct ErrorDetail<'a> {
+    /// Stable snake_case code.
+    #[schema(value_type = ErrorCode)]
+    code: &'a str,
+    /// A sentence for a person; never internal detail.
+    #[schema(min_length = 1)]
+    message: &'a str,
+}
+
+impl ApiError {
+    /// A refusal with `code` and a sentence for the client.
+    pub fn refused(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::Refused {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 422 with `code`, a resource's not-found code that may be answered so
+    /// ([`ErrorCode::also_unprocessable`]): the body names a resource that does not exist.
+    pub fn unprocessable(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        debug_assert!(code.also_unprocessable(), "{code} is not answered at 422");
+        Self::Unprocessable {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// 404 `not_found`: no route for this path.
+    pub fn not_found() -> Self {
+        Self::refused(ErrorCode::NotFound, "No route matches this path.")
+    }
+
+    /// 415 `unsupported_media_type`.
+    pub fn unsupported_media_type() -> Self {
+        Self::refused(
+            ErrorCode::UnsupportedMediaType,
+            "The request body must be sent with 'Content-Type: application/json'.",
+        )
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Refused { code, .. } | Self::Unprocessable { code, .. } => *code,
+            Self::MissingToken => ErrorCode::MissingToken,
+            Self::InvalidToken { .. } => ErrorCode::InvalidToken,
+            Self::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
+            Self::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
+            Self::Unavailable { .. } => ErrorCode::ServiceUnavailable,
+            Self::RateLimited { .. } => ErrorCode::RateLimited,
+            Self::Internal { .. } => ErrorCode::InternalError,
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => self.code().status(),
+        }
+    }
+
+    /// The sentence shown to the client: never internal detail.
+    pub fn public_message(&self) -> Cow<'static, str> {
+        match self {
+            Self::Refused { message, .. } | Self::Unprocessable { message, .. } => message.clone(),
+            Self::MissingToken => {
+                "A session token is required: send 'Authorization: Bearer <token>'.".into()
+            }
+            Self::InvalidToken { message, .. } => (*message).into(),
+            Self::MethodNotAllowed { allow } => format!("This path only accepts {allow}.").into(),
+            Self::PayloadTooLarge { limit } => {
+                format!("The request body is larger than {limit} bytes.").into()
+            }
+            Self::Unavailable { .. } => {
+                "The service is temporarily unavailable; retry shortly.".into()
+            }
+            Self::RateLimited { .. } => {
+                "Too many requests: retry after the seconds in 'Retry-After'.".into()
+            }
+            Self::Internal { .. } => "An internal error occurred.".into(),
+        }
+    }
+
+    /// Whether this failure is ours (logged as an error) rather than the client's.
+    pub fn is_server_fault(&self) -> bool {
+        self.status().is_server_error()
+    }
+
+    /// The JSON body: `{"success": false, "error": {"code", "message"}}`.
+    pub fn body(&self) -> String {
+        let message = self.public_message();
+        let body = ErrorBody {
+            success: false,
+            error: ErrorDetail {
+                code: self.code().as_str(),
+                message: &message,
+            },
+        };
+        // Two strings: serialising cannot fail.
+        serde_json::to_string(&body).expect("an error body always serialises")
+    }
+}
+
+/// Every failure of a request becomes its JSON answer here, whichever layer refused it (an
+/// extractor, a handler, the router's fallback, the deadline), and is logged once, in the
+/// request's span: a server fault at error level, a refusal at info. Only the code and the
+/// detail meant for the logs are written: never the request's token, body or e-mail.
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if self.is_server_fault() {
+            tracing::error!(status = status.as_u16(), code = %self.code(), detail = %self, "request failed");
+        } else {
+            tracing::info!(status = status.as_u16(), code = %self.code(), detail = %self, "request refused");
+        }
+        let mut response = json_text_response(status, self.body());
+        let headers = response.headers_mut();
+        match &self {
+            Self::MissingToken => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(r#"Bearer realm="fan-api""#),
+                );
+            }
+            Self::InvalidToken { .. } => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(
+                        r#"Bearer realm="fan-api", error="invalid_token", error_description="The session token is invalid or expired""#,
+                    ),
+                );
+            }
+            Self::MethodNotAllowed { allow } => {
+                if let Ok(value) = HeaderValue::from_str(allow) {
+                    headers.insert(header::ALLOW, value);
+                }
+            }
+            Self::Unavailable { .. } => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+            }
+            Self::RateLimited { retry_after, .. } => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body_json(error: &ApiError) -> serde_json::Value {
+        serde_json::from_str(&error.body()).expect("error body is JSON")
+    }
+
+    #[test]
+    fn every_variant_maps_to_its_status_code_and_json_body() {
+        let cases = [
+            (
+                ApiError::refused(ErrorCode::InvalidJson, "bad"),
+                400,
+                "invalid_json",
+            ),
+            (ApiError::MissingToken, 401, "missing_token"),
+            (
+                ApiError::Unprocessable {
+                    code: ErrorCode::TeamNotFound,
+                    message: "no such team".into(),
+                },
+                422,
+                "team_not_found",
+            ),
+            (
+                ApiError::InvalidToken {
+                    message: "m",
+                    reason: "r".into(),
+                },
+                401,
+                "invalid_token",
+            ),
+            (ApiError::not_found(), 404, "not_found"),
+            (
+                ApiError::refused(ErrorCode::SoldOut, "gone"),
+                409,
+                "sold_out",
+            ),
+            (
+                ApiError::MethodNotAllowed {
+                    allow: "GET".into(),
+                },
+                405,
+                "method_not_allowed",
+            ),
+            (
+                ApiError::PayloadTooLarge { limit: 10 },
+                413,
+                "payload_too_large",
+            ),
+            (
+                ApiError::unsupported_media_type(),
+                415,
+                "unsupported_media_type",
+            ),
+            (
+                ApiError::Unavailable {
+                    what: "dynamodb",
+                    detail: "x".into(),
+                },
+                503,
+                "service_unavailable",
+            ),
+            (
+                ApiError::Internal { detail: "x".into() },
+                500,
+                "internal_error",
+            ),
+        ];
+        for (error, status, code) in cases {
+            let body = body_json(&error);
+            let response = error.into_response();
+            assert_eq!(response.status().as_u16(), status, "{code}");
+            assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+            assert_eq!(body["success"], false);
+            assert_eq!(body["error"]["code"], code);
+            assert!(
+                body["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty())
+            );
+            assert_eq!(
+                body.as_object().unwrap().len(),
+                2,
+                "no other top-level members"
+            );
+        }
+    }
+
+    #[test]
+    fn codes_are_unique_snake_case_with_a_client_or_server_status() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::all() {
+            let text = code.as_str();
+            assert!(seen.insert(text), "{text} twice");
+            assert!(text.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+            assert!(code.status().is_client_error() || code.status().is_server_error());
+        }
+    }
+
+    /// A client learns the codes from openapi.yaml: a code added here must be documented there.
+    #[test]
+    fn every_code_is_documented_in_openapi() {
+        let openapi = include_str!("../../../../openapi.yaml");
+        let missing: Vec<&str> = ErrorCode::all()
+            .map(ErrorCode::as_str)
+            .filter(|code| {
+                !openapi.contains(&format!("`{code}`"))
+                    && !openapi.contains(&format!("code: {code}\n"))
+            })
+            .collect();
+        assert!(missing.is_empty(), "not in openapi.yaml: {missing:?}");
+    }
+
+    /// The guide's table of statuses and codes (docs/api.md) is where a reader looks a code up:
+    /// every code is on the row of its status.
+    #[test]
+    fn every_code_is_on_its_status_row_of_the_guide() {
+        let guide = include_str!("../../../../docs/api.md");
+        let table = &guide[guide.find("## Statuses and codes").expect("the table")..];
+        let row_of = |status: u16| {
+            table
+                .lines()
+                .find(|line| line.starts_with(&format!("| {status} |")))
+                .unwrap_or("")
+        };
+        let misplaced: Vec<String> = ErrorCode::all()
+            .filter(|code| !row_of(code.status().as_u16()).contains(&format!("`{code}`")))
+            .map(|code| format!("{} {code}", code.status().as_u16()))
+            .collect();
+        assert!(
+            misplaced.is_empty(),
+            "not on its row of docs/api.md: {misplaced:?}"
+        );
+    }
+
+    #[test]
+    fn a_store_error_maps_to_its_status_with_its_cause_in_the_log_detail_only() {
+        use store::StoreError;
+        let cause = std::io::Error::other("attribute `price` is not a number");
+        let internal = ApiError::from(StoreError::internal_from("purchase item", cause));
+        assert_eq!(internal.code(), ErrorCode::InternalError);
+        let ApiError::Internal { detail } = &internal else {
+            panic!("{internal:?}");
+        };
+        assert!(
+            detail.contains("purchase item") && detail.contains("`price`"),
+            "{detail}"
+        );
+        let body = body_json(&internal);
+        assert!(!body.to_string().contains("price"), "{body}");
+
+        let unavailable = ApiError::from(StoreError::unavailable("BatchGetItem: throttled"));
+        assert_eq!(unavailable.code(), ErrorCode::ServiceUnavailable);
+    }
+
+    #[test]
+    fn internal_detail_never_reaches_the_body() {
+        let secret = "DispatchFailure(ConnectorError { kind: Io, source: hyper::Error })";
+        for error in [
+            ApiError::Internal {
+                detail: secret.into(),
+            },
+            ApiError::Unavailable {
+                what: "dynamodb",
+                detail: secret.into(),
+            },
+            ApiError::InvalidToken {
+                message: "The session token is invalid.",
+                reason: secret.into(),
+            },
+        ] {
+            let text = error.body();
+            assert!(!text.contains("Dispatch"), "{text}");
+            assert!(!text.contains("hyper"), "{text}");
+        }
+    }
+
+    #[test]
+    fn status_specific_headers_are_set() {
+        let r = ApiError::MissingToken.into_response();
+        assert_eq!(
+            r.headers()[header::WWW_AUTHENTICATE],
+            r#"Bearer realm="fan-api""#
+        );
+        let r = ApiError::InvalidToken {
+            message: "m",
+            reason: "r".into(),
+        }
+        .into_response();
+        assert!(
+            r.headers()[header::WWW_AUTHENTICATE]
+                .to_str()
+                .unwrap()
+                .contains(r#"error="invalid_token""#)
+        );
+        let r = ApiError::Unavailable {
+            what: "dynamodb",
+            detail: String::new(),
+        }
+        .into_response();
+        assert_eq!(r.headers()[header::RETRY_AFTER], "1");
+        let r = ApiError::MethodNotAllowed {
+            allow: "POST".into(),
+        }
+        .into_response();
+        assert_eq!(r.headers()[header::ALLOW], "POST");
+    }
+}

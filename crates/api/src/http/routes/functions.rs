@@ -1,0 +1,290 @@
+//! Each function's routes: the handlers that its binary (under `functions/`) serves, over which
+//! state and which store operations, each in the rate limits of its class. A handler's method
+//! and path are written once, in its `#[utoipa::path(...)]`. A new function's constructor is
+//! also named in [`each_function`].
+
+use std::sync::Arc;
+
+use super::{Build, EachFunction, RouteClass, Routes, api};
+use crate::handlers::catalog::{self, CatalogState};
+use crate::handlers::dashboard::{self, DashboardState};
+use crate::handlers::get_pack::{self, GetPackState};
+use crate::handlers::leaderboards::{self, LeaderboardsState};
+use crate::handlers::list_packs::{self, ListPacksState};
+use crate::handlers::locker_room::{self, LockerRoomsState};
+use crate::handlers::me::MeState;
+use crate::handlers::my_wallets::{self, WalletsState};
+use crate::handlers::profile::{self, ProfileState};
+use crate::handlers::purchase_json::PurchaseState;
+use crate::handlers::queue::{self, QueueFnState};
+use crate::handlers::stripe_webhook::{self, WebhookState};
+use crate::handlers::top_ups::{self, TopUpState};
+use crate::handlers::web3_link::{self, LinkState};
+use crate::handlers::{
+    complete_purchase, get_purchase, my_cash, my_purchases, open_pack, quests, queue_proof,
+    start_purchase,
+};
+use store::cash::{GetBalances, ListLedger};
+use store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
+use store::leaderboards::{GetStanding, ReadBoard};
+use store::links::UpsertLink;
+use store::locker_room::{GetLockerRoom, PutLockerRoom};
+use store::packs::{GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks};
+use store::profile::{GetProfile, PatchProfile};
+use store::purchases::{
+    CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
+};
+use store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
+use store::queue::QueueStore;
+use store::ratelimit::SpendToken;
+use store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
+use store::wallets::{DeleteWallet, ListWallets};
+
+/// Every function, by its routes' constructor: the order of the listing ([`super::routes`]) and
+/// of the OpenAPI paths.
+pub(super) fn each_function(f: &mut impl EachFunction) {
+    f.function(list_packs_routes());
+    f.function(get_pack_routes());
+    f.function(web3_link_routes());
+    f.function(start_purchase_routes());
+    f.function(get_purchase_routes());
+    f.function(complete_purchase_routes());
+    f.function(open_pack_routes());
+    f.function(me_purchases_routes());
+    f.function(me_cash_routes());
+    f.function(me_wallets_routes());
+    f.function(cash_top_ups_routes());
+    f.function(stripe_webhook_routes());
+    f.function(me_profile_routes());
+    f.function(locker_rooms_routes());
+    f.function(catalog_routes());
+    f.function(leaderboards_routes());
+    f.function(dashboard_routes());
+    f.function(quests_routes());
+    f.function(quest_claims_routes());
+    f.function(queue_routes());
+}
+
+/// `list-packs`: the active packs; API Gateway's `$default` route.
+pub fn list_packs_routes<S, B>() -> Routes<Arc<ListPacksState<S>>, B>
+where
+    S: ListActivePacks + GetLeague + GetTeam + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("list-packs").route(RouteClass::Read, api!(list_packs::list_packs::<S>))
+}
+
+/// `get-pack`: one pack, public.
+pub fn get_pack_routes<S, B>() -> Routes<Arc<GetPackState<S>>, B>
+where
+    S: GetPack + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("get-pack").route(RouteClass::Read, api!(get_pack::get_pack::<S>))
+}
+
+/// `web3-link`: links a web3 identity to the fan.
+pub fn web3_link_routes<S, B>() -> Routes<Arc<LinkState<S>>, B>
+where
+    S: UpsertLink + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("web3-link").route(RouteClass::Write, api!(web3_link::web3_link::<S>))
+}
+
+/// `start-purchase`: reserves a unit.
+pub fn start_purchase_routes<S, B>() -> Routes<Arc<PurchaseState<S>>, B>
+where
+    S: StartPurchase + SpendToken + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("start-purchase")
+        .route(RouteClass::Start, api!(start_purchase::start_purchase::<S>))
+}
+
+/// `get-purchase`: one of the fan's purchases.
+pub fn get_purchase_routes<S, B>() -> Routes<Arc<PurchaseState<S>>, B>
+where
+    S: GetPurchase + GetRevealedSeed + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("get-purchase").route(RouteClass::Read, api!(get_purchase::get_purchase::<S>))
+}
+
+/// `complete-purchase`: pays from the fan's Cash.
+pub fn complete_purchase_routes<S, B>() -> Routes<Arc<PurchaseState<S>>, B>
+where
+    S: CompletePurchase + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("complete-purchase").route(
+        RouteClass::Write,
+        api!(complete_purchase::complete_purchase::<S>),
+    )
+}
+
+/// `open-pack`: reveals a paid pack's items.
+pub fn open_pack_routes<S, B>() -> Routes<Arc<PurchaseState<S>>, B>
+where
+    S: OpenPurchase + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("open-pack").route(RouteClass::Write, api!(open_pack::open_pack::<S>))
+}
+
+/// `me-purchases`: the fan's purchases and items (reads `USER#` keys only).
+pub fn me_purchases_routes<S, B>() -> Routes<Arc<MeState<S>>, B>
+where
+    S: ListMyPurchases + ListMyItems + GetRevealedSeed + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("me-purchases")
+        .route(RouteClass::Read, api!(my_purchases::my_purchases::<S>))
+        .route(RouteClass::Read, api!(my_purchases::my_items::<S>))
+}
+
+/// `me-cash`: the fan's balances and ledger (reads `CASH#` keys only).
+pub fn me_cash_routes<S, B>() -> Routes<Arc<MeState<S>>, B>
+where
+    S: GetBalances + ListLedger + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("me-cash")
+        .route(RouteClass::Read, api!(my_cash::my_cash::<S>))
+        .route(RouteClass::Read, api!(my_cash::my_ledger::<S>))
+}
+
+/// `me-wallets`: the fan's wallets and their removal (`USER#` wallet items and count only).
+pub fn me_wallets_routes<S, B>() -> Routes<Arc<WalletsState<S>>, B>
+where
+    S: ListWallets + DeleteWallet + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("me-wallets")
+        .route(RouteClass::Read, api!(my_wallets::my_wallets::<S>))
+        .route(RouteClass::Write, api!(my_wallets::delete_wallet::<S>))
+}
+
+/// `cash-top-ups`: asks for a Cash top-up, reads one.
+pub fn cash_top_ups_routes<S, B>() -> Routes<Arc<TopUpState<S>>, B>
+where
+    S: CreateTopUp + SetCheckout + GetTopUp + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("cash-top-ups")
+        .route(RouteClass::Write, api!(top_ups::create_top_up::<S>))
+        .route(RouteClass::Read, api!(top_ups::get_top_up::<S>))
+}
+
+/// `stripe-webhook`: Stripe's signed events.
+pub fn stripe_webhook_routes<S, B>() -> Routes<Arc<WebhookState<S>>, B>
+where
+    S: GetTopUp + SettleTopUp + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("stripe-webhook").route(
+        RouteClass::Exempt,
+        api!(stripe_webhook::stripe_webhook::<S>),
+    )
+}
+
+/// `me-profile`: the fan's profile (`USER#` profile, `NAME#`, `FAN#`; checks `TEAM#`).
+pub fn me_profile_routes<S, B>() -> Routes<Arc<ProfileState<S>>, B>
+where
+    S: GetProfile + PatchProfile + PutLockerRoom + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("me-profile")
+        .route(RouteClass::Read, api!(profile::get_me::<S>))
+        .route(RouteClass::Write, api!(profile::patch_me::<S>))
+        .route(RouteClass::Write, api!(locker_room::put_locker_room::<S>))
+}
+
+/// `locker-rooms`: a fan's public locker room (reads `NAME#` and `FAN#` keys only).
+pub fn locker_rooms_routes<S, B>() -> Routes<Arc<LockerRoomsState<S>>, B>
+where
+    S: GetLockerRoom + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("locker-rooms").route(RouteClass::Read, api!(locker_room::get_locker_room::<S>))
+}
+
+/// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
+pub fn catalog_routes<S, B>() -> Routes<Arc<CatalogState<S>>, B>
+where
+    S: ListLeagues + GetLeague + ListTeams + GetTeam + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("catalog")
+        .route(RouteClass::Read, api!(catalog::list_leagues::<S>))
+        .route(RouteClass::Read, api!(catalog::get_league::<S>))
+        .route(RouteClass::Read, api!(catalog::list_teams::<S>))
+        .route(RouteClass::Read, api!(catalog::get_team::<S>))
+}
+
+/// `leaderboards`: a board's top (public) and the fan's standing (reads `FAN#` scores and
+/// faces, the `BOARD#` partitions of GSI4; `LEAGUE#`, `TEAM#` for a 404).
+pub fn leaderboards_routes<S, B>() -> Routes<Arc<LeaderboardsState<S>>, B>
+where
+    S: ReadBoard + GetStanding + GetLeague + GetTeam + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("leaderboards")
+        .route(RouteClass::Read, api!(leaderboards::get_leaderboard::<S>))
+        .route(RouteClass::Read, api!(leaderboards::get_my_standing::<S>))
+}
+
+/// `dashboard`: the fan's home screen (reads only: `CASH#`, `USER#` purchases, the listing,
+/// `FAN#` score, `BOARD#`).
+pub fn dashboard_routes<S, B>() -> Routes<Arc<DashboardState<S>>, B>
+where
+    S: GetBalances
+        + ListMyPurchases
+        + ListActivePacks
+        + ListUpcomingPacks
+        + GetStanding
+        + Send
+        + Sync
+        + 'static,
+    B: Build,
+{
+    Routes::new("dashboard").route(RouteClass::Read, api!(dashboard::get_dashboard::<S>))
+}
+
+/// `quests`: the active quests with the fan's progress, and their claimed rewards (reads
+/// `QUESTS`, the fan's `USER#` claims and items, GSI3 `REWARDS#`).
+pub fn quests_routes<S, B>() -> Routes<Arc<MeState<S>>, B>
+where
+    S: ListQuests + GetQuest + GetClaims + ListMyItems + ListClaims + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("quests")
+        .route(RouteClass::Read, api!(quests::list_quests::<S>))
+        .route(RouteClass::Read, api!(quests::get_quest::<S>))
+        .route(RouteClass::Read, api!(quests::my_rewards::<S>))
+}
+
+/// `quest-claims`: claims a reward (the only new function writing `CASH#`, `CREDIT#quest:`).
+pub fn quest_claims_routes<S, B>() -> Routes<Arc<MeState<S>>, B>
+where
+    S: GetQuest + GetClaims + ListMyItems + ClaimQuest + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("quest-claims").route(RouteClass::Write, api!(quests::claim_quest::<S>))
+}
+
+/// `queue`: a pack's waiting room, its join and its public record (`QUEUE#` keys and the
+/// pack item only; never `QSEED#` nor `DRAW#`).
+pub fn queue_routes<S, B>() -> Routes<Arc<QueueFnState<S>>, B>
+where
+    S: QueueStore + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("queue")
+        .route(RouteClass::Read, api!(queue::get_queue::<S>))
+        .route(RouteClass::Join, api!(queue::join_queue::<S>))
+        .route(RouteClass::Read, api!(queue::my_queue_entry::<S>))
+        .route(RouteClass::Read, api!(queue::list_queue_entrants::<S>))
+        .route(RouteClass::Read, api!(queue_proof::my_queue_proof::<S>))
+        .route(RouteClass::Read, api!(queue::queue_report::<S>))
+}

@@ -1,0 +1,652 @@
+//! Each function's IAM policy: exactly the DynamoDB actions it uses, on only the key prefixes it
+//! reads or writes (`dynamodb:LeadingKeys`), and no server seed (`DRAW#`), money or top-up within
+//! reach but of the functions that must reach one. Least privilege is reviewed, not generated:
+//! these policies are written once, by hand, in template.yaml; a snapshot of them
+//! (`policies/functions.yaml`) shows a change of one in the diff. Each checker takes the file's
+//! text and returns the problems, so the tests also prove, on altered copies of the real file,
+//! that a policy reaching further is caught.
+
+use crate::support;
+
+use std::collections::BTreeSet;
+
+use serde_norway::Value;
+use support::{altered, assert_none, read};
+
+fn text(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+/// The key prefixes only some functions may reach, those functions, and those that may only
+/// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
+/// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
+const GUARDED: [(&str, &[&str], &[&str]); 9] = [
+    (
+        store::schema::DRAW_PREFIX,
+        &["get-pack", "open-pack"],
+        &["release-holds"],
+    ),
+    (
+        store::schema::CASH_PREFIX,
+        &["complete-purchase", "stripe-webhook", "quest-claims"],
+        &["start-purchase", "me-cash", "dashboard"],
+    ),
+    ("CREDIT#", &["stripe-webhook"], &[]),
+    (
+        store::schema::TOPUP_PREFIX,
+        &["cash-top-ups", "stripe-webhook"],
+        &[],
+    ),
+    // Who holds a display name, and what the public sees of a fan: written only by the fan's
+    // own profile.
+    // The public locker rooms read both; the openings add to the stats.
+    (
+        store::schema::NAME_PREFIX,
+        &["me-profile"],
+        &["locker-rooms"],
+    ),
+    (
+        store::schema::FAN_PREFIX,
+        &["me-profile", "open-pack"],
+        &["locker-rooms", "leaderboards", "dashboard"],
+    ),
+    // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
+    (store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),
+    // Spent human-check tokens: the doors that verify one (a queue's join, a humanCheck start).
+    (
+        store::schema::HUMAN_PREFIX,
+        &["queue", "start-purchase"],
+        &[],
+    ),
+    // The rate limits' counters: the functions whose routes are limited.
+    (
+        store::schema::RATE_PREFIX,
+        &[
+            "start-purchase",
+            "web3-link",
+            "complete-purchase",
+            "open-pack",
+            "me-wallets",
+            "cash-top-ups",
+            "me-profile",
+            "queue",
+            "quest-claims",
+            "list-packs",
+            "get-pack",
+            "get-purchase",
+            "me-purchases",
+            "me-cash",
+            "locker-rooms",
+            "catalog",
+            "leaderboards",
+            "dashboard",
+            "quests",
+        ],
+        &[],
+    ),
+];
+
+/// Patterns narrower than a whole prefix, each within a [`GUARDED`] one, and the functions that
+/// may use them: the claim of a quest writes credit entries, but only quests' (the references of
+/// [`domain::quests::credit_reference`]), never a top-up's or an operator's.
+const NARROWED: [(&str, &[&str]); 1] = [("CREDIT#quest:*", &["quest-claims"])];
+
+/// The key prefixes some functions may not reach at all, even to read: a fan's own items
+/// (`USER#`: e-mail, links, purchases) are out of reach of the public locker rooms, which read
+/// the `FAN#` copies instead.
+const PRIVATE: [(&str, &[&str]); 1] = [(store::schema::USER_PREFIX, &["locker-rooms"])];
+
+/// The actions that read (or condition on) an item and never change it.
+const READ_ACTIONS: [&str; 4] = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:GetItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:Query",
+];
+
+/// The indexes functions may query; no draw item is in any (GSI1: listed packs, GSI2: holds
+/// and opened purchases, GSI3: the fan's purchases and ledger).
+const INDEX_RESOURCES: [&str; 4] = [
+    "${Table.Arn}/index/GSI1",
+    "${Table.Arn}/index/GSI2",
+    "${Table.Arn}/index/GSI3",
+    "${Table.Arn}/index/GSI4",
+];
+
+/// The indexes that hold guarded keys (GSI3: ledger entries under `CASH#<userId>`): a Query of
+/// one must be held to its key prefixes (`dynamodb:LeadingKeys`, the index's partition key).
+const GUARDED_INDEXES: [&str; 1] = ["${Table.Arn}/index/GSI3"];
+
+/// The IAM actions of the DynamoDB calls the store makes (a `TransactWriteItems` is authorised
+/// per contained action: `UpdateItem`, `PutItem`, `DeleteItem`, `ConditionCheckItem`; there is no
+/// IAM action of that name).
+const DYNAMODB_ACTIONS: [&str; 8] = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:Query",
+    "dynamodb:ConditionCheckItem",
+];
+
+/// Problems of the functions' policies: a statement that is not an `Allow` of listed DynamoDB
+/// actions, on an index or on the table restricted (`ForAllValues:StringLike`
+/// `dynamodb:LeadingKeys`) to literal key prefixes (`USER#*`); a [`GUARDED`] prefix in the
+/// policy of a function not listed with it.
+fn policy_problems(template_text: &str) -> Vec<String> {
+    let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
+    let mut problems = Vec::new();
+    for (_, resource) in template["Resources"].as_mapping().expect("Resources") {
+        if resource["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        let function = text(&resource["Metadata"]["BuildProperties"]["Binary"]).unwrap_or_default();
+        let policies = resource["Properties"]["Policies"].as_sequence();
+        for policy in policies.into_iter().flatten() {
+            let Some(statements) = policy["Statement"].as_sequence() else {
+                problems.push(format!("{function}: a policy that is not a statement list"));
+                continue;
+            };
+            for statement in statements {
+                problems.extend(statement_problems(&function, statement));
+            }
+        }
+    }
+    problems
+}
+
+fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if statement["Effect"].as_str() != Some("Allow") {
+        problems.push(format!("{function}: a statement that is not an Allow"));
+    }
+    let actions: Vec<String> = match &statement["Action"] {
+        Value::String(action) => vec![action.clone()],
+        Value::Sequence(actions) => actions.iter().filter_map(text).collect(),
+        other => {
+            problems.push(format!("{function}: Action {other:?}"));
+            Vec::new()
+        }
+    };
+    for action in &actions {
+        if !DYNAMODB_ACTIONS.contains(&action.as_str()) {
+            problems.push(format!(
+                "{function}: action {action} is not one the store uses"
+            ));
+        }
+    }
+    let resource = &statement["Resource"];
+    let yaml = |text: &str| serde_norway::from_str::<Value>(text).unwrap();
+    let on_table = *resource == yaml("!GetAtt Table.Arn");
+    let is = |index: &&str| *resource == yaml(&format!("!Sub \"{index}\""));
+    let on_index = INDEX_RESOURCES.iter().any(is);
+    if on_index {
+        if actions.iter().any(|a| a != "dynamodb:Query") {
+            problems.push(format!(
+                "{function}: only Query on an index, not {actions:?}"
+            ));
+        }
+        // An index of unguarded keys may be queried whole; one with guarded keys, or a query
+        // held to prefixes anyway, is checked as the table is.
+        if statement["Condition"].is_null() && !GUARDED_INDEXES.iter().any(is) {
+            return problems;
+        }
+    }
+    if !on_table && !on_index {
+        problems.push(format!(
+            "{function}: resource {resource:?} is neither the table nor an index"
+        ));
+        return problems;
+    }
+    let condition = &statement["Condition"];
+    let Some(prefixes) = condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].as_sequence()
+    else {
+        problems.push(format!(
+            "{function}: {actions:?} on {resource:?} without ForAllValues:StringLike dynamodb:LeadingKeys"
+        ));
+        return problems;
+    };
+    if condition.as_mapping().map(|c| c.len()) != Some(1)
+        || condition["ForAllValues:StringLike"]
+            .as_mapping()
+            .map(|c| c.len())
+            != Some(1)
+    {
+        problems.push(format!(
+            "{function}: a condition beside dynamodb:LeadingKeys"
+        ));
+    }
+    for prefix in prefixes {
+        let prefix = text(prefix).unwrap_or_default();
+        if let Some((_, allowed)) = NARROWED.iter().find(|(narrowed, _)| *narrowed == prefix) {
+            if !allowed.contains(&function) {
+                problems.push(format!("{function}: may reach {prefix} keys"));
+            }
+            continue;
+        }
+        // `<LITERAL>#*`, the literal without wildcards: any other pattern may match `DRAW#...`.
+        let literal = prefix.strip_suffix("#*").unwrap_or("*");
+        if literal.is_empty() || literal.contains(['*', '?', '#']) {
+            problems.push(format!(
+                "{function}: key pattern {prefix:?} is not a literal prefix `NAME#*`"
+            ));
+        } else if let Some((private, _)) = PRIVATE.iter().find(|(private, kept_from)| {
+            format!("{literal}#") == *private && kept_from.contains(&function)
+        }) {
+            problems.push(format!("{function}: may reach {private} keys ({prefix})"));
+        } else if let Some((guarded, _, _)) = GUARDED.iter().find(|(guarded, allowed, readers)| {
+            let reads_only = actions.iter().all(|a| READ_ACTIONS.contains(&a.as_str()));
+            format!("{literal}#") == *guarded
+                && !allowed.contains(&function)
+                && !(reads_only && readers.contains(&function))
+        }) {
+            problems.push(format!("{function}: may reach {guarded} keys ({prefix})"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_function_may_reach_what_it_does_not_use() {
+    assert_none(policy_problems(&read("template.yaml")));
+}
+
+#[test]
+fn a_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let start = "  StartPurchaseFunction:";
+    let (before, after) = template.split_at(template.find(start).unwrap());
+    for (from, to) in [
+        // The server seeds, or money, within reach of the start.
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"DRAW#*\"\n",
+        ),
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"USER#*\"\n                    - \"CASH#*\"\n",
+        ),
+        // Any key.
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"*\"\n",
+        ),
+        (
+            "                    - \"USER#*\"\n",
+            "                    - \"D*\"\n",
+        ),
+        // No key condition at all.
+        (
+            "              Condition:\n                ForAllValues:StringLike:\n                  dynamodb:LeadingKeys:\n                    - \"USER#*\"\n",
+            "",
+        ),
+        // Every action; and one that is no IAM action.
+        ("Action: dynamodb:PutItem", "Action: dynamodb:*"),
+        (
+            "Action: dynamodb:PutItem",
+            "Action: dynamodb:TransactWriteItems",
+        ),
+        // Another resource.
+        (
+            "Resource: !Sub \"${Table.Arn}/index/GSI2\"",
+            "Resource: \"*\"",
+        ),
+    ] {
+        let altered = format!("{before}{}", altered(after, from, to));
+        assert!(
+            !policy_problems(&altered).is_empty(),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+}
+
+/// The snapshot of every function's policy, by binary: what the template's policies are. The
+/// policy test rewrites it on request ([`UPDATE`]), so that a reviewer reads a change of what a
+/// function may reach in its diff and nobody types a policy twice.
+const SNAPSHOT: &str = "crates/api/tests/policies/functions.yaml";
+const UPDATE: &str = "UPDATE_SNAPSHOTS=1 cargo test -p shared --test integration policies::";
+
+/// The snapshot's text, of the template `template_text`.
+fn policies_snapshot(template_text: &str) -> String {
+    let template: Value = serde_norway::from_str(template_text).expect("template.yaml parses");
+    let mut policies = serde_norway::Mapping::new();
+    for (_, resource) in template["Resources"].as_mapping().expect("Resources") {
+        if resource["Type"].as_str() == Some("AWS::Serverless::Function") {
+            policies.insert(
+                resource["Metadata"]["BuildProperties"]["Binary"].clone(),
+                resource["Properties"]["Policies"].clone(),
+            );
+        }
+    }
+    let yaml = serde_norway::to_string(&policies).expect("the policies serialize");
+    format!(
+        "# Each function's IAM policy in template.yaml, by binary. A snapshot, not a source: the\n\
+         # policies are written once, in template.yaml, and crates/api/tests/policies.rs checks this file\n\
+         # is theirs; `{UPDATE}` rewrites it. A change here\n\
+         # is a change of what a function may reach: review it with the reasons in that test.\n{yaml}"
+    )
+}
+
+/// The functions whose policy differs between two snapshots (every one when one does not parse).
+fn differing(committed: &str, snapshot: &str) -> Vec<String> {
+    let parse = |text| serde_norway::from_str::<serde_norway::Mapping>(text).unwrap_or_default();
+    let (committed, snapshot) = (parse(committed), parse(snapshot));
+    let functions: BTreeSet<String> = committed
+        .keys()
+        .chain(snapshot.keys())
+        .filter(|function| committed.get(*function) != snapshot.get(*function))
+        .filter_map(text)
+        .collect();
+    functions.into_iter().collect()
+}
+
+#[test]
+fn a_policy_changed_in_the_template_alone_is_caught() {
+    let template = read("template.yaml");
+    let snapshot = policies_snapshot(&template);
+    assert_eq!(differing(&snapshot, &snapshot), Vec::<String>::new());
+    let changed = altered_in(
+        &template,
+        "  MeWalletsFunction:",
+        "- dynamodb:DeleteItem",
+        "- dynamodb:PutItem",
+    );
+    assert_ne!(policies_snapshot(&changed), snapshot);
+    assert_eq!(
+        differing(&snapshot, &policies_snapshot(&changed)),
+        ["me-wallets"]
+    );
+}
+
+/// Each function may use only the DynamoDB actions it needs, on only what it reads or writes
+/// (`dynamodb:LeadingKeys`); read `crates/store/src/dynamo/*.rs` for the calls:
+/// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
+///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
+/// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
+/// - every function with a route but the Stripe webhook (`RATE#`): one conditional `UpdateItem`
+///   of a window's counter per request and scope (crates/api/src/http/limit.rs).
+/// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
+///   conditional update) and count of wallets (`USER#`);
+/// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
+///   `DeleteItem` (the wallet) and an `UpdateItem` (the count) (`USER#`);
+/// - start-purchase: `BatchGetItem` of the pack, the buyer's count and the purchase, and of the
+///   pack's shares; a transaction of `UpdateItem`s (a share, count) and a `PutItem` (purchase);
+///   before answering sold out, a `Query` of the holds index and the releases' `UpdateItem`s
+///   (purchase, share, count) and the summary's `UpdateItem`; at the buyer's limit, a `Query` of
+///   their purchases (`USER#`); on a queued pack, `GetItem` of the fan's own entry and its
+///   `UpdateItem` in the transaction (`QUEUE#`: IAM takes literal prefixes only); on a
+///   `humanCheck` pack, the conditional `PutItem` of the spent token (`HUMAN#`);
+/// - get-purchase: `GetItem` of the purchase (`USER#`) and of the pack's published seed
+///   (`PACK#`);
+/// - complete-purchase: `BatchGetItem` of the purchase (`USER#`), the balances (`CASH#`) and the
+///   pack (`PACK#`, for its sale end); a transaction
+///   of `UpdateItem`s (purchase, balances) and a `PutItem` (debit); `GetItem` of the purchase
+///   after a lost race; the release of an expired hold (`UpdateItem`s, the pack's `PACK#`);
+/// - release-holds: `Query` of the listing and holds indexes, the releases' `UpdateItem`s, the
+///   shares' `BatchGetItem` and the summaries' `UpdateItem`s (`PACK#`); a revealed pack's draw
+///   item (`DRAW#`, its seed) read once, to publish the seed on the pack's item;
+/// - queue-keeper: `Query` of the pending queues (GSI1) and the entry index (GSI2); `GetItem` and
+///   `BatchGetItem` of states, pages, entries (`QUEUE#`), the queue seed (`QSEED#`) and the pack
+///   and its shares (`PACK#`, read only); `PutItem`, `BatchWriteItem` and `UpdateItem` of
+///   `QUEUE#` only;
+/// - open-pack: `BatchGetItem` of the purchase (`USER#`) and the pack's draw inputs (`DRAW#`),
+///   then one transaction of `UpdateItem`s: the purchase and the fan's stats (`FAN#`);
+/// - me-purchases: `Query` of the caller's `USER#` partitions of GSI3 (purchases) and GSI2
+///   (opened purchases), and `BatchGetItem` of packs' public items (`PACK#`: a published seed);
+/// - me-cash: `GetItem` of the caller's balances and `Query` of their `CASH#` partition of GSI3
+///   (the ledger): reads only, no write to `CASH#`;
+/// - cash-top-ups: `PutItem`, `UpdateItem` (its Checkout Session) and `GetItem` of top-ups
+///   (`TOPUP#`) only, the fan's pending slots (`TOPUP#USER#<userId>`) included: the create's
+///   transaction is the put and an update;
+/// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
+///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
+///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`); the fan's
+///   pending slots read and one freed (`TOPUP#`);
+/// - me-profile: `GetItem` and `PutItem` of the fan's profile (`USER#`); in the patch's
+///   transaction, `PutItem` and `DeleteItem` of display names (`NAME#`), `UpdateItem` of the
+///   fan's public face (`FAN#`) and `ConditionCheckItem` of the favourite team (`TEAM#`); for the
+///   locker room, `BatchGetItem` of the fan's purchases (`USER#`), `UpdateItem` and `Query` of
+///   their public face and stats (`FAN#`);
+/// - locker-rooms (public): `GetItem` of a name's holder (`NAME#`) and `Query` of their public
+///   face and stats (`FAN#`): reads only, nothing of `USER#`;
+/// - queue: `BatchGetItem` of a pack item (`PACK#`) and its line's state (`QUEUE#`), of a
+///   finished line's supply shares (`PACK#`: the report's units sold), and of entrant pages; the
+///   join's conditional `PutItem` of the fan's entry and `GetItem` of an entry or an entrant page
+///   (`QUEUE#`), an exclusion counter's `UpdateItem` (`QUEUE#`), and the conditional `PutItem` of
+///   a spent human-check token (`HUMAN#`): never the queue's seed (`QSEED#`) nor `DRAW#`;
+/// - catalog: `GetItem` of a league or team (`LEAGUE#`, `TEAM#`) and `Query` of the
+///   catalogue's partitions of GSI1 (`CATALOG#`): reads only;
+/// - leaderboards: `Query` of the boards' partitions of GSI4 (`BOARD#`), `GetItem` and
+///   `BatchGetItem` of scores and public faces (`FAN#`), `GetItem` of a league or team (a 404):
+///   reads only;
+/// - dashboard: `GetItem` of the balances (`CASH#`), the global score (`FAN#`) and the fan's
+///   queue entries (`QUEUE#`), `Query` of the
+///   quests and the caller's claims (`QUEST#`, `USER#`), their items (GSI2 `USER#`), purchases
+///   (GSI3 `USER#`), the listing (GSI1 `PACKS#`) and the global board (GSI4 `BOARD#`): reads
+///   only;
+/// - quest-claims: `GetItem` of the quest (`QUEST#`) and the fan's claim (`USER#`), `Query` of
+///   the fan's opened purchases (GSI2 `USER#`); a Cash reward's transaction of `PutItem`s
+///   (claim, key: `USER#`; credit entry: `CREDIT#quest:` only) and the balance's `UpdateItem`
+///   (`CASH#`); a pack reward's `BatchGetItem` of the pack, its shares (`PACK#`) and the
+///   buyer's count (`USER#`), then a transaction of `PutItem`s (claim, key, purchase: `USER#`)
+///   and `UpdateItem`s (a share: `PACK#`; the buyer's nonce: `USER#`). No holds index, no
+///   release: dead holds are the sweep's.
+#[test]
+fn each_function_has_only_its_dynamodb_permission() {
+    let snapshot = policies_snapshot(&read("template.yaml"));
+    let committed = read(SNAPSHOT);
+    if committed != snapshot {
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            let path = format!("{}/../../{SNAPSHOT}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::write(&path, &snapshot).unwrap_or_else(|e| panic!("{path}: {e}"));
+            eprintln!("wrote {SNAPSHOT}");
+        } else {
+            let functions = differing(&committed, &snapshot);
+            let how = if functions.is_empty() {
+                "the same policies, written otherwise".to_owned()
+            } else {
+                format!("those of {} differ", functions.join(", "))
+            };
+            panic!(
+                "{SNAPSHOT} is not template.yaml's policies ({how}); review the change with the \
+                 reasons above this test, then run `{UPDATE}` and commit the snapshot"
+            );
+        }
+    }
+    // The prefixes are the store's.
+    assert_eq!(store::schema::DRAW_PREFIX, "DRAW#");
+    assert_eq!(store::schema::pack_pk(&testkit::ids::pack("p")), "PACK#p");
+    assert_eq!(store::schema::user_pk(&testkit::ids::user("u")), "USER#u");
+    assert_eq!(store::schema::GSI2, "GSI2");
+    assert_eq!(store::schema::GSI3, "GSI3");
+    assert_eq!(store::schema::cash_pk(&testkit::ids::user("u")), "CASH#u");
+    assert_eq!(
+        store::schema::topup_pk(&testkit::ids::top_up("t")),
+        "TOPUP#t"
+    );
+    assert_eq!(store::schema::credit_pk("r"), "CREDIT#r");
+    // The quest credits' pattern (`CREDIT#quest:*`) is their references'.
+    let quest = domain::ids::QuestId::parse("q").unwrap();
+    assert_eq!(
+        store::schema::credit_pk(&domain::quests::credit_reference(&quest, &fan_id())),
+        "CREDIT#quest:q:u"
+    );
+    assert_eq!(store::schema::QUESTS_PK, "QUEST#ALL");
+    assert_eq!(store::schema::rewards_pk(&fan_id()), "REWARDS#u");
+    let name = domain::profile::name::DisplayName::parse("Zoe").unwrap();
+    assert_eq!(store::schema::name_pk(&name.key()), "NAME#zoe");
+    let fan = domain::ids::UserId::parse("u").unwrap();
+    assert_eq!(store::schema::fan_pk(&fan), "FAN#u");
+    let team = domain::ids::TeamId::parse("nba-lal").unwrap();
+    assert_eq!(store::schema::team_pk(&team), "TEAM#nba-lal");
+    let wallet = domain::ids::WalletId::parse("w").unwrap();
+    assert_eq!(store::schema::wallet_sk(&wallet), "WALLET#w");
+    let pack = testkit::ids::pack("p");
+    assert_eq!(store::schema::queue_pk(&pack), "QUEUE#p");
+    assert_eq!(store::schema::entry_pk(&pack, &fan), "QUEUE#p#USER#u");
+    assert_eq!(store::schema::qseed_pk(&pack), "QSEED#p");
+}
+
+/// The queue function reaching its line's secret seed, or a pack's, is caught.
+#[test]
+fn the_queues_policy_cannot_reach_the_seeds() {
+    let template = read("template.yaml");
+    let queue = "                    - \"QUEUE#*\"\n";
+    for seed in ["QSEED#*", "DRAW#*"] {
+        let wider = format!("{queue}                    - \"{seed}\"\n");
+        assert!(
+            caught_in(&template, "  QueueFunction:", queue, &wider),
+            "queue reaching {seed} went unnoticed"
+        );
+    }
+}
+
+/// Display names and the public face stay out of reach of every other function, and money out
+/// of the profile's (the exact policy, team checks only, is pinned above).
+#[test]
+fn the_profiles_policy_cannot_reach_further() {
+    let template = read("template.yaml");
+    let team = "                    - \"TEAM#*\"\n";
+    let money = format!("{team}                    - \"CASH#*\"\n");
+    assert!(
+        caught_in(&template, "  MeProfileFunction:", team, &money),
+        "me-profile reaching CASH# went unnoticed"
+    );
+    // The public function reaching a fan's e-mail, links or purchases, or writing.
+    let fan = "                    - \"FAN#*\"\n";
+    let user = "                    - \"USER#*\"\n";
+    assert!(
+        caught_in(
+            &template,
+            "  LockerRoomsFunction:",
+            fan,
+            &format!("{fan}{user}")
+        ),
+        "locker-rooms reaching USER# went unnoticed"
+    );
+    for guarded in ["NAME#*", "FAN#*"] {
+        let wider = format!("{user}                    - \"{guarded}\"\n");
+        assert!(
+            caught_in(&template, "  StartPurchaseFunction:", user, &wider),
+            "start-purchase reaching {guarded} went unnoticed"
+        );
+    }
+}
+
+/// The wallets' function reaching money or seeds, or another action, is caught.
+#[test]
+fn the_wallets_policy_cannot_reach_further() {
+    let template = read("template.yaml");
+    let user = "                    - \"USER#*\"\n";
+    for extra in ["CASH#*", "DRAW#*"] {
+        let wider = format!("{user}                    - \"{extra}\"\n");
+        assert!(
+            caught_in(&template, "  MeWalletsFunction:", user, &wider),
+            "me-wallets reaching {extra} went unnoticed"
+        );
+    }
+    assert!(caught_in(
+        &template,
+        "  MeWalletsFunction:",
+        "- dynamodb:DeleteItem",
+        "- dynamodb:*"
+    ));
+}
+
+/// Whether the policy checks catch `template` with `from` made `to` in the part that begins
+/// with `resource` (a function's resource name, as `  MeCashFunction:`).
+fn caught_in(template: &str, resource: &str, from: &str, to: &str) -> bool {
+    !policy_problems(&altered_in(template, resource, from, to)).is_empty()
+}
+
+/// `template` with `from` made `to` in the part that begins with `resource`.
+fn altered_in(template: &str, resource: &str, from: &str, to: &str) -> String {
+    let (before, after) = template.split_at(template.find(resource).unwrap());
+    format!("{before}{}", altered(after, from, to))
+}
+
+#[test]
+fn the_fans_cash_reads_cannot_reach_further() {
+    let template = read("template.yaml");
+    for (from, to) in [
+        // A write to money.
+        ("Action: dynamodb:GetItem", "Action: dynamodb:UpdateItem"),
+        // The ledger's index queried whole (every fan's purchases and ledger).
+        (
+            "              Resource: !Sub \"${Table.Arn}/index/GSI3\"\n              Condition:\n                ForAllValues:StringLike:\n                  dynamodb:LeadingKeys:\n                    - \"CASH#*\"\n",
+            "              Resource: !Sub \"${Table.Arn}/index/GSI3\"\n",
+        ),
+    ] {
+        assert!(
+            caught_in(&template, "  MeCashFunction:", from, to),
+            "{from:?} -> {to:?} went unnoticed"
+        );
+    }
+    // The purchases' function reading the ledger through the index.
+    let (user, cash) = (
+        "                    - \"USER#*\"\n",
+        "                    - \"CASH#*\"\n",
+    );
+    assert!(
+        caught_in(&template, "  MePurchasesFunction:", user, cash),
+        "me-purchases reading CASH#"
+    );
+}
+
+/// Money and top-ups stay out of reach of the top-up function, and top-ups out of reach of the
+/// others: each alteration is caught.
+#[test]
+fn a_top_up_policy_that_reaches_further_is_caught() {
+    let template = read("template.yaml");
+    let topups = "                    - \"TOPUP#*\"\n";
+    for extra in ["CASH#*", "CREDIT#*"] {
+        let wider = format!("{topups}                    - \"{extra}\"\n");
+        assert!(
+            caught_in(&template, "  CashTopUpsFunction:", topups, &wider),
+            "cash-top-ups reaching {extra} went unnoticed"
+        );
+    }
+    // A purchase function reaching top-ups.
+    let user = "                    - \"USER#*\"\n";
+    assert!(caught_in(
+        &template,
+        "  StartPurchaseFunction:",
+        user,
+        &format!("{user}{topups}")
+    ));
+}
+
+fn fan_id() -> domain::ids::UserId {
+    domain::ids::UserId::parse("u").unwrap()
+}
+
+/// The claim function writes quest credits only, and only it does: a wider credit pattern, or
+/// the quests' pattern in another function, is caught.
+#[test]
+fn quest_credits_stay_the_claims_and_only_the_claims() {
+    let template = read("template.yaml");
+    let quests = "                    - \"CREDIT#quest:*\"\n";
+    assert!(
+        caught_in(
+            &template,
+            "  QuestClaimsFunction:",
+            quests,
+            "                    - \"CREDIT#*\"\n"
+        ),
+        "quest-claims writing every credit went unnoticed"
+    );
+    let user = "                    - \"REWARDS#*\"\n";
+    for wider in ["CASH#*", "CREDIT#quest:*", "CREDIT#*"] {
+        assert!(
+            caught_in(
+                &template,
+                "  QuestsFunction:",
+                user,
+                &format!("{user}                    - \"{wider}\"\n")
+            ),
+            "quests reaching {wider} went unnoticed"
+        );
+    }
+}

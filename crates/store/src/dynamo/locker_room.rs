@@ -1,0 +1,198 @@
+//! Locker rooms on DynamoDB (docs/fan-app.md). `PUT`: one `BatchGetItem` of the purchases named
+//! (at most 12 keys, the fan's own partition), one `UpdateItem` of `FAN#<me>` / `SHOW`, one
+//! `Query` of `FAN#<me>` for the answer. The public view: a `GetItem` of `NAME#<key>`, then one
+//! `Query` of `FAN#<userId>` (`SHOW` and `STATS`).
+
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
+
+use super::purchases::purchase_from_item;
+use super::records::{
+    LOCKER_VERSION, NameHolder, NameRecord, SCHEMA_VERSION, ShowRecord, ShownItemRecord,
+    StoredShow, read_record, stats_from_item,
+};
+use super::transaction::update_always;
+use super::{DynamoStore, Item, classify, key, number, s};
+use crate::StoreError;
+use crate::locker_room::{GetLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError};
+use crate::schema::{
+    ENTITY, NAME_SK, PK, SHOW_SK, SK, STATS_ITEMS_OWNED, STATS_PACKS_OPENED, STATS_RARITY_PREFIX,
+    STATS_SK, fan_pk, name_pk, purchase_sk, user_pk,
+};
+use domain::ids::UserId;
+use domain::locker_room::stats::LockerStats;
+use domain::locker_room::{LockerRoomBody, showcase};
+use domain::profile::name::DisplayName;
+use domain::purchases::OpenedItem;
+use domain::timestamp::Timestamp;
+
+impl DynamoStore {
+    /// The public face and stats of `user_id`: one Query of their `FAN#` partition (`consistent`
+    /// for the fan's own answer). `None` when they have no public face yet.
+    async fn read_fan(
+        &self,
+        user_id: &UserId,
+        consistent: bool,
+    ) -> Result<Option<StoredShow>, StoreError> {
+        let output = self
+            .client
+            .query()
+            .table_name(&self.table)
+            // SHOW and STATS only: the fan's board items (`SAMPLE#`, `SCORE#`) sort before
+            // them, and a read of those would grow with the boards the fan is on.
+            .key_condition_expression("#pk = :pk AND #sk BETWEEN :show AND :stats")
+            .expression_attribute_names("#pk", PK)
+            .expression_attribute_names("#sk", SK)
+            .expression_attribute_values(":pk", s(fan_pk(user_id)))
+            .expression_attribute_values(":show", s(SHOW_SK))
+            .expression_attribute_values(":stats", s(STATS_SK))
+            .consistent_read(consistent)
+            .send()
+            .await
+            .map_err(|e| classify("Query", e))?;
+        let items = output.items.unwrap_or_default();
+        let sk_is = |item: &&Item, sk: &str| {
+            item.get(SK).and_then(|v| v.as_s().ok()) == Some(&sk.to_owned())
+        };
+        let stats = stats_from_item(items.iter().find(|item| sk_is(item, STATS_SK)))?;
+        let Some(show) = items.iter().find(|item| sk_is(item, SHOW_SK)) else {
+            return Ok(None);
+        };
+        let mut show: StoredShow = read_record::<ShowRecord, _>(show.clone(), "show")?;
+        show.room.stats = stats;
+        Ok(Some(show))
+    }
+}
+
+impl PutLockerRoom for DynamoStore {
+    async fn put_locker_room(
+        &self,
+        user_id: &UserId,
+        body: &LockerRoomBody,
+        now: Timestamp,
+    ) -> Result<PublicLockerRoom, PutLockerRoomError> {
+        let mut named: Vec<&domain::ids::PurchaseId> =
+            body.items.iter().map(|item| &item.purchase_id).collect();
+        named.sort_unstable();
+        named.dedup();
+        let keys: Vec<Item> = named
+            .iter()
+            .map(|id| key(user_pk(user_id), &purchase_sk(id)))
+            .collect();
+        let purchases = if keys.is_empty() {
+            Vec::new()
+        } else {
+            self.batch_get_slice(&keys, true)
+                .await?
+                .into_iter()
+                .flatten()
+                .map(purchase_from_item)
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let items = showcase(user_id, &body.items, &purchases)?;
+        let shown: Vec<ShownItemRecord> = items.iter().map(ShownItemRecord::from).collect();
+        let shown = serde_dynamo::to_attribute_value::<_, AttributeValue>(shown)
+            .map_err(|e| StoreError::internal_from("show item", e))?;
+        let title = body.title.as_deref().map_or(AttributeValue::Null(true), s);
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(fan_pk(user_id), SHOW_SK)))
+            .update_expression(
+                "SET #entity = :entity, #sv = if_not_exists(#sv, :sv), title = :title, \
+                 #items = :items, lockerUpdatedAt = :at",
+            )
+            .expression_attribute_names("#entity", ENTITY)
+            .expression_attribute_names("#sv", SCHEMA_VERSION)
+            .expression_attribute_names("#items", "items")
+            .expression_attribute_values(":entity", s("show"))
+            .expression_attribute_values(":sv", number(LOCKER_VERSION))
+            .expression_attribute_values(":title", title)
+            .expression_attribute_values(":items", shown)
+            .expression_attribute_values(":at", s(now.to_string()))
+            .send()
+            .await
+            .map_err(|e| classify("UpdateItem", e))?;
+        Ok(self
+            .read_fan(user_id, true)
+            .await?
+            .ok_or_else(|| StoreError::internal("locker room: written, then not found"))?
+            .room)
+    }
+}
+
+impl GetLockerRoom for DynamoStore {
+    async fn get_locker_room(
+        &self,
+        name: &DisplayName,
+    ) -> Result<Option<PublicLockerRoom>, StoreError> {
+        let wanted = name.key();
+        let holder = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key(name_pk(&wanted), NAME_SK)))
+            .send()
+            .await
+            .map_err(|e| classify("GetItem", e))?
+            .item
+            .map(|item| read_record::<NameRecord, NameHolder>(item, "name"))
+            .transpose()?;
+        let Some(NameHolder(user_id)) = holder else {
+            return Ok(None);
+        };
+        // Renamed between the two reads: the old name no longer answers.
+        Ok(self
+            .read_fan(&user_id, false)
+            .await?
+            .filter(|show| show.name_key.as_deref() == Some(wanted.as_str()))
+            .map(|show| show.room))
+    }
+}
+
+/// The addition of one opening of `items` to the stats of `user_id` (created at the first):
+/// packs opened, items owned, and each rarity's count, as [`LockerStats::add_opening`] counts
+/// them.
+pub(crate) fn stats_update(
+    table: &str,
+    user_id: &UserId,
+    items: &[OpenedItem],
+) -> Result<TransactWriteItem, StoreError> {
+    let opening = LockerStats::of_openings([items]);
+    let mut names: Vec<(String, String)> = vec![
+        ("#entity".into(), ENTITY.into()),
+        ("#sv".into(), SCHEMA_VERSION.into()),
+        ("#opened".into(), STATS_PACKS_OPENED.into()),
+        ("#owned".into(), STATS_ITEMS_OWNED.into()),
+    ];
+    let mut values: Vec<(String, AttributeValue)> = vec![
+        (":entity".into(), s("stats")),
+        (":sv".into(), number(LOCKER_VERSION)),
+        (":opened".into(), number(opening.packs_opened)),
+        (":owned".into(), number(opening.items_owned)),
+    ];
+    let mut additions = vec!["#opened :opened".to_owned(), "#owned :owned".to_owned()];
+    for (n, (rarity, count)) in opening.by_rarity.iter().enumerate() {
+        names.push((format!("#r{n}"), format!("{STATS_RARITY_PREFIX}{rarity}")));
+        values.push((format!(":r{n}"), number(count)));
+        additions.push(format!("#r{n} :r{n}"));
+    }
+    let expression = format!(
+        "SET #entity = :entity, #sv = if_not_exists(#sv, :sv) ADD {}",
+        additions.join(", ")
+    );
+    let names: Vec<(&str, &str)> = names
+        .iter()
+        .map(|(placeholder, name)| (placeholder.as_str(), name.as_str()))
+        .collect();
+    let values = values
+        .iter()
+        .map(|(placeholder, value)| (placeholder.as_str(), value.clone()))
+        .collect();
+    update_always(
+        table,
+        key(fan_pk(user_id), STATS_SK),
+        &expression,
+        &names,
+        values,
+    )
+}

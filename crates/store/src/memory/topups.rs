@@ -1,0 +1,130 @@
+//! Cash top-ups in memory. A completion holds the one lock around the credit (the same routine
+//! as every credit) and the top-up's change, as DynamoDB applies their transaction. A fan's
+//! pending slots are kept as DynamoDB keeps them: a create takes one, a settlement frees it.
+
+use super::{MemoryStore, Tables};
+use crate::StoreError;
+use crate::cash::{CreditCashError, CreditOutcome};
+use crate::condition::require;
+use crate::topups::{
+    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
+    SettleTopUp, slot_to_free, take_slot,
+};
+use domain::ids::{TopUpId, UserId};
+use domain::timestamp::Timestamp;
+use domain::topups::{Checkout, TopUp, TopUpStatus};
+
+impl CreateTopUp for MemoryStore {
+    async fn create_top_up(&self, top_up: &TopUp) -> Result<CreatedTopUp, CreateTopUpError> {
+        let mut tables = self.write();
+        if let Some(existing) = tables.top_ups.get(top_up.id.as_str()) {
+            return Ok(CreatedTopUp::Existing(existing.clone()));
+        }
+        let pending = tables
+            .pending_top_ups
+            .entry(top_up.user_id.clone())
+            .or_default();
+        let taken = take_slot(top_up, pending)?;
+        require(
+            "create top-up: pending slots",
+            &taken.condition,
+            Some(&*pending),
+        )?;
+        let slot = taken.slot as usize;
+        if pending.slots.len() <= slot {
+            pending.slots.resize(slot + 1, None);
+        }
+        pending.slots[slot] = Some(taken.taken);
+        pending.version = taken.version;
+        tables.top_ups.insert(top_up.id.to_string(), top_up.clone());
+        Ok(CreatedTopUp::New(top_up.clone()))
+    }
+}
+
+impl SetCheckout for MemoryStore {
+    async fn set_checkout(&self, id: &TopUpId, checkout: &Checkout) -> Result<TopUp, StoreError> {
+        let mut tables = self.write();
+        let top_up = tables
+            .top_ups
+            .get_mut(id.as_str())
+            .ok_or_else(|| StoreError::internal("top-up: storing its checkout found no top-up"))?;
+        if top_up.checkout.is_none() {
+            top_up.checkout = Some(checkout.clone());
+        }
+        Ok(top_up.clone())
+    }
+}
+
+impl GetTopUp for MemoryStore {
+    async fn get_top_up(&self, id: &TopUpId) -> Result<Option<TopUp>, StoreError> {
+        Ok(self.read().top_ups.get(id.as_str()).cloned())
+    }
+}
+
+impl Tables {
+    /// Frees the pending slot of `user_id`'s that top-up `id` still holds (settled).
+    fn free_pending_slot(&mut self, user_id: &UserId, id: &TopUpId) {
+        let Some(pending) = self.pending_top_ups.get_mut(user_id) else {
+            return;
+        };
+        if let Some((slot, holds_it)) = slot_to_free(pending, id)
+            && holds_it.holds(Some(&*pending))
+        {
+            pending.slots[slot as usize] = None;
+            pending.version += 1;
+        }
+    }
+}
+
+/// Whether `stored` may still be settled by an event of `session_id`.
+fn settleable(stored: &TopUp, session_id: &str) -> bool {
+    stored.status != TopUpStatus::Completed && stored.session_id() == Some(session_id)
+}
+
+impl SettleTopUp for MemoryStore {
+    async fn complete_top_up(
+        &self,
+        top_up: &TopUp,
+        at: Timestamp,
+    ) -> Result<CompletedTopUp, CreditCashError> {
+        let session_id = top_up
+            .session_id()
+            .ok_or_else(|| StoreError::internal("complete: a top-up without a session"))?;
+        let mut tables = self.write();
+        let still_open = tables
+            .top_ups
+            .get(top_up.id.as_str())
+            .is_some_and(|stored| settleable(stored, session_id));
+        if !still_open {
+            return Ok(CompletedTopUp::AlreadyCompleted);
+        }
+        let balance = match tables.credit(&top_up.credit(), at)? {
+            CreditOutcome::Credited { balance } => balance,
+            CreditOutcome::AlreadyCredited => return Ok(CompletedTopUp::AlreadyCompleted),
+        };
+        if let Some(stored) = tables.top_ups.get_mut(top_up.id.as_str()) {
+            stored.status = TopUpStatus::Completed;
+            stored.completed_at = Some(at);
+        }
+        tables.free_pending_slot(&top_up.user_id, &top_up.id);
+        Ok(CompletedTopUp::Credited { balance })
+    }
+
+    async fn close_top_up(
+        &self,
+        id: &TopUpId,
+        session_id: &str,
+        status: TopUpStatus,
+    ) -> Result<bool, StoreError> {
+        let mut tables = self.write();
+        match tables.top_ups.get_mut(id.as_str()) {
+            Some(stored) if settleable(stored, session_id) => {
+                stored.status = status;
+                let user_id = stored.user_id.clone();
+                tables.free_pending_slot(&user_id, id);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
