@@ -30,6 +30,38 @@ pub enum CreditCashError {
     Store(#[from] StoreError),
 }
 
+/// The answer to a credit its conditions refused, the same in both stores: its reference found
+/// in use (`Some`: by this very credit, `true`, or another), else its balance full.
+pub fn credit_refused(reference_used: Option<bool>) -> Result<CreditOutcome, CreditCashError> {
+    match reference_used {
+        Some(true) => Ok(CreditOutcome::AlreadyCredited),
+        Some(false) => Err(CreditCashError::ReferenceReused),
+        None => Err(CreditCashError::BalanceFull),
+    }
+}
+
+/// The conditions of a credit's two writes, declared once (see [`crate::condition`]).
+pub mod conditions {
+    use crate::condition::{Compare, Condition};
+    use domain::cash::Money;
+
+    /// The credit entry's reference is unused: a reference credits once.
+    pub fn reference_unused() -> Condition {
+        Condition::new_item()
+    }
+
+    /// The balance in `amount`'s currency (the attribute named by its code) stays a `u64` with
+    /// `amount` added: none yet, or at most the largest amount less it.
+    pub fn balance_has_room(amount: &Money) -> Condition {
+        let currency = amount.currency.clone();
+        Condition::absent(currency.clone()).or(Condition::is(
+            currency,
+            Compare::Le,
+            u64::MAX - amount.amount,
+        ))
+    }
+}
+
 /// Credits a balance and writes the credit's ledger entry, in one transaction that holds only
 /// while the reference is unused.
 pub trait CreditCash: Send + Sync {

@@ -6,9 +6,10 @@ use std::future::Future;
 use crate::StoreError;
 use crate::condition::Condition;
 use crate::schema::{NAME_USER_ID, PK, PROFILE_REVISION};
-use domain::ids::UserId;
+use domain::ids::{TeamId, UserId};
 use domain::profile::Profile;
-use domain::profile::patch::ProfilePatch;
+use domain::profile::name::{NameChange, NameKey, name_change};
+use domain::profile::patch::{Patch, ProfilePatch};
 use domain::timestamp::Timestamp;
 
 /// The fan's profile; their first call creates it from their token (`email`), the rest null. A
@@ -52,6 +53,76 @@ pub trait PatchProfile: Send + Sync {
 /// Every profile operation.
 pub trait ProfileStore: GetProfile + PatchProfile {}
 impl<S: GetProfile + PatchProfile> ProfileStore for S {}
+
+/// What a patch does, decided once for both stores on the profile as read.
+#[derive(Debug, Clone)]
+pub enum Patching {
+    /// Nothing to write: the stored profile, as read, answers.
+    Unchanged(Profile),
+    Write(Box<PatchWrite>),
+}
+
+/// Every write of a patch, each with its condition.
+#[derive(Debug, Clone)]
+pub struct PatchWrite {
+    /// The profile as patched, at revision `rev`, on [`conditions::profile_as_read`].
+    pub profile: Profile,
+    pub rev: u64,
+    pub as_read: Condition,
+    /// Whether its public copies change.
+    pub show: bool,
+    /// The display name claimed, on [`conditions::name_claimable`].
+    pub claim: Option<(NameKey, Condition)>,
+    /// The fan's old display name freed, on [`conditions::name_held_by`].
+    pub release: Option<(NameKey, Condition)>,
+    /// A new favourite team, checked on [`conditions::team_exists`].
+    pub team: Option<(TeamId, Condition)>,
+}
+
+/// What `patch` at `now` does to `user_id`'s profile as read with its revision (`None`: they
+/// have none, and it is made as [`GetProfile`] makes it, from `email`).
+pub fn patch_write(
+    user_id: &UserId,
+    email: Option<&str>,
+    read: Option<(Profile, u64)>,
+    patch: &ProfilePatch,
+    now: Timestamp,
+) -> Patching {
+    let (current, rev) = match read {
+        Some((profile, rev)) => (profile, Some(rev)),
+        None => (
+            Profile::new(user_id.clone(), email.map(str::to_owned), now),
+            None,
+        ),
+    };
+    let next = current.patched(patch.clone(), now);
+    if next == current && rev.is_some() {
+        return Patching::Unchanged(current);
+    }
+    let (claim, release) = match name_change(
+        current.display_name.as_ref(),
+        patch.display_name.as_change(),
+    ) {
+        NameChange::Unchanged => (None, None),
+        NameChange::Claim { claim, release } => (Some(claim), release),
+        NameChange::Release(old) => (None, Some(old)),
+    };
+    let team = match &patch.favorite_team_id {
+        Patch::Set(team) if current.favorite_team_id.as_ref() != Some(team) => {
+            Some((team.clone(), conditions::team_exists()))
+        }
+        _ => None,
+    };
+    Patching::Write(Box::new(PatchWrite {
+        show: next != current,
+        profile: next,
+        rev: rev.map_or(1, |rev| rev + 1),
+        as_read: conditions::profile_as_read(rev),
+        claim: claim.map(|name| (name, conditions::name_claimable(user_id))),
+        release: release.map(|name| (name, conditions::name_held_by(user_id))),
+        team,
+    }))
+}
 
 /// The conditions of a profile's writes.
 pub mod conditions {

@@ -65,6 +65,17 @@ pub enum ClaimError {
     Store(#[from] StoreError),
 }
 
+/// The answer to a Cash claim whose credit was refused (the claim and its key free), the same in
+/// both stores: the credit's reference in use (by any credit) means the quest's credit exists
+/// without its claim; else the fan's balance is full.
+pub fn credit_refused(reference_used: bool) -> ClaimError {
+    if reference_used {
+        StoreError::internal("claim: the quest's credit exists without its claim").into()
+    } else {
+        ClaimError::BalanceFull
+    }
+}
+
 /// Claims a quest's reward for a fan, in one transaction: the claim item (only while the fan
 /// has none for the quest), the key item (only while the key names no claim), then for Cash the
 /// credit entry (only while its reference, the quest's and the fan's, is unused) and the

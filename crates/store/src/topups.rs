@@ -6,9 +6,10 @@ use std::future::Future;
 
 use crate::StoreError;
 use crate::cash::CreditCashError;
+use crate::condition::Condition;
 use domain::ids::TopUpId;
 use domain::timestamp::Timestamp;
-use domain::topups::pending::TooManyPending;
+use domain::topups::pending::{PendingSlot, PendingTopUps, TooManyPending, take_pending_slot};
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
 /// What a create did.
@@ -96,6 +97,38 @@ pub trait SettleTopUp: Send + Sync {
 /// Every top-up operation.
 pub trait TopUpStore: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp {}
 impl<S: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp> TopUpStore for S {}
+
+/// What a create writes into its fan's pending slots, decided on them as read: the top-up in
+/// slot `slot`, the slots' version moved to `version`, on `condition` (the slots as read).
+#[derive(Debug, Clone)]
+pub struct SlotTaken {
+    pub slot: u32,
+    pub taken: PendingSlot,
+    pub version: u64,
+    pub condition: Condition,
+}
+
+/// The slot a create of `top_up` takes among its fan's `pending` slots, written once for both
+/// stores.
+pub fn take_slot(top_up: &TopUp, pending: &PendingTopUps) -> Result<SlotTaken, TooManyPending> {
+    Ok(SlotTaken {
+        slot: take_pending_slot(pending, top_up.created_at)?,
+        taken: top_up.pending_slot(),
+        version: pending.version + 1,
+        condition: conditions::pending_as_read(pending.version),
+    })
+}
+
+/// The slot of `pending` that top-up `id` holds, if any, and the condition its freeing is
+/// written on (it still holds it): a settlement frees it and moves the slots' version on.
+pub fn slot_to_free(pending: &PendingTopUps, id: &TopUpId) -> Option<(u32, Condition)> {
+    let slot = pending
+        .slots
+        .iter()
+        .position(|slot| slot.as_ref().is_some_and(|slot| slot.top_up_id == *id))?;
+    let slot = u32::try_from(slot).ok()?;
+    Some((slot, conditions::slot_holds(slot, id)))
+}
 
 /// The conditions of the pending slots' writes, declared once (see [`crate::condition`]).
 pub mod conditions {

@@ -4,7 +4,15 @@
 
 use super::condition::{Compare, Condition};
 use super::schema::{PK, WALLETS_COUNT};
-use domain::wallets::MAX_WALLETS_PER_FAN;
+use domain::wallets::{MAX_WALLETS_PER_FAN, WalletWrite};
+
+/// The conditions of a link that makes `write`: the wallet's, and for an add the count's.
+pub fn link(write: WalletWrite) -> (Condition, Option<Condition>) {
+    match write {
+        WalletWrite::Refresh => (wallet_held(), None),
+        WalletWrite::Add => (wallet_new(), Some(below_cap())),
+    }
+}
 
 /// The wallet is one the fan holds: a link refreshes it ([`domain::wallets::WalletWrite::Refresh`]),
 /// a removal deletes it (else `wallet_not_found`).

@@ -252,7 +252,8 @@ pub(crate) async fn a_hold_that_ran_out_does_not_count_toward_the_limit_while_un
     a_hold_runs_out_and_its_buyer_starts_again(&*store, 2).await;
 }
 
-/// DynamoDB only (the bound is on its requests; memory takes back all at once under its lock):
+/// DynamoDB only (the bound is counted in its requests; memory applies the same decision under its
+/// lock, where a request count means nothing):
 /// a start that finds its pack sold out takes back a bounded number of that pack's dead holds
 /// (25, `RELEASE_BEFORE_SOLD_OUT`), however many there are, and leaves the rest to the sweep, so
 /// one request's work does not grow with the pack's backlog.

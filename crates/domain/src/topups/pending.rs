@@ -59,11 +59,6 @@ impl TopUp {
             expires_at: self.expires_at(),
         }
     }
-
-    /// Whether it holds one of its fan's slots at `now`: pending, its session not expired.
-    pub fn holds_slot_at(&self, now: Timestamp) -> bool {
-        self.status == super::TopUpStatus::Pending && self.expires_at() > now
-    }
 }
 
 /// Which slot a top-up created at `now` takes, for a fan with `pending`: the rule both stores
@@ -127,7 +122,6 @@ mod tests {
             at("2026-06-01T12:00:00.75Z"),
         );
         assert_eq!(top_up.expires_at(), at("2026-06-01T13:00:00Z"));
-        assert!(top_up.holds_slot_at(at("2026-06-01T12:59:59Z")));
-        assert!(!top_up.holds_slot_at(at("2026-06-01T13:00:00Z")));
+        assert_eq!(top_up.pending_slot().expires_at, top_up.expires_at());
     }
 }

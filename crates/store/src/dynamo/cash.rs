@@ -2,18 +2,18 @@
 //! (`CREDIT#<reference>` / `CREDIT`) and the debit ledger (`CASH#<userId>` / `DEBIT#<purchaseId>`,
 //! written by purchases).
 
-use aws_sdk_dynamodb::types::{
-    Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
-};
+use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use super::records::{
     CASH_VERSION, CreditRecord, SCHEMA_VERSION, balance_from_item, credit_record_from_item,
     debit_from_item,
 };
-use super::transaction::{Reasons, Transaction};
-use super::{Attempts, DynamoStore, Item, classify, number, s};
+use super::transaction::{Reasons, Transaction, put, update};
+use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
-use crate::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
+use crate::cash::{
+    CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits, conditions, credit_refused,
+};
 use crate::schema::{CASH_SK, CREDIT_SK, DEBIT_PREFIX, ENTITY, PK, SK, cash_pk, credit_pk};
 use crate::schema::{GSI3_PK, GSI3_SK};
 use domain::cash::Credit;
@@ -45,54 +45,44 @@ impl DynamoStore {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<Transaction<CreditAction<N>>, StoreError> {
-        let record = serde_dynamo::to_item::<_, Item>(CreditRecord::new(credit, at))
+        let mut entry = serde_dynamo::to_item::<_, Item>(CreditRecord::new(credit, at))
             .map_err(|e| StoreError::internal_from("credit item", e))?;
-        let entry = Put::builder()
-            .table_name(&self.table)
-            .set_item(Some(record))
-            .item(PK, s(credit_pk(&credit.reference)))
-            .item(SK, s(CREDIT_SK))
-            .item(ENTITY, s("credit"))
+        entry.extend([
+            (PK.to_owned(), s(credit_pk(&credit.reference))),
+            (SK.to_owned(), s(CREDIT_SK)),
+            (ENTITY.to_owned(), s("credit")),
             // The fan's ledger entry (the index `GET /api/me/cash/transactions` reads), in the
             // credit's own put: every credit written through here is listed.
-            .item(GSI3_PK, s(cash_pk(&credit.user_id)))
-            .item(
-                GSI3_SK,
+            (GSI3_PK.to_owned(), s(cash_pk(&credit.user_id))),
+            (
+                GSI3_SK.to_owned(),
                 s(time_key(at, &credit_entry_id(&credit.reference))),
-            )
-            .condition_expression("attribute_not_exists(#pk)")
-            .expression_attribute_names("#pk", PK)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(|e| StoreError::internal_from("put", e))?;
-        let balance = Update::builder()
-            .table_name(&self.table)
-            .key(PK, s(cash_pk(&credit.user_id)))
-            .key(SK, s(CASH_SK))
-            .update_expression(
-                "SET #balance = if_not_exists(#balance, :zero) + :amount, #entity = :entity, #sv = :sv",
-            )
-            .condition_expression("attribute_not_exists(#balance) OR #balance <= :ceiling")
+            ),
+        ]);
+        let balance = update(
+            &self.table,
+            key(cash_pk(&credit.user_id), CASH_SK),
+            "SET #balance = if_not_exists(#balance, :zero) + :amount, #entity = :entity, #sv = :sv",
+            &conditions::balance_has_room(&credit.amount),
             // The balance in a currency is the attribute named by its code (`USD`).
-            .expression_attribute_names("#balance", &credit.amount.currency)
-            .expression_attribute_names("#entity", ENTITY)
-            .expression_attribute_names("#sv", SCHEMA_VERSION)
-            .expression_attribute_values(":sv", number(CASH_VERSION))
-            .expression_attribute_values(":zero", number(0))
-            .expression_attribute_values(":amount", number(credit.amount.amount))
-            .expression_attribute_values(":entity", s("cash"))
-            .expression_attribute_values(":ceiling", number(u64::MAX - credit.amount.amount))
-            .build()
-            .map_err(|e| StoreError::internal_from("update", e))?;
+            &[
+                ("#balance", &credit.amount.currency),
+                ("#entity", ENTITY),
+                ("#sv", SCHEMA_VERSION),
+            ],
+            vec![
+                (":sv", number(CASH_VERSION)),
+                (":zero", number(0)),
+                (":amount", number(credit.amount.amount)),
+                (":entity", s("cash")),
+            ],
+        )?;
         Ok(Transaction::new()
             .with(
                 CreditAction::Entry,
-                TransactWriteItem::builder().put(entry).build(),
+                put(&self.table, entry, &conditions::reference_unused())?,
             )
-            .with(
-                CreditAction::Balance,
-                TransactWriteItem::builder().update(balance).build(),
-            ))
+            .with(CreditAction::Balance, balance))
     }
 
     /// Runs the transaction of `credit` with `more` actions after its two: `Ok(None)` when
@@ -143,15 +133,13 @@ impl CreditCash for DynamoStore {
                 .await?;
             return Ok(CreditOutcome::Credited { balance });
         };
-        if !reasons.failed(CreditAction::Entry) {
-            return Err(CreditCashError::BalanceFull);
-        }
-        let old = reasons.of(CreditAction::Entry).item.clone();
-        if self.is_same_credit(old, credit).await? {
-            Ok(CreditOutcome::AlreadyCredited)
+        let used = if reasons.failed(CreditAction::Entry) {
+            let old = reasons.of(CreditAction::Entry).item.clone();
+            Some(self.is_same_credit(old, credit).await?)
         } else {
-            Err(CreditCashError::ReferenceReused)
-        }
+            None
+        };
+        credit_refused(used)
     }
 }
 

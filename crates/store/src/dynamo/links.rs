@@ -11,7 +11,7 @@ use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::links::{GetLink, LinkError, UpsertLink};
 use crate::schema::{ENTITY, PK, SK, WALLETS_COUNT, WALLETS_SK, link_sk, user_pk, wallet_sk};
-use crate::wallet_conditions::{below_cap, wallet_held, wallet_new};
+use crate::wallet_conditions;
 use domain::ids::UserId;
 use domain::links::{LinkUpsert, Web3Link};
 use domain::wallets::{WalletLimitReached, WalletWrite};
@@ -78,29 +78,27 @@ impl DynamoStore {
             ],
         )?;
         let record = wallet_link_update(&link.wallet_id, link.payload.get(), link.at);
+        let (wallet_condition, count_condition) = wallet_conditions::link(write);
         let wallet = update(
             &self.table,
             key(user_pk.clone(), &wallet_sk(&link.wallet_id)),
             record.expression,
-            &match write {
-                WalletWrite::Refresh => wallet_held(),
-                WalletWrite::Add => wallet_new(),
-            },
+            &wallet_condition,
             &record.names,
             record.values,
         )?;
         let transaction = Transaction::new()
             .with(Action::Link, link_update)
             .with(Action::Wallet, wallet);
-        Ok(match write {
-            WalletWrite::Refresh => transaction,
-            WalletWrite::Add => transaction.with(
+        Ok(match count_condition {
+            None => transaction,
+            Some(count_condition) => transaction.with(
                 Action::Count,
                 update(
                     &self.table,
                     key(user_pk, WALLETS_SK),
                     "SET #entity = :entity, #sv = :sv ADD #n :one",
-                    &below_cap(),
+                    &count_condition,
                     &[
                         ("#entity", ENTITY),
                         ("#sv", SCHEMA_VERSION),

@@ -13,14 +13,16 @@ use super::records::{
 use super::transaction::{Transaction, check, delete, put, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
-use crate::profile::{GetProfile, PatchProfile, PatchProfileError, conditions};
+use crate::profile::{
+    GetProfile, PatchProfile, PatchProfileError, Patching, conditions, patch_write,
+};
 use crate::schema::{
     ENTITY, NAME_SK, PROFILE_SK, SHOW_SK, TEAM_SK, fan_pk, name_pk, team_pk, user_pk,
 };
 use domain::ids::UserId;
 use domain::profile::Profile;
-use domain::profile::name::{NameChange, NameKey, name_change};
-use domain::profile::patch::{Patch, ProfilePatch};
+use domain::profile::name::NameKey;
+use domain::profile::patch::ProfilePatch;
 use domain::timestamp::Timestamp;
 
 fn profile_key(user_id: &UserId) -> Item {
@@ -175,76 +177,41 @@ impl PatchProfile for DynamoStore {
     ) -> Result<Profile, PatchProfileError> {
         let mut attempts = Attempts::new("patch profile");
         loop {
-            let (current, rev) = match self.read_profile(user_id).await? {
-                Some(stored) => (stored.profile, Some(stored.rev)),
-                None => (
-                    Profile::new(user_id.clone(), email.map(str::to_owned), now),
-                    None,
-                ),
+            let read = self.read_profile(user_id).await?;
+            let read = read.map(|stored| (stored.profile, stored.rev));
+            let write = match patch_write(user_id, email, read, patch, now) {
+                Patching::Unchanged(current) => return Ok(current),
+                Patching::Write(write) => write,
             };
-            let next = current.patched(patch.clone(), now);
-            if next == current && rev.is_some() {
-                return Ok(current);
-            }
             let table = self.table.as_str();
             let stored = StoredProfile {
-                profile: next.clone(),
-                rev: rev.map_or(1, |rev| rev + 1),
+                profile: write.profile,
+                rev: write.rev,
             };
             let mut transaction = Transaction::new().with(
                 Action::Profile,
-                put(
-                    table,
-                    profile_item(&stored)?,
-                    &conditions::profile_as_read(rev),
-                )?,
+                put(table, profile_item(&stored)?, &write.as_read)?,
             );
-            if next != current {
-                transaction.push(Action::Show, show_update(table, &next)?);
+            if write.show {
+                transaction.push(Action::Show, show_update(table, &stored.profile)?);
             }
-            let change = name_change(
-                current.display_name.as_ref(),
-                patch.display_name.as_change(),
-            );
-            let (claim, release) = match change {
-                NameChange::Unchanged => (None, None),
-                NameChange::Claim { claim, release } => (Some(claim), release),
-                NameChange::Release(old) => (None, Some(old)),
-            };
-            if let Some(claim) = claim {
+            if let Some((claim, claimable)) = &write.claim {
                 transaction.push(
                     Action::Claim,
-                    put(
-                        table,
-                        name_item(&claim, user_id)?,
-                        &conditions::name_claimable(user_id),
-                    )?,
+                    put(table, name_item(claim, user_id)?, claimable)?,
                 );
             }
-            if let Some(release) = release {
-                transaction.push(
-                    Action::Release,
-                    delete(
-                        table,
-                        name_key(&release),
-                        &conditions::name_held_by(user_id),
-                    )?,
-                );
+            if let Some((release, held_by)) = &write.release {
+                transaction.push(Action::Release, delete(table, name_key(release), held_by)?);
             }
-            if let Patch::Set(team) = &patch.favorite_team_id
-                && current.favorite_team_id.as_ref() != Some(team)
-            {
+            if let Some((team, exists)) = &write.team {
                 transaction.push(
                     Action::Team,
-                    check(
-                        table,
-                        key(team_pk(team), TEAM_SK),
-                        &conditions::team_exists(),
-                    )?,
+                    check(table, key(team_pk(team), TEAM_SK), exists)?,
                 );
             }
             let Some(reasons) = self.run(transaction).await? else {
-                return Ok(next);
+                return Ok(stored.profile);
             };
             // The profile changed meanwhile (or another transaction held an item): decided again
             // on what it is now. Else a refusal of its own.

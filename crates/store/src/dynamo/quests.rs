@@ -16,6 +16,7 @@ use super::{DynamoStore, Item, classify, key, s};
 use crate::StoreError;
 use crate::quests::{
     ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests, SeedQuests,
+    credit_refused,
 };
 use crate::schema::{
     CLAIM_PREFIX, ENTITY, GSI3, GSI3_PK, GSI3_SK, QUEST_PREFIX, QUESTS_PK, claim_key_sk, claim_sk,
@@ -153,12 +154,7 @@ impl DynamoStore {
         if reasons.failed(CreditAction::More(ClaimAction::Key)) {
             return Err(ClaimError::KeyReused);
         }
-        if reasons.failed(CreditAction::Entry) {
-            return Err(
-                StoreError::internal("claim: the quest's credit exists without its claim").into(),
-            );
-        }
-        Err(ClaimError::BalanceFull)
+        Err(credit_refused(reasons.failed(CreditAction::Entry)))
     }
 }
 

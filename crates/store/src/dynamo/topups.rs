@@ -18,18 +18,17 @@ use super::records::{
 use super::transaction::{Transaction, put_new, update};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
-use crate::cash::CreditCashError;
+use crate::cash::{CreditCashError, credit_refused};
 use crate::schema::{
     ENTITY, PENDING_TOPUPS_SK, PK, SLOTS_VERSION, TOPUP_SESSION_ID, TOPUP_SK, TOPUP_STATUS,
     pending_slot, pending_topups_pk, topup_pk,
 };
 use crate::topups::{
     CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
-    SettleTopUp, conditions,
+    SettleTopUp, SlotTaken, slot_to_free, take_slot,
 };
 use domain::ids::{TopUpId, UserId};
 use domain::timestamp::Timestamp;
-use domain::topups::pending::take_pending_slot;
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
 /// The actions of a create's transaction.
@@ -73,7 +72,7 @@ impl CreateTopUp for DynamoStore {
         let mut pending = pending_from_item(self.consistent_get(key).await?.as_ref())?;
         let mut attempts = Attempts::new("create top-up");
         loop {
-            let slot = match take_pending_slot(&pending, top_up.created_at) {
+            let slot = match take_slot(top_up, &pending) {
                 Ok(slot) => slot,
                 // A repeat of a top-up's key answers it, whatever the fan's slots.
                 Err(full) => {
@@ -90,7 +89,7 @@ impl CreateTopUp for DynamoStore {
                 )
                 .with(
                     CreateAction::Pending,
-                    self.take_pending_slot_action(top_up, slot, pending.version)?,
+                    self.take_pending_slot_action(&top_up.user_id, &slot)?,
                 );
             let Some(reasons) = self.run(transaction).await? else {
                 return Ok(CreatedTopUp::New(top_up.clone()));
@@ -115,23 +114,21 @@ impl CreateTopUp for DynamoStore {
 }
 
 impl DynamoStore {
-    /// The fan's pending slots gain `top_up` in `slot`, on condition that they are as read
-    /// (`version`): the cap was decided on them.
+    /// The fan's pending slots take `slot`'s top-up, on its condition (the slots as read: the
+    /// cap was decided on them).
     fn take_pending_slot_action(
         &self,
-        top_up: &TopUp,
-        slot: u32,
-        version: u64,
+        user_id: &UserId,
+        slot: &SlotTaken,
     ) -> Result<TransactWriteItem, StoreError> {
-        let taken =
-            serde_dynamo::to_attribute_value(PendingSlotRecord::from(&top_up.pending_slot()))
-                .map_err(|e| StoreError::internal_from("pending top-up slot", e))?;
-        let slot_name = pending_slot(slot);
+        let taken = serde_dynamo::to_attribute_value(PendingSlotRecord::from(&slot.taken))
+            .map_err(|e| StoreError::internal_from("pending top-up slot", e))?;
+        let slot_name = pending_slot(slot.slot);
         update(
             &self.table,
-            pending_key(&top_up.user_id),
+            pending_key(user_id),
             "SET #slot = :taken, #v = :next, #sv = :sv, #entity = :entity",
-            &conditions::pending_as_read(version),
+            &slot.condition,
             &[
                 ("#slot", slot_name.as_str()),
                 ("#v", SLOTS_VERSION),
@@ -140,7 +137,7 @@ impl DynamoStore {
             ],
             vec![
                 (":taken", taken),
-                (":next", number(version + 1)),
+                (":next", number(slot.version)),
                 (":sv", number(TOPUP_VERSION)),
                 (":entity", s("pendingtopups")),
             ],
@@ -163,15 +160,10 @@ impl DynamoStore {
     ) -> Result<(), StoreError> {
         let key = pending_key(user_id);
         let pending = pending_from_item(self.consistent_get(key.clone()).await?.as_ref())?;
-        let Some(slot) = pending
-            .slots
-            .iter()
-            .position(|slot| slot.as_ref().is_some_and(|slot| slot.top_up_id == *id))
-        else {
+        let Some((slot, holds_it)) = slot_to_free(&pending, id) else {
             return Ok(());
         };
-        let slot = u32::try_from(slot).map_err(|e| StoreError::internal_from("pending slot", e))?;
-        let condition = render(&conditions::slot_holds(slot, id));
+        let condition = render(&holds_it);
         let result = self
             .client
             .update_item()
@@ -305,20 +297,17 @@ impl SettleTopUp for DynamoStore {
             self.free_pending_slot(&top_up.user_id, &top_up.id).await;
             return Ok(CompletedTopUp::Credited { balance });
         };
-        if reasons.failed(CreditAction::Entry) {
+        let used = if reasons.failed(CreditAction::Entry) {
             // The top-up's credit entry exists: credited before, unless an operator used its
             // reference for another credit.
             let old = reasons.of(CreditAction::Entry).item.clone();
-            return if self.is_same_credit(old, &credit).await? {
-                Ok(CompletedTopUp::AlreadyCompleted)
-            } else {
-                Err(CreditCashError::ReferenceReused)
-            };
-        }
-        if reasons.failed(CreditAction::More(Settle)) {
+            Some(self.is_same_credit(old, &credit).await?)
+        } else if reasons.failed(CreditAction::More(Settle)) {
             return Ok(CompletedTopUp::AlreadyCompleted);
-        }
-        Err(CreditCashError::BalanceFull)
+        } else {
+            None
+        };
+        credit_refused(used).map(|_| CompletedTopUp::AlreadyCompleted)
     }
 
     async fn close_top_up(

@@ -1,8 +1,12 @@
 //! Cash in memory: balances, the credit ledger and the debit ledger (written by purchases).
 
+use super::items::{CashItem, Present};
 use super::{MemoryStore, Tables};
 use crate::StoreError;
-use crate::cash::{CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits};
+use crate::cash::{
+    CreditCash, CreditCashError, CreditOutcome, GetBalance, ListDebits, conditions, credit_refused,
+};
+use crate::condition::Attributes;
 use domain::cash::ledger::LedgerEntry;
 use domain::cash::{Credit, Debit};
 use domain::ids::UserId;
@@ -16,18 +20,19 @@ impl Tables {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        if let Some(existing) = self.credits.get(&credit.reference) {
-            return if existing == credit {
-                Ok(CreditOutcome::AlreadyCredited)
-            } else {
-                Err(CreditCashError::ReferenceReused)
-            };
+        let entry = self.credits.get(&credit.reference);
+        if !conditions::reference_unused().holds(entry.map(|_| &Present as &dyn Attributes)) {
+            return credit_refused(Some(entry == Some(credit)));
+        }
+        let cash = CashItem {
+            tables: self,
+            user_id: &credit.user_id,
+        };
+        if !conditions::balance_has_room(&credit.amount).holds(Some(&cash)) {
+            return credit_refused(None);
         }
         let key = (credit.user_id.clone(), credit.amount.currency.clone());
-        let current = self.balances.get(&key).copied().unwrap_or(0);
-        let balance = current
-            .checked_add(credit.amount.amount)
-            .ok_or(CreditCashError::BalanceFull)?;
+        let balance = self.balances.get(&key).copied().unwrap_or(0) + credit.amount.amount;
         self.balances.insert(key, balance);
         self.credits
             .insert(credit.reference.clone(), credit.clone());

@@ -7,11 +7,12 @@ use crate::condition::{Attributes, Value};
 use crate::schema::{
     BUYS_HELD, BUYS_SEQ, ENDS_AT, NAME_USER_ID, PACK_AMOUNT, PACK_CURRENCY, PACK_MAX_PER_USER,
     PACK_REMAINING, PACK_STATUS, PK, PROFILE_REVISION, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
-    STARTS_AT, UNPAID_VERSION, unpaid_slot,
+    SLOTS_VERSION, STARTS_AT, pending_slot, unpaid_slot,
 };
 use domain::ids::UserId;
 use domain::packs::Pack;
 use domain::purchases::{Buys, Purchase, UnpaidHolds};
+use domain::topups::pending::PendingTopUps;
 
 /// One attribute name, for an item without maps.
 fn single<'a>(path: &[&'a str]) -> Option<&'a str> {
@@ -64,20 +65,43 @@ impl Attributes for Purchase {
     }
 }
 
+/// An item of slots (as DynamoDB keeps them: `SlotsRecord`): its version, or `<slot>.<member>`,
+/// `held`'s value of what the slot named so by `name` holds.
+fn slotted<T>(
+    path: &[&str],
+    (version, slots): (u64, &[Option<T>]),
+    (name, member): (fn(u32) -> String, &str),
+    held: impl Fn(&T) -> &str,
+) -> Option<Value> {
+    match path {
+        [SLOTS_VERSION] => (version > 0).then(|| version.into()),
+        [slot, asked] if *asked == member => slots
+            .iter()
+            .enumerate()
+            .find(|(k, _)| name(*k as u32) == *slot)
+            .and_then(|(_, held)| held.as_ref())
+            .map(|holder| held(holder).into()),
+        _ => None,
+    }
+}
+
 /// A fan's unpaid holds: their version, and each slot's hold (`s<k>.purchaseId`).
 impl Attributes for UnpaidHolds {
     fn attribute(&self, path: &[&str]) -> Option<Value> {
-        match path {
-            [UNPAID_VERSION] => (self.version > 0).then(|| self.version.into()),
-            [slot, "purchaseId"] => self
-                .slots
-                .iter()
-                .enumerate()
-                .find(|(k, _)| unpaid_slot(*k as u32) == *slot)
-                .and_then(|(_, held)| held.as_ref())
-                .map(|held| held.purchase_id.as_str().into()),
-            _ => None,
-        }
+        let slots = (self.version, self.slots.as_slice());
+        slotted(path, slots, (unpaid_slot, "purchaseId"), |held| {
+            held.purchase_id.as_str()
+        })
+    }
+}
+
+/// A fan's pending top-ups: their version, and each slot's top-up (`t<k>.topUpId`).
+impl Attributes for PendingTopUps {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        let slots = (self.version, self.slots.as_slice());
+        slotted(path, slots, (pending_slot, "topUpId"), |held| {
+            held.top_up_id.as_str()
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use super::wallets::WalletsItem;
 use crate::StoreError;
 use crate::condition::{Attributes, require};
 use crate::links::{GetLink, LinkError, UpsertLink};
-use crate::wallet_conditions::{below_cap, wallet_held, wallet_new};
+use crate::wallet_conditions;
 use domain::ids::UserId;
 use domain::links::{LinkUpsert, Web3Link};
 use domain::wallets::{Wallet, WalletWrite, admit_link};
@@ -18,13 +18,11 @@ impl UpsertLink for MemoryStore {
         let existing = wallets.get(&link.wallet_id);
         let held = u32::try_from(wallets.len()).unwrap_or(u32::MAX);
         let write = admit_link(existing.is_some(), held)?;
+        let (wallet_condition, count_condition) = wallet_conditions::link(write);
         let as_item = existing.map(|wallet| wallet as &dyn Attributes);
-        match write {
-            WalletWrite::Refresh => require("link", &wallet_held(), as_item)?,
-            WalletWrite::Add => {
-                require("link", &wallet_new(), as_item)?;
-                require("link", &below_cap(), Some(&WalletsItem(wallets)))?;
-            }
+        require("link", &wallet_condition, as_item)?;
+        if let Some(count_condition) = &count_condition {
+            require("link", count_condition, Some(&WalletsItem(wallets)))?;
         }
         let wallet = Wallet::linked(
             existing,

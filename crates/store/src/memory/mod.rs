@@ -66,6 +66,8 @@ struct Tables {
     revealed: std::collections::HashSet<String>,
     /// Cash top-ups by id.
     top_ups: HashMap<String, domain::topups::TopUp>,
+    /// Each fan's pending top-up slots, by user id.
+    pending_top_ups: HashMap<UserId, domain::topups::pending::PendingTopUps>,
     /// Fans' profiles (with their revisions), by user id.
     profiles: HashMap<UserId, profile::StoredProfile>,
     /// Who holds each display name, by its key.

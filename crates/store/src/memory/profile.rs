@@ -5,11 +5,10 @@ use super::MemoryStore;
 use super::items::{NameItem, Present, ProfileItem};
 use crate::StoreError;
 use crate::condition::{Attributes, require};
-use crate::profile::{GetProfile, PatchProfile, PatchProfileError, conditions};
+use crate::profile::{GetProfile, PatchProfile, PatchProfileError, Patching, patch_write};
 use domain::ids::UserId;
 use domain::profile::Profile;
-use domain::profile::name::{NameChange, name_change};
-use domain::profile::patch::{Patch, ProfilePatch};
+use domain::profile::patch::ProfilePatch;
 use domain::timestamp::Timestamp;
 
 /// A profile and its revision, as stored.
@@ -47,69 +46,51 @@ impl PatchProfile for MemoryStore {
         now: Timestamp,
     ) -> Result<Profile, PatchProfileError> {
         let mut tables = self.write();
-        let stored = tables.profiles.get(user_id).cloned();
-        let rev = stored.as_ref().map(|stored| stored.rev);
-        let current = stored.map_or_else(
-            || Profile::new(user_id.clone(), email.map(str::to_owned), now),
-            |stored| stored.profile,
-        );
-        let next = current.patched(patch.clone(), now);
-        if next == current && rev.is_some() {
-            return Ok(current);
-        }
+        let stored = tables.profiles.get(user_id);
+        let rev = stored.map(|stored| stored.rev);
+        let read = stored.map(|stored| (stored.profile.clone(), stored.rev));
+        let write = match patch_write(user_id, email, read, patch, now) {
+            Patching::Unchanged(current) => return Ok(current),
+            Patching::Write(write) => write,
+        };
         let profile_item = rev.map(ProfileItem);
         require(
             "patch profile",
-            &conditions::profile_as_read(rev),
+            &write.as_read,
             profile_item.as_ref().map(|item| item as &dyn Attributes),
         )?;
         let holder = |tables: &super::Tables, key| tables.names.get(key).cloned().map(NameItem);
-        let (claim, release) = match name_change(
-            current.display_name.as_ref(),
-            patch.display_name.as_change(),
-        ) {
-            NameChange::Unchanged => (None, None),
-            NameChange::Claim { claim, release } => (Some(claim), release),
-            NameChange::Release(old) => (None, Some(old)),
-        };
-        if let Some(claim) = &claim {
+        if let Some((claim, claimable)) = &write.claim {
             let held = holder(&tables, claim);
-            if !conditions::name_claimable(user_id)
-                .holds(held.as_ref().map(|held| held as &dyn Attributes))
-            {
+            if !claimable.holds(held.as_ref().map(|held| held as &dyn Attributes)) {
                 return Err(PatchProfileError::NameTaken);
             }
         }
-        if let Patch::Set(team) = &patch.favorite_team_id
-            && current.favorite_team_id.as_ref() != Some(team)
-            && !conditions::team_exists().holds(
-                tables
-                    .teams
-                    .contains_key(team)
-                    .then_some(&Present as &dyn Attributes),
-            )
-        {
-            return Err(PatchProfileError::TeamNotFound);
+        if let Some((team, exists)) = &write.team {
+            let team = tables.teams.contains_key(team).then_some(&Present);
+            if !exists.holds(team.map(|team| team as &dyn Attributes)) {
+                return Err(PatchProfileError::TeamNotFound);
+            }
         }
-        if let Some(release) = &release {
+        if let Some((release, held_by)) = &write.release {
             let held = holder(&tables, release);
             require(
                 "free a display name",
-                &conditions::name_held_by(user_id),
+                held_by,
                 held.as_ref().map(|held| held as &dyn Attributes),
             )?;
             tables.names.remove(release);
         }
-        if let Some(claim) = claim {
+        if let Some((claim, _)) = write.claim {
             tables.names.insert(claim, user_id.clone());
         }
         tables.profiles.insert(
             user_id.clone(),
             StoredProfile {
-                profile: next.clone(),
-                rev: rev.map_or(1, |rev| rev + 1),
+                profile: write.profile.clone(),
+                rev: write.rev,
             },
         );
-        Ok(next)
+        Ok(write.profile)
     }
 }

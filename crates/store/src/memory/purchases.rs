@@ -9,7 +9,9 @@ use domain::cash::ledger::LedgerEntry;
 use crate::StoreError;
 use crate::condition::{Attributes, require};
 use crate::purchase_conditions as conditions;
-use crate::purchases::decide::{Placement, StartRead, StartWrite, pay_write, repeat, start_write};
+use crate::purchases::decide::{
+    BeforeRefusing, Placement, Release, StartRead, StartWrite, pay_write, repeat, start_write,
+};
 use crate::purchases::{
     CompleteError, CompletePurchase, Completed, GetPurchase, OpenError, OpenPurchase, Opened,
     ReleaseHolds, Released, StartError, StartPurchase, Started,
@@ -110,7 +112,6 @@ impl StartPurchase for MemoryStore {
         if let Some(existing) = tables.purchases.get(&at) {
             return repeat(request, existing.clone());
         }
-        let buys_at = (request.user_id.clone(), request.pack_id.clone());
         let pack = tables
             .packs
             .get(request.pack_id.as_str())
@@ -119,49 +120,81 @@ impl StartPurchase for MemoryStore {
             .ok_or(StartRefusal::PackNotFound)?;
         check_human(&pack, request)?;
         let first = random_shard(pack.shard_count());
-        let mut shard = tables.share_with_a_unit(&request.pack_id, first);
-        if shard.is_none() && pack.is_active_at(request.now) {
-            tables.release_expired(Some(&request.pack_id), request.now, usize::MAX);
-            shard = tables.share_with_a_unit(&request.pack_id, first);
-        }
-        let mut buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
-        if check_start(Some(&pack), buys, request.now) == Err(StartRefusal::LimitReached) {
-            // The count includes holds that ran out unreleased: those are not live.
-            let dead: Vec<(UserId, PurchaseId)> = tables
-                .purchases
-                .iter()
-                .filter(|(_, p)| p.user_id == request.user_id && p.pack_id == request.pack_id)
-                .map(|(at, _)| at.clone())
-                .collect();
-            for at in dead {
-                tables.release(&at, request.now);
+        let mut released = BeforeRefusing::default();
+        loop {
+            let refusal = match tables.decide_start(request, &pack, first) {
+                Ok(write) => return tables.apply_start(request, &pack, write),
+                Err(refusal) => refusal,
+            };
+            let again = released
+                .release(&refusal)
+                .is_some_and(|release| release.decide_again(tables.release_for(request, release)));
+            if !again {
+                return Err(refusal.into());
             }
-            buys = tables.buys.get(&buys_at).copied().unwrap_or_default();
-            shard = shard.or_else(|| tables.share_with_a_unit(&request.pack_id, first));
         }
-        check_start(Some(&pack), buys, request.now)?;
-        let admission = tables.admission(&pack, request)?;
-        let holds = tables
+    }
+}
+
+impl Tables {
+    /// What a start writes, decided on the items as they are (as DynamoDB decides on what it
+    /// read), its unit taken from share `first` or the next with one.
+    fn decide_start(
+        &self,
+        request: &StartRequest,
+        pack: &Pack,
+        first: u32,
+    ) -> Result<StartWrite, StartRefusal> {
+        let buys_at = (request.user_id.clone(), request.pack_id.clone());
+        let buys = self.buys.get(&buys_at).copied().unwrap_or_default();
+        check_start(Some(pack), buys, request.now)?;
+        let admitted = self.admission(pack, request)?;
+        let holds = self
             .unpaid
             .get(request.user_id.as_str())
             .cloned()
             .unwrap_or_default();
-        let balance = tables.balance(&request.user_id, &pack.price.currency);
+        let balance = self.balance(&request.user_id, &pack.price.currency);
         let (slot, needed) =
             take_hold_slot(&holds, request.policy, &pack.price, balance, request.now)?;
-        let shard = shard.ok_or(StartRefusal::SoldOut)?;
+        let shard = self
+            .share_with_a_unit(&request.pack_id, first)
+            .ok_or(StartRefusal::SoldOut)?;
         let read = StartRead {
             buys,
             unpaid_version: holds.version,
-            admitted: admission,
+            admitted,
         };
         let placement = Placement {
             shard,
             slot,
             needed,
         };
-        let write = start_write(request, &pack, read, placement);
-        tables.apply_start(request, &pack, write)
+        Ok(start_write(request, pack, read, placement))
+    }
+
+    /// Makes `release` (decided by [`BeforeRefusing`]) for `request`'s start: how many holds it
+    /// released.
+    fn release_for(&mut self, request: &StartRequest, release: Release) -> u64 {
+        match release {
+            Release::BuyersDeadHolds => {
+                let theirs: Vec<(UserId, PurchaseId)> = self
+                    .purchases
+                    .iter()
+                    .filter(|(_, p)| p.user_id == request.user_id && p.pack_id == request.pack_id)
+                    .map(|(at, _)| at.clone())
+                    .collect();
+                let mut released = 0;
+                for at in theirs {
+                    released += u64::from(self.release(&at, request.now));
+                }
+                released
+            }
+            Release::PackHolds { max } => {
+                self.release_expired(Some(&request.pack_id), request.now, max)
+                    .released
+            }
+        }
     }
 }
 

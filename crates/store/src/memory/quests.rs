@@ -10,6 +10,7 @@ use crate::condition::{Attributes, Condition, require};
 use crate::purchase_conditions as conditions;
 use crate::quests::{
     ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests, SeedQuests,
+    credit_refused,
 };
 use domain::ids::{QuestId, UserId};
 use domain::purchases::mine::Page;
@@ -71,10 +72,10 @@ impl Tables {
     ) -> Result<(), ClaimError> {
         match self.credit(credit, claim.claimed_at) {
             Ok(CreditOutcome::Credited { .. }) => Ok(()),
-            Ok(CreditOutcome::AlreadyCredited) | Err(CreditCashError::ReferenceReused) => Err(
-                StoreError::internal("claim: the quest's credit exists without its claim").into(),
-            ),
-            Err(CreditCashError::BalanceFull) => Err(ClaimError::BalanceFull),
+            Ok(CreditOutcome::AlreadyCredited) | Err(CreditCashError::ReferenceReused) => {
+                Err(credit_refused(true))
+            }
+            Err(CreditCashError::BalanceFull) => Err(credit_refused(false)),
             Err(CreditCashError::Store(error)) => Err(error.into()),
         }
     }

@@ -1,15 +1,17 @@
 //! Cash top-ups in memory. A completion holds the one lock around the credit (the same routine
-//! as every credit) and the top-up's change, as DynamoDB applies their transaction.
+//! as every credit) and the top-up's change, as DynamoDB applies their transaction. A fan's
+//! pending slots are kept as DynamoDB keeps them: a create takes one, a settlement frees it.
 
-use super::MemoryStore;
+use super::{MemoryStore, Tables};
 use crate::StoreError;
 use crate::cash::{CreditCashError, CreditOutcome};
+use crate::condition::require;
 use crate::topups::{
-    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout, SettleTopUp,
+    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
+    SettleTopUp, slot_to_free, take_slot,
 };
-use domain::ids::TopUpId;
+use domain::ids::{TopUpId, UserId};
 use domain::timestamp::Timestamp;
-use domain::topups::pending::{MAX_PENDING_TOP_UPS, TooManyPending};
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
 impl CreateTopUp for MemoryStore {
@@ -18,17 +20,22 @@ impl CreateTopUp for MemoryStore {
         if let Some(existing) = tables.top_ups.get(top_up.id.as_str()) {
             return Ok(CreatedTopUp::Existing(existing.clone()));
         }
-        // The fan's slots are their top-ups that hold one (pending, session open): a completion,
-        // failure or expiry frees one as DynamoDB's store frees its slot.
-        let now = top_up.created_at;
-        let held = tables
-            .top_ups
-            .values()
-            .filter(|other| other.user_id == top_up.user_id && other.holds_slot_at(now))
-            .count();
-        if held >= MAX_PENDING_TOP_UPS as usize {
-            return Err(TooManyPending.into());
+        let pending = tables
+            .pending_top_ups
+            .entry(top_up.user_id.clone())
+            .or_default();
+        let taken = take_slot(top_up, pending)?;
+        require(
+            "create top-up: pending slots",
+            &taken.condition,
+            Some(&*pending),
+        )?;
+        let slot = taken.slot as usize;
+        if pending.slots.len() <= slot {
+            pending.slots.resize(slot + 1, None);
         }
+        pending.slots[slot] = Some(taken.taken);
+        pending.version = taken.version;
         tables.top_ups.insert(top_up.id.to_string(), top_up.clone());
         Ok(CreatedTopUp::New(top_up.clone()))
     }
@@ -51,6 +58,21 @@ impl SetCheckout for MemoryStore {
 impl GetTopUp for MemoryStore {
     async fn get_top_up(&self, id: &TopUpId) -> Result<Option<TopUp>, StoreError> {
         Ok(self.read().top_ups.get(id.as_str()).cloned())
+    }
+}
+
+impl Tables {
+    /// Frees the pending slot of `user_id`'s that top-up `id` still holds (settled).
+    fn free_pending_slot(&mut self, user_id: &UserId, id: &TopUpId) {
+        let Some(pending) = self.pending_top_ups.get_mut(user_id) else {
+            return;
+        };
+        if let Some((slot, holds_it)) = slot_to_free(pending, id)
+            && holds_it.holds(Some(&*pending))
+        {
+            pending.slots[slot as usize] = None;
+            pending.version += 1;
+        }
     }
 }
 
@@ -84,6 +106,7 @@ impl SettleTopUp for MemoryStore {
             stored.status = TopUpStatus::Completed;
             stored.completed_at = Some(at);
         }
+        tables.free_pending_slot(&top_up.user_id, &top_up.id);
         Ok(CompletedTopUp::Credited { balance })
     }
 
@@ -97,6 +120,8 @@ impl SettleTopUp for MemoryStore {
         match tables.top_ups.get_mut(id.as_str()) {
             Some(stored) if settleable(stored, session_id) => {
                 stored.status = status;
+                let user_id = stored.user_id.clone();
+                tables.free_pending_slot(&user_id, id);
                 Ok(true)
             }
             _ => Ok(false),

@@ -1,6 +1,6 @@
 //! A start's and a payment's decisions, written once for both stores: from what the store read,
-//! the answer to a repeated key, and what a new start or a payment writes, each write with the
-//! condition it is written on.
+//! the answer to a repeated key, what a new start or a payment writes, each write with the
+//! condition it is written on, and what a start releases before it refuses.
 //! DynamoDB renders the writes into its transaction; the in-memory store checks the same
 //! conditions against its items and applies the same writes.
 
@@ -9,7 +9,7 @@ use crate::purchase_conditions as conditions;
 use crate::purchases::{StartError, Started};
 use domain::cash::Debit;
 use domain::packs::Pack;
-use domain::purchases::{Buys, HoldSlot, Purchase, PurchaseStatus, StartRequest};
+use domain::purchases::{Buys, HoldSlot, Purchase, PurchaseStatus, StartRefusal, StartRequest};
 use domain::queue::admission::{Allowance, start_finishes};
 use domain::queue::entry::EntryStatus;
 use domain::timestamp::Timestamp;
@@ -151,5 +151,55 @@ pub fn pay_write(purchase: &Purchase, balance: u64, now: Timestamp) -> PayWrite 
         slot: purchase
             .hold_slot
             .map(|slot| (slot, conditions::slot_holds(slot, &purchase.id))),
+    }
+}
+
+/// How many of a pack's ended holds a start releases before it answers sold out: bounded work
+/// per request, whatever the pack's backlog (the sweep takes the rest).
+pub const RELEASE_BEFORE_SOLD_OUT: usize = 25;
+
+/// What a start releases before it gives a refusal that holds run out unreleased can cause:
+/// they still count against their buyer's limit and keep their units out of the shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// The buyer's holds of the pack that ran out unreleased (before "limit reached").
+    BuyersDeadHolds,
+    /// Up to `max` of the pack's holds that ran out (before "sold out").
+    PackHolds { max: usize },
+}
+
+impl Release {
+    /// Whether the start decides again after this release found `found` holds: after the
+    /// buyer's, only if it found one (their count went down); after the pack's, always, since
+    /// units that other requests released meanwhile show on a fresh look.
+    pub fn decide_again(self, found: u64) -> bool {
+        match self {
+            Release::BuyersDeadHolds => found > 0,
+            Release::PackHolds { .. } => true,
+        }
+    }
+}
+
+/// The releases a start made before refusing: each is made once per start.
+#[derive(Debug, Default)]
+pub struct BeforeRefusing {
+    buyers: bool,
+    pack: bool,
+}
+
+impl BeforeRefusing {
+    /// What the start releases before it answers `refusal`; `None`: answer it now.
+    pub fn release(&mut self, refusal: &StartRefusal) -> Option<Release> {
+        let (made, release) = match refusal {
+            StartRefusal::LimitReached => (&mut self.buyers, Release::BuyersDeadHolds),
+            StartRefusal::SoldOut => (
+                &mut self.pack,
+                Release::PackHolds {
+                    max: RELEASE_BEFORE_SOLD_OUT,
+                },
+            ),
+            _ => return None,
+        };
+        (!std::mem::replace(made, true)).then_some(release)
     }
 }

@@ -19,7 +19,9 @@ use crate::dynamo::records::{HoldSlotRecord, PURCHASE_VERSION, SCHEMA_VERSION, u
 use crate::dynamo::records::{pack_from_item, share_key, share_units, terms_attributes};
 use crate::dynamo::transaction::{Reasons, Transaction, build, put_new, update};
 use crate::dynamo::{Attempts, DynamoStore, Item, classify, key, number, s};
-use crate::purchases::decide::{Placement, StartRead, StartWrite, repeat, start_write};
+use crate::purchases::decide::{
+    BeforeRefusing, Placement, Release, StartRead, StartWrite, repeat, start_write,
+};
 use crate::purchases::{StartError, StartPurchase, Started};
 use crate::schema::{
     BUYS_HELD, BUYS_SEQ, ENTITY, PACK_REMAINING, PACK_SK, PK, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
@@ -285,9 +287,10 @@ struct ShareSearch {
     guessed: bool,
     /// Full reads of the shares made.
     reads: u32,
-    /// When the pack's next unit may come back, once its dead holds were released before
-    /// answering sold out.
-    released_holds: Option<Comeback>,
+    /// What the start released before refusing.
+    released: BeforeRefusing,
+    /// When the pack's next unit may come back, as its release before sold out saw it.
+    next_unit: Option<Comeback>,
     /// Whether the start is past the instance's memory of the pack sold out: it consults it once,
     /// before it reads anything of the pack, then decides on what it reads. A start that put
     /// its buyer's own units back is past it from the start: it tries them whatever the
@@ -342,20 +345,14 @@ impl DynamoStore {
         if !search.candidates.is_empty() {
             return Ok(Found::LookAgain);
         }
-        let Some(next_unit) = search.released_holds else {
-            // No unit anywhere: take back the dead holds, and see when the next may come back;
-            // then read the shares again, where units released meanwhile by other requests show.
-            let (_, next_unit) = self
-                .release_pack_holds(
-                    pack_id,
-                    shards,
-                    (request.now, RELEASE_BEFORE_SOLD_OUT),
-                    Reach::NextEnd,
-                )
-                .await?;
-            search.released_holds = Some(next_unit);
-            return Ok(Found::LookAgain);
-        };
+        // No unit anywhere: take back the dead holds, and see when the next may come back.
+        if let Some(release) = search.released.release(&StartRefusal::SoldOut) {
+            let found = self.release_before_refusing(request, release, shards, search);
+            if release.decide_again(found.await?) {
+                return Ok(Found::LookAgain);
+            }
+        }
+        let next_unit = search.next_unit.unwrap_or(Comeback::Unknown);
         if self.cache.mark_sold_out(pack_id, request.now, next_unit)
             && let Err(error) = self.write_summary(pack_id, 0).await
         {
@@ -436,21 +433,20 @@ impl StartPurchase for DynamoStore {
         }
         let mut search = ShareSearch::default();
         let mut attempts = Attempts::new("start");
-        let mut released_own = false;
         loop {
-            match check_start(state.pack.as_ref(), state.buys, request.now) {
+            if let Err(refusal) = check_start(state.pack.as_ref(), state.buys, request.now) {
                 // The count includes holds that ran out unreleased: those are not live, so they
                 // are released first and the buyer's count decided again.
-                Err(StartRefusal::LimitReached) if !released_own => {
-                    released_own = true;
-                    if self.release_buyers_dead_holds(request).await? > 0 {
+                if let Some(release) = search.released.release(&refusal) {
+                    let shards = state.pack.as_ref().map_or(1, Pack::shard_count);
+                    let found = self.release_before_refusing(request, release, shards, &mut search);
+                    if release.decide_again(found.await?) {
                         search.past_memory = true;
                         state.buys = self.start_state(request).await?.buys;
                         continue;
                     }
-                    return Err(StartRefusal::LimitReached.into());
                 }
-                checked => checked?,
+                return Err(refusal.into());
             }
             let Some(pack) = state.pack.as_ref() else {
                 return Err(StartRefusal::PackNotFound.into());
@@ -505,6 +501,34 @@ impl StartPurchase for DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// Makes `release` (decided by [`BeforeRefusing`]) for a start of a pack of `shards`
+    /// shares: how many holds it found; `search` learns when the pack's next unit may come back.
+    async fn release_before_refusing(
+        &self,
+        request: &StartRequest,
+        release: Release,
+        shards: u32,
+        search: &mut ShareSearch,
+    ) -> Result<u64, StoreError> {
+        match release {
+            Release::BuyersDeadHolds => self.release_buyers_dead_holds(request).await,
+            Release::PackHolds { max } => {
+                let (released, next_unit) = self
+                    .release_pack_holds(
+                        &request.pack_id,
+                        shards,
+                        (request.now, max),
+                        Reach::NextEnd,
+                    )
+                    .await?;
+                search.next_unit = Some(next_unit);
+                Ok(released.released + released.lost_races)
+            }
+        }
+    }
+}
+
 /// `items` in a random order.
 fn shuffle(items: &mut [u32]) {
     for at in (1..items.len()).rev() {
@@ -512,6 +536,3 @@ fn shuffle(items: &mut [u32]) {
         items.swap(at, other);
     }
 }
-
-/// How many of a pack's expired holds a start releases before answering sold out.
-const RELEASE_BEFORE_SOLD_OUT: usize = 25;
