@@ -7,6 +7,7 @@ mod complete_purchase;
 mod dashboard;
 mod get_pack;
 mod get_purchase;
+mod glue;
 mod leaderboards;
 mod list_packs;
 mod locker_rooms;

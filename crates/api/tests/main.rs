@@ -7,6 +7,7 @@ mod beacon;
 mod cash_contract;
 mod catalog_contract;
 mod catalog_handlers;
+mod clients;
 mod dashboard_handlers;
 mod dependency_faults;
 mod draw_verifier;

@@ -189,7 +189,7 @@ pub fn checkout_form(top_up: &TopUp, urls: &ReturnUrls) -> String {
 }
 
 /// `HTTP <status> <type>/<code>` from Stripe's error body, without its message.
-fn refusal_detail(status: u16, body: &[u8]) -> String {
+pub fn refusal_detail(status: u16, body: &[u8]) -> String {
     #[derive(Deserialize, Default)]
     struct ErrorBody {
         #[serde(default)]
@@ -210,17 +210,4 @@ fn refusal_detail(status: u16, body: &[u8]) -> String {
         fields.kind.as_deref().unwrap_or("-"),
         fields.code.as_deref().unwrap_or("-")
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_refusal_keeps_type_and_code_but_never_the_message() {
-        let body = br#"{"error":{"type":"invalid_request_error","code":"api_key_expired","message":"Expired API Key provided: sk_test_****abcd"}}"#;
-        let detail = refusal_detail(401, body);
-        assert_eq!(detail, "HTTP 401 invalid_request_error/api_key_expired");
-        assert_eq!(refusal_detail(400, b"not json"), "HTTP 400 -/-");
-    }
 }

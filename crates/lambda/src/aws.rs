@@ -60,7 +60,7 @@ fn variable(source: &dyn Source, names: &[&'static str]) -> Option<String> {
 }
 
 /// `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`, as the SDK reads them.
-fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
+pub fn dynamodb_endpoint(source: &dyn Source) -> Option<String> {
     variable(source, &["AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL"])
 }
 
@@ -88,7 +88,8 @@ pub fn local_dynamodb_endpoint(source: &dyn Source) -> Result<String, ConfigErro
 pub struct LambdaDynamoDb {
     pub client: aws_sdk_dynamodb::Client,
     warmer: Warmer,
-    endpoint: String,
+    /// The endpoint it connects to (the region's, or the one configured).
+    pub endpoint: String,
 }
 
 impl LambdaDynamoDb {
@@ -141,82 +142,4 @@ pub fn lambda_dynamodb_client(source: &dyn Source) -> Result<LambdaDynamoDb, Con
         // The SDK's endpoint for a standard region, when none is set.
         endpoint: endpoint.unwrap_or_else(|| format!("https://dynamodb.{region}.amazonaws.com")),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lambda_client_needs_region_and_credentials_and_names_what_is_missing() {
-        let full = [
-            ("AWS_REGION", "eu-west-1"),
-            ("AWS_ACCESS_KEY_ID", "id"),
-            ("AWS_SECRET_ACCESS_KEY", "secret"),
-        ];
-        let dynamodb = lambda_dynamodb_client(&full).unwrap();
-        assert_eq!(
-            dynamodb.client.config().region().map(|r| r.as_ref()),
-            Some("eu-west-1")
-        );
-        assert_eq!(
-            dynamodb.endpoint,
-            "https://dynamodb.eu-west-1.amazonaws.com"
-        );
-        for missing in ["AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
-            let mut partial = full;
-            partial
-                .iter_mut()
-                .find(|(name, _)| *name == missing)
-                .unwrap()
-                .1 = "";
-            let error = lambda_dynamodb_client(&partial).unwrap_err();
-            assert!(error.to_string().contains(missing), "{error}");
-        }
-    }
-
-    #[test]
-    fn a_local_table_is_on_a_loopback_host() {
-        for endpoint in [
-            "http://127.0.0.1:8000",
-            "http://localhost:8000",
-            "http://[::1]:8000",
-        ] {
-            assert_eq!(
-                local_dynamodb_endpoint(&[("AWS_ENDPOINT_URL_DYNAMODB", endpoint)]).as_deref(),
-                Ok(endpoint)
-            );
-        }
-        for endpoint in [
-            "https://dynamodb.eu-west-1.amazonaws.com",
-            "http://10.0.0.5:8000",
-            "http://127.0.0.1.example.com:8000",
-            "not a url",
-        ] {
-            let error = local_dynamodb_endpoint(&[("AWS_ENDPOINT_URL", endpoint)]).unwrap_err();
-            assert!(
-                error.to_string().contains("loopback"),
-                "{endpoint}: {error}"
-            );
-        }
-        let error = local_dynamodb_endpoint(&[("AWS_REGION", "eu-west-1")]).unwrap_err();
-        assert!(
-            error.to_string().contains("AWS_ENDPOINT_URL_DYNAMODB"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn the_dynamodb_endpoint_variable_wins_over_the_general_one() {
-        assert_eq!(dynamodb_endpoint(&[("X", "")]), None);
-        assert_eq!(
-            dynamodb_endpoint(&[("AWS_ENDPOINT_URL", "http://a")]).as_deref(),
-            Some("http://a")
-        );
-        let both = [
-            ("AWS_ENDPOINT_URL", "http://a"),
-            ("AWS_ENDPOINT_URL_DYNAMODB", "http://b"),
-        ];
-        assert_eq!(dynamodb_endpoint(&both).as_deref(), Some("http://b"));
-    }
 }

@@ -48,31 +48,3 @@ pub fn open_at(packs: &mut [Pack], now: Timestamp, open_for: i64) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use domain::queue::terms::Phase;
-
-    #[test]
-    fn the_shipped_queued_pack_opens_now_and_keeps_valid_terms() {
-        let mut packs = domain::packs::seed::parse_seed(include_bytes!("../../seed/packs.json"))
-            .expect("the shipped seed");
-        let before = packs.clone();
-        let now = Timestamp::now();
-        open_at(&mut packs, now, DEFAULT_OPEN_SECONDS);
-        let demo = packs.iter().find(|p| p.id == "nba-all-star-2027").unwrap();
-        let terms = demo.queue.expect("the demo pack is queued");
-        assert_eq!(terms.phase_at(now), Phase::Open);
-        let closes = now.plus_seconds(DEFAULT_OPEN_SECONDS).unwrap();
-        assert_eq!(terms.phase_at(closes), Phase::Closed);
-        assert_eq!(terms.validate(demo.sale_starts_at), Ok(()));
-        assert!(demo.sale_ends_at > demo.sale_starts_at);
-        // Packs without a line are untouched.
-        for (moved, shipped) in packs.iter().zip(&before) {
-            if shipped.queue.is_none() {
-                assert_eq!(moved, shipped);
-            }
-        }
-    }
-}

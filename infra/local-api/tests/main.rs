@@ -7,6 +7,7 @@ mod demo_queue;
 mod fan_view_flow;
 mod hostile;
 mod openapi_contract;
+mod parts;
 mod quest_flow;
 mod rate_limits;
 mod top_up_checkout;
