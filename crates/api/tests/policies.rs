@@ -306,7 +306,7 @@ fn a_policy_that_reaches_further_is_caught() {
 /// policy test rewrites it on request ([`UPDATE`]), so that a reviewer reads a change of what a
 /// function may reach in its diff and nobody types a policy twice.
 const SNAPSHOT: &str = "crates/api/tests/policies/functions.yaml";
-const UPDATE: &str = "UPDATE_SNAPSHOTS=1 cargo test -p shared --test integration policies::";
+const UPDATE: &str = "UPDATE_SNAPSHOTS=1 cargo test -p api --test integration policies::";
 
 /// The snapshot's text, of the template `template_text`.
 fn policies_snapshot(template_text: &str) -> String {
