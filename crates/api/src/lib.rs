@@ -6,3 +6,5 @@ pub mod config;
 pub mod handlers;
 pub mod http;
 pub mod openapi;
+pub mod state;
+pub mod views;

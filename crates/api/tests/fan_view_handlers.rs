@@ -2,8 +2,8 @@
 //! code, cursors work only for the caller and the filters they were issued with, and a fan sees
 //! only their own purchases, items, balances and ledger, each purchase as `GET` of it answers.
 
-use api::handlers::me::MeState;
 use api::http::routes::{get_purchase_routes, me_cash_routes, me_purchases_routes};
+use api::state::MeState;
 use domain::timestamp::Timestamp;
 use serde_json::Value;
 use std::sync::Arc;
@@ -274,7 +274,7 @@ async fn a_fan_sees_only_their_own_each_purchase_as_get_answers_it(
     assert_eq!(none, serde_json::json!({"balances": []}));
     // Each purchase as GET of it answers (but for timing: GET computes `expired` at its own
     // now, so compare purchases whose status cannot change in between).
-    let get_state = Arc::new(api::handlers::purchase_json::PurchaseState {
+    let get_state = Arc::new(api::state::PurchaseState {
         store: state.store.clone(),
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use api::handlers::locker_room::LockerRoomsState;
-use api::handlers::profile::ProfileState;
 use api::http::routes::{locker_rooms_routes, me_profile_routes};
+use api::state::ProfileState;
 use domain::timestamp::Timestamp;
 use serde_json::Value;
 use store::MemoryStore;

@@ -7,8 +7,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use api::handlers::purchase_json::PurchaseState;
 use api::handlers::release_holds::{SweepState, release_holds};
+use api::state::PurchaseState;
 use lambda_http::{Body, Response};
 use store::MemoryStore;
 use store::metrics::{self, DIMENSION, Metric, NAMESPACE, Recorded};

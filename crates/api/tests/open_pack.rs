@@ -9,7 +9,7 @@ use std::sync::Arc;
 use testkit::ids;
 
 use api::handlers::get_pack::GetPackState;
-use api::handlers::purchase_json::PurchaseState;
+use api::state::PurchaseState;
 use domain::packs::draw::{DrawInput, ServerSeed, draw};
 use domain::packs::{Odds, Pack, PackItem, reveal_at, seed_revealed};
 use domain::purchases::{
@@ -496,7 +496,7 @@ async fn seed_shown<S: Store + Clone + 'static>(
     state: &Arc<PurchaseState<S>>,
     purchase: &Purchase,
 ) -> Value {
-    use api::handlers::me::MeState;
+    use api::state::MeState;
     let token = testkit::tokens::token("fan", None);
     let event = ApiEvent::get(&format!("/api/packs/p/purchases/{}", purchase.id))
         .bearer(&token)

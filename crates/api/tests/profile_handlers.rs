@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use api::handlers::profile::ProfileState;
 use api::http::routes::me_profile_routes;
+use api::state::ProfileState;
 use serde_json::Value;
 use store::MemoryStore;
 use store::catalog::SeedCatalog;

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use api::handlers::leaderboards::LeaderboardsState;
 use api::handlers::locker_room::LockerRoomsState;
-use api::handlers::profile::ProfileState;
 use api::http::routes::{leaderboards_routes, locker_rooms_routes, me_profile_routes};
+use api::state::ProfileState;
 use serde_json::Value;
 use store::Store;
 use testkit::events::{self, ApiEvent, parts};

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use api::handlers::me::MeState;
 use api::http::routes::{me_cash_routes, quest_claims_routes, quests_routes};
+use api::state::MeState;
 use domain::quests::{Goal, Quest};
 use domain::timestamp::Timestamp;
 use serde_json::{Value, json};

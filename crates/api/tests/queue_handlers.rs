@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use api::handlers::queue::QueueFnState;
-use api::handlers::queue_proof::my_queue_proof;
+use api::handlers::queue::proof::my_queue_proof;
 use api::http::routes::queue_routes;
 use domain::humancheck::Door;
 use domain::ids::{EntryId, PackId, UserId};

@@ -13,10 +13,10 @@
 use std::sync::Arc;
 
 use api::handlers::get_pack::GetPackState;
-use api::handlers::purchase_json::PurchaseState;
 use api::http::layers::{ApiLayers, api_layers};
 use api::http::limit::{Clock, Limiter};
 use api::http::routes::{get_pack_routes, start_purchase_routes};
+use api::state::PurchaseState;
 use domain::ratelimit::{Counter, RatePolicy, Taken, Window};
 use store::metrics::{self, Metric};
 use store::ratelimit::TakeFromWindow;

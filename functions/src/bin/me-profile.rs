@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use api::handlers::profile::ProfileState;
 use api::http::routes::me_profile_routes;
+use api::state::ProfileState;
 use lambda::runtime::serve;
 use lambda::states::FromEnv;
 

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use api::handlers::me::MeState;
 use api::http::routes::quest_claims_routes;
+use api::state::MeState;
 use lambda::runtime::serve;
 use lambda::states::FromEnv;
 

@@ -12,10 +12,11 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::handlers::me::{PageJson, cursor, next_cursor};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Path, QueryParams};
+use crate::http::paging::{PageJson, cursor, next_cursor};
 use crate::http::query::{id_param, parse_limit};
+use crate::http::refusals::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::Id;
@@ -39,25 +40,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for CatalogState<S> {
             cursors: CursorSigner::random(),
         }
     }
-}
-
-pub const LEAGUE_NOT_FOUND: &str = "No league has this id.";
-pub const TEAM_NOT_FOUND: &str = "No team has this id.";
-
-/// The league `id`, else 404 `league_not_found`.
-pub async fn find_league<S: GetLeague>(store: &S, id: &LeagueId) -> Result<League, ApiError> {
-    store
-        .get_league(id)
-        .await?
-        .ok_or_else(|| ApiError::refused(ErrorCode::LeagueNotFound, LEAGUE_NOT_FOUND))
-}
-
-/// The team `id`, else 404 `team_not_found`.
-pub async fn find_team<S: GetTeam>(store: &S, id: &TeamId) -> Result<Team, ApiError> {
-    store
-        .get_team(id)
-        .await?
-        .ok_or_else(|| ApiError::refused(ErrorCode::TeamNotFound, TEAM_NOT_FOUND))
 }
 
 /// `?limit=&cursor=` of the catalogue's lists: the limit checked, the cursor as sent (it is

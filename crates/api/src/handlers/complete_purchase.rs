@@ -9,15 +9,15 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::handlers::purchase_json::{
-    PurchaseJson, PurchasePath, PurchaseState, purchase_not_found,
-};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, Json, PackMetered};
+use crate::http::extract::{Fan, FromJsonBody, Json, PackMetered, PurchasePath};
+use crate::http::refusals::purchase_not_found;
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::openapi::headers::Replayed;
 use crate::openapi::{examples, responses as doc};
+use crate::state::PurchaseState;
+use crate::views::purchase::PurchaseJson;
 use domain::cash::Money;
 use domain::purchases::CompleteRefusal;
 use domain::timestamp::Timestamp;

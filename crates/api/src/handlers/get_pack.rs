@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{NamesPack, Path};
+use crate::http::extract::{PackPath, Path};
+use crate::http::refusals::pack_not_found;
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::with_properties;
@@ -134,27 +135,6 @@ impl ToSchema for PackDetail<'_> {
         Pack::schemas(schemas);
         PackItem::schemas(schemas);
         PackFairness::schemas(schemas);
-    }
-}
-
-pub fn pack_not_found() -> ApiError {
-    ApiError::refused(ErrorCode::PackNotFound, "No pack has this id.")
-}
-
-/// `/api/packs/{packId}...`
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(rename_all = "camelCase")]
-#[into_params(rename_all = "camelCase", parameter_in = Path)]
-pub struct PackPath {
-    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
-    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
-    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
-    pub pack_id: PackId,
-}
-
-impl NamesPack for PackPath {
-    fn pack_id(&self) -> &PackId {
-        &self.pack_id
     }
 }
 

@@ -6,13 +6,13 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use crate::handlers::purchase_json::{
-    PurchaseAnswer, PurchaseJson, PurchasePath, PurchaseState, purchase_not_found,
-};
 use crate::http::error::ApiError;
-use crate::http::extract::{Fan, Path};
+use crate::http::extract::{Fan, PURCHASE_PATH, Path, PurchasePath};
+use crate::http::refusals::purchase_not_found;
 use crate::http::response::json_response;
 use crate::openapi::{examples, responses as doc};
+use crate::state::PurchaseState;
+use crate::views::purchase::{PurchaseAnswer, PurchaseJson};
 use domain::timestamp::Timestamp;
 use store::packs::GetRevealedSeed;
 use store::purchases::GetPurchase;
@@ -22,7 +22,7 @@ use store::purchases::GetPurchase;
 /// only for an opened purchase whose seed it does not show yet.
 #[utoipa::path(
     get,
-    path = "/api/packs/{packId}/purchases/{purchaseId}",
+    path = PURCHASE_PATH,
     operation_id = "getPurchase",
     tag = "Purchases",
     summary = "Get one of the signed-in user's purchases",

@@ -10,14 +10,15 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
-use crate::handlers::catalog::{find_league, find_team};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, handler_state};
 use crate::http::query::parse_limit_or;
+use crate::http::refusals::{find_league, find_team};
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
-use domain::leaderboards::{Board, BoardEntry, MAX_BOARD_ENTRIES, Rank, Standing};
+use crate::views::leaderboards::StandingJson;
+use domain::leaderboards::{Board, BoardEntry, MAX_BOARD_ENTRIES};
 use domain::timestamp::Timestamp;
 use store::catalog::{GetLeague, GetTeam};
 use store::leaderboards::{GetStanding, ReadBoard};
@@ -108,7 +109,7 @@ fn example_board() -> serde_json::Value {
 fn board_not_found_example() -> serde_json::Value {
     doc::error_example(
         ErrorCode::LeagueNotFound,
-        crate::handlers::catalog::LEAGUE_NOT_FOUND,
+        crate::http::refusals::LEAGUE_NOT_FOUND,
     )
 }
 
@@ -194,40 +195,6 @@ impl<St: Send + Sync> axum::extract::FromRequestParts<St> for BoardQuery {
         Ok(Self {
             limit: parse_limit_or(limit.as_deref(), MAX_BOARD_ENTRIES)?,
         })
-    }
-}
-
-/// A fan's place on a board.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = MyStanding)]
-pub struct StandingJson {
-    #[schema(example = "global")]
-    pub board: String,
-    /// 0 for a fan with nothing on the board.
-    pub score: u64,
-    /// Exact within the top 10,000 (1 is first); null beyond, or with no score.
-    #[schema(minimum = 1, required)]
-    pub rank: Option<u64>,
-    /// Beyond the top 10,000: the share of the board's fans behind this one, in whole percent
-    /// (0-99), estimated from a sample of one fan in 256; else null.
-    #[schema(minimum = 0, maximum = 99, required)]
-    pub percentile: Option<u8>,
-}
-
-impl StandingJson {
-    pub fn of(board: &Board, standing: Option<&Standing>) -> Self {
-        let (rank, percentile) = match standing.map(|standing| standing.rank) {
-            Some(Rank::Exact(rank)) => (Some(rank), None),
-            Some(Rank::Percentile(percentile)) => (None, Some(percentile)),
-            None => (None, None),
-        };
-        Self {
-            board: board.to_string(),
-            score: standing.map_or(0, |standing| standing.score.score),
-            rank,
-            percentile,
-        }
     }
 }
 

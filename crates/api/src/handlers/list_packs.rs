@@ -12,11 +12,11 @@ use axum::response::Response;
 
 use utoipa::IntoParams;
 
-use crate::handlers::catalog::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
-use crate::handlers::me::next_cursor_schema;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::QueryParams;
+use crate::http::paging::next_cursor_schema;
 use crate::http::query::{id_param, parse_limit};
+use crate::http::refusals::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
 use crate::http::response::{json_text_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::Id;

@@ -9,14 +9,14 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::handlers::my_purchases::ItemJson;
-use crate::handlers::profile::ProfileState;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, Path};
 use crate::http::request::json_object;
 use crate::http::response::{json_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
+use crate::state::ProfileState;
+use crate::views::purchase::ItemJson;
 use domain::locker_room::LockerRoomBody;
 use domain::locker_room::stats::LockerStats;
 use domain::profile::name::DisplayName;

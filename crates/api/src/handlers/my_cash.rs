@@ -11,12 +11,13 @@ use axum::response::Response;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::handlers::me::{MeCursor, MeState, PageJson, cursor, invalid_query, limit, next_cursor};
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, QueryParams};
+use crate::http::paging::{MeCursor, PageJson, cursor, invalid_query, limit, next_cursor};
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::{Currency, Id};
+use crate::state::MeState;
 use domain::cash::Money;
 use domain::cash::is_currency;
 use domain::cash::ledger::{DEFAULT_LEDGER_LIMIT, EntryKind, LedgerQuery};

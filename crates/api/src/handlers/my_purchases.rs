@@ -11,21 +11,19 @@ use axum::response::Response;
 use serde::Serialize;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::handlers::me::{
-    MeCursor, MeState, PageJson, cursor, invalid_query, limit, next_cursor, pack_id,
-};
-use crate::handlers::purchase_json::PurchaseJson;
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, QueryParams};
+use crate::http::paging::{MeCursor, PageJson, cursor, invalid_query, limit, next_cursor, pack_id};
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
-use crate::openapi::schemas::Id;
+use crate::state::MeState;
+use crate::views::purchase::{ItemJson, PurchaseJson};
 use domain::ids::PackId;
 use domain::packs::MAX_RARITY_CHARS;
 use domain::purchases::PurchaseStatus;
 use domain::purchases::mine::{
-    DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItem, MyItemsQuery,
-    MyPurchasesQuery, StatusFilter, is_list_key,
+    DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItemsQuery, MyPurchasesQuery,
+    StatusFilter, is_list_key,
 };
 use domain::timestamp::Timestamp;
 use store::packs::GetRevealedSeed;
@@ -163,42 +161,6 @@ pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
             next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
         },
     ))
-}
-
-/// An item the caller pulled, with where it came from.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = MyItem)]
-pub(crate) struct ItemJson<'a> {
-    #[schema(value_type = Id)]
-    item_id: &'a str,
-    #[schema(min_length = 1, max_length = 200)]
-    name: &'a str,
-    #[schema(min_length = 1, max_length = 32)]
-    rarity: &'a str,
-    #[schema(format = "uri", pattern = "^https://", required)]
-    image_url: Option<&'a str>,
-    #[schema(value_type = Id)]
-    pack_id: &'a str,
-    #[schema(value_type = Id)]
-    purchase_id: &'a str,
-    slot: u32,
-    opened_at: Timestamp,
-}
-
-impl<'a> ItemJson<'a> {
-    pub(crate) fn of(mine: &'a MyItem) -> Self {
-        Self {
-            item_id: &mine.item.item_id,
-            name: &mine.item.name,
-            rarity: &mine.item.rarity,
-            image_url: mine.item.image_url.as_deref(),
-            pack_id: mine.pack_id.as_str(),
-            purchase_id: mine.purchase_id.as_str(),
-            slot: mine.item.slot,
-            opened_at: mine.opened_at,
-        }
-    }
 }
 
 /// A page of the caller's items.

@@ -20,7 +20,7 @@ use crate::openapi::responses as doc;
 use crate::openapi::schemas::{Id, truthy};
 use domain::ids::WalletId;
 use domain::timestamp::Timestamp;
-use domain::wallets::{MAX_WALLETS_PER_FAN, Wallet};
+use domain::wallets::Wallet;
 use store::wallets::{DeleteWallet, ListWallets, Removal};
 
 /// What the wallet handlers need.
@@ -180,16 +180,5 @@ pub fn wallet_not_found() -> ApiError {
     ApiError::refused(
         ErrorCode::WalletNotFound,
         "You have no wallet with this id.",
-    )
-}
-
-/// 409 `wallet_limit_reached`: a new identity for a fan who holds the most wallets.
-pub fn wallet_limit_reached() -> ApiError {
-    ApiError::refused(
-        ErrorCode::WalletLimitReached,
-        format!(
-            "You have linked {MAX_WALLETS_PER_FAN} wallets, the most a fan may hold; remove one \
-             (DELETE /api/me/wallets/{{walletId}}) to link another."
-        ),
     )
 }

@@ -8,15 +8,15 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 
-use crate::handlers::purchase_json::{
-    PurchaseAnswer, PurchaseJson, PurchasePath, PurchaseState, purchase_not_found,
-};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, Json, PackMetered};
+use crate::http::extract::{Fan, FromJsonBody, Json, PackMetered, PurchasePath};
+use crate::http::refusals::purchase_not_found;
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::openapi::headers::Replayed;
 use crate::openapi::{examples, responses as doc};
+use crate::state::PurchaseState;
+use crate::views::purchase::{PurchaseAnswer, PurchaseJson};
 use domain::purchases::OpenRefusal;
 use domain::timestamp::Timestamp;
 use store::metrics::{self, Metric};

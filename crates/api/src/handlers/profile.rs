@@ -8,36 +8,16 @@ use axum::response::Response;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, Json, handler_state};
+use crate::http::extract::{Fan, FromJsonBody, Json};
 use crate::http::request::json_object;
 use crate::http::response::json_response;
-use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
+use crate::state::ProfileState;
 use domain::profile::Profile;
 use domain::profile::patch::{ProfilePatch, ProfilePatchBody};
 use domain::timestamp::Timestamp;
 use store::profile::{GetProfile, PatchProfile, PatchProfileError};
-
-/// What the profile's handlers need.
-pub struct ProfileState<S> {
-    pub store: S,
-    pub verifier: TokenVerifier,
-    pub max_body_bytes: usize,
-}
-
-handler_state!(ProfileState: verifier, max_body_bytes);
-
-impl<S: Send + Sync + Clone + 'static> LocalState<S> for ProfileState<S> {
-    fn local(store: &S, process: &LocalProcess) -> Self {
-        Self {
-            store: store.clone(),
-            verifier: process.verifier(),
-            max_body_bytes: process.max_body_bytes,
-        }
-    }
-}
 
 /// `{"user": ...}`.
 #[derive(Serialize, ToSchema)]

@@ -11,108 +11,21 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::handlers::me::{MeCursor, MeState, PageJson, cursor, limit, next_cursor};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, IdempotencyKey, Path, QueryParams};
+use crate::http::paging::{MeCursor, PageJson, cursor, limit, next_cursor};
 use crate::http::response::{json_response, mark_replayed};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::Id;
+use crate::state::MeState;
+use crate::views::quests::{QuestJson, active_quests, fan_items};
 use domain::ids::{PurchaseId, QuestId, UserId};
 use domain::purchases::StartRefusal;
-use domain::purchases::mine::{ItemsPosition, MyItem, MyItemsQuery, is_list_key};
-use domain::quests::{
-    Claim, ClaimRefusal, Goal, Progress, Quest, Reward, check_claim, grant, progress,
-};
+use domain::purchases::mine::is_list_key;
+use domain::quests::{Claim, ClaimRefusal, Progress, Quest, Reward, check_claim, grant, progress};
 use domain::timestamp::Timestamp;
-use store::StoreError;
 use store::purchases::ListMyItems;
 use store::quests::{ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests};
-
-/// Items read per Query of the fan's opened purchases when progress is computed.
-const ITEMS_PER_READ: usize = 1000;
-
-/// Every item the fan pulled: their opened purchases, a Query per `ITEMS_PER_READ` items
-/// (about a Query per 200 openings of 5 items).
-pub async fn fan_items(
-    store: &impl ListMyItems,
-    user_id: &UserId,
-) -> Result<Vec<MyItem>, StoreError> {
-    let mut items = Vec::new();
-    let mut after = None;
-    loop {
-        let page = store
-            .list_my_items(&MyItemsQuery {
-                user_id: user_id.clone(),
-                pack_id: None,
-                rarity: None,
-                limit: ITEMS_PER_READ,
-                after,
-            })
-            .await?;
-        items.extend(page.entries);
-        match page.next.as_deref().and_then(ItemsPosition::parse) {
-            Some(next) => after = Some(next),
-            None => return Ok(items),
-        }
-    }
-}
-
-/// The quests active at `now`, each with the fan's progress: what `GET /api/quests` answers
-/// and what the home dashboard shows. Reads: one Query of the quests, one of the fan's claims,
-/// and the fan's items ([`fan_items`]); the three run concurrently.
-pub async fn active_quests<S: ListQuests + GetClaims + ListMyItems>(
-    store: &S,
-    user_id: &UserId,
-    now: Timestamp,
-) -> Result<Vec<(Quest, Progress)>, StoreError> {
-    let (quests, claimed, items) = tokio::try_join!(
-        store.list_quests(),
-        store.claimed_quests(user_id),
-        fan_items(store, user_id)
-    )?;
-    Ok(quests
-        .into_iter()
-        .filter(|quest| quest.is_active(now))
-        .map(|quest| {
-            let progress = progress(&quest, &items, claimed.contains(&quest.id));
-            (quest, progress)
-        })
-        .collect())
-}
-
-/// A quest with the caller's progress.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = Quest)]
-pub struct QuestJson<'a> {
-    #[schema(value_type = Id)]
-    id: &'a QuestId,
-    #[schema(min_length = 1, max_length = 200)]
-    name: &'a str,
-    #[schema(max_length = 2000)]
-    description: &'a str,
-    starts_at: Timestamp,
-    /// Openings count until then; the reward may be claimed until 7 days after.
-    ends_at: Timestamp,
-    goal: &'a Goal,
-    reward: &'a Reward,
-    progress: Progress,
-}
-
-impl<'a> QuestJson<'a> {
-    pub fn of(quest: &'a Quest, progress: Progress) -> Self {
-        Self {
-            id: &quest.id,
-            name: &quest.name,
-            description: &quest.description,
-            starts_at: quest.starts_at,
-            ends_at: quest.ends_at,
-            goal: &quest.goal,
-            reward: &quest.reward,
-            progress,
-        }
-    }
-}
 
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]

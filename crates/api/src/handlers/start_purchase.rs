@@ -7,17 +7,19 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::{Deserialize, Deserializer};
 
-use crate::handlers::get_pack::{PackPath, pack_not_found};
-use crate::handlers::get_purchase::__path_get_purchase;
-use crate::handlers::purchase_json::{PurchaseAnswer, PurchaseJson, PurchaseState};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, PackMetered};
+use crate::http::extract::{
+    Fan, FromJsonBody, IdempotencyKey, Json, PURCHASE_PATH, PackMetered, PackPath,
+};
 use crate::http::human_check::{HumanCheckToken, verify_human};
+use crate::http::refusals::pack_not_found;
 use crate::http::request::{self, json_object};
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
 use crate::openapi::headers::{HumanCheckHeader, PurchaseLocation, Replayed};
 use crate::openapi::{examples, responses as doc};
+use crate::state::PurchaseState;
+use crate::views::purchase::{PurchaseAnswer, PurchaseJson};
 use domain::humancheck::Door;
 use domain::purchases::{
     MAX_CLIENT_SEED_CHARS, PurchaseStatus, StartRefusal, StartRequest, is_valid_client_seed,
@@ -288,7 +290,7 @@ pub async fn start_purchase<S: StartPurchase + SpendToken>(
     };
     let mut response = json_response(StatusCode::CREATED, &PurchaseAnswer { purchase: json });
     let location = fill(
-        &<__path_get_purchase as utoipa::Path>::path(),
+        PURCHASE_PATH,
         &[purchase.pack_id.as_str(), purchase.id.as_str()],
     );
     if let Ok(location) = HeaderValue::from_str(&location) {

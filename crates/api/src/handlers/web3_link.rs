@@ -10,9 +10,9 @@ use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
 use crate::auth::TokenVerifier;
-use crate::handlers::my_wallets::wallet_limit_reached;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, handler_state};
+use crate::http::refusals::wallet_limit_reached;
 use crate::http::request::json_object;
 use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};

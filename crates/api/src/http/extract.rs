@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use bytes::BytesMut;
 use http_body_util::BodyExt;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::auth::{Identity, TokenVerifier};
@@ -19,7 +20,7 @@ use crate::http::limit::Limiting;
 use crate::http::request::{
     bearer_token, idempotency_key, require_json_content_type, single_query_param, within_limit,
 };
-use domain::ids::PackId;
+use domain::ids::{PackId, PurchaseId};
 use store::metrics;
 
 /// A handler state that verifies session tokens.
@@ -119,6 +120,51 @@ where
         Ok(Self(value))
     }
 }
+
+/// `/api/packs/{packId}...`
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
+pub struct PackPath {
+    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
+    pub pack_id: PackId,
+}
+
+impl NamesPack for PackPath {
+    fn pack_id(&self) -> &PackId {
+        &self.pack_id
+    }
+}
+
+/// `/api/packs/{packId}/purchases/{purchaseId}...`
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
+pub struct PurchasePath {
+    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
+    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
+    pub pack_id: PackId,
+    /// The purchase's `id` (from the start's `Location` or body). A path segment that is not an
+    /// id once percent-decoded names no resource: 404 `not_found`.
+    #[param(
+        value_type = String,
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        example = "aziCO-GO8fL4JY8pIvr5KQ"
+    )]
+    pub purchase_id: PurchaseId,
+}
+
+impl NamesPack for PurchasePath {
+    fn pack_id(&self) -> &PackId {
+        &self.pack_id
+    }
+}
+
+/// A purchase's URL: the path of its GET ([`PurchasePath`]), and the `Location` of a start.
+pub const PURCHASE_PATH: &str = "/api/packs/{packId}/purchases/{purchaseId}";
 
 /// The `Idempotency-Key` header: required, 1-255 visible ASCII characters, sent once (400
 /// `missing_idempotency_key` / `invalid_idempotency_key`).

@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use api::handlers::purchase_json::PurchaseState;
 use api::http::routes::{
     complete_purchase_routes, get_purchase_routes, open_pack_routes, start_purchase_routes,
 };
+use api::state::PurchaseState;
 use domain::timestamp::Timestamp;
 use serde_json::Value;
 use store::purchases::{ReleaseHolds, StartPurchase};

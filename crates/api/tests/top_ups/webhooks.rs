@@ -255,7 +255,7 @@ async fn the_ledger_adds_up_to_the_balance_after_all_of_it() {
         }
     }
     // Spend some of it on packs, through the purchase handlers.
-    let purchase_state = Arc::new(api::handlers::purchase_json::PurchaseState {
+    let purchase_state = Arc::new(api::state::PurchaseState {
         store: store.clone(),
         verifier: testkit::tokens::verifier(),
         hold: std::time::Duration::from_secs(600),

@@ -67,7 +67,7 @@ pub struct OpenedItem {
     pub image_url: Option<String>,
 }
 
-/// A purchase (stored as a `PurchaseRecord`, answered as `handlers::purchase_json`).
+/// A purchase (stored as a `PurchaseRecord`, answered as `api::views::purchase`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Purchase {
     pub id: PurchaseId,

@@ -12,18 +12,16 @@ use crate::handlers::get_pack::{self, GetPackState};
 use crate::handlers::leaderboards::{self, LeaderboardsState};
 use crate::handlers::list_packs::{self, ListPacksState};
 use crate::handlers::locker_room::{self, LockerRoomsState};
-use crate::handlers::me::MeState;
 use crate::handlers::my_wallets::{self, WalletsState};
-use crate::handlers::profile::{self, ProfileState};
-use crate::handlers::purchase_json::PurchaseState;
-use crate::handlers::queue::{self, QueueFnState};
+use crate::handlers::profile;
+use crate::handlers::queue::{self, QueueFnState, proof};
 use crate::handlers::stripe_webhook::{self, WebhookState};
 use crate::handlers::top_ups::{self, TopUpState};
 use crate::handlers::web3_link::{self, LinkState};
 use crate::handlers::{
-    complete_purchase, get_purchase, my_cash, my_purchases, open_pack, quests, queue_proof,
-    start_purchase,
+    complete_purchase, get_purchase, my_cash, my_purchases, open_pack, quests, start_purchase,
 };
+use crate::state::{MeState, ProfileState, PurchaseState};
 use store::cash::{GetBalances, ListLedger};
 use store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
 use store::leaderboards::{GetStanding, ReadBoard};
@@ -285,6 +283,6 @@ where
         .route(RouteClass::Join, api!(queue::join_queue::<S>))
         .route(RouteClass::Read, api!(queue::my_queue_entry::<S>))
         .route(RouteClass::Read, api!(queue::list_queue_entrants::<S>))
-        .route(RouteClass::Read, api!(queue_proof::my_queue_proof::<S>))
+        .route(RouteClass::Read, api!(proof::my_queue_proof::<S>))
         .route(RouteClass::Read, api!(queue::queue_report::<S>))
 }

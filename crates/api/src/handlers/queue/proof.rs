@@ -13,13 +13,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::get_pack::PackPath;
-use super::queue::{QueueFnState, committed_line, own_entry};
-use super::queue_json::{ENTRY_NOT_FOUND, NOT_CLOSED, ProofAnswer, ProofJson};
+use super::{QueueFnState, committed_line, own_entry};
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, Path};
+use crate::http::extract::{Fan, PackPath, Path};
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
+use crate::views::queue::{ENTRY_NOT_FOUND, NOT_CLOSED, ProofAnswer, ProofJson};
 use domain::ids::PackId;
 use domain::queue::merkle;
 use domain::queue::state::{ENTRANTS_PAGE_SIZE, EntrantsIndex};

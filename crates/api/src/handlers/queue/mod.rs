@@ -2,6 +2,8 @@
 //! fan's join and entry, the committed entrants, a fan's Merkle proof and the report. The close,
 //! the draw and admission are the keeper's (a scheduled function).
 
+pub mod proof;
+
 use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
@@ -11,20 +13,18 @@ use axum::http::request::Parts;
 use axum::response::Response;
 use utoipa::IntoParams;
 
-use super::get_pack::PackPath;
-use super::queue_json::{
-    CLOSED, ENTRY_NOT_FOUND, EntrantsAnswer, EntryAnswer, EntryJson, NOT_CLOSED, NOT_FINISHED,
-    NOT_OPEN, QUEUE_NOT_FOUND, QueueAnswer, QueueJson, ReportAnswer, ReportJson, refused,
-};
-use super::queue_proof::ProofCache;
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
-use crate::http::extract::{Fan, Path, QueryParams, Verifies};
+use crate::http::extract::{Fan, PackPath, Path, QueryParams, Verifies};
 use crate::http::human_check::{HumanCheck, HumanCheckToken, verify_human};
 use crate::http::response::{json_response, mark_replayed, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::headers::HumanCheckHeader;
 use crate::openapi::responses as doc;
+use crate::views::queue::{
+    CLOSED, ENTRY_NOT_FOUND, EntrantsAnswer, EntryAnswer, EntryJson, NOT_CLOSED, NOT_FINISHED,
+    NOT_OPEN, QUEUE_NOT_FOUND, QueueAnswer, QueueJson, ReportAnswer, ReportJson, refused,
+};
 use domain::humancheck::Door;
 use domain::ids::PackId;
 use domain::queue::entry::{QueueEntry, ReceiptSigner};
@@ -32,6 +32,7 @@ use domain::queue::excluded::Exclusion;
 use domain::queue::state::StoredStatus;
 use domain::queue::terms::Phase;
 use domain::timestamp::Timestamp;
+use proof::ProofCache;
 use store::queue::{GetEntrantPage, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView};
 use store::queue_excluded::{CountExclusion, ReadExclusions};
 use store::ratelimit::SpendToken;

@@ -1,5 +1,6 @@
-//! The waiting room's answers as the API writes them (`crates/api/src/handlers/queue.rs` serves them),
-//! with their refusals: the same sentence in the handler and in its documented example.
+//! The waiting room's answers as the API writes them (`crate::handlers::queue` serves them, the
+//! dashboard shows the fan's entry), with their refusals: the same sentence in the handler and in
+//! its documented example.
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -15,15 +16,15 @@ use domain::queue::state::{QueueStatus, StoredStatus};
 use domain::timestamp::Timestamp;
 use store::queue::QueueView;
 
-pub(super) const QUEUE_NOT_FOUND: &str = "This pack has no waiting room.";
-pub(super) const ENTRY_NOT_FOUND: &str = "You have not joined this pack's waiting room.";
-pub(super) const NOT_OPEN: &str = "This pack's waiting room is not open yet: see its opensAt.";
-pub(super) const CLOSED: &str = "This pack's waiting room is closed.";
-pub(super) const NOT_CLOSED: &str =
+pub const QUEUE_NOT_FOUND: &str = "This pack has no waiting room.";
+pub const ENTRY_NOT_FOUND: &str = "You have not joined this pack's waiting room.";
+pub const NOT_OPEN: &str = "This pack's waiting room is not open yet: see its opensAt.";
+pub const CLOSED: &str = "This pack's waiting room is closed.";
+pub const NOT_CLOSED: &str =
     "This pack's waiting room has not closed and committed its entrants yet.";
-pub(super) const NOT_FINISHED: &str = "This pack's sale through its waiting room is not over yet.";
+pub const NOT_FINISHED: &str = "This pack's sale through its waiting room is not over yet.";
 
-pub(super) fn refused(code: ErrorCode) -> ApiError {
+pub fn refused(code: ErrorCode) -> ApiError {
     let message = match code {
         ErrorCode::QueueNotFound => QUEUE_NOT_FOUND,
         ErrorCode::QueueEntryNotFound => ENTRY_NOT_FOUND,
@@ -39,7 +40,7 @@ pub(super) fn refused(code: ErrorCode) -> ApiError {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = QueueBeacon)]
-pub(super) struct BeaconJson {
+pub struct BeaconJson {
     /// drand quicknet's chain hash (`local` on scripts/local, never on a deployed API).
     chain: String,
     /// The quicknet round the draw uses, fixed with the terms (the round at `closesAt` + 5
@@ -56,7 +57,7 @@ pub(super) struct BeaconJson {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = Queue)]
-pub(super) struct QueueJson {
+pub struct QueueJson {
     #[schema(value_type = String)]
     pack_id: PackId,
     opens_at: Timestamp,
@@ -87,12 +88,7 @@ pub(super) struct QueueJson {
 }
 
 impl QueueJson {
-    pub(super) fn of(
-        pack_id: &PackId,
-        view: &QueueView,
-        receipt_key: &str,
-        now: Timestamp,
-    ) -> Self {
+    pub fn of(pack_id: &PackId, view: &QueueView, receipt_key: &str, now: Timestamp) -> Self {
         let state = &view.state;
         let drawn: Option<&Beacon> = state.beacon.as_ref();
         Self {
@@ -124,15 +120,15 @@ impl QueueJson {
 /// `{"queue": ...}`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct QueueAnswer {
-    pub(super) queue: QueueJson,
+pub struct QueueAnswer {
+    pub queue: QueueJson,
 }
 
 /// A fan's entry as they see it.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schema(as = QueueEntry)]
-pub(super) struct EntryJson {
+pub struct EntryJson {
     #[schema(value_type = String)]
     pack_id: PackId,
     /// The fan's public name in the line (32 hex digits): the entrants list shows it.
@@ -162,7 +158,7 @@ pub(super) struct EntryJson {
 impl EntryJson {
     /// `entry` as its fan sees it at `now`, in `view`'s line (`None`: as just joined). An
     /// admitted entry whose window has passed is `lapsed`, whether or not the keeper wrote so.
-    pub(super) fn of(entry: &QueueEntry, view: Option<&QueueView>, now: Timestamp) -> Self {
+    pub fn of(entry: &QueueEntry, view: Option<&QueueView>, now: Timestamp) -> Self {
         let status = match (entry.status, entry.pass_expires_at) {
             (EntryStatus::Admitted, Some(ends)) if ends <= now => EntryStatus::Lapsed,
             (status, _) => status,
@@ -203,70 +199,70 @@ impl EntryJson {
 /// `{"entry": ...}`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct EntryAnswer {
-    pub(super) entry: EntryJson,
+pub struct EntryAnswer {
+    pub entry: EntryJson,
 }
 
 /// A page of the sorted entry ids.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(super) struct EntrantsAnswer {
+pub struct EntrantsAnswer {
     /// Entry ids in ascending order, continuing the previous page.
     #[schema(value_type = Vec<String>)]
-    pub(super) entrants: Vec<EntryId>,
+    pub entrants: Vec<EntryId>,
     /// The next page's `cursor`, null on the last page.
     #[schema(required)]
-    pub(super) next_cursor: Option<String>,
+    pub next_cursor: Option<String>,
 }
 
 /// The Merkle path of a fan's entry.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(super) struct ProofJson {
+pub struct ProofJson {
     #[schema(value_type = String)]
-    pub(super) entry_id: EntryId,
+    pub entry_id: EntryId,
     /// The entry's index among the sorted entry ids (0 = first).
-    pub(super) index: u64,
+    pub index: u64,
     #[serde(with = "hex::bytes32")]
     #[schema(value_type = String, pattern = "^[0-9a-f]{64}$")]
-    pub(super) entrants_root: [u8; 32],
+    pub entrants_root: [u8; 32],
     /// From the leaf up: each step's sibling hash and the side it is on.
-    pub(super) steps: Vec<ProofStep>,
+    pub steps: Vec<ProofStep>,
 }
 
 /// `{"proof": ...}`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ProofAnswer {
-    pub(super) proof: ProofJson,
+pub struct ProofAnswer {
+    pub proof: ProofJson,
 }
 
 /// The line's record after the sale.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(super) struct ReportJson {
-    pub(super) entrants: u64,
+pub struct ReportJson {
+    pub entrants: u64,
     /// Fans let in (every position up to `lastAdmittedPosition`).
-    pub(super) admitted: u64,
+    pub admitted: u64,
     /// Units started by admitted fans.
-    pub(super) bought: u64,
-    pub(super) lapsed: u64,
+    pub bought: u64,
+    pub lapsed: u64,
     /// Units paid for.
-    pub(super) units_sold: u64,
+    pub units_sold: u64,
     /// The position of the last fan admitted (`admittedThrough`).
-    pub(super) last_admitted_position: u64,
+    pub last_admitted_position: u64,
     /// Units neither sold nor held, as the pack's shares hold them: after the line they sell to
     /// its entrants, so this falls as they buy.
-    pub(super) units_left: u64,
+    pub units_left: u64,
     /// The fans kept out of the line, by reason: every reason named, 0 when none
     /// (`human_check_failed`: first joins the human check refused, one per refusal).
     #[schema(example = json!({"human_check_failed": 0}))]
-    pub(super) excluded: std::collections::BTreeMap<String, u64>,
+    pub excluded: std::collections::BTreeMap<String, u64>,
 }
 
 /// `{"report": ...}`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ReportAnswer {
-    pub(super) report: ReportJson,
+pub struct ReportAnswer {
+    pub report: ReportJson,
 }

@@ -1,75 +1,15 @@
-//! What the purchase endpoints share: their state, and a purchase as JSON.
+//! A purchase as the API shows it, and an item a fan pulled: the answers of the purchase
+//! endpoints, the fan's lists, the dashboard and the locker room.
 
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::auth::TokenVerifier;
-use crate::http::error::{ApiError, ErrorCode};
-use crate::http::extract::{NamesPack, handler_state};
-use crate::http::human_check::HumanCheck;
-use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::{Hex32, Id};
 use domain::cash::Money;
-use domain::ids::{PackId, PurchaseId};
 use domain::packs::draw::ALGORITHM;
-use domain::purchases::{HoldPolicy, OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
+use domain::purchases::mine::MyItem;
+use domain::purchases::{OpenedFairness, OpenedItem, Purchase, PurchaseStatus};
 use domain::timestamp::Timestamp;
-
-/// What the purchase handlers need (the store's operations differ per function).
-pub struct PurchaseState<S> {
-    pub store: S,
-    pub verifier: TokenVerifier,
-    /// How long a start holds a unit.
-    pub hold: Duration,
-    pub max_body_bytes: usize,
-    /// What a fan's unpaid holds may be.
-    pub policy: HoldPolicy,
-    /// The human check a start on a `humanCheck` pack passes (start-purchase's
-    /// `TURNSTILE_SECRET`); `None`: not configured, and such a start is refused 503.
-    pub human: Option<HumanCheck>,
-}
-
-handler_state!(PurchaseState: verifier, max_body_bytes);
-
-impl<S: Send + Sync + Clone + 'static> LocalState<S> for PurchaseState<S> {
-    fn local(store: &S, process: &LocalProcess) -> Self {
-        Self {
-            store: store.clone(),
-            verifier: process.verifier(),
-            hold: process.hold,
-            max_body_bytes: process.max_body_bytes,
-            policy: process.hold_policy,
-            human: Some(process.human_check()),
-        }
-    }
-}
-
-/// `/api/packs/{packId}/purchases/{purchaseId}...`
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[serde(rename_all = "camelCase")]
-#[into_params(rename_all = "camelCase", parameter_in = Path)]
-pub struct PurchasePath {
-    /// The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
-    /// of `A-Z`, `a-z`, `0-9`, `_` and `-`) names no resource: 404 `not_found`.
-    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "nba-rookie-2026")]
-    pub pack_id: PackId,
-    /// The purchase's `id` (from the start's `Location` or body). A path segment that is not an
-    /// id once percent-decoded names no resource: 404 `not_found`.
-    #[param(
-        value_type = String,
-        pattern = "^[A-Za-z0-9_-]{1,64}$",
-        example = "aziCO-GO8fL4JY8pIvr5KQ"
-    )]
-    pub purchase_id: PurchaseId,
-}
-
-impl NamesPack for PurchasePath {
-    fn pack_id(&self) -> &PackId {
-        &self.pack_id
-    }
-}
 
 /// A purchase as the API shows it.
 #[derive(Serialize, ToSchema)]
@@ -196,9 +136,38 @@ pub struct PurchaseAnswer<'a> {
     pub purchase: PurchaseJson<'a>,
 }
 
-pub fn purchase_not_found() -> ApiError {
-    ApiError::refused(
-        ErrorCode::PurchaseNotFound,
-        "You have no purchase with this id for this pack.",
-    )
+/// An item the caller pulled, with where it came from.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = MyItem)]
+pub struct ItemJson<'a> {
+    #[schema(value_type = Id)]
+    item_id: &'a str,
+    #[schema(min_length = 1, max_length = 200)]
+    name: &'a str,
+    #[schema(min_length = 1, max_length = 32)]
+    rarity: &'a str,
+    #[schema(format = "uri", pattern = "^https://", required)]
+    image_url: Option<&'a str>,
+    #[schema(value_type = Id)]
+    pack_id: &'a str,
+    #[schema(value_type = Id)]
+    purchase_id: &'a str,
+    slot: u32,
+    opened_at: Timestamp,
+}
+
+impl<'a> ItemJson<'a> {
+    pub fn of(mine: &'a MyItem) -> Self {
+        Self {
+            item_id: &mine.item.item_id,
+            name: &mine.item.name,
+            rarity: &mine.item.rarity,
+            image_url: mine.item.image_url.as_deref(),
+            pack_id: mine.pack_id.as_str(),
+            purchase_id: mine.purchase_id.as_str(),
+            slot: mine.item.slot,
+            opened_at: mine.opened_at,
+        }
+    }
 }
