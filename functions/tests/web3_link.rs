@@ -132,8 +132,8 @@ async fn link(runtime: &RuntimeApi, user: &str) -> u16 {
     .0
 }
 
-/// A cold start fetches the keys and opens the DynamoDB connection during init, at once, so
-/// the first request pays for neither.
+/// A cold start fetches the keys and opens the DynamoDB connection during init, at once, then
+/// reads the app configuration on that connection, so the first request pays for none of them.
 #[tokio::test]
 async fn init_prefetches_the_keys_and_the_dynamodb_connection() {
     let store = testkit::moto::shared_table().await;
@@ -154,8 +154,8 @@ async fn init_prefetches_the_keys_and_the_dynamodb_connection() {
     assert_eq!(idp.hits(), 1, "the keys were fetched during init");
     assert_eq!(
         proxy.requests(),
-        1,
-        "the DynamoDB connection was opened during init"
+        2,
+        "the DynamoDB connection was opened, and the app configuration read, during init"
     );
     let (status, made) = proxy.counting(link(&runtime, "first")).await;
     assert_eq!(status, 200);

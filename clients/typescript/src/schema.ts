@@ -726,10 +726,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the API is up
+         * @description Answered by the instance without a store call (`Cache-Control: no-store`), in the IETF health-check format: `pass`, or `warn` while writes are in maintenance (reads are served). A deep check of the table and the dependencies is for operators (`ops deep-health`, docs/operations.md), not public.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's time
+         * @description The server's clock (`Cache-Control: no-store`). A client counting down to a sale's start or a queue's close goes by the `...InMs` fields that every answer naming such an instant carries, measured when the answer was made; this is for a clock of its own.
+         */
+        get: operations["getServerTime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's configuration
+         * @description The oldest app version each platform (`ios`, `android`, `web`) may call with and whether updating is forced (older apps get 426 `app_version_unsupported` on every route) or flexible, the feature flags, and maintenance (while `active`, every write answers 503 `maintenance` with `Retry-After`; reads are served). Set by the operator without a deploy; an instance reads it at most every 5 s. Public and cacheable: `ETag`, and `If-None-Match` answers 304.
+         */
+        get: operations["getAppConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description `GET /api/config`. */
+        AppConfig: {
+            /**
+             * Format: int64
+             * @description Counts the operator's changes (0: never set; the defaults).
+             */
+            revision: number;
+            /**
+             * @description The oldest app version each platform (`ios`, `android`, `web`) may call with
+             *     (`X-App-Version`); a platform not named has none.
+             */
+            minimumVersions: {
+                [key: string]: components["schemas"]["MinimumVersion"];
+            };
+            /** @description Feature flags by name. */
+            flags: {
+                [key: string]: boolean;
+            };
+            maintenance: components["schemas"]["MaintenanceJson"];
+        };
         /** @description One line of a board. */
         BoardEntry: {
             /**
@@ -836,7 +916,31 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "invalid_app_version" | "app_version_unsupported" | "maintenance";
+        /** @description `GET /api/health` (`application/health+json`). */
+        Health: {
+            status: components["schemas"]["HealthStatus"];
+            /**
+             * @description The API's version.
+             * @example 1
+             */
+            version: string;
+            /**
+             * @description The release this instance runs.
+             * @example 3f9c2e1
+             */
+            releaseId: string;
+            /**
+             * @description Why the status is `warn`, when it is.
+             * @example writes are paused for maintenance
+             */
+            output?: string | null;
+        };
+        /**
+         * @description `pass` or `warn` (the IETF health-check draft's; `fail` is for the operators' deep check).
+         * @enum {string}
+         */
+        HealthStatus: "pass" | "warn";
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
@@ -944,6 +1048,29 @@ export interface components {
             byRarity: {
                 [key: string]: number;
             };
+        };
+        /**
+         * @description Maintenance: `active` when writes are refused now (503 `maintenance`), and the planned
+         *     window, if any.
+         */
+        MaintenanceJson: {
+            active: boolean;
+            window?: null | components["schemas"]["WindowJson"];
+        };
+        /** @description A platform's oldest supported version. */
+        MinimumVersion: {
+            /** @example 2.3.0 */
+            version: string;
+            /**
+             * @description `forced`: older apps get 426 `app_version_unsupported`; `flexible`: they are served and
+             *     ask their fan to update.
+             */
+            update: components["schemas"]["Update"];
+            /**
+             * Format: uri
+             * @example https://apps.apple.com/app/id000000000
+             */
+            storeUrl: string;
         };
         /** @description The caller's balances. */
         MyBalances: {
@@ -1446,6 +1573,21 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description `GET /api/time`. */
+        ServerTime: {
+            /**
+             * Format: date-time
+             * @description The server's time, RFC 3339 in UTC with milliseconds.
+             * @example 2026-11-29T18:30:00.250Z
+             */
+            now: string;
+            /**
+             * Format: int64
+             * @description The same instant in milliseconds since the Unix epoch.
+             * @example 1795977000250
+             */
+            unixMs: number;
+        };
         /**
          * @description Which side of the running hash a proof step's hash goes on.
          * @enum {string}
@@ -1525,6 +1667,11 @@ export interface components {
          * @enum {string}
          */
         TopUpStatus: "pending" | "completed" | "failed" | "expired";
+        /**
+         * @description What an app below the minimum must do.
+         * @enum {string}
+         */
+        Update: "forced" | "flexible";
         /** @description A fan's profile, as `GET /api/me` answers it (`{"user": ...}`). */
         User: {
             /** @description The session token's `sub`. */
@@ -1556,12 +1703,50 @@ export interface components {
             /** @description When the caller last linked it. */
             lastLinkedAt: components["schemas"]["Timestamp"];
         };
+        /** @description A planned maintenance: writes are refused from `startsAt` until `endsAt`. */
+        WindowJson: {
+            /**
+             * Format: date-time
+             * @example 2026-12-01T03:00:00Z
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T03:30:00Z
+             */
+            endsAt: string;
+        };
     };
     responses: {
         /**
+         * @description This version of the app may no longer call (`app_version_unsupported`): its platform's
+         *     forced minimum (`GET /api/config`) is above the `X-App-Version` sent. Update from the store
+         *     page in `Link` (and the message).
+         */
+        AppVersionUnsupported: {
+            headers: {
+                /** @description `<store page>; rel="update"`. */
+                Link?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "app_version_unsupported",
+                 *         "message": "This version of the app is no longer supported: update it from https://apps.apple.com/app/id000000000."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description Bad input. Codes: `invalid_json`, `invalid_body`, `invalid_payload`, `invalid_limit`,
-         *     `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not well-formed
-         *     HTTP/1.1 (the local API).
+         *     `invalid_cursor`, `invalid_query`, `invalid_app_version` (an `X-App-Version` that is not
+         *     `<platform>/<version>`); `malformed_request` for a request that is not well-formed HTTP/1.1
+         *     (the local API).
          */
         BadRequest: {
             headers: {
@@ -1714,7 +1899,8 @@ export interface components {
         };
         /**
          * @description A dependency (the database, the identity provider's keys) is unavailable
-         *     (`service_unavailable`).
+         *     (`service_unavailable`), or, for a write, the service is in maintenance (`maintenance`:
+         *     `Retry-After` is the planned window's end, or a minute; reads are served).
          */
         Unavailable: {
             headers: {
@@ -1766,7 +1952,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1791,6 +1980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1799,7 +1989,10 @@ export interface operations {
     getPack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -1821,6 +2014,7 @@ export interface operations {
                     "application/json": components["schemas"]["PackAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -1831,6 +2025,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1839,7 +2034,10 @@ export interface operations {
     createWeb3Link: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1881,6 +2079,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -1903,6 +2102,8 @@ export interface operations {
                  * @example 3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43
                  */
                 "Idempotency-Key": string;
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
             };
             path: {
                 /**
@@ -2008,6 +2209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2016,7 +2218,10 @@ export interface operations {
     getPurchase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -2044,9 +2249,11 @@ export interface operations {
                     "application/json": components["schemas"]["PurchaseAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PurchaseNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2055,7 +2262,10 @@ export interface operations {
     completePurchase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -2138,6 +2348,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2146,7 +2357,10 @@ export interface operations {
     openPack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -2229,6 +2443,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2248,7 +2463,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2266,6 +2484,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2285,7 +2504,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2303,6 +2525,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2311,7 +2534,10 @@ export interface operations {
     getMyCash: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2336,8 +2562,10 @@ export interface operations {
                     "application/json": components["schemas"]["MyBalances"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2355,7 +2583,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2373,6 +2604,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2381,7 +2613,10 @@ export interface operations {
     listMyWallets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2411,8 +2646,10 @@ export interface operations {
                     "application/json": components["schemas"]["MyWallets"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2421,7 +2658,10 @@ export interface operations {
     deleteMyWallet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The wallet's `id`. A path segment that is not an id once percent-decoded (1-64
@@ -2441,6 +2681,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller has no wallet with this id (`wallet_not_found`), or the id is not an id (`not_found`). */
             404: {
@@ -2452,6 +2693,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2466,6 +2708,8 @@ export interface operations {
                  * @example 7d0c3e1a-2b4f-4c6d-8e9f-0a1b2c3d4e5f
                  */
                 "Idempotency-Key": string;
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2565,6 +2809,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             /** @description Stripe refused to open the Checkout Session (`payment_provider_error`). */
@@ -2591,7 +2836,10 @@ export interface operations {
     getTopUp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The top-up's `id` (from the create's `Location` or body).
@@ -2612,6 +2860,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopUpAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The user has no top-up with this id (`top_up_not_found`), or the id is not an id (`not_found`). */
             404: {
@@ -2623,6 +2872,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2694,7 +2944,10 @@ export interface operations {
     getMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2722,6 +2975,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description No route (`not_found`). */
             404: {
@@ -2733,6 +2987,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2741,7 +2996,10 @@ export interface operations {
     updateMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2848,6 +3106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2856,7 +3115,10 @@ export interface operations {
     putMyLockerRoom: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2967,6 +3229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -2975,7 +3238,10 @@ export interface operations {
     getLockerRoom: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description A fan's display name, in any case. A path segment outside the names' grammar (3-24
@@ -3030,6 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["LockerRoomAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description Nobody holds this name (`locker_room_not_found`), or the segment is no display name (`not_found`). */
             404: {
                 headers: {
@@ -3049,6 +3316,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3065,7 +3333,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3081,6 +3352,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3089,7 +3361,10 @@ export interface operations {
     getLeague: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The league's `id`. A path segment that is not an id once percent-decoded is 404
@@ -3111,6 +3386,7 @@ export interface operations {
                     "application/json": components["schemas"]["LeagueAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No league has this id (`league_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -3121,6 +3397,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3143,7 +3420,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3177,6 +3457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3185,7 +3466,10 @@ export interface operations {
     getTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The team's `id`. A path segment that is not an id once percent-decoded is 404
@@ -3207,6 +3491,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No team has this id (`team_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -3217,6 +3502,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3228,7 +3514,10 @@ export interface operations {
                 /** @description Lines of the board. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description `global`, `league:<leagueId>` or `team:<teamId>` (the `:` is part of the segment). Any
@@ -3292,6 +3581,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3300,7 +3590,10 @@ export interface operations {
     getMyStanding: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description `global`, `league:<leagueId>` or `team:<teamId>` (the `:` is part of the segment). Any
@@ -3330,6 +3623,7 @@ export interface operations {
                     "application/json": components["schemas"]["MyStanding"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description No such league or team (`league_not_found`, `team_not_found`), or the segment is no board (`not_found`). */
             404: {
@@ -3350,6 +3644,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3358,7 +3653,10 @@ export interface operations {
     getDashboard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3394,8 +3692,10 @@ export interface operations {
                     "application/json": components["schemas"]["Dashboard"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3404,7 +3704,10 @@ export interface operations {
     listQuests: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3419,8 +3722,10 @@ export interface operations {
                     "application/json": components["schemas"]["QuestList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3429,7 +3734,10 @@ export interface operations {
     getQuest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The quest's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3451,9 +3759,11 @@ export interface operations {
                     "application/json": components["schemas"]["QuestAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["QuestNotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3470,7 +3780,10 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3488,6 +3801,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3502,6 +3816,8 @@ export interface operations {
                  * @example 3f2b9c1e-6d4a-4b8e-9f21-7c5a0d8e1b43
                  */
                 "Idempotency-Key": string;
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
             };
             path: {
                 /**
@@ -3574,6 +3890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3582,7 +3899,10 @@ export interface operations {
     getQueue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3606,6 +3926,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueueAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -3625,6 +3946,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3642,6 +3964,8 @@ export interface operations {
                  *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
                  */
                 "Human-Check"?: string;
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
             };
             path: {
                 /**
@@ -3674,6 +3998,7 @@ export interface operations {
                     "application/json": components["schemas"]["EntryAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["HumanCheckFailed"];
             /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
@@ -3704,6 +4029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3712,7 +4038,10 @@ export interface operations {
     getMyQueueEntry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3734,6 +4063,7 @@ export interface operations {
                     "application/json": components["schemas"]["EntryAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The fan did not join (`queue_entry_not_found`); no such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -3745,6 +4075,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3756,7 +4087,10 @@ export interface operations {
                 /** @description The previous page's `nextCursor`. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3835,6 +4169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3843,7 +4178,10 @@ export interface operations {
     getMyQueueProof: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3865,6 +4203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProofAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The fan did not join (`queue_entry_not_found`); no such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -3903,6 +4242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -3911,7 +4251,10 @@ export interface operations {
     getQueueReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
             path: {
                 /**
                  * @description The pack's `id`. A path segment that is not an id once percent-decoded (1-64 characters
@@ -3935,6 +4278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportAnswer"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             /** @description No such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -3972,9 +4316,139 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up. */
+            200: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "releaseId": "3f9c2e1",
+                     *       "status": "pass",
+                     *       "version": "1"
+                     *     }
+                     */
+                    "application/health+json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getServerTime: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server's time. */
+            200: {
+                headers: {
+                    /** @description `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-29T18:30:00.250Z",
+                     *       "unixMs": 1795977000250
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServerTime"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getAppConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer: send it in `If-None-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "flags": {
+                     *         "lockerRooms": true
+                     *       },
+                     *       "maintenance": {
+                     *         "active": false,
+                     *         "window": null
+                     *       },
+                     *       "minimumVersions": {
+                     *         "ios": {
+                     *           "storeUrl": "https://apps.apple.com/app/id000000000",
+                     *           "update": "forced",
+                     *           "version": "2.3.0"
+                     *         }
+                     *       },
+                     *       "revision": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AppConfig"];
+                };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

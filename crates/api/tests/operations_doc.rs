@@ -118,8 +118,8 @@ fn a_function_or_a_variable_left_out_of_the_table_is_caught() {
                 "| list-packs, catalog | `CURSOR_SECRET` | nothing more |",
             ),
             (
-                "| get-pack, locker-rooms | nothing more | nothing more |",
-                "| get-pack, locker-rooms | nothing more | `CURSOR_SECRET` |",
+                "| get-pack, locker-rooms, misc | nothing more | nothing more |",
+                "| get-pack, locker-rooms, misc | nothing more | `CURSOR_SECRET` |",
             ),
         ],
         problems,

@@ -22,7 +22,36 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 9] = [
+const GUARDED: [(&str, &[&str], &[&str]); 10] = [
+    // The app configuration: written by the operators' `app-config` only; every function that
+    // serves requests reads it (its version gate and maintenance).
+    (
+        store::app_config::CONFIG_PREFIX,
+        &[],
+        &[
+            "list-packs",
+            "get-pack",
+            "web3-link",
+            "start-purchase",
+            "get-purchase",
+            "complete-purchase",
+            "open-pack",
+            "me-purchases",
+            "me-cash",
+            "quests",
+            "quest-claims",
+            "me-wallets",
+            "cash-top-ups",
+            "stripe-webhook",
+            "me-profile",
+            "locker-rooms",
+            "queue",
+            "leaderboards",
+            "dashboard",
+            "catalog",
+            "misc",
+        ],
+    ),
     (
         store::schema::DRAW_PREFIX,
         &["get-pack", "open-pack"],
@@ -83,6 +112,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 9] = [
             "leaderboards",
             "dashboard",
             "quests",
+            "misc",
         ],
         &[],
     ),

@@ -103,6 +103,33 @@ impl Timestamp {
         self.0.unix_timestamp_nanos()
     }
 
+    /// Milliseconds since the Unix epoch (rounded down).
+    pub fn unix_millis(self) -> i64 {
+        // 1970-9999 in milliseconds fits an i64 many times over.
+        (self.unix_nanos().div_euclid(1_000_000)) as i64
+    }
+
+    /// Milliseconds from `self` until `later` (0 once `later` has passed): how far a client
+    /// counting down to `later` is from it at `self`.
+    pub fn millis_until(self, later: Timestamp) -> u64 {
+        u64::try_from(later.unix_millis() - self.unix_millis()).unwrap_or(0)
+    }
+
+    /// RFC 3339 in UTC with exactly three fractional digits (`2026-11-29T18:30:00.250Z`).
+    pub fn rfc3339_millis(self) -> String {
+        let at = self.0;
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute(),
+            at.second(),
+            at.millisecond()
+        )
+    }
+
     pub fn datetime(self) -> OffsetDateTime {
         self.0.into()
     }
@@ -160,6 +187,18 @@ impl<'de> Deserialize<'de> for Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn milliseconds_are_written_and_counted_down() {
+        let at = Timestamp::parse("2026-11-29T18:30:00.2509Z").unwrap();
+        assert_eq!(at.rfc3339_millis(), "2026-11-29T18:30:00.250Z");
+        assert_eq!(at.unix_millis(), 1_795_977_000_250);
+        let later = Timestamp::parse("2026-11-29T18:30:01Z").unwrap();
+        assert_eq!(at.millis_until(later), 750);
+        assert_eq!(later.millis_until(at), 0);
+        let early = Timestamp::parse("1970-01-01T00:00:00.5Z").unwrap();
+        assert_eq!(early.rfc3339_millis(), "1970-01-01T00:00:00.500Z");
+    }
 
     #[test]
     fn round_trips_in_utc() {

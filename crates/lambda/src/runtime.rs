@@ -21,6 +21,7 @@ use tracing::Instrument;
 use crate::aws::{LambdaDynamoDb, lambda_dynamodb_client};
 use api::auth::TokenVerifier;
 use api::config::{self, AuthConfig, ConfigError, Env};
+use api::http::app_config::ConfigCache;
 use api::http::layers::{api_layers, request_id};
 use api::http::limit::{Limiter, system_clock};
 use api::state::PurchaseState;
@@ -111,14 +112,22 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
 /// Serves `app` (a function's router, [`api::http::routes::Routes::function_app`], over its
 /// state built once for the life of the process) in the API's layers until Lambda stops the
 /// process, each route in the rate limits of the class its declaration names (`RATE_LIMIT_*`,
-/// read once per cold start; counted on `store`'s table, [`api::http::limit`]): no function
-/// can leave them out. Exits with a clear message when that configuration is malformed. Each
+/// read once per cold start; counted on `store`'s table, [`api::http::limit`]) behind the app
+/// configuration's gate ([`api::http::app_config`]: the copy read during init, then at most
+/// every few seconds): no function can leave them out. Exits with a clear message when that configuration is malformed. Each
 /// invocation writes its metrics line ([`store::metrics`]): `Requests` with its `statusClass`,
 /// `Latency` (the router's time), whatever the handler and the store counted, and the request id.
 pub async fn serve(app: Router, store: &DynamoStore) -> Result<(), lambda_http::Error> {
     let policy = require(config::rate_policy(&Env));
     let limiter = Limiter::new(store.clone(), policy, system_clock());
-    let app = api_layers(app, Some(Arc::new(limiter)));
+    let config = Arc::new(ConfigCache::new(store));
+    // Read during init, on the connection `warm` opened (one round trip), so that no request
+    // waits for it; a failure is logged and the copy read again 5 s later.
+    prefetch(async {
+        config.current().await;
+    })
+    .await;
+    let app = api_layers(app, Some(Arc::new(limiter))).with_config(config);
     let emitter = &metrics::Emitter::from_env();
     let service = service_fn(move |request: Request| {
         let app = app.clone();

@@ -12,6 +12,7 @@
 //!   lock around each operation), for the local API. One contract suite
 //!   (`crates/api/tests/store_contract.rs`) runs against both so they cannot drift.
 
+pub mod app_config;
 pub mod cash;
 pub mod catalog;
 pub mod condition;
@@ -123,7 +124,8 @@ impl Eq for StoreError {}
 
 /// Every operation of every aggregate: what the local API and the contract tests hold.
 pub trait Store:
-    packs::PackStore
+    app_config::AppConfigStore
+    + packs::PackStore
     + purchases::PurchaseStore
     + links::LinkStore
     + cash::CashStore
@@ -141,7 +143,8 @@ pub trait Store:
 {
 }
 impl<
-    S: packs::PackStore
+    S: app_config::AppConfigStore
+        + packs::PackStore
         + purchases::PurchaseStore
         + links::LinkStore
         + cash::CashStore

@@ -32,12 +32,35 @@ fn pascal_case(id: &str) -> String {
         .collect()
 }
 
-/// `<function>.json`, or `<function>.<fixture>.json` when the route names its fixture.
-pub fn fixture_name(route: &RouteSpec) -> String {
+/// `<function>.<fixture>.json` when the route names its fixture; else `<function>.json` for the
+/// first of its function's routes in `routes`, `<function>.<operation-id>.json` (kebab case) for
+/// the others.
+pub fn fixture_name(route: &RouteSpec, routes: &[RouteSpec]) -> String {
+    let first = routes
+        .iter()
+        .find(|other| other.function == route.function)
+        .is_none_or(|first| first.operation_id == route.operation_id);
     match route.extra.fixture {
         Some(name) => format!("{}.{name}.json", route.function),
-        None => format!("{}.json", route.function),
+        None if first => format!("{}.json", route.function),
+        None => format!(
+            "{}.{}.json",
+            route.function,
+            kebab_case(&route.operation_id)
+        ),
     }
+}
+
+/// `getServerTime` as `get-server-time`.
+fn kebab_case(camel: &str) -> String {
+    let mut kebab = String::with_capacity(camel.len() + 4);
+    for c in camel.chars() {
+        if c.is_ascii_uppercase() {
+            kebab.push('-');
+        }
+        kebab.push(c.to_ascii_lowercase());
+    }
+    kebab
 }
 
 /// The template's parameters with their example values, in order.
@@ -88,14 +111,14 @@ pub fn problems(routes: &[RouteSpec]) -> Vec<String> {
                 event(route)
             ));
         }
+        let fixture = fixture_name(route, routes);
         if earlier
             .iter()
-            .any(|other| fixture_name(other) == fixture_name(route))
+            .any(|other| fixture_name(other, routes) == fixture)
         {
             problems.push(format!(
-                "{}: {} is another route's fixture too: name this one's (`fixture: ...`)",
+                "{}: {fixture} is another route's fixture too: name this one's (`fixture: ...`)",
                 route.key(),
-                fixture_name(route)
             ));
         }
     }
@@ -165,6 +188,19 @@ mod tests {
             extra: RouteExtra::NONE,
             ..league.clone()
         };
+        let both = [leagues.clone(), unnamed_fixture];
+        assert!(problems(&both).is_empty());
+        assert_eq!(fixture_name(&both[1], &both), "catalog.get-league.json");
+        let mut same_fixture = league.clone();
+        same_fixture.operation_id = "getLeagueAgain".into();
+        same_fixture.method = "PUT".into();
+        let twice = problems(&[league.clone(), same_fixture]);
+        assert!(
+            twice
+                .iter()
+                .any(|p| p.contains("catalog.league.json is another route's fixture")),
+            "{twice:?}"
+        );
         let same_event = RouteSpec {
             extra: RouteExtra {
                 event: Some("ListLeagues"),
@@ -184,7 +220,6 @@ mod tests {
         for (second, named) in [
             (no_example, "{leagueId} has no example"),
             (off_grammar, "not of its grammar"),
-            (unnamed_fixture, "catalog.json is another route's fixture"),
             (same_event, "named ListLeagues"),
             (redundant_event, "is the operation id's"),
         ] {

@@ -16,8 +16,9 @@ pub struct RouteExtra {
     /// Route settings tighter than the API's: the template parameters `<throttle>RateLimit` and
     /// `<throttle>BurstLimit`.
     pub throttle: Option<&'static str>,
-    /// `infra/events/<function>.<fixture>.json`; `None`: `<function>.json` (one route of a
-    /// function at most).
+    /// `infra/events/<function>.<fixture>.json`; `None`: `<function>.json` for the function's
+    /// first route, `<function>.<operation-id>.json` (kebab case) for its others (the names
+    /// given here are older than that rule, and scripts and docs name them).
     pub fixture: Option<&'static str>,
     /// The raw query string, without `?`.
     pub query: &'static str,
@@ -57,8 +58,8 @@ const STRIPE_HEADERS: &[(&str, &str)] = &[
 const NONE: RouteExtra = RouteExtra::NONE;
 
 /// The routes that need more than their declaration, by function and operation id: the event's
-/// name where the deployed one is not the operation id's, the fixture's name for every route of
-/// a function but one, its query, body, idempotency key and headers, a tighter throttle.
+/// name where the deployed one is not the operation id's, the fixture's name where it is not the
+/// derived one, its query, body, idempotency key and headers, a tighter throttle.
 #[rustfmt::skip] // a route a line, or a few: read as a table
 const EXTRAS: &[(&str, &str, RouteExtra)] = &[
     ("list-packs", "listPacks", RouteExtra { query: "limit=2", ..NONE }),

@@ -72,12 +72,12 @@ const SOURCE_IP: &str = "203.0.113.7";
 
 /// (file name, contents) of every route's fixture.
 pub fn fixtures(routes: &[RouteSpec]) -> Result<Vec<(String, String)>, String> {
-    routes.iter().map(fixture).collect()
+    routes.iter().map(|route| fixture(route, routes)).collect()
 }
 
-fn fixture(route: &RouteSpec) -> Result<(String, String), String> {
+fn fixture(route: &RouteSpec, routes: &[RouteSpec]) -> Result<(String, String), String> {
     let extra = &route.extra;
-    let name = fixture_name(route);
+    let name = fixture_name(route, routes);
     let parameters = path_parameters(route)?;
     // `param_names` is in template order, so the values fill the `{name}` segments in turn.
     let mut values = parameters.iter().map(|(_, value)| *value);

@@ -2,8 +2,8 @@
 //! template.yaml's resources of each function but its own properties and policies (the head of
 //! its resource with its HttpApi events, its log group and errors alarm: [`template`]),
 //! Cargo.toml's `cargo lambda watch` router, functions/Cargo.toml's binaries ([`bins`]) and the
-//! event fixtures of infra/events; and
-//! openapi.yaml, from the handlers and their types.
+//! event fixtures of infra/events; openapi.yaml, from the handlers and their types; and each
+//! crate's test binary's modules, from its files ([`test_modules`]).
 //! `scripts/gen --check` writes nothing and fails, naming the stale files, when one differs; so
 //! does this crate's test, which `cargo test --workspace` runs.
 //!
@@ -18,6 +18,7 @@ mod functions;
 mod markers;
 mod routes;
 mod template;
+mod test_modules;
 mod watch;
 
 #[cfg(test)]
@@ -89,6 +90,17 @@ fn generate(root: &Path) -> Result<Vec<Output>, String> {
             text: Some(api::openapi::openapi_yaml()),
         },
     ];
+    for directory in test_modules::DIRECTORIES {
+        let path = format!("{directory}/main.rs");
+        let text = markers::fill(&path, &read(root, &path)?, |name| match name {
+            test_modules::REGION => test_modules::modules(root, directory),
+            other => Err(format!("{path}: unknown region {other:?}")),
+        })?;
+        outputs.push(Output {
+            path,
+            text: Some(text),
+        });
+    }
     let fixtures = fixtures::fixtures(&routes)?;
     // A routed function's fixture that no route makes any more goes; the others of the
     // directory (the schedule's event of release-holds, README.md) are hand-written.

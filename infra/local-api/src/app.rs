@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use api::config::{AuthConfig, Secret};
+use api::http::app_config::ConfigCache;
 use api::http::limit::{Limiter, system_clock};
 use api::http::routes::{LocalProcess, local_routes};
 use domain::purchases::HoldPolicy;
@@ -74,6 +75,7 @@ impl App {
             openapi: settings.openapi,
             limits: settings.limits,
             checkout: Arc::new(LocalCheckout::new(&settings.base, &settings.webhook_secret)),
+            config: Arc::new(ConfigCache::new(store)),
         }
     }
 }

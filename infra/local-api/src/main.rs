@@ -1,7 +1,8 @@
 //! `local-api`: the whole API on your machine.
 //!
 //! ```text
-//! local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE]  serve (default port 3000)
+//! local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE] [--app-config FILE]
+//!                                                      serve (default port 3000)
 //! local-api token --sub ID [--email ADDR] [--ttl SECS]  print a session token
 //! ```
 //!
@@ -36,8 +37,10 @@ use store::catalog::seed_catalog;
 use store::{DynamoStore, MemoryStore, Store};
 
 const USAGE: &str = "usage:
-  local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE]
-                                                       serve the API on http://127.0.0.1:N (default 3000)
+  local-api [--port N] [--dynamodb] [--seed FILE] [--catalog FILE] [--app-config FILE]
+                                                       serve the API on http://127.0.0.1:N (default 3000);
+                                                       --app-config: the app's configuration (GET /api/config,
+                                                       versions, maintenance), read again when FILE changes
   local-api token --sub ID [--email ADDR] [--ttl SECS] print a session token of the local identity provider";
 const SHIPPED_SEED: &[u8] = include_bytes!("../../seed/packs.json");
 const SHIPPED_CATALOG: &str = include_str!("../../seed/catalog.json");
@@ -52,6 +55,7 @@ struct ServeArgs {
     dynamodb: bool,
     seed: Option<String>,
     catalog: Option<String>,
+    app_config: Option<String>,
 }
 
 struct TokenArgs {
@@ -109,6 +113,10 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             }
             "--catalog" => {
                 serve.catalog = Some(value(i, "--catalog")?);
+                i += 1;
+            }
+            "--app-config" => {
+                serve.app_config = Some(value(i, "--app-config")?);
                 i += 1;
             }
             "--dynamodb" => serve.dynamodb = true,
@@ -191,6 +199,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         max_body_bytes,
         openapi,
         listener,
+        app_config: args.app_config.map(Into::into),
     };
     if args.dynamodb {
         lambda::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
@@ -273,6 +282,8 @@ struct Parts {
     max_body_bytes: usize,
     openapi: serde_json::Value,
     listener: tokio::net::TcpListener,
+    /// `--app-config`: the file the app's configuration is read from, and again when it changes.
+    app_config: Option<std::path::PathBuf>,
 }
 
 /// The demo user's starting balance in each currency of the packs, so the whole purchase flow
@@ -308,6 +319,9 @@ async fn run<S>(
 where
     S: Store + Clone + 'static,
 {
+    if let Some(path) = parts.app_config {
+        local_api::app_config_file::follow(store.clone(), path).await?;
+    }
     let base = &parts.base;
     let token = parts
         .idp

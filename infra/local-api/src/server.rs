@@ -16,6 +16,7 @@ use std::task::{Context, Poll, ready};
 
 use api::handlers::queue_keeper::{KeeperRun, pass};
 use api::handlers::release_holds::{SweepState, release_holds};
+use api::http::app_config::ConfigCache;
 use api::http::error::{ApiError, ErrorCode};
 use api::http::layers::{ApiLayers, api_layers};
 use api::http::limit::Limiter;
@@ -107,6 +108,8 @@ pub struct App {
     pub limits: Limits,
     /// The local Checkout's pages (`/local/...`).
     pub checkout: Arc<crate::checkout::LocalCheckout>,
+    /// The app configuration's copy, as each function keeps one (read every few seconds).
+    pub config: Arc<ConfigCache>,
 }
 
 impl App {
@@ -146,7 +149,7 @@ impl App {
             )
             .method_not_allowed_fallback(to_default)
             .fallback_service(default);
-        api_layers(router, self.limiter.clone())
+        api_layers(router, self.limiter.clone()).with_config(self.config.clone())
     }
 }
 

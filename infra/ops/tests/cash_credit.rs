@@ -14,18 +14,7 @@ use store::topups::{CompletedTopUp, CreateTopUp, GetTopUp, SetCheckout, SettleTo
 const BINARY: &str = env!("CARGO_BIN_EXE_cash-credit");
 
 async fn cash_credit_at(endpoint: &str, table: Option<&str>, args: &[&str]) -> Output {
-    let mut command = tokio::process::Command::new(BINARY);
-    command
-        .args(args)
-        .env_clear()
-        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
-        .env("AWS_REGION", "us-east-1")
-        .env("AWS_ACCESS_KEY_ID", "test")
-        .env("AWS_SECRET_ACCESS_KEY", "test");
-    if let Some(table) = table {
-        command.env("TABLE_NAME", table);
-    }
-    command.output().await.unwrap()
+    crate::tool(BINARY, endpoint, table, args).await
 }
 
 async fn cash_credit(store: &DynamoStore, args: &[&str]) -> Output {

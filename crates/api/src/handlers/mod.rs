@@ -25,6 +25,7 @@ pub mod my_purchases;
 pub mod dashboard;
 pub mod leaderboards;
 pub mod locker_room;
+pub mod misc;
 pub mod my_wallets;
 pub mod profile;
 pub mod quests;

@@ -81,6 +81,9 @@ pub enum ErrorCode {
     QueueAdmissionRequired,
     RateLimited,
     HumanCheckFailed,
+    InvalidAppVersion,
+    AppVersionUnsupported,
+    Maintenance,
 }
 
 impl ErrorCode {
@@ -154,6 +157,9 @@ impl ErrorCode {
             Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
             Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Self::HumanCheckFailed => StatusCode::FORBIDDEN,
+            Self::InvalidAppVersion => StatusCode::BAD_REQUEST,
+            Self::AppVersionUnsupported => StatusCode::UPGRADE_REQUIRED,
+            Self::Maintenance => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }
@@ -208,6 +214,13 @@ pub enum ApiError {
     /// 500: anything else. `detail` goes to the logs only.
     #[error("internal error: {detail}")]
     Internal { detail: String },
+    /// 426: the app (`X-App-Version`) is below its platform's forced minimum; its fan updates
+    /// from `store_url` (the operator's, an `https` URL: in the message and in `Link`).
+    #[error("app version unsupported")]
+    AppVersionUnsupported { store_url: String },
+    /// 503: writes are in maintenance; `retry_after` seconds (the window's end, or a minute).
+    #[error("maintenance")]
+    Maintenance { retry_after: u32 },
 }
 
 /// A storage failure is a 503 when the store is unavailable (the client retries with its
@@ -290,6 +303,8 @@ impl ApiError {
             Self::Unavailable { .. } => ErrorCode::ServiceUnavailable,
             Self::RateLimited { .. } => ErrorCode::RateLimited,
             Self::Internal { .. } => ErrorCode::InternalError,
+            Self::AppVersionUnsupported { .. } => ErrorCode::AppVersionUnsupported,
+            Self::Maintenance { .. } => ErrorCode::Maintenance,
         }
     }
 
@@ -319,6 +334,15 @@ impl ApiError {
                 "Too many requests: retry after the seconds in 'Retry-After'.".into()
             }
             Self::Internal { .. } => "An internal error occurred.".into(),
+            Self::AppVersionUnsupported { store_url } => format!(
+                "This version of the app is no longer supported: update it from {store_url}."
+            )
+            .into(),
+            Self::Maintenance { .. } => {
+                "The service is in maintenance: changes are paused; retry after the seconds in \
+                 'Retry-After'."
+                    .into()
+            }
         }
     }
 
@@ -379,8 +403,15 @@ impl IntoResponse for ApiError {
             Self::Unavailable { .. } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
             }
-            Self::RateLimited { retry_after, .. } => {
+            Self::RateLimited { retry_after, .. } | Self::Maintenance { retry_after } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+            }
+            Self::AppVersionUnsupported { store_url } => {
+                // A normalised https URL: no character a header cannot carry.
+                if let Ok(value) = HeaderValue::from_str(&format!("<{store_url}>; rel=\"update\""))
+                {
+                    headers.insert(header::LINK, value);
+                }
             }
             _ => {}
         }
@@ -456,6 +487,18 @@ mod tests {
                 ApiError::Internal { detail: "x".into() },
                 500,
                 "internal_error",
+            ),
+            (
+                ApiError::AppVersionUnsupported {
+                    store_url: "https://apps.example/x".into(),
+                },
+                426,
+                "app_version_unsupported",
+            ),
+            (
+                ApiError::Maintenance { retry_after: 60 },
+                503,
+                "maintenance",
             ),
         ];
         for (error, status, code) in cases {

@@ -15,6 +15,7 @@ use lambda_http::RequestExt;
 use tower::Service;
 use tracing::Instrument;
 
+use crate::http::app_config::ConfigCache;
 use crate::http::error::ApiError;
 use crate::http::limit::Limiter;
 use crate::http::request::LocalRequest;
@@ -85,7 +86,11 @@ fn budget<B>(request: &Request<B>) -> Option<Duration> {
 /// `router` in the layers of the API: the request's span, inside it the deadline, and the rate
 /// limits of `limiter` for its routes ([`crate::http::limit::Limited`]; `None`: not limited).
 pub fn api_layers(router: Router, limiter: Option<Arc<Limiter>>) -> ApiLayers {
-    ApiLayers { router, limiter }
+    ApiLayers {
+        router,
+        limiter,
+        config: None,
+    }
 }
 
 /// A router in the layers of the API ([`api_layers`]). One service around the whole router,
@@ -95,6 +100,16 @@ pub fn api_layers(router: Router, limiter: Option<Arc<Limiter>>) -> ApiLayers {
 pub struct ApiLayers {
     router: Router,
     limiter: Option<Arc<Limiter>>,
+    config: Option<Arc<ConfigCache>>,
+}
+
+impl ApiLayers {
+    /// The layers with the app configuration's gate on every route ([`crate::http::app_config`])
+    /// and the configuration for the handlers that answer it (`GET /api/config`).
+    pub fn with_config(mut self, config: Arc<ConfigCache>) -> Self {
+        self.config = Some(config);
+        self
+    }
 }
 
 impl<B> Service<Request<B>> for ApiLayers
@@ -118,6 +133,9 @@ where
     fn call(&mut self, mut request: Request<B>) -> Self::Future {
         if let Some(limiter) = &self.limiter {
             request.extensions_mut().insert(limiter.clone());
+        }
+        if let Some(config) = &self.config {
+            request.extensions_mut().insert(config.clone());
         }
         let span = tracing::info_span!("request", request_id = %request_id(&request));
         let budget = budget(&request);

@@ -26,6 +26,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use smallvec::SmallVec;
 
+use crate::http::app_config::{ConfigCache, gate};
 use crate::http::error::ApiError;
 use crate::http::request::source_key;
 use domain::ids::UserId;
@@ -422,7 +423,9 @@ where
     }
 }
 
-/// Runs a request of `class` through `run` (its handler): counts it on its source address,
+/// Runs a request of `class` through `run` (its handler): first the app configuration's gate
+/// (an unsupported app version, maintenance: [`crate::http::app_config`]), which spends none of
+/// the fan's limits when it refuses; then counts it on its source address,
 /// hands the rest to the `Fan` extractor ([`Limiting`] as a request extension), and writes the
 /// fields on the answer, whatever it is.
 async fn limit<F: Future<Output = Response>>(
@@ -430,6 +433,11 @@ async fn limit<F: Future<Output = Response>>(
     mut request: Request,
     run: impl FnOnce(Request) -> F,
 ) -> Response {
+    // Read, not taken: `GET /api/config` answers from the same copy.
+    let config = request.extensions().get::<Arc<ConfigCache>>();
+    if let Some(refusal) = gate(config, class, request.headers()).await {
+        return refusal.into_response();
+    }
     // Taken out, not cloned: nothing after this reads it.
     let Some(limiter) = request.extensions_mut().remove::<Arc<Limiter>>() else {
         return run(request).await;

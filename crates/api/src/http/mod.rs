@@ -3,6 +3,7 @@
 //! error type, and the layers every router runs in ([`layers`]: the request's span, the
 //! deadline).
 
+pub mod app_config;
 pub mod error;
 pub mod extract;
 pub mod human_check;

@@ -1,7 +1,7 @@
 //! JSON responses.
 
 use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Serialize;
 
@@ -41,6 +41,40 @@ pub fn publicly_cached(mut response: Response) -> Response {
     response
 }
 
+/// `response` kept by no cache (`Cache-Control: no-store`): an answer about this instant.
+pub fn not_stored(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// A public JSON answer (`text`) with its `ETag`, cacheable as [`publicly_cached`]; `304 Not
+/// Modified` without the body when the request's `If-None-Match` names that tag (or is `*`).
+/// The tag is the first 128 bits of the body's SHA-256: the same body, the same tag, on every
+/// instance, with nothing stored.
+pub fn tagged(request: &HeaderMap, text: String) -> Response {
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, text.as_bytes());
+    let tag = format!("\"{}\"", hex::encode(&digest.as_ref()[..16]));
+    let matched = request
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .map(|candidate| candidate.trim())
+        .any(|candidate| candidate == "*" || candidate.trim_start_matches("W/") == tag);
+    let mut response = if matched {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        response
+    } else {
+        json_text_response(StatusCode::OK, text)
+    };
+    let tag = HeaderValue::from_str(&tag).expect("hex in quotes is a header value");
+    response.headers_mut().insert(header::ETAG, tag);
+    publicly_cached(response)
+}
+
 /// `Idempotent-Replayed: true` on `response`: the answer repeats an earlier one.
 pub fn mark_replayed(response: &mut Response) {
     response
@@ -53,6 +87,32 @@ const PUBLIC_CACHE_CONTROL: &str = "public, max-age=5";
 
 #[cfg(test)]
 mod tests {
+    use axum::http::{HeaderMap, StatusCode, header};
+
+    #[test]
+    fn a_tag_sent_back_is_not_modified_and_another_is_the_answer() {
+        let answer = super::tagged(&HeaderMap::new(), "{}".into());
+        assert_eq!(answer.status(), StatusCode::OK);
+        let tag = answer.headers()[header::ETAG].clone();
+        assert_eq!(tag.len(), 34, "{tag:?}");
+        for sent in [
+            tag.to_str().unwrap().to_owned(),
+            format!("\"x\", W/{}", tag.to_str().unwrap()),
+            "*".to_owned(),
+        ] {
+            let mut request = HeaderMap::new();
+            request.insert(header::IF_NONE_MATCH, sent.parse().unwrap());
+            let answer = super::tagged(&request, "{}".into());
+            assert_eq!(answer.status(), StatusCode::NOT_MODIFIED, "{sent}");
+            assert_eq!(answer.headers()[header::ETAG], tag);
+        }
+        let mut request = HeaderMap::new();
+        request.insert(header::IF_NONE_MATCH, tag);
+        assert_eq!(
+            super::tagged(&request, "[]".into()).status(),
+            StatusCode::OK
+        );
+    }
     #[test]
     fn the_cache_header_spells_the_max_age() {
         assert_eq!(

@@ -3,6 +3,7 @@
 //! (`crates/api/tests/openapi.rs`) keeps the two equal.
 
 pub mod examples;
+mod gate;
 pub mod headers;
 pub mod responses;
 pub mod schemas;
@@ -14,8 +15,9 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Required};
 
 use responses::{
-    BadRequest, HumanCheckFailed, InternalError, MethodNotAllowed, PayloadTooLarge,
-    PurchaseNotFound, QuestNotFound, RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
+    AppVersionUnsupported, BadRequest, HumanCheckFailed, InternalError, MethodNotAllowed,
+    PayloadTooLarge, PurchaseNotFound, QuestNotFound, RateLimited, Unauthorized, Unavailable,
+    UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -36,6 +38,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (url = "http://127.0.0.1:3000", description = "Local API (`scripts/local`)."),
     ),
     components(responses(
+        AppVersionUnsupported,
         BadRequest,
         Unauthorized,
         PurchaseNotFound,
@@ -60,6 +63,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
         (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
         (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),
+        (name = "Misc", description = "What every app asks of its backend beside its features: is it up, what time is it, which app versions may call, is it in maintenance."),
         (name = "Waiting room", description = "A drop's line: fans join before the sale, their order is drawn after the close from a committed seed and a public beacon, and they are admitted in that order (docs/fairness.md)."),
     ),
 )]
@@ -99,6 +103,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     )]));
     absent_not_null(&mut document);
     throttled_anywhere(&mut document);
+    gate::gated_everywhere(&mut document);
     document
 }
 

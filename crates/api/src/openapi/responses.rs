@@ -26,8 +26,9 @@ pub fn error_example(code: ErrorCode, message: &'static str) -> Value {
 }
 
 /// Bad input. Codes: `invalid_json`, `invalid_body`, `invalid_payload`, `invalid_limit`,
-/// `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not well-formed
-/// HTTP/1.1 (the local API).
+/// `invalid_cursor`, `invalid_query`, `invalid_app_version` (an `X-App-Version` that is not
+/// `<platform>/<version>`); `malformed_request` for a request that is not well-formed HTTP/1.1
+/// (the local API).
 #[derive(ToResponse)]
 #[response(example = json!(error_example(
     ErrorCode::InvalidPayload,
@@ -82,12 +83,25 @@ pub struct UnsupportedMediaType(pub ErrorBody<'static>);
 )]
 pub struct MethodNotAllowed(pub ErrorBody<'static>);
 
+/// This version of the app may no longer call (`app_version_unsupported`): its platform's
+/// forced minimum (`GET /api/config`) is above the `X-App-Version` sent. Update from the store
+/// page in `Link` (and the message).
+#[derive(ToResponse)]
+#[response(
+    headers(("Link" = String, description = "`<store page>; rel=\"update\"`.")),
+    example = json!(example(ApiError::AppVersionUnsupported {
+        store_url: "https://apps.apple.com/app/id000000000".into(),
+    })),
+)]
+pub struct AppVersionUnsupported(pub ErrorBody<'static>);
+
 /// An unexpected failure (`internal_error`); details are in the service's logs only.
 #[derive(ToResponse)]
 pub struct InternalError(pub ErrorBody<'static>);
 
 /// A dependency (the database, the identity provider's keys) is unavailable
-/// (`service_unavailable`).
+/// (`service_unavailable`), or, for a write, the service is in maintenance (`maintenance`:
+/// `Retry-After` is the planned window's end, or a minute; reads are served).
 #[derive(ToResponse)]
 #[response(headers(("Retry-After" = u32, description = "Seconds to wait before retrying.")))]
 pub struct Unavailable(pub ErrorBody<'static>);

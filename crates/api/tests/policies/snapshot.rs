@@ -134,6 +134,9 @@ fn a_policy_changed_in_the_template_alone_is_caught() {
 ///   buyer's count (`USER#`), then a transaction of `PutItem`s (claim, key, purchase: `USER#`)
 ///   and `UpdateItem`s (a share: `PACK#`; the buyer's nonce: `USER#`). No holds index, no
 ///   release: dead holds are the sweep's.
+/// - misc: `GetItem` of the app configuration (`CONFIG#`), as every function serving requests
+///   (its version gate and maintenance: one read per instance every few seconds), and the rate
+///   limits' counters: nothing else.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let snapshot = policies_snapshot(&read("template.yaml"));
@@ -188,4 +191,5 @@ fn each_function_has_only_its_dynamodb_permission() {
     assert_eq!(store::schema::queue_pk(&pack), "QUEUE#p");
     assert_eq!(store::schema::entry_pk(&pack, &fan), "QUEUE#p#USER#u");
     assert_eq!(store::schema::qseed_pk(&pack), "QSEED#p");
+    assert!(store::app_config::CONFIG_PK.starts_with(store::app_config::CONFIG_PREFIX));
 }

@@ -3,7 +3,7 @@
 mod cache;
 mod cash;
 mod catalog;
-mod condition;
+pub(crate) mod condition;
 mod fan_view;
 mod leaderboards;
 mod line_cache;
@@ -18,7 +18,7 @@ mod queue_admission;
 mod queue_excluded;
 mod queue_keeper;
 mod ratelimit;
-mod records;
+pub(crate) mod records;
 mod topups;
 mod transaction;
 mod wallets;
@@ -36,13 +36,13 @@ use crate::metrics::{self, Metric};
 pub use cache::{SOLD_OUT_MEMORY_SECONDS, SOLD_OUT_RECHECK_SECONDS};
 pub use records::{document_from_item, pack_item};
 
-type Item = HashMap<String, AttributeValue>;
+pub(crate) type Item = HashMap<String, AttributeValue>;
 
 /// The app's table, through a client built once per cold start.
 #[derive(Clone, Debug)]
 pub struct DynamoStore {
-    client: Client,
-    table: String,
+    pub(crate) client: Client,
+    pub(crate) table: String,
     /// Shared by the clones of one store: what a warm instance keeps of packs.
     cache: std::sync::Arc<cache::PackCache>,
     /// Shared likewise: which packs' lines this instance knows to have finished.

@@ -141,7 +141,7 @@ where
 }
 
 /// Refuses a record of a `version` newer than this release reads (`newest`).
-fn readable(what: &str, version: u32, newest: u32) -> Result<(), StoreError> {
+pub(crate) fn readable(what: &str, version: u32, newest: u32) -> Result<(), StoreError> {
     if version > newest {
         return Err(StoreError::internal(format!(
             "{what} item of schema version {version} (this release reads up to {newest})"

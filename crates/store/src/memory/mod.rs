@@ -21,6 +21,7 @@ mod ratelimit;
 mod topups;
 mod wallets;
 
+use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -35,7 +36,7 @@ use domain::profile::name::NameKey;
 use domain::purchases::{Buys, Purchase};
 
 #[derive(Default)]
-struct Tables {
+pub(crate) struct Tables {
     packs: BTreeMap<String, StoredPack>,
     /// The packs that can be listed, in list order, with their documents: the in-memory
     /// listing index.
@@ -97,6 +98,25 @@ struct Tables {
     spent: HashMap<String, i64>,
     /// A line's exclusions, by (pack id, reason).
     exclusions: HashMap<(PackId, domain::queue::excluded::Exclusion), u64>,
+    /// The tables of the aggregates that keep their in-memory side beside their DynamoDB side
+    /// (`store/src/<aggregate>/memory.rs`), each by its type: a new one adds nothing here.
+    more: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+}
+
+impl Tables {
+    /// Aggregate table `T`, when anything was written to it.
+    pub(crate) fn table<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.more.get(&TypeId::of::<T>())?.downcast_ref()
+    }
+
+    /// Aggregate table `T`, made empty at its first use.
+    pub(crate) fn table_mut<T: Any + Default + Send + Sync>(&mut self) -> &mut T {
+        self.more
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Box::<T>::default())
+            .downcast_mut()
+            .expect("a table is stored under its own type")
+    }
 }
 
 /// In-process store; clones share the same data.
@@ -118,11 +138,11 @@ impl MemoryStore {
         self
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, Tables> {
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, Tables> {
         self.tables.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, Tables> {
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, Tables> {
         self.tables.write().unwrap_or_else(PoisonError::into_inner)
     }
 

@@ -28,6 +28,11 @@ impl LocalApi {
 
     /// Started with these environment variables as well.
     pub async fn start_with(vars: &[(&str, &str)]) -> Self {
+        Self::start_args(&[], vars).await
+    }
+
+    /// Started with these arguments and environment variables as well.
+    pub async fn start_args(args: &[&str], vars: &[(&str, &str)]) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let state_dir = std::env::temp_dir().join(format!(
             "fan-api-contract-{}-{}",
@@ -38,6 +43,7 @@ impl LocalApi {
         let stderr = std::fs::File::create(state_dir.join("stderr.log")).unwrap();
         let mut child = Command::new(BINARY)
             .args(["--port", "0"])
+            .args(args)
             .env_remove("TABLE_NAME")
             .env_remove("AUTH_ISSUER")
             .env("FAN_API_STATE_DIR", &state_dir)

@@ -49,9 +49,15 @@ impl<P: ApiPath, H> Api<P, H> {
     }
 }
 
-/// `api!(module::handler::<S>)`: the handler with the `__path_handler` type that its
-/// `#[utoipa::path]` declares beside it, so that a route names its handler once.
+/// `api!(module::handler::<S>)` (or `api!(module::handler)`, a handler of no store): the handler
+/// with the `__path_handler` type that its `#[utoipa::path]` declares beside it, so that a route
+/// names its handler once.
 macro_rules! api {
+    ($module:ident :: $handler:ident) => {
+        pastey::paste! {
+            $crate::http::routes::Api::<$module::[<__path_ $handler>], _>::new($module::$handler)
+        }
+    };
     ($module:ident :: $handler:ident :: <$store:ident>) => {
         pastey::paste! {
             $crate::http::routes::Api::<$module::[<__path_ $handler>], _>::new(

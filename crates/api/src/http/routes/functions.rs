@@ -12,6 +12,7 @@ use crate::handlers::get_pack::{self, GetPackState};
 use crate::handlers::leaderboards::{self, LeaderboardsState};
 use crate::handlers::list_packs::{self, ListPacksState};
 use crate::handlers::locker_room::{self, LockerRoomsState};
+use crate::handlers::misc::{self, MiscState};
 use crate::handlers::my_wallets::{self, WalletsState};
 use crate::handlers::profile;
 use crate::handlers::queue::{self, QueueFnState, proof};
@@ -61,6 +62,16 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(quests_routes());
     f.function(quest_claims_routes());
     f.function(queue_routes());
+    f.function(misc_routes());
+}
+
+/// `misc`: health, the server's time and the app's configuration, public; none waits on the
+/// store (the configuration is the instance's copy, [`crate::http::app_config`]).
+pub fn misc_routes<B: Build>() -> Routes<Arc<MiscState>, B> {
+    Routes::new("misc")
+        .route(RouteClass::Read, api!(misc::get_health))
+        .route(RouteClass::Read, api!(misc::get_time))
+        .route(RouteClass::Read, api!(misc::get_config))
 }
 
 /// `list-packs`: the active packs; API Gateway's `$default` route.

@@ -173,6 +173,9 @@ fn the_listing_reads_each_handlers_attribute() {
             "queue GET /api/packs/{packId}/queue/entrants read",
             "queue GET /api/packs/{packId}/queue/me/proof read",
             "queue GET /api/packs/{packId}/queue/report read",
+            "misc GET /api/health read",
+            "misc GET /api/time read",
+            "misc GET /api/config read",
         ]
     );
     assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
