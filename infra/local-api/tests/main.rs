@@ -2,7 +2,9 @@
 //! each former test binary is a module; what they share is built and started once.
 
 mod bounded_bodies;
+mod browser;
 mod common;
+mod cors;
 mod demo_queue;
 mod fan_view_flow;
 mod hostile;
