@@ -48,6 +48,7 @@ mod released_units;
 mod store_contract;
 mod support;
 mod template;
+mod template_cors;
 mod template_top_ups;
 mod top_up_guards;
 mod top_ups;

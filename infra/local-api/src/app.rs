@@ -41,6 +41,8 @@ pub struct AppSettings {
     /// as the functions count on API Gateway's `sourceIp`; `None`: not limited (the drop
     /// benchmark, whose thousands of fans share one loopback address).
     pub rate_limits: Option<RatePolicy>,
+    /// The origins whose browsers may call the API (`LOCAL_API_CORS_ORIGINS`).
+    pub cors: crate::cors::Cors,
 }
 
 impl App {
@@ -76,6 +78,7 @@ impl App {
             limits: settings.limits,
             checkout: Arc::new(LocalCheckout::new(&settings.base, &settings.webhook_secret)),
             config: Arc::new(ConfigCache::new(store)),
+            cors: Arc::new(settings.cors),
         }
     }
 }

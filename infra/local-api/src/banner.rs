@@ -19,6 +19,8 @@ pub struct Banner<'a> {
     pub balances: &'a str,
     /// The demo's waiting room, when local-api opened one: the pack and its line's close.
     pub demo_line: Option<(&'a str, Timestamp)>,
+    /// The origins whose browsers may call the API (`http://localhost:5173, ...`; empty: none).
+    pub cors_origins: &'a str,
 }
 
 impl Banner<'_> {
@@ -33,8 +35,17 @@ impl Banner<'_> {
         line(format!("fan-api local API on {base}"));
         line(format!("  store: {}", self.store));
         line(format!(
-            "  API: {} routes, described at {base}/openapi.json; docs/api.md walks through them with curl",
+            "  API: {} routes, described at {base}/openapi.json and shown at {base}/docs; \
+             docs/api.md walks through them with curl",
             self.routes
+        ));
+        let origins = match self.cors_origins {
+            "" => "none",
+            origins => origins,
+        };
+        line(format!(
+            "  CORS, as API Gateway answers it: browsers on {origins} may call the API ({})",
+            crate::cors::ORIGINS_VAR
         ));
         line(
             "  rate limits: per fan and per connection's address, RATE_LIMIT_* or the defaults \

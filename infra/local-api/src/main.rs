@@ -29,6 +29,7 @@ use domain::timestamp::{Timestamp, unix_now};
 use local_api::app::AppSettings;
 use local_api::banner::Banner;
 use local_api::checkout;
+use local_api::cors::Cors;
 use local_api::demo_queue;
 use local_api::idp::{self, LocalIdp};
 use local_api::server::{self, App, spawn_keeper, spawn_sweep};
@@ -171,8 +172,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         "http://{}",
         listener.local_addr().map_err(|e| e.to_string())?
     );
-    let openapi: serde_json::Value =
-        serde_norway::from_str(OPENAPI).map_err(|e| format!("openapi.yaml: {e}"))?;
+    let openapi = local_api::reference::served_document(
+        serde_norway::from_str(OPENAPI).map_err(|e| format!("openapi.yaml: {e}"))?,
+        &base,
+    );
+    let cors = Cors::from_env()?;
 
     let idp = LocalIdp::load_or_create(&idp::state_dir())?;
     // Exactly the production verifier, pointed at this server's JWKS.
@@ -198,6 +202,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         idp,
         max_body_bytes,
         openapi,
+        cors,
         listener,
         app_config: args.app_config.map(Into::into),
     };
@@ -281,6 +286,7 @@ struct Parts {
     idp: LocalIdp,
     max_body_bytes: usize,
     openapi: serde_json::Value,
+    cors: Cors,
     listener: tokio::net::TcpListener,
     /// `--app-config`: the file the app's configuration is read from, and again when it changes.
     app_config: Option<std::path::PathBuf>,
@@ -337,6 +343,7 @@ where
         demo_line: demo_line
             .as_ref()
             .map(|(pack, closes_at)| (pack.as_str(), *closes_at)),
+        cors_origins: &parts.cors.origins(),
     };
     print!("{}", banner.text());
     spawn_sweep(store.clone());
@@ -353,6 +360,7 @@ where
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,
         rate_limits: Some(config::rate_policy(&Env).map_err(|e| e.to_string())?),
+        cors: parts.cors,
     };
     let app = App::new(&store, settings);
     let shutdown = async {

@@ -2,7 +2,8 @@
 //! process's states), routed exactly as the API Gateway of `template.yaml` routes: on the path
 //! as sent, every other request to the `$default` route's function (list-packs, which answers
 //! the JSON 404/405); plus the local identity provider's JWKS, the OpenAPI document and the
-//! local Checkout pages. No handler logic lives here.
+//! local Checkout pages and the API reference (`/docs`); in front of it all, CORS as API Gateway
+//! answers it ([`crate::cors`]). No handler logic lives here.
 //!
 //! Served with hyper's connection builder rather than `axum::serve`: `axum::serve` sets neither
 //! a header read timeout nor a cap on the request head, which this server keeps (a stalled
@@ -110,6 +111,8 @@ pub struct App {
     pub checkout: Arc<crate::checkout::LocalCheckout>,
     /// The app configuration's copy, as each function keeps one (read every few seconds).
     pub config: Arc<ConfigCache>,
+    /// The origins whose browsers may call the API, and what they may send and read.
+    pub cors: Arc<crate::cors::Cors>,
 }
 
 impl App {
@@ -132,6 +135,7 @@ impl App {
                 "/openapi.json",
                 get(move || std::future::ready(json_response(StatusCode::OK, &openapi))),
             )
+            .merge(crate::reference::router())
             .route(
                 "/.well-known/jwks.json",
                 get(move || std::future::ready(json_response(StatusCode::OK, &jwks))),
@@ -200,6 +204,7 @@ pub async fn serve(
 ) {
     let limits = app.limits;
     let router = app.router();
+    let cors = app.cors.clone();
     let connections = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     tokio::pin!(shutdown);
     loop {
@@ -218,14 +223,15 @@ pub async fn serve(
             tracing::warn!(peer = %peer, "too many connections; one refused");
             continue;
         };
-        let router = router.clone();
+        let (router, cors) = (router.clone(), cors.clone());
         tokio::spawn(async move {
             let _permit = permit;
             // Once per connection: its address's counter key is hashed here, not per request.
             let local_peer = LocalPeer::new(peer.ip());
             let service = service_fn(move |request: hyper::Request<Incoming>| {
                 let request = as_api_gateway_hands_it(request, limits.body_timeout, local_peer);
-                router.clone().oneshot(request)
+                let (router, cors) = (router.clone(), cors.clone());
+                async move { cors.serve(request, router).await }
             });
             let served = hyper::server::conn::http1::Builder::new()
                 .max_buf_size(MAX_HEAD_BYTES)

@@ -53,6 +53,7 @@ mod banner {
                 "nba-all-star-2027",
                 Timestamp::parse("2026-11-28T20:15:00Z").unwrap(),
             )),
+            cors_origins: "http://localhost:5173",
         }
         .text()
     }

@@ -84,6 +84,8 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         // The drop's thousands of fans come from one loopback address: the benchmark measures
         // the drop, the limits' cost is reckoned apart (BENCHMARKS.md, rate limits).
         rate_limits: None,
+        // The benchmark's clients are no browsers.
+        cors: local_api::cors::Cors::none(),
     };
     let app = server::App::new(&store, settings);
     server::serve(app, listener, std::future::pending()).await;
