@@ -28,6 +28,17 @@ pub struct StoredAppConfig {
     pub updated_at: Timestamp,
 }
 
+impl StoredAppConfig {
+    /// What a write of `config` from revision `expected` stores: the next revision, both stores'.
+    fn written(config: &AppConfig, expected: u64, now: Timestamp) -> Self {
+        Self {
+            config: config.clone(),
+            revision: expected + 1,
+            updated_at: now,
+        }
+    }
+}
+
 /// Why a write was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PutAppConfigError {
@@ -136,11 +147,7 @@ mod dynamo {
             expected: u64,
             now: Timestamp,
         ) -> Result<StoredAppConfig, PutAppConfigError> {
-            let stored = StoredAppConfig {
-                config: config.clone(),
-                revision: expected + 1,
-                updated_at: now,
-            };
+            let stored = StoredAppConfig::written(config, expected, now);
             let text = serde_json::to_string(config)
                 .map_err(|e| StoreError::internal_from("configuration", e))?;
             let mut item: Item = serde_dynamo::to_item(ConfigRecord {
@@ -253,11 +260,7 @@ mod memory {
                     current: current.map_or(0, |c| c.revision),
                 });
             }
-            let stored = StoredAppConfig {
-                config: config.clone(),
-                revision: expected + 1,
-                updated_at: now,
-            };
+            let stored = StoredAppConfig::written(config, expected, now);
             table.0 = Some(stored.clone());
             Ok(stored)
         }
