@@ -103,6 +103,18 @@ impl Timestamp {
         self.0.unix_timestamp_nanos()
     }
 
+    /// Milliseconds since the Unix epoch (rounded down).
+    pub fn unix_millis(self) -> i64 {
+        // 1970-9999 in milliseconds fits an i64 many times over.
+        (self.unix_nanos().div_euclid(1_000_000)) as i64
+    }
+
+    /// Milliseconds from `self` until `later` (0 once `later` has passed): how far a client
+    /// counting down to `later` is from it at `self`.
+    pub fn millis_until(self, later: Timestamp) -> u64 {
+        u64::try_from(later.unix_millis() - self.unix_millis()).unwrap_or(0)
+    }
+
     pub fn datetime(self) -> OffsetDateTime {
         self.0.into()
     }
