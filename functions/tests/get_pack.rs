@@ -4,12 +4,14 @@ use std::time::Duration;
 
 use domain::packs::seed::parse_seed;
 use domain::packs::{Pack, PackItem, PackStatus};
+use domain::timestamp::Timestamp;
 use serde_json::Value;
 use store::DynamoStore;
-use store::packs::GetPack;
+use store::packs::{GetPack, ListUpcomingPacks};
+use testkit::countdowns::asked;
 use testkit::events::ApiEvent;
 use testkit::fault_proxy::{Fault, FaultProxy, THROTTLING, counts};
-use testkit::packs::{active, ending, with_status};
+use testkit::packs::{active, ending, listed_json, with_status};
 use testkit::runtime_api::{Outcome, RuntimeApi, http_parts};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_get-pack");
@@ -47,14 +49,17 @@ fn is_hex_64(value: &Value) -> bool {
     })
 }
 
-/// `answer` is `pack` (every field as listed, and its items) with the fairness of its stored seed.
+/// `answer` is `pack` (every field as listed, and its items) with the fairness of its stored seed
+/// (a pack whose instants have passed or are null: its countdowns are 0 or null).
 async fn assert_answers(store: &DynamoStore, answer: &Value, pack: &Pack, revealed: bool) {
     let mut fields = answer["pack"].clone();
     let fairness = fields
         .as_object_mut()
         .and_then(|object| object.remove("fairness"))
         .expect("fairness");
-    assert_eq!(fields, serde_json::to_value(pack).unwrap(), "{answer}");
+    let mut listed = listed_json(pack);
+    listed["items"] = serde_json::to_value(&pack.items).unwrap();
+    assert_eq!(fields, listed, "{answer}");
     let stored = store
         .get_pack(&testkit::ids::pack(&pack.id))
         .await
@@ -180,6 +185,42 @@ async fn the_event_fixture_gets_the_shipped_seed_pack() {
     );
     let revealed = body["pack"]["fairness"]["serverSeed"] != Value::Null;
     assert_answers(&store, &body, &pack, revealed).await;
+}
+
+/// Issue 44: a pack the instance answers from memory still counts down from each answer, and
+/// the countdown is never stored.
+#[tokio::test]
+async fn a_pack_kept_in_memory_counts_down_from_each_answer() {
+    let store = testkit::moto::shared_table().await;
+    let mut pack = active("countdown-kept", -60);
+    testkit::packs::save(&store, &pack).await;
+    let runtime = RuntimeApi::start().await;
+    let _function = spawn(&runtime, store.table(), testkit::moto::shared_endpoint());
+    let ((_, first, _), first_asked) = asked(get(&runtime, "/api/packs/countdown-kept")).await;
+    pack.name = "Renamed".into();
+    testkit::packs::save(&store, &pack).await;
+    // The clock moves on between the answers, so that one kept whole would show.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let ((_, second, _), second_asked) = asked(get(&runtime, "/api/packs/countdown-kept")).await;
+    assert_eq!(
+        second["pack"]["name"], "Pack countdown-kept",
+        "answered from memory"
+    );
+    let first = first_asked.assert_counts_down(&first["pack"], "saleStarts");
+    let second = second_asked.assert_counts_down(&second["pack"], "saleStarts");
+    assert!(
+        second < first && first <= Some(60_000),
+        "{first:?} then {second:?}"
+    );
+
+    let stored = store
+        .list_upcoming_packs(Timestamp::now(), 100)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|document| document.fields().contains("\"countdown-kept\""))
+        .expect("listed as upcoming");
+    assert!(!stored.fields().contains("InMs"), "{}", stored.fields());
 }
 
 #[tokio::test]

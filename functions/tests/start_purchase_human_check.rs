@@ -9,6 +9,7 @@ use domain::humancheck::Door;
 use domain::ids::UserId;
 use domain::purchases::purchase_id;
 use store::purchases::GetPurchase;
+use testkit::countdowns::without_countdowns;
 use testkit::ids::pack;
 use testkit::packs::{active, at};
 use testkit::purchases::{PurchaseEnv, start_event};
@@ -86,7 +87,10 @@ async fn a_checked_pack_sells_to_a_token_for_its_start_and_refuses_the_rest() {
     assert_eq!(started.status, 201, "{started:?}");
     // Its repeat, its answer lost: no token needed.
     let again = function.call(&start("key-1", None)).await;
-    assert_eq!((again.status, &again.body), (201, &started.body));
+    assert_eq!(
+        (again.status, without_countdowns(again.body.clone())),
+        (201, without_countdowns(started.body.clone()))
+    );
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
     // The token is spent: another start is refused with it.
     let reused = function.call(&start("key-2", Some(&human))).await;

@@ -14,8 +14,10 @@
 //! - [`scripts`]: input files for the repository's scripts, and their runs.
 //! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
 //! - [`waiting_room`]: queued packs drawn with a recorded round, fans joined, the keeper run.
+//! - [`countdowns`]: an answer's countdowns checked against when it was asked.
 
 pub mod attacks;
+pub mod countdowns;
 pub mod drand;
 pub mod emf;
 pub mod events;

@@ -81,10 +81,20 @@ pub async fn save<S: GetPack + SeedPack>(store: &S, pack: &Pack) {
         .unwrap_or_else(|e| panic!("seeding pack {}: {e}", pack.id));
 }
 
-/// `pack`'s JSON as a list page shows it: every field but `items`.
+/// `pack`'s JSON as a list page shows it now: every field but `items`, with the countdowns
+/// (exact for instants past, 0, or null; a future one's counts down as the test runs).
 pub fn listed_json(pack: &Pack) -> serde_json::Value {
+    let now = Timestamp::now();
+    let until = |at: Option<Timestamp>| at.map(|at| now.millis_until(at));
     let mut json = serde_json::to_value(pack).expect("a pack serialises");
-    json.as_object_mut().expect("an object").remove("items");
+    let object = json.as_object_mut().expect("an object");
+    object.remove("items");
+    object.insert("saleStartsInMs".into(), until(pack.sale_starts_at).into());
+    object.insert("saleEndsInMs".into(), until(pack.sale_ends_at).into());
+    if let (Some(terms), Some(queue)) = (pack.queue, object.get_mut("queue")) {
+        queue["opensInMs"] = now.millis_until(terms.opens_at).into();
+        queue["closesInMs"] = now.millis_until(terms.closes_at).into();
+    }
     json
 }
 

@@ -17,6 +17,7 @@ use domain::packs::Pack;
 use domain::packs::document::PackDocument;
 use domain::packs::draw::{DrawInput, ServerSeed, draw, uniform};
 use domain::packs::seed::parse_seed;
+use domain::timestamp::Timestamp;
 use store::dynamo::{document_from_item, pack_item};
 use store::metrics::{self, Metric};
 use testkit::events::ApiEvent;
@@ -71,8 +72,9 @@ fn body_parsing(c: &mut Criterion) {
 fn page_serialisation(c: &mut Criterion) {
     let packs: Vec<PackDocument> = hundred_packs().iter().map(PackDocument::of).collect();
     let cursor = "MToxMjM0NTY3ODkwMTIzNDU2Nzg5MDEjcGFjay0xMDA.AAAAAAAAAAAAAAAAAAAAAA";
+    let now = Timestamp::now();
     c.bench_function("serialise_page_of_100_packs", |b| {
-        b.iter(|| page_json(black_box(&packs), Some(cursor)))
+        b.iter(|| page_json(black_box(&packs), Some(cursor), now))
     });
 }
 

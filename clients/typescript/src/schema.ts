@@ -1190,6 +1190,18 @@ export interface components {
              *     file.
              */
             readonly lineFinished?: boolean;
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `saleStartsAt` (0 once it has passed; null when it is null). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            saleStartsInMs: number | null;
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `saleEndsAt` (0 once it has passed; null when it is null). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            saleEndsInMs: number | null;
         };
         PackAnswer: {
             pack: components["schemas"]["PackDetail"];
@@ -1230,6 +1242,18 @@ export interface components {
              *     file.
              */
             readonly lineFinished?: boolean;
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `saleStartsAt` (0 once it has passed; null when it is null). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            saleStartsInMs: number | null;
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `saleEndsAt` (0 once it has passed; null when it is null). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            saleEndsInMs: number | null;
             /** @description The content pool, in the order the draw uses; every rarity of `odds` has at least one item. */
             items: components["schemas"]["PackItem"][];
             fairness: components["schemas"]["PackFairness"];
@@ -1331,6 +1355,12 @@ export interface components {
             reservedAt: components["schemas"]["Timestamp"];
             /** @description When the hold runs out unless the purchase is paid. */
             expiresAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `expiresAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            expiresInMs: number;
             completedAt: null | components["schemas"]["Timestamp"];
             openedAt: null | components["schemas"]["Timestamp"];
             /** @description The drawn items, once opened; null before. */
@@ -1373,8 +1403,20 @@ export interface components {
             name: string;
             description: string;
             startsAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `startsAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            startsInMs: number;
             /** @description Openings count until then; the reward may be claimed until 7 days after. */
             endsAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `endsAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            endsInMs: number;
             goal: components["schemas"]["QuestGoal"];
             reward: components["schemas"]["QuestReward"];
             progress: components["schemas"]["QuestProgress"];
@@ -1433,7 +1475,19 @@ export interface components {
         Queue: {
             packId: string;
             opensAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `opensAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            opensInMs: number;
             closesAt: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `closesAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            closesInMs: number;
             /**
              * Format: int32
              * @description An admitted fan's window, in seconds.
@@ -1497,7 +1551,19 @@ export interface components {
              */
             receipt: string;
             estimatedAdmissionAt: null | components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `estimatedAdmissionAt` (0 once it has passed; null when it is null). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            estimatedAdmissionInMs: number | null;
             passExpiresAt: null | components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `passExpiresAt` (0 once it has passed; null when it is null). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            passExpiresInMs: number | null;
             /**
              * @description Whether a start by this fan passes the line's door now: admitted with the window open
              *     and allowance left, or, once the line has finished, any entrant while units are left.
@@ -1520,6 +1586,18 @@ export interface components {
              * @description An admitted fan's window to start their purchases, in seconds.
              */
             passSeconds?: number;
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `opensAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            opensInMs: number;
+            /**
+             * Format: int64
+             * @description Milliseconds from this answer until `closesAt` (0 once it has passed). Count down from this, not from the device's clock (GET /api/time gives the server's). A shared cache may answer with a copy: subtract its `Age` header (seconds × 1000) when the answer has one.
+             * @example 60000
+             */
+            closesInMs: number;
         };
         /** @description `{"received": true}`. */
         Received: {

@@ -9,6 +9,7 @@ mod cash_contract;
 mod catalog_contract;
 mod catalog_handlers;
 mod clients;
+mod countdowns;
 mod dashboard_handlers;
 mod dependency_faults;
 mod draw_verifier;

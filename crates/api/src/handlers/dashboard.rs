@@ -68,7 +68,7 @@ where
             let quests = active_quests(&store, &user_id, now).await?;
             let listed: Vec<QuestJson<'_>> = quests
                 .iter()
-                .map(|(quest, progress)| QuestJson::of(quest, *progress))
+                .map(|(quest, progress)| QuestJson::of(quest, *progress, now))
                 .collect();
             serde_json::to_value(listed).map_err(|e| StoreError::internal_from("quests", e))
         })
@@ -132,7 +132,7 @@ struct CashJson {
 #[schema(as = Drop)]
 struct DropJson {
     /// The pack as `GET /api/packs` lists it.
-    #[schema(value_type = domain::packs::Pack)]
+    #[schema(value_type = crate::views::pack::PackJson)]
     pack: serde_json::Value,
     /// `live`: on sale now; `upcoming`: its sale starts later.
     #[schema(pattern = "^(live|upcoming)$")]
@@ -173,9 +173,9 @@ fn part<T>(name: &str, result: Result<T, StoreError>) -> Option<T> {
         .ok()
 }
 
-fn pack_value(document: &PackDocument) -> Result<serde_json::Value, StoreError> {
+fn pack_value(document: &PackDocument, now: Timestamp) -> Result<serde_json::Value, StoreError> {
     let mut text = String::new();
-    document.write_json(&mut text);
+    document.write_json(now, &mut text);
     serde_json::from_str(&text).map_err(|e| StoreError::internal_from("a pack's document", e))
 }
 
@@ -194,7 +194,7 @@ async fn drops<S>(
         .map(|pack| (pack, "live"))
         .chain(upcoming.iter().map(|pack| (pack, "upcoming")));
     for (index, (document, phase)) in phases.enumerate() {
-        let pack = pack_value(document)?;
+        let pack = pack_value(document, now)?;
         let pack_id = pack
             .get("id")
             .and_then(|id| id.as_str())

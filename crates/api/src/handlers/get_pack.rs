@@ -7,17 +7,19 @@ use std::time::{Duration, Instant};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde::Serialize;
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{PackPath, Path};
 use crate::http::refusals::pack_not_found;
-use crate::http::response::{json_response, publicly_cached};
+use crate::http::response::{json_text_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::with_properties;
 use crate::openapi::{examples, responses as doc};
+use crate::views::pack::PackJson;
 use domain::ids::PackId;
-use domain::packs::{MAX_ITEMS, Pack, PackFairness, PackItem, PackStatus};
+use domain::packs::document::PackDocument;
+use domain::packs::draw::ServerSeed;
+use domain::packs::{MAX_ITEMS, PackFairness, PackItem, PackStatus};
 use domain::timestamp::Timestamp;
 use store::StoreError;
 use store::packs::{GetPack, StoredPack};
@@ -48,7 +50,52 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for GetPackState<S> {
 #[derive(Default)]
 pub struct RecentPacks {
     keep_for: Duration,
-    packs: Mutex<HashMap<String, (Instant, Option<StoredPack>)>>,
+    packs: Mutex<HashMap<String, Kept>>,
+}
+
+/// When a pack was read, and what was read (`None`: a draft or unknown id).
+type Kept = (Instant, Option<Arc<ReadPack>>);
+
+/// A pack that is not a draft, rendered once per read: the pack as listed (whose countdowns are
+/// written at each answer) and its items' JSON, with what its fairness follows from.
+struct ReadPack {
+    document: PackDocument,
+    items: String,
+    seed: ServerSeed,
+    sale_ends_at: Option<Timestamp>,
+}
+
+impl ReadPack {
+    fn of(stored: StoredPack) -> Self {
+        Self {
+            document: PackDocument::of(&stored.pack),
+            items: serde_json::to_string(&stored.pack.items).expect("items always serialise"),
+            seed: stored.seed,
+            sale_ends_at: stored.pack.sale_ends_at,
+        }
+    }
+
+    /// `{"pack": ...}` answered at `now`: the pack as listed, then `items` and `fairness`.
+    fn answer(&self, now: Timestamp) -> String {
+        let fairness = PackFairness::at(&self.seed, self.sale_ends_at, now);
+        let fairness = serde_json::to_string(&fairness).expect("fairness always serialises");
+        let mut out = String::with_capacity(
+            "{\"pack\":,\"items\":,\"fairness\":}".len()
+                + self.document.json_len(now)
+                + self.items.len()
+                + fairness.len(),
+        );
+        out.push_str("{\"pack\":");
+        self.document.write_json(now, &mut out);
+        // Reopen the pack's object for its detail.
+        out.pop();
+        out.push_str(",\"items\":");
+        out.push_str(&self.items);
+        out.push_str(",\"fairness\":");
+        out.push_str(&fairness);
+        out.push_str("}}");
+        out
+    }
 }
 
 /// How long a get-pack instance answers a pack from memory: as long as a cache in front may keep
@@ -71,42 +118,41 @@ impl RecentPacks {
         &self,
         store: &S,
         pack_id: &PackId,
-    ) -> Result<Option<StoredPack>, StoreError> {
+    ) -> Result<Option<Arc<ReadPack>>, StoreError> {
         let lock = || self.packs.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((read_at, stored)) = lock().get(pack_id.as_str())
             && read_at.elapsed() < self.keep_for
         {
             return Ok(stored.clone());
         }
-        let stored = store.get_pack(pack_id).await?;
+        let read = store
+            .get_pack(pack_id)
+            .await?
+            .filter(|stored| stored.pack.status != PackStatus::Draft)
+            .map(|stored| Arc::new(ReadPack::of(stored)));
         if !self.keep_for.is_zero() {
             let mut packs = lock();
             if packs.len() >= MAX_RECENT_PACKS {
                 packs.clear();
             }
-            packs.insert(pack_id.to_string(), (Instant::now(), stored.clone()));
+            packs.insert(pack_id.to_string(), (Instant::now(), read.clone()));
         }
-        Ok(stored)
+        Ok(read)
     }
 }
 
-#[derive(Serialize, ToSchema)]
+// The schema of `ReadPack::answer`'s text.
+#[derive(ToSchema)]
 #[serde(deny_unknown_fields)]
-struct PackAnswer<'a> {
-    pack: PackDetail<'a>,
+pub struct PackAnswer {
+    pub pack: PackDetail,
 }
 
 /// The pack as listed, plus `items` and `fairness`.
-#[derive(Serialize)]
-struct PackDetail<'a> {
-    #[serde(flatten)]
-    pack: &'a Pack,
-    fairness: PackFairness,
-}
+pub struct PackDetail;
 
-/// Every field of `Pack` as one object (the pack's `Serialize` writes `items` too), plus `items`
-/// and `fairness`.
-impl PartialSchema for PackDetail<'_> {
+/// Every field of the pack as listed as one object, plus `items` and `fairness`.
+impl PartialSchema for PackDetail {
     fn schema() -> RefOr<Schema> {
         let items = ArrayBuilder::new()
             .items(Ref::from_schema_name(PackItem::name()))
@@ -116,7 +162,7 @@ impl PartialSchema for PackDetail<'_> {
                  least one item.",
             ));
         with_properties(
-            Pack::schema(),
+            PackJson::schema(),
             [
                 ("items", items.into()),
                 (
@@ -128,11 +174,11 @@ impl PartialSchema for PackDetail<'_> {
     }
 }
 
-impl ToSchema for PackDetail<'_> {
+impl ToSchema for PackDetail {
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
         schemas.push((PackItem::name().into(), PackItem::schema()));
         schemas.push((PackFairness::name().into(), PackFairness::schema()));
-        Pack::schemas(schemas);
+        PackJson::schemas(schemas);
         PackItem::schemas(schemas);
         PackFairness::schemas(schemas);
     }
@@ -173,21 +219,14 @@ pub async fn get_pack<S: GetPack>(
     State(state): State<Arc<GetPackState<S>>>,
     Path(PackPath { pack_id }): Path<PackPath>,
 ) -> Result<Response, ApiError> {
-    let stored = state
+    let read = state
         .recent
         .get(&state.store, &pack_id)
         .await?
-        .filter(|stored| stored.pack.status != PackStatus::Draft)
         .ok_or_else(pack_not_found)?;
-    let fairness = PackFairness::at(&stored.seed, stored.pack.sale_ends_at, Timestamp::now());
-    Ok(publicly_cached(json_response(
+    Ok(publicly_cached(json_text_response(
         StatusCode::OK,
-        &PackAnswer {
-            pack: PackDetail {
-                pack: &stored.pack,
-                fairness,
-            },
-        },
+        read.answer(Timestamp::now()),
     )))
 }
 
@@ -205,7 +244,7 @@ mod tests {
         seed(&store, &pack, Timestamp::now()).await.unwrap();
         let kept = RecentPacks::keeping(Duration::from_millis(300));
         let fresh = RecentPacks::default();
-        let name = |stored: Option<StoredPack>| stored.unwrap().pack.name;
+        let name = |read: Option<Arc<ReadPack>>| read.unwrap().document.to_pack().unwrap().name;
         let p = &PackId::parse("p").unwrap();
         assert_eq!(name(kept.get(&store, p).await.unwrap()), "Rookie Pack");
         pack.name = "Renamed".into();
@@ -214,5 +253,40 @@ mod tests {
         assert_eq!(name(fresh.get(&store, p).await.unwrap()), "Renamed");
         tokio::time::sleep(Duration::from_millis(350)).await;
         assert_eq!(name(kept.get(&store, p).await.unwrap()), "Renamed");
+    }
+
+    /// Issue 44: a pack kept in memory still counts down from each answer.
+    #[test]
+    fn a_kept_pack_counts_down_from_each_answer() {
+        let mut pack = sample_pack("p");
+        let starts = pack.sale_starts_at.unwrap();
+        pack.sale_ends_at = starts.plus_seconds(60);
+        let read = ReadPack::of(StoredPack {
+            pack,
+            seed: ServerSeed::generate(),
+            revision: 1,
+        });
+        let answer = |now: Timestamp| -> serde_json::Value {
+            let text = read.answer(now);
+            serde_json::from_str(&text).unwrap()
+        };
+        let first = answer(starts.plus_seconds(-10).unwrap());
+        let second = answer(starts.plus_seconds(30).unwrap());
+        assert_eq!(
+            (
+                &first["pack"]["saleStartsInMs"],
+                &first["pack"]["saleEndsInMs"]
+            ),
+            (&10_000.into(), &70_000.into())
+        );
+        assert_eq!(
+            (
+                &second["pack"]["saleStartsInMs"],
+                &second["pack"]["saleEndsInMs"]
+            ),
+            (&0.into(), &30_000.into())
+        );
+        assert_eq!(first["pack"]["items"].as_array().map(Vec::len), Some(2));
+        assert!(first["pack"]["fairness"]["serverSeedHash"].is_string());
     }
 }

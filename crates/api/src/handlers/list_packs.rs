@@ -21,6 +21,7 @@ use crate::http::response::{json_text_response, publicly_cached};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
+use crate::views::pack::PackJson;
 use domain::ids::{LeagueId, TeamId};
 use domain::packs::document::PackDocument;
 use domain::packs::listing::{CursorSigner, DEFAULT_LIMIT, PackFilter, PageRequest};
@@ -48,16 +49,16 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for ListPacksState<S> {
 #[derive(utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PackList {
-    pub packs: Vec<domain::packs::Pack>,
+    pub packs: Vec<PackJson>,
     #[schema(schema_with = next_cursor_schema, required)]
     pub next_cursor: Option<String>,
 }
 
-/// `{"packs": [...], "nextCursor": ...}`, the packs' stored JSON copied in as it is. Into a
-/// `String` of exactly its length: the body takes it as it is, and any other with a second
-/// allocation.
-pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>) -> String {
-    let packs_len: usize = packs.iter().map(|pack| pack.json_len() + 1).sum();
+/// `{"packs": [...], "nextCursor": ...}`, the packs' stored JSON copied in as it is, with their
+/// countdowns from `now`. Into a `String` of exactly its length: the body takes it as it is, and
+/// any other with a second allocation.
+pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>, now: Timestamp) -> String {
+    let packs_len: usize = packs.iter().map(|pack| pack.json_len(now) + 1).sum();
     let cursor_len = next_cursor.map_or("null".len(), |cursor| cursor.len() + 2);
     let mut out = String::with_capacity(
         "{\"packs\":[],\"nextCursor\":}".len() + packs_len.saturating_sub(1) + cursor_len,
@@ -67,7 +68,7 @@ pub fn page_json(packs: &[PackDocument], next_cursor: Option<&str>) -> String {
         if index > 0 {
             out.push(',');
         }
-        pack.write_json(&mut out);
+        pack.write_json(now, &mut out);
     }
     out.push_str("],\"nextCursor\":");
     match next_cursor {
@@ -204,7 +205,7 @@ pub async fn list_packs<S: ListActivePacks + GetLeague + GetTeam>(
         .map(|key| state.cursors.encode_listing(&query.filter, key));
     Ok(publicly_cached(json_text_response(
         StatusCode::OK,
-        page_json(&page.packs, next_cursor.as_deref()),
+        page_json(&page.packs, next_cursor.as_deref(), now),
     )))
 }
 
@@ -220,7 +221,7 @@ mod tests {
             .collect();
         for count in 0..=documents.len() {
             for cursor in [None, Some("eyJpZCI6InAifQ")] {
-                let page = page_json(&documents[..count], cursor);
+                let page = page_json(&documents[..count], cursor, Timestamp::now());
                 assert_eq!(page.capacity(), page.len(), "{page}");
                 let parsed: serde_json::Value = serde_json::from_str(&page).unwrap();
                 assert_eq!(parsed["packs"].as_array().unwrap().len(), count);

@@ -117,13 +117,14 @@ pub async fn list_quests<S: ListQuests + GetClaims + ListMyItems>(
     State(state): State<Arc<MeState<S>>>,
     Fan(identity): Fan,
 ) -> Result<Response, ApiError> {
-    let quests = active_quests(&state.store, &identity.user_id, Timestamp::now()).await?;
+    let now = Timestamp::now();
+    let quests = active_quests(&state.store, &identity.user_id, now).await?;
     Ok(json_response(
         StatusCode::OK,
         &Quests {
             quests: quests
                 .iter()
-                .map(|(quest, progress)| QuestJson::of(quest, *progress))
+                .map(|(quest, progress)| QuestJson::of(quest, *progress, now))
                 .collect(),
         },
     ))
@@ -170,7 +171,7 @@ pub async fn get_quest<S: GetQuest + GetClaims + ListMyItems>(
     Ok(json_response(
         StatusCode::OK,
         &OneQuest {
-            quest: QuestJson::of(&quest, progress),
+            quest: QuestJson::of(&quest, progress, Timestamp::now()),
         },
     ))
 }

@@ -286,7 +286,7 @@ pub async fn start_purchase<S: StartPurchase + SpendToken>(
         PurchaseJson::at(&purchase, now)
     } else {
         tracing::info!(purchase_id = %purchase.id, pack_id = %purchase.pack_id, "purchase started");
-        PurchaseJson::with_status(&purchase, PurchaseStatus::Reserved)
+        PurchaseJson::with_status(&purchase, PurchaseStatus::Reserved, now)
     };
     let mut response = json_response(StatusCode::CREATED, &PurchaseAnswer { purchase: json });
     let location = fill(

@@ -25,7 +25,9 @@ fn listed_pack() -> Value {
             {"rarity": "legendary", "chanceBps": 100}
         ],
         "teamId": null,
-        "leagueId": "nba"
+        "leagueId": "nba",
+        "saleStartsInMs": 0,
+        "saleEndsInMs": null
     })
 }
 
@@ -65,6 +67,7 @@ fn reserved() -> Value {
         "nonce": 1,
         "reservedAt": "2026-11-21T12:00:00.123456789Z",
         "expiresAt": "2026-11-21T12:10:00.123456789Z",
+        "expiresInMs": 600000,
         "completedAt": null,
         "openedAt": null,
         "items": null
@@ -80,6 +83,7 @@ pub fn reserved_purchase() -> Value {
 pub fn paid_purchase() -> Value {
     let mut purchase = reserved();
     purchase["status"] = json!("completed");
+    purchase["expiresInMs"] = json!(509_623);
     purchase["completedAt"] = json!("2026-11-21T12:01:30.5Z");
     json!({ "purchase": purchase, "cash": {"balance": {"amount": 501, "currency": "USD"}} })
 }
@@ -96,6 +100,7 @@ pub fn opened_purchase() -> Value {
             "nonce": 1,
             "reservedAt": "2026-11-21T12:00:00Z",
             "expiresAt": "2026-11-21T12:10:00Z",
+            "expiresInMs": 480000,
             "completedAt": "2026-11-21T12:01:00Z",
             "openedAt": "2026-11-21T12:02:00Z",
             "items": [{

@@ -3,8 +3,11 @@
 
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use crate::openapi::schemas::{Hex32, Id};
+use crate::views::pack::countdown;
 use domain::cash::Money;
 use domain::packs::draw::ALGORITHM;
 use domain::purchases::mine::MyItem;
@@ -34,6 +37,8 @@ pub struct PurchaseJson<'a> {
     reserved_at: Timestamp,
     /// When the hold runs out unless the purchase is paid.
     expires_at: Timestamp,
+    #[schema(schema_with = expires_countdown)]
+    expires_in_ms: u64,
     #[schema(required)]
     completed_at: Option<Timestamp>,
     #[schema(required)]
@@ -72,6 +77,10 @@ struct FairnessJson<'a> {
     nonce: u64,
 }
 
+fn expires_countdown() -> RefOr<Schema> {
+    countdown("expiresAt", false)
+}
+
 /// The draw's algorithm, the one there is.
 fn algorithms() -> utoipa::openapi::Object {
     utoipa::openapi::ObjectBuilder::new()
@@ -83,11 +92,11 @@ fn algorithms() -> utoipa::openapi::Object {
 impl<'a> PurchaseJson<'a> {
     /// `purchase` as seen at `now` (a reserved purchase past its hold reads `expired`).
     pub fn at(purchase: &'a Purchase, now: Timestamp) -> Self {
-        Self::with_status(purchase, purchase.status_at(now))
+        Self::with_status(purchase, purchase.status_at(now), now)
     }
 
-    /// `purchase` with `status` as it is shown.
-    pub fn with_status(purchase: &'a Purchase, status: PurchaseStatus) -> Self {
+    /// `purchase` with `status` as it is shown, answered at `now`.
+    pub fn with_status(purchase: &'a Purchase, status: PurchaseStatus, now: Timestamp) -> Self {
         Self {
             id: purchase.id.as_str(),
             pack_id: purchase.pack_id.as_str(),
@@ -97,6 +106,7 @@ impl<'a> PurchaseJson<'a> {
             nonce: purchase.nonce,
             reserved_at: purchase.reserved_at,
             expires_at: purchase.expires_at,
+            expires_in_ms: now.millis_until(purchase.expires_at),
             completed_at: purchase.completed_at,
             opened_at: purchase.opened_at,
             items: purchase.items.as_deref(),

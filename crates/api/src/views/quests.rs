@@ -3,8 +3,11 @@
 
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use crate::openapi::schemas::Id;
+use crate::views::pack::countdown;
 use domain::ids::{QuestId, UserId};
 use domain::purchases::mine::{ItemsPosition, MyItem, MyItemsQuery};
 use domain::quests::{Goal, Progress, Quest, Reward, progress};
@@ -77,21 +80,36 @@ pub struct QuestJson<'a> {
     #[schema(max_length = 2000)]
     description: &'a str,
     starts_at: Timestamp,
+    #[schema(schema_with = starts_countdown)]
+    starts_in_ms: u64,
     /// Openings count until then; the reward may be claimed until 7 days after.
     ends_at: Timestamp,
+    #[schema(schema_with = ends_countdown)]
+    ends_in_ms: u64,
     goal: &'a Goal,
     reward: &'a Reward,
     progress: Progress,
 }
 
+fn starts_countdown() -> RefOr<Schema> {
+    countdown("startsAt", false)
+}
+
+fn ends_countdown() -> RefOr<Schema> {
+    countdown("endsAt", false)
+}
+
 impl<'a> QuestJson<'a> {
-    pub fn of(quest: &'a Quest, progress: Progress) -> Self {
+    /// `quest` with the fan's `progress`, answered at `now`.
+    pub fn of(quest: &'a Quest, progress: Progress, now: Timestamp) -> Self {
         Self {
             id: &quest.id,
             name: &quest.name,
             description: &quest.description,
             starts_at: quest.starts_at,
+            starts_in_ms: now.millis_until(quest.starts_at),
             ends_at: quest.ends_at,
+            ends_in_ms: now.millis_until(quest.ends_at),
             goal: &quest.goal,
             reward: &quest.reward,
             progress,

@@ -4,8 +4,11 @@
 
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use crate::http::error::{ApiError, ErrorCode};
+use crate::views::pack::countdown;
 use domain::beacon::Beacon;
 use domain::hex;
 use domain::ids::{EntryId, PackId};
@@ -61,7 +64,11 @@ pub struct QueueJson {
     #[schema(value_type = String)]
     pack_id: PackId,
     opens_at: Timestamp,
+    #[schema(schema_with = opens_countdown)]
+    opens_in_ms: u64,
     closes_at: Timestamp,
+    #[schema(schema_with = closes_countdown)]
+    closes_in_ms: u64,
     /// An admitted fan's window, in seconds.
     pass_seconds: u32,
     status: QueueStatus,
@@ -87,6 +94,14 @@ pub struct QueueJson {
     receipt_key: String,
 }
 
+fn opens_countdown() -> RefOr<Schema> {
+    countdown("opensAt", false)
+}
+
+fn closes_countdown() -> RefOr<Schema> {
+    countdown("closesAt", false)
+}
+
 impl QueueJson {
     pub fn of(pack_id: &PackId, view: &QueueView, receipt_key: &str, now: Timestamp) -> Self {
         let state = &view.state;
@@ -94,7 +109,9 @@ impl QueueJson {
         Self {
             pack_id: pack_id.clone(),
             opens_at: view.terms.opens_at,
+            opens_in_ms: now.millis_until(view.terms.opens_at),
             closes_at: view.terms.closes_at,
+            closes_in_ms: now.millis_until(view.terms.closes_at),
             pass_seconds: view.terms.pass_seconds,
             status: state.public_status(&view.terms, now),
             seed_hash: ::hex::encode(state.seed_hash),
@@ -147,12 +164,24 @@ pub struct EntryJson {
     /// wave comes at the latest when the last one's windows end, each later one a window after.
     #[schema(required)]
     estimated_admission_at: Option<Timestamp>,
+    #[schema(schema_with = admission_countdown, required)]
+    estimated_admission_in_ms: Option<u64>,
     /// While `admitted` (or `done` inside the window): when the fan's window ends.
     #[schema(required)]
     pass_expires_at: Option<Timestamp>,
+    #[schema(schema_with = pass_countdown, required)]
+    pass_expires_in_ms: Option<u64>,
     /// Whether a start by this fan passes the line's door now: admitted with the window open
     /// and allowance left, or, once the line has finished, any entrant while units are left.
     may_buy: bool,
+}
+
+fn admission_countdown() -> RefOr<Schema> {
+    countdown("estimatedAdmissionAt", true)
+}
+
+fn pass_countdown() -> RefOr<Schema> {
+    countdown("passExpiresAt", true)
 }
 
 impl EntryJson {
@@ -180,6 +209,10 @@ impl EntryJson {
         let finished = view.is_some_and(|view| view.state.status == StoredStatus::Finished);
         let units_left = view.is_some_and(|view| view.remaining > 0);
         let may_buy = units_left && door(Some(entry), finished, now).is_ok();
+        let pass_expires_at = entry.pass_expires_at.filter(|&end| {
+            matches!(status, EntryStatus::Admitted | EntryStatus::Done) && end > now
+        });
+        let until = |at: Option<Timestamp>| at.map(|at| now.millis_until(at));
         Self {
             pack_id: entry.pack_id.clone(),
             entry_id: entry.entry_id.clone(),
@@ -188,9 +221,9 @@ impl EntryJson {
             position: entry.position,
             receipt: entry.receipt.clone(),
             estimated_admission_at: estimate,
-            pass_expires_at: entry.pass_expires_at.filter(|&end| {
-                matches!(status, EntryStatus::Admitted | EntryStatus::Done) && end > now
-            }),
+            estimated_admission_in_ms: until(estimate),
+            pass_expires_at,
+            pass_expires_in_ms: until(pass_expires_at),
             may_buy,
         }
     }
