@@ -1,4 +1,5 @@
-# Helpers for the scripts: free ports, waiting, and stopping what a script started.
+# Helpers for the scripts: free ports, waiting, stopping what a script started, and the API
+# reference's viewer.
 # shellcheck shell=bash
 
 free_port() {
@@ -34,4 +35,17 @@ expect_status() {
     return 1
   fi
   echo "ok   $1 ($3)"
+}
+
+# The /docs page's viewer (local-api serves it), pinned in its lockfile: installed again only
+# when the lockfile changed. --ignore-scripts: swagger-ui-dist's one dependency (@scarf/scarf)
+# only reports the install home, which is nobody's business (and unreachable here).
+install_viewer() {
+  local viewer=infra/local-api/docs-viewer
+  if ! cmp -s "$viewer/package-lock.json" "$viewer/node_modules/.installed-lock" 2>/dev/null; then
+    command -v npm >/dev/null || { echo "the API reference page needs Node.js 20+ with npm" >&2; return 1; }
+    npm ci --prefix "$viewer" --ignore-scripts --prefer-offline --no-audit --no-fund --silent
+    cp "$viewer/package-lock.json" "$viewer/node_modules/.installed-lock"
+    echo "API reference viewer installed in $viewer/node_modules"
+  fi
 }
