@@ -111,8 +111,8 @@ async fn an_old_app_is_told_to_update_and_writes_wait_out_maintenance() {
         .call(&ApiEvent::get("/api/packs").header("x-app-version", "ios 2"))
         .await;
     assert_eq!(
-        (garbled.status, garbled.code()),
-        (400, Some("invalid_app_version"))
+        garbled.status, 200,
+        "a header not of the form is as none: {garbled:?}"
     );
 
     let link = ApiEvent::post("/api/web3-link")

@@ -916,7 +916,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "invalid_app_version" | "app_version_unsupported" | "maintenance";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance";
         /** @description `GET /api/health` (`application/health+json`). */
         Health: {
             status: components["schemas"]["HealthStatus"];
@@ -1822,9 +1822,8 @@ export interface components {
         };
         /**
          * @description Bad input. Codes: `invalid_json`, `invalid_body`, `invalid_payload`, `invalid_limit`,
-         *     `invalid_cursor`, `invalid_query`, `invalid_app_version` (an `X-App-Version` that is not
-         *     `<platform>/<version>`); `malformed_request` for a request that is not well-formed HTTP/1.1
-         *     (the local API).
+         *     `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not well-formed
+         *     HTTP/1.1 (the local API).
          */
         BadRequest: {
             headers: {
@@ -2092,7 +2091,6 @@ export interface operations {
                     "application/json": components["schemas"]["PackAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             /** @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -2327,7 +2325,6 @@ export interface operations {
                     "application/json": components["schemas"]["PurchaseAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["PurchaseNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -2640,7 +2637,6 @@ export interface operations {
                     "application/json": components["schemas"]["MyBalances"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -2724,7 +2720,6 @@ export interface operations {
                     "application/json": components["schemas"]["MyWallets"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -2759,7 +2754,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller has no wallet with this id (`wallet_not_found`), or the id is not an id (`not_found`). */
             404: {
@@ -2938,7 +2932,6 @@ export interface operations {
                     "application/json": components["schemas"]["TopUpAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The user has no top-up with this id (`top_up_not_found`), or the id is not an id (`not_found`). */
             404: {
@@ -3053,7 +3046,6 @@ export interface operations {
                     "application/json": components["schemas"]["UserAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description No route (`not_found`). */
             404: {
@@ -3374,7 +3366,6 @@ export interface operations {
                     "application/json": components["schemas"]["LockerRoomAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             /** @description Nobody holds this name (`locker_room_not_found`), or the segment is no display name (`not_found`). */
             404: {
                 headers: {
@@ -3464,7 +3455,6 @@ export interface operations {
                     "application/json": components["schemas"]["LeagueAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             /** @description No league has this id (`league_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -3569,7 +3559,6 @@ export interface operations {
                     "application/json": components["schemas"]["TeamAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             /** @description No team has this id (`team_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -3701,7 +3690,6 @@ export interface operations {
                     "application/json": components["schemas"]["MyStanding"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description No such league or team (`league_not_found`, `team_not_found`), or the segment is no board (`not_found`). */
             404: {
@@ -3770,7 +3758,6 @@ export interface operations {
                     "application/json": components["schemas"]["Dashboard"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -3800,7 +3787,6 @@ export interface operations {
                     "application/json": components["schemas"]["QuestList"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -3837,7 +3823,6 @@ export interface operations {
                     "application/json": components["schemas"]["QuestAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["QuestNotFound"];
             405: components["responses"]["MethodNotAllowed"];
@@ -4004,7 +3989,6 @@ export interface operations {
                     "application/json": components["schemas"]["QueueAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -4076,7 +4060,6 @@ export interface operations {
                     "application/json": components["schemas"]["EntryAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["HumanCheckFailed"];
             /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
@@ -4141,7 +4124,6 @@ export interface operations {
                     "application/json": components["schemas"]["EntryAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The fan did not join (`queue_entry_not_found`); no such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -4281,7 +4263,6 @@ export interface operations {
                     "application/json": components["schemas"]["ProofAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The fan did not join (`queue_entry_not_found`); no such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -4356,7 +4337,6 @@ export interface operations {
                     "application/json": components["schemas"]["ReportAnswer"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             /** @description No such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
                 headers: {
@@ -4430,7 +4410,6 @@ export interface operations {
                     "application/health+json": components["schemas"]["Health"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
@@ -4465,7 +4444,6 @@ export interface operations {
                     "application/json": components["schemas"]["ServerTime"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
@@ -4522,7 +4500,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];

@@ -159,13 +159,11 @@ pub enum AppConfigError {
     Window,
 }
 
-/// Why a request's app may not call.
+/// Why a request's app may not call: below its platform's forced minimum; its fan updates from
+/// `store_url`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum VersionRefusal {
-    /// The header is not `<platform>/<version>` of a known platform.
-    Malformed,
-    /// Below its platform's forced minimum: update from `store_url`.
-    Unsupported { store_url: String },
+pub struct VersionRefusal {
+    pub store_url: String,
 }
 
 impl AppConfig {
@@ -192,19 +190,20 @@ impl AppConfig {
     }
 
     /// Whether a request whose app says `header` (`X-App-Version`) may call: a request without
-    /// one is served (old clients, tools), as is an app at or above its platform's minimum, or
-    /// below a flexible one.
+    /// one is served (old clients, tools), and so is one whose header is not
+    /// `<platform>/<version>` of a known platform (it says nothing the gate can go by: refusing
+    /// it would answer 400 before a missing token's 401), an app at or above its platform's
+    /// minimum, or below a flexible one.
     pub fn version_gate(&self, header: Option<&str>) -> Result<(), VersionRefusal> {
-        let Some(header) = header else {
+        let Some((platform, version)) = header
+            .and_then(|header| header.split_once('/'))
+            .and_then(|(p, v)| Some((Platform::parse(p)?, AppVersion::parse(v)?)))
+        else {
             return Ok(());
         };
-        let (platform, version) = header
-            .split_once('/')
-            .and_then(|(p, v)| Some((Platform::parse(p)?, AppVersion::parse(v)?)))
-            .ok_or(VersionRefusal::Malformed)?;
         match self.minimum_versions.get(&platform) {
             Some(minimum) if minimum.update == Update::Forced && version < minimum.version => {
-                Err(VersionRefusal::Unsupported {
+                Err(VersionRefusal {
                     store_url: minimum.store_url.clone(),
                 })
             }
@@ -267,19 +266,15 @@ mod tests {
     #[test]
     fn a_forced_minimum_refuses_older_apps_of_its_platform_only() {
         let config = config(FORCED_IOS);
-        let refused = Err(VersionRefusal::Unsupported {
+        let refused = Err(VersionRefusal {
             store_url: "https://apps.apple.com/app/id1".into(),
         });
         assert_eq!(config.version_gate(Some("ios/2.2.9")), refused);
         assert_eq!(config.version_gate(Some("ios/2.3.0")), Ok(()));
         assert_eq!(config.version_gate(Some("android/1.0")), Ok(()));
         assert_eq!(config.version_gate(None), Ok(()));
-        for bad in ["ios", "ios/", "IOS/2", "tv/1.0", "ios/2.x"] {
-            assert_eq!(
-                config.version_gate(Some(bad)),
-                Err(VersionRefusal::Malformed),
-                "{bad}"
-            );
+        for unknown in ["", "ios", "ios/", "IOS/2", "tv/1.0", "ios/2.x"] {
+            assert_eq!(config.version_gate(Some(unknown)), Ok(()), "{unknown}");
         }
         let flexible = config_with(FORCED_IOS.replace("forced", "flexible"));
         assert_eq!(flexible.version_gate(Some("ios/1.0")), Ok(()));

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::ApiError;
 use domain::app_config::{APP_VERSION_HEADER, AppConfig, CONFIG_MAX_AGE_SECONDS, VersionRefusal};
 use domain::ratelimit::RouteClass;
 use domain::timestamp::Timestamp;
@@ -128,18 +128,8 @@ pub fn refusal(
     let version = headers
         .get(APP_VERSION_HEADER)
         .map(|value| value.to_str().unwrap_or("\u{fffd}"));
-    match config.version_gate(version) {
-        Ok(()) => {}
-        Err(VersionRefusal::Malformed) => {
-            return Some(ApiError::refused(
-                ErrorCode::InvalidAppVersion,
-                "'X-App-Version' must be '<platform>/<version>': ios, android or web, then up \
-                 to three numbers separated by dots ('ios/2.3.1').",
-            ));
-        }
-        Err(VersionRefusal::Unsupported { store_url }) => {
-            return Some(ApiError::AppVersionUnsupported { store_url });
-        }
+    if let Err(VersionRefusal { store_url }) = config.version_gate(version) {
+        return Some(ApiError::AppVersionUnsupported { store_url });
     }
     let retry_after = config.maintenance_at(now).filter(|_| writes(class))?;
     Some(ApiError::Maintenance {
@@ -216,6 +206,7 @@ impl<St: Send + Sync> axum::extract::FromRequestParts<St> for HeldConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::error::ErrorCode;
 
     fn config(json: &str) -> AppConfig {
         AppConfig::parse(json).unwrap()
@@ -273,8 +264,8 @@ mod tests {
                 "{class:?}"
             );
             assert_eq!(
-                code(refusal(&config, class, &headers(Some("web/4.9 ")), now)),
-                Some((400, ErrorCode::InvalidAppVersion))
+                refusal(&config, class, &headers(Some("web/4.9 ")), now),
+                None
             );
             assert_eq!(
                 refusal(&config, class, &headers(Some("web/5.0.0")), now),

@@ -81,7 +81,6 @@ pub enum ErrorCode {
     QueueAdmissionRequired,
     RateLimited,
     HumanCheckFailed,
-    InvalidAppVersion,
     AppVersionUnsupported,
     Maintenance,
 }
@@ -157,7 +156,6 @@ impl ErrorCode {
             Self::QueueAdmissionRequired => StatusCode::FORBIDDEN,
             Self::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Self::HumanCheckFailed => StatusCode::FORBIDDEN,
-            Self::InvalidAppVersion => StatusCode::BAD_REQUEST,
             Self::AppVersionUnsupported => StatusCode::UPGRADE_REQUIRED,
             Self::Maintenance => StatusCode::SERVICE_UNAVAILABLE,
         }

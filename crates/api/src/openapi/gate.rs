@@ -1,6 +1,5 @@
 //! What the app configuration's gate adds to every operation ([`crate::http::app_config`]): the
-//! `X-App-Version` header it reads, the 426 and 400 it may answer on every route but Stripe's
-//! webhook, and the 503 of maintenance on every write. Added from the routes' classes, as the
+//! `X-App-Version` header it reads, the 426 it may answer on every route but Stripe's webhook, and the 503 of maintenance on every write. Added from the routes' classes, as the
 //! gate decides from them, so that no operation's attribute repeats it.
 
 use utoipa::ToResponse;
@@ -8,7 +7,7 @@ use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{Ref, RefOr, Required};
 
-use super::responses::{AppVersionUnsupported, BadRequest, Unavailable};
+use super::responses::{AppVersionUnsupported, Unavailable};
 use crate::http::routes::{RouteClass, routes};
 
 /// Adds the gate's header and answers to the operation of each gated route.
@@ -30,7 +29,6 @@ pub(super) fn gated_everywhere(document: &mut utoipa::openapi::OpenApi) {
                 .entry(status.to_owned())
                 .or_insert_with(|| RefOr::Ref(Ref::from_response_name(name)));
         };
-        add("400", BadRequest::response().0);
         add("426", AppVersionUnsupported::response().0);
         if matches!(
             route.class,
@@ -66,10 +64,7 @@ fn version_header() -> utoipa::openapi::path::Parameter {
             "The app's platform and version (`ios/2.3.1`): 426 below the platform's forced \
              minimum (`GET /api/config`).",
         ))
-        .schema(Some(
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .pattern(Some(r"^(ios|android|web)/\d{1,6}(\.\d{1,6}){0,2}$")),
-        ))
+        // No pattern: a header not of the form is served as none (the gate's rule).
+        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
         .build()
 }

@@ -49,6 +49,6 @@ pub struct HumanCheckHeader {
     /// `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
     /// asks for the check (a pack id too long for Turnstile's 32 characters gives
     /// `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
-    #[param(rename = "Human-Check", value_type = String, required = false, max_length = 4096, pattern = "^[!-~]{1,4096}$")]
+    #[param(rename = "Human-Check", value_type = String, required = false, max_length = 4096, pattern = "^[!-~]{0,4096}$")]
     pub human_check: Option<String>,
 }

@@ -26,9 +26,8 @@ pub fn error_example(code: ErrorCode, message: &'static str) -> Value {
 }
 
 /// Bad input. Codes: `invalid_json`, `invalid_body`, `invalid_payload`, `invalid_limit`,
-/// `invalid_cursor`, `invalid_query`, `invalid_app_version` (an `X-App-Version` that is not
-/// `<platform>/<version>`); `malformed_request` for a request that is not well-formed HTTP/1.1
-/// (the local API).
+/// `invalid_cursor`, `invalid_query`; `malformed_request` for a request that is not well-formed
+/// HTTP/1.1 (the local API).
 #[derive(ToResponse)]
 #[response(example = json!(error_example(
     ErrorCode::InvalidPayload,
