@@ -2170,7 +2170,9 @@ export interface operations {
                  *     the API reads up to 4,096) from a widget rendered with the door's `action`:
                  *     `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
                  *     asks for the check (a pack id too long for Turnstile's 32 characters gives
-                 *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
+                 *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old. Read
+                 *     only at a door that asks for it (anything there but a token siteverify passes is 403
+                 *     `human_check_failed`); elsewhere ignored, whatever it holds, so no grammar is declared.
                  */
                 "Human-Check"?: string;
                 /**
@@ -4023,7 +4025,9 @@ export interface operations {
                  *     the API reads up to 4,096) from a widget rendered with the door's `action`:
                  *     `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
                  *     asks for the check (a pack id too long for Turnstile's 32 characters gives
-                 *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
+                 *     `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old. Read
+                 *     only at a door that asks for it (anything there but a token siteverify passes is 403
+                 *     `human_check_failed`); elsewhere ignored, whatever it holds, so no grammar is declared.
                  */
                 "Human-Check"?: string;
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */

@@ -48,7 +48,9 @@ pub struct HumanCheckHeader {
     /// the API reads up to 4,096) from a widget rendered with the door's `action`:
     /// `join_<packId>` for a queue's join, `start_<packId>` for a start on a pack whose operator
     /// asks for the check (a pack id too long for Turnstile's 32 characters gives
-    /// `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old.
-    #[param(rename = "Human-Check", value_type = String, required = false, max_length = 4096, pattern = "^[!-~]{0,4096}$")]
+    /// `joinh_`/`starth_` and a hash: docs/human-check.md). Used once; at most 300 s old. Read
+    /// only at a door that asks for it (anything there but a token siteverify passes is 403
+    /// `human_check_failed`); elsewhere ignored, whatever it holds, so no grammar is declared.
+    #[param(rename = "Human-Check", value_type = String, required = false)]
     pub human_check: Option<String>,
 }
