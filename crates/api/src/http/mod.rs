@@ -1,10 +1,12 @@
 //! The HTTP layer, on axum: the route declaration and each function's router ([`routes`]), the
 //! extractors ([`extract`]) and the parsing under them ([`request`]), JSON responses, the one
 //! error type, and the layers every router runs in ([`layers`]: the request's span, the
-//! deadline), and what a browser on another origin may send and read ([`cors`]).
+//! deadline), what a browser on another origin may send and read ([`cors`]), and what the edge in front
+//! forwards ([`edge`]).
 
 pub mod app_config;
 pub mod cors;
+pub mod edge;
 pub mod error;
 pub mod extract;
 pub mod human_check;
