@@ -59,7 +59,10 @@ async fn health_and_time_answer_without_the_store_and_config_with_its_tag() {
 
     let config = function.call(&ApiEvent::get("/api/config")).await;
     assert_eq!(config.status, 200, "{config:?}");
-    assert_eq!(config.header("cache-control"), Some("public, max-age=5"));
+    assert_eq!(
+        config.header("cache-control"),
+        Some("public, max-age=5, stale-while-revalidate=25")
+    );
     assert_eq!(
         config.body,
         serde_json::json!({

@@ -916,7 +916,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required";
         /** @description `GET /api/health` (`application/health+json`). */
         Health: {
             status: components["schemas"]["HealthStatus"];
@@ -2032,6 +2032,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2041,11 +2043,22 @@ export interface operations {
             /** @description A page of active packs. */
             200: {
                 headers: {
+                    /** @description `public, max-age=2, stale-while-revalidate=2` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PackList"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             /** @description `leagueId` or `teamId` names nothing in the catalogue (`league_not_found`, `team_not_found`). */
@@ -2069,6 +2082,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -2085,11 +2100,22 @@ export interface operations {
             /** @description The pack. */
             200: {
                 headers: {
+                    /** @description `public, max-age=2, stale-while-revalidate=2` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PackAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No pack has this id, or the pack is a draft (`pack_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -3313,6 +3339,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3329,8 +3357,10 @@ export interface operations {
             /** @description The locker room. */
             200: {
                 headers: {
-                    /** @description `public, max-age=5`. */
+                    /** @description `public, max-age=10, stale-while-revalidate=60` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
                     "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3367,6 +3397,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["LockerRoomAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Nobody holds this name (`locker_room_not_found`), or the segment is no display name (`not_found`). */
             404: {
@@ -3407,6 +3444,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3416,11 +3455,22 @@ export interface operations {
             /** @description A page of leagues. */
             200: {
                 headers: {
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LeaguePage"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -3435,6 +3485,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3451,11 +3503,22 @@ export interface operations {
             /** @description The league. */
             200: {
                 headers: {
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LeagueAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No league has this id (`league_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -3493,6 +3556,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3502,11 +3567,22 @@ export interface operations {
             /** @description A page of teams. */
             200: {
                 headers: {
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamPage"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             /** @description `leagueId` names no league (`league_not_found`). */
@@ -3539,6 +3615,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3555,11 +3633,22 @@ export interface operations {
             /** @description The team. */
             200: {
                 headers: {
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No team has this id (`team_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -3586,6 +3675,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3602,8 +3693,10 @@ export interface operations {
             /** @description The board's top. */
             200: {
                 headers: {
-                    /** @description `public, max-age=5`. */
+                    /** @description `public, max-age=10, stale-while-revalidate=30` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
                     "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3629,6 +3722,13 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Leaderboard"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             /** @description No such league or team (`league_not_found`, `team_not_found`), or the segment is no board (`not_found`). */
@@ -3967,6 +4067,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -3983,13 +4085,22 @@ export interface operations {
             /** @description The waiting room. */
             200: {
                 headers: {
-                    /** @description `public, max-age=5`. */
+                    /** @description `public, max-age=2, stale-while-revalidate=2` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
                     "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["QueueAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such pack, or a pack without a waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -4154,6 +4265,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -4170,13 +4283,22 @@ export interface operations {
             /** @description A page of entry ids. */
             200: {
                 headers: {
-                    /** @description `public, max-age=5`. */
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
                     "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EntrantsAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A cursor this list did not give (`invalid_cursor`), or given twice (`invalid_query`). */
             400: {
@@ -4317,6 +4439,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path: {
                 /**
@@ -4333,13 +4457,22 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
-                    /** @description `public, max-age=5`. */
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
                     "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReportAnswer"];
                 };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No such pack or no waiting room (`queue_not_found`); or the id is not an id (`not_found`). */
             404: {
@@ -4459,6 +4592,8 @@ export interface operations {
             header?: {
                 /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
                 "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4468,9 +4603,9 @@ export interface operations {
             /** @description The configuration. */
             200: {
                 headers: {
-                    /** @description `public, max-age=5`. */
+                    /** @description `public, max-age=5, stale-while-revalidate=25` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
                     "Cache-Control"?: string;
-                    /** @description Of this answer: send it in `If-None-Match`. */
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
                     ETag?: string;
                     [name: string]: unknown;
                 };
@@ -4497,7 +4632,7 @@ export interface operations {
                     "application/json": components["schemas"]["AppConfig"];
                 };
             };
-            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's. */
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
             304: {
                 headers: {
                     [name: string]: unknown;

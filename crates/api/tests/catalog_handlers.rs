@@ -81,7 +81,7 @@ async fn leagues_and_teams_answer_as_written_and_publicly_cacheable() {
     let (status, body, cache) = catalog_get(&store, "/api/leagues", "").await;
     assert_eq!(
         (status, cache.as_str()),
-        (200, "public, max-age=5"),
+        (200, "public, max-age=60, stale-while-revalidate=600"),
         "{body}"
     );
     assert_eq!(body.as_object().unwrap().len(), 2, "leagues and nextCursor");
@@ -96,7 +96,7 @@ async fn leagues_and_teams_answer_as_written_and_publicly_cacheable() {
     let (status, body, cache) = catalog_get(&store, "/api/teams/nba-lal", "").await;
     assert_eq!(
         (status, cache.as_str()),
-        (200, "public, max-age=5"),
+        (200, "public, max-age=60, stale-while-revalidate=600"),
         "{body}"
     );
     assert_eq!(

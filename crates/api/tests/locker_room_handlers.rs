@@ -102,7 +102,7 @@ async fn the_public_view_is_found_by_name_in_any_case_and_cacheable() {
         let response = api.public(path).await;
         assert_eq!(
             response.headers()["cache-control"],
-            "public, max-age=5",
+            "public, max-age=10, stale-while-revalidate=60",
             "{path}"
         );
         let (status, body) = parts(&response);

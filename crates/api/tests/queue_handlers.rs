@@ -137,7 +137,7 @@ async fn the_public_record_shows_the_commitment_and_nothing_of_the_draw_before_i
     let response = call(&state, ApiEvent::get("/api/packs/drop/queue")).await;
     assert_eq!(
         header(&response, "cache-control"),
-        Some("public, max-age=5")
+        Some("public, max-age=2, stale-while-revalidate=2")
     );
     let (status, body) = parts(&response);
     assert_eq!(status, 200);

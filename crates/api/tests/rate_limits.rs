@@ -4,7 +4,7 @@
 //! `Retry-After` and the fields; a fan pressing by hand on the same address is served; a
 //! carrier NAT's fans share the address's quota exactly; a refused request is counted in
 //! `RateLimited`; a window seen full refuses a flood with no store call; and with the counters
-//! down starts fail closed and reads fail open.
+//! down starts fail closed and reads are served (counted in memory: issue 45).
 //!
 //! The 8 instances share a MemoryStore: the same conditional take as DynamoDB's (one contract
 //! suite, `abuse_contract.rs`, runs both, racing takes included), and 2,000 requests through
@@ -17,7 +17,7 @@ use api::http::layers::{ApiLayers, api_layers};
 use api::http::limit::{Clock, Limiter};
 use api::http::routes::{get_pack_routes, start_purchase_routes};
 use api::state::PurchaseState;
-use domain::ratelimit::{Counter, RatePolicy, Taken, Window};
+use domain::ratelimit::{Counter, RatePolicy, RouteClass, Taken, Window, parse_class_policy};
 use store::metrics::{self, Metric};
 use store::ratelimit::TakeFromWindow;
 use store::{MemoryStore, StoreError};
@@ -262,7 +262,53 @@ async fn with_the_counters_down_starts_fail_closed_and_reads_fail_open() {
         ))),
     );
     let read = send(&reads, ApiEvent::get("/api/packs/p")).await;
-    assert_eq!(read.status, 200, "a read is served without its counters");
+    assert_eq!(
+        read.status, 200,
+        "a read is counted in the instance's memory, never by the store's counters"
+    );
+}
+
+/// Issue 45: a read (and any write that spends nothing scarce) is counted in the instance's
+/// memory: no call of the store's counters, and each instance refuses past its own quota, so
+/// that across instances a fan or an address gets at most the quota once per instance.
+#[tokio::test]
+async fn reads_are_counted_in_each_instance_and_never_by_the_store() {
+    let store = store_with_pack().await;
+    let (clock, _) = fixed_clock();
+    let counters = Tallied {
+        store: store.clone(),
+        calls: Arc::default(),
+    };
+    let mut policy = RatePolicy::default();
+    *policy.of_mut(RouteClass::Read).unwrap() = parse_class_policy("fan=10/60,addr=3/60").unwrap();
+    let instance = || {
+        let state = Arc::new(GetPackState {
+            store: store.clone(),
+            recent: Default::default(),
+        });
+        let limiter = Limiter::new(counters.clone(), policy, clock.clone());
+        api_layers(
+            get_pack_routes().function_app(state),
+            Some(Arc::new(limiter)),
+        )
+    };
+    let (first, second) = (instance(), instance());
+    let read = || ApiEvent::get("/api/packs/p").source_ip("203.0.113.70");
+    let mut statuses = Vec::new();
+    for router in [&first, &first, &first, &first, &second, &second] {
+        let answer = send(router, read()).await;
+        statuses.push(answer.status);
+        if answer.status == 429 {
+            assert_eq!(answer.code, "rate_limited");
+            assert!(answer.headers.contains_key("retry-after"));
+        }
+    }
+    assert_eq!(statuses, [200, 200, 200, 429, 200, 200]);
+    assert_eq!(
+        counters.calls.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "no store call"
+    );
 }
 
 /// The store's counters, each call counted.

@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 use std::time::{Instant, SystemTime};
 
 use axum::Router;
+use axum::response::IntoResponse;
 use lambda_http::request::LambdaRequest;
 use lambda_http::{Request, service_fn};
 use lambda_runtime::LambdaEvent;
@@ -114,7 +115,9 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
 /// process, each route in the rate limits of the class its declaration names (`RATE_LIMIT_*`,
 /// read once per cold start; counted on `store`'s table, [`api::http::limit`]) behind the app
 /// configuration's gate ([`api::http::app_config`]: the copy read during init, then at most
-/// every few seconds): no function can leave them out. Exits with a clear message when that configuration is malformed. Each
+/// every few seconds): no function can leave them out. Where the edge is on
+/// (`EDGE_ORIGIN_SECRETS`), a request that did not come through it is refused first, and one that
+/// did is counted on the viewer's address ([`api::http::edge`]). Exits with a clear message when that configuration is malformed. Each
 /// invocation writes its metrics line ([`store::metrics`]): `Requests` with its `statusClass`,
 /// `Latency` (the router's time), whatever the handler and the store counted, and the request id.
 pub async fn serve(app: Router, store: &DynamoStore) -> Result<(), lambda_http::Error> {
@@ -129,13 +132,23 @@ pub async fn serve(app: Router, store: &DynamoStore) -> Result<(), lambda_http::
     .await;
     let app = api_layers(app, Some(Arc::new(limiter))).with_config(config);
     let emitter = &metrics::Emitter::from_env();
-    let service = service_fn(move |request: Request| {
+    let edge = &require(config::edge_origin(&Env));
+    let service = service_fn(move |mut request: Request| {
         let app = app.clone();
         async move {
             let request_id = request_id(&request).to_string();
             let started = Instant::now();
-            let (response, mut recorded) = metrics::record(app.oneshot(request)).await;
-            let response = response.unwrap_or_else(|never: Infallible| match never {});
+            let (response, mut recorded) = metrics::record(async {
+                // Before anything reads the request's address or spends a limit on it.
+                match edge.as_ref().map(|edge| edge.admit(&mut request)) {
+                    Some(Err(refusal)) => refusal.into_response(),
+                    _ => app
+                        .oneshot(request)
+                        .await
+                        .unwrap_or_else(|never: Infallible| match never {}),
+                }
+            })
+            .await;
             recorded.set(Metric::Latency, started.elapsed().as_secs_f64() * 1000.0);
             recorded.add(Metric::Requests, 1);
             recorded.property(

@@ -229,6 +229,18 @@ pub fn optional_human_check(source: &dyn Source) -> Result<Option<HumanCheck>, C
     }
 }
 
+/// `EDGE_ORIGIN_SECRETS`: the values of the edge's secret header a request must carry
+/// (comma-separated: the one CloudFront sends, and the next during a rotation; docs/edge.md).
+/// Unset or empty: no edge, no check (local-api, `cargo lambda watch`, a stack without the edge).
+pub fn edge_origin(
+    source: &dyn Source,
+) -> Result<Option<crate::http::edge::EdgeOrigin>, ConfigError> {
+    let name = "EDGE_ORIGIN_SECRETS";
+    let text = optional(source, name).unwrap_or_default();
+    crate::http::edge::EdgeOrigin::new(text.split(','))
+        .map_err(|problem| ConfigError::Invalid { name, problem })
+}
+
 /// `CLOCK_SKEW_SECONDS`: how far ahead of the system clock this process's clock runs (default 0,
 /// at most a day). For tests only, which reach a line's close or its beacon round without
 /// waiting minutes for it; template.yaml never sets it (a test checks).

@@ -17,7 +17,7 @@ use crate::http::extract::{Path, QueryParams};
 use crate::http::paging::{PageJson, cursor, next_cursor};
 use crate::http::query::{id_param, parse_limit};
 use crate::http::refusals::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
-use crate::http::response::{json_response, publicly_cached};
+use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
@@ -176,10 +176,6 @@ fn page_request(
     })
 }
 
-fn cached<T: Serialize>(value: &T) -> Response {
-    publicly_cached(json_response(StatusCode::OK, value))
-}
-
 /// Every league of the catalogue, by name.
 #[utoipa::path(
     get,
@@ -208,12 +204,15 @@ pub async fn list_leagues<S: ListLeagues>(
         parse_league_key(position).is_some()
     })?;
     let page = state.store.list_leagues(&request).await?;
-    Ok(cached(&PageJson {
-        next_cursor: next_cursor(&state.cursors, &SCOPE, page.next.as_deref()),
-        entries: Leagues {
-            leagues: page.entries,
+    Ok(json_response(
+        StatusCode::OK,
+        &PageJson {
+            next_cursor: next_cursor(&state.cursors, &SCOPE, page.next.as_deref()),
+            entries: Leagues {
+                leagues: page.entries,
+            },
         },
-    }))
+    ))
 }
 
 /// One league.
@@ -244,7 +243,7 @@ pub async fn get_league<S: GetLeague>(
     Path(LeaguePath { league_id }): Path<LeaguePath>,
 ) -> Result<Response, ApiError> {
     let league = find_league(&state.store, &league_id).await?;
-    Ok(cached(&LeagueAnswer { league }))
+    Ok(json_response(StatusCode::OK, &LeagueAnswer { league }))
 }
 
 /// Every team, or one league's.
@@ -288,12 +287,15 @@ pub async fn list_teams<S: ListTeams + GetLeague>(
     {
         find_league(&state.store, league).await?;
     }
-    Ok(cached(&PageJson {
-        next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
-        entries: Teams {
-            teams: page.entries,
+    Ok(json_response(
+        StatusCode::OK,
+        &PageJson {
+            next_cursor: next_cursor(&state.cursors, &scope, page.next.as_deref()),
+            entries: Teams {
+                teams: page.entries,
+            },
         },
-    }))
+    ))
 }
 
 /// One team.
@@ -324,5 +326,5 @@ pub async fn get_team<S: GetTeam>(
     Path(TeamPath { team_id }): Path<TeamPath>,
 ) -> Result<Response, ApiError> {
     let team = find_team(&state.store, &team_id).await?;
-    Ok(cached(&TeamAnswer { team }))
+    Ok(json_response(StatusCode::OK, &TeamAnswer { team }))
 }

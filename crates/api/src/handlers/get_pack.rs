@@ -11,7 +11,7 @@ use axum::response::Response;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{PackPath, Path};
 use crate::http::refusals::pack_not_found;
-use crate::http::response::{json_text_response, publicly_cached};
+use crate::http::response::json_text_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::with_properties;
 use crate::openapi::{examples, responses as doc};
@@ -224,10 +224,10 @@ pub async fn get_pack<S: GetPack>(
         .get(&state.store, &pack_id)
         .await?
         .ok_or_else(pack_not_found)?;
-    Ok(publicly_cached(json_text_response(
+    Ok(json_text_response(
         StatusCode::OK,
         read.answer(Timestamp::now()),
-    )))
+    ))
 }
 
 #[cfg(test)]

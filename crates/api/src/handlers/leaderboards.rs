@@ -14,7 +14,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, Path, QueryParams, handler_state};
 use crate::http::query::parse_limit_or;
 use crate::http::refusals::{find_league, find_team};
-use crate::http::response::{json_response, publicly_cached};
+use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use crate::views::leaderboards::StandingJson;
@@ -139,7 +139,6 @@ have is 404 `league_not_found` / `team_not_found`.",
     params(BoardPath, BoardLimit),
     responses(
         (status = 200, description = "The board's top.", body = BoardJson,
-            headers(("Cache-Control" = String, description = "`public, max-age=5`.")),
             example = json!(example_board())),
         (status = 400, response = doc::BadRequest),
         (status = 404, description = "No such league or team (`league_not_found`, \
@@ -160,14 +159,14 @@ pub async fn get_leaderboard<S: ReadBoard + GetLeague + GetTeam>(
     if entries.is_empty() {
         known(&state.store, &board).await?;
     }
-    Ok(publicly_cached(json_response(
+    Ok(json_response(
         StatusCode::OK,
         &BoardJson {
             board: board.to_string(),
             updated_at: Timestamp::now(),
             entries: entries.iter().map(entry_json).collect(),
         },
-    )))
+    ))
 }
 
 fn entry_json(entry: &BoardEntry) -> EntryJson<'_> {

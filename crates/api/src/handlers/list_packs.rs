@@ -17,7 +17,7 @@ use crate::http::extract::QueryParams;
 use crate::http::paging::next_cursor_schema;
 use crate::http::query::{id_param, parse_limit};
 use crate::http::refusals::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
-use crate::http::response::{json_text_response, publicly_cached};
+use crate::http::response::json_text_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::schemas::Id;
 use crate::openapi::{examples, responses as doc};
@@ -203,10 +203,10 @@ pub async fn list_packs<S: ListActivePacks + GetLeague + GetTeam>(
         .next
         .as_ref()
         .map(|key| state.cursors.encode_listing(&query.filter, key));
-    Ok(publicly_cached(json_text_response(
+    Ok(json_text_response(
         StatusCode::OK,
         page_json(&page.packs, next_cursor.as_deref(), now),
-    )))
+    ))
 }
 
 #[cfg(test)]

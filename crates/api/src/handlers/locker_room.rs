@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, Json, Path};
 use crate::http::request::json_object;
-use crate::http::response::{json_response, publicly_cached};
+use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use crate::state::ProfileState;
@@ -200,7 +200,6 @@ cacheable for a few seconds. A name nobody holds, including one its fan renamed 
     params(LockerRoomPath),
     responses(
         (status = 200, description = "The locker room.", body = LockerRoomAnswer,
-            headers(("Cache-Control" = String, description = "`public, max-age=5`.")),
             example = json!(example_room())),
         (status = 404, description = "Nobody holds this name (`locker_room_not_found`), or the \
 segment is no display name (`not_found`).",
@@ -229,5 +228,5 @@ pub async fn get_locker_room<S: GetLockerRoom>(
                 "No fan has this display name.",
             )
         })?;
-    Ok(publicly_cached(answer(&room)))
+    Ok(answer(&room))
 }

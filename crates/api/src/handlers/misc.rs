@@ -6,14 +6,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::http::app_config::HeldConfig;
 use crate::http::error::ApiError;
-use crate::http::response::{json_response, not_stored, tagged};
+use crate::http::response::{json_response, json_text_response, not_stored};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use domain::app_config::{AppConfig, Update};
@@ -266,23 +266,17 @@ instance reads it at most every 5 s. Public and cacheable: `ETag`, and `If-None-
 304.",
     responses(
         (status = 200, description = "The configuration.", body = ConfigJson,
-            headers(
-                ("Cache-Control" = String, description = "`public, max-age=5`."),
-                ("ETag" = String, description = "Of this answer: send it in `If-None-Match`."),
-            ),
             example = json!({"revision": 3,
                 "minimumVersions": {"ios": {"version": "2.3.0", "update": "forced",
                     "storeUrl": "https://apps.apple.com/app/id000000000"}},
                 "flags": {"lockerRooms": true},
                 "maintenance": {"active": false, "window": null}})),
-        (status = 304, description = "Not modified: the `ETag` sent in `If-None-Match` is still \
-this answer's."),
         (status = 405, response = doc::MethodNotAllowed),
         (status = 500, response = doc::InternalError),
     ),
     security(),
 )]
-pub async fn get_config(held: HeldConfig, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn get_config(held: HeldConfig) -> Result<Response, ApiError> {
     let current = held.current().await;
     let body = serde_json::to_string(&config_json(
         &current.config,
@@ -292,5 +286,5 @@ pub async fn get_config(held: HeldConfig, headers: HeaderMap) -> Result<Response
     .map_err(|e| ApiError::Internal {
         detail: format!("configuration answer: {e}"),
     })?;
-    Ok(tagged(&headers, body))
+    Ok(json_text_response(StatusCode::OK, body))
 }

@@ -83,6 +83,7 @@ pub enum ErrorCode {
     HumanCheckFailed,
     AppVersionUnsupported,
     Maintenance,
+    EdgeRequired,
 }
 
 impl ErrorCode {
@@ -158,6 +159,7 @@ impl ErrorCode {
             Self::HumanCheckFailed => StatusCode::FORBIDDEN,
             Self::AppVersionUnsupported => StatusCode::UPGRADE_REQUIRED,
             Self::Maintenance => StatusCode::SERVICE_UNAVAILABLE,
+            Self::EdgeRequired => StatusCode::FORBIDDEN,
         }
     }
 }
@@ -378,6 +380,9 @@ impl IntoResponse for ApiError {
         }
         let mut response = json_text_response(status, self.body());
         let headers = response.headers_mut();
+        // A refusal is about this request: no cache (the edge, a browser) may answer another
+        // with it, whichever layer refused it.
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         match &self {
             Self::MissingToken => {
                 headers.insert(

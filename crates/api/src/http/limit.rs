@@ -10,6 +10,11 @@
 //! a refusal is 429 `rate_limited` with `Retry-After`. The counters unreachable: reads and
 //! other writes are served (fail open), starts and joins are 503 (fail closed).
 //!
+//! Only starts and joins are counted in the table, exactly across instances
+//! ([`RouteClass::counted_across_instances`]); reads and other writes are counted in the
+//! process's memory, with no DynamoDB write (docs/rate-limits.md says by how much that lets a
+//! fan past a quota, and why that is enough).
+//!
 //! The [`Limiter`] comes to each [`Limited`] handler as a request extension, set once around the
 //! whole router ([`crate::http::layers::api_layers`]): a router built without one (a handler's
 //! unit tests) is not limited.
@@ -29,6 +34,7 @@ use smallvec::SmallVec;
 use crate::http::app_config::{ConfigCache, gate};
 use crate::http::error::ApiError;
 use crate::http::request::source_key;
+use crate::http::response::{Caching, Freshness};
 use domain::ids::UserId;
 use domain::ratelimit::{
     Counter, CounterKey, MAX_RETRY_JITTER_SECONDS, Quota, RatePolicy, RouteClass, Scope, Standing,
@@ -76,12 +82,16 @@ struct Current {
     now: i64,
 }
 
-/// The rate limits of one process: the policy, the store's counters, and the fans' windows this
-/// process has seen full (refused at once, with no write, until they end: one fan's flood costs
-/// the store one failed write per instance and window, never one per request). An address's
-/// window is asked of the store every time: docs/rate-limits.md says why.
+/// The rate limits of one process: the policy, the store's counters (starts and joins), this
+/// process's own (reads and other writes), and the fans' windows of the store this process has
+/// seen full (refused at once, with no write, until they end: one fan's flood costs the store one
+/// failed write per instance and window, never one per request). An address's window is asked
+/// of the store every time: docs/rate-limits.md says why.
 pub struct Limiter {
     counters: Box<dyn Counters>,
+    /// The windows of the classes counted per instance: the in-memory store's counters, the
+    /// same condition the table's run, with nothing written anywhere else.
+    local: store::MemoryStore,
     policy: RatePolicy,
     policy_fields: PolicyFields,
     clock: Clock,
@@ -161,6 +171,7 @@ impl Limiter {
     pub fn new<S: TakeFromWindow + 'static>(store: S, policy: RatePolicy, clock: Clock) -> Self {
         Self {
             counters: Box::new(store),
+            local: store::MemoryStore::default(),
             policy_fields: PolicyFields::new(&policy),
             policy,
             clock,
@@ -170,6 +181,15 @@ impl Limiter {
 
     pub fn policy(&self) -> &RatePolicy {
         &self.policy
+    }
+
+    /// The counters `class`'s windows are kept in: the table's, or this process's.
+    fn counters(&self, class: RouteClass) -> &dyn Counters {
+        if class.counted_across_instances() {
+            &*self.counters
+        } else {
+            &self.local
+        }
     }
 
     /// The window of `key` (`scope`) for a request of `class` now; `None` for a class that is
@@ -219,14 +239,15 @@ impl Limiter {
         else {
             return Ok(None);
         };
-        // Only a fan's window is remembered full: nothing gives a fan's count back, while the
-        // refusals of the burst that filled an address's window give its counts back at once.
-        let remembered = scope == Scope::Fan;
+        // Only a fan's window in the table is remembered full: nothing gives a fan's count back,
+        // while the refusals of the burst that filled an address's window give its counts back
+        // at once (and a window in memory refuses with no write anyway).
+        let remembered = scope == Scope::Fan && class.counted_across_instances();
         let known_full = remembered && self.full.contains(&counter);
         let taken = if known_full {
             Taken::Full
         } else {
-            self.counters.take(&counter, quota.quota).await?
+            self.counters(class).take(&counter, quota.quota).await?
         };
         if taken == Taken::Full && remembered && !known_full {
             self.full.insert(counter.clone(), now);
@@ -299,7 +320,7 @@ impl Counting {
             return Ok(());
         }
         for counter in &earlier {
-            if let Err(error) = self.limiter.counters.give_back(counter).await {
+            if let Err(error) = self.limiter.counters(self.class).give_back(counter).await {
                 tracing::warn!(error = %error.detail(), "a count could not be given back");
             }
         }
@@ -398,12 +419,18 @@ fn jitter() -> u32 {
 #[derive(Clone)]
 pub struct Limited<H> {
     class: RouteClass,
+    freshness: Option<Freshness>,
     handler: H,
 }
 
 impl<H> Limited<H> {
-    pub fn new(class: RouteClass, handler: H) -> Self {
-        Self { class, handler }
+    /// `handler` in the limits of `class`; a public read's answers kept as `freshness` says.
+    pub fn new(class: RouteClass, freshness: Option<Freshness>, handler: H) -> Self {
+        Self {
+            class,
+            freshness,
+            handler,
+        }
     }
 }
 
@@ -416,10 +443,16 @@ where
     type Future = Pin<Box<dyn Future<Output = Response> + Send>>;
 
     fn call(self, request: Request, state: S) -> Self::Future {
-        let Self { class, handler } = self;
-        Box::pin(limit(class, request, move |request| {
-            handler.call(request, state)
-        }))
+        let Self {
+            class,
+            freshness,
+            handler,
+        } = self;
+        Box::pin(async move {
+            let caching = Caching::of(request.headers(), freshness);
+            let response = limit(class, request, move |request| handler.call(request, state)).await;
+            caching.mark(response).await
+        })
     }
 }
 

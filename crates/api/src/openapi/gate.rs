@@ -39,7 +39,7 @@ pub(super) fn gated_everywhere(document: &mut utoipa::openapi::OpenApi) {
     }
 }
 
-fn operation<'a>(
+pub(super) fn operation<'a>(
     document: &'a mut utoipa::openapi::OpenApi,
     path: &str,
     method: &str,

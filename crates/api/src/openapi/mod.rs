@@ -2,6 +2,7 @@
 //! and the types they read and write. `openapi.yaml` is this document as committed; a test
 //! (`crates/api/tests/openapi.rs`) keeps the two equal.
 
+mod caching;
 pub mod examples;
 mod gate;
 pub mod headers;
@@ -104,6 +105,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     absent_not_null(&mut document);
     throttled_anywhere(&mut document);
     gate::gated_everywhere(&mut document);
+    caching::cached_publicly(&mut document);
     document
 }
 

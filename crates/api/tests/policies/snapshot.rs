@@ -66,8 +66,9 @@ fn a_policy_changed_in_the_template_alone_is_caught() {
 /// - list-packs: `Query` of the listing index, of a league's packs (GSI2, `LEAGUE#`) and of a
 ///   team's (GSI3, `TEAM#`); `GetItem` of a filter's league or team (`LEAGUE#`, `TEAM#`);
 /// - get-pack: `BatchGetItem` of pack and draw items (`PACK#`, `DRAW#`);
-/// - every function with a route but the Stripe webhook (`RATE#`): one conditional `UpdateItem`
-///   of a window's counter per request and scope (crates/api/src/http/limit.rs).
+/// - the functions with a start or a join route (start-purchase, queue: `RATE#`): one
+///   conditional `UpdateItem` of a window's counter per request and scope
+///   (crates/api/src/http/limit.rs; reads and other writes are counted in memory).
 /// - web3-link: a transaction of `UpdateItem`s of the user's link, wallet (created by a
 ///   conditional update) and count of wallets (`USER#`);
 /// - me-wallets: `Query` of the user's wallet items, and a removal's transaction of a
@@ -135,8 +136,7 @@ fn a_policy_changed_in_the_template_alone_is_caught() {
 ///   and `UpdateItem`s (a share: `PACK#`; the buyer's nonce: `USER#`). No holds index, no
 ///   release: dead holds are the sweep's.
 /// - misc: `GetItem` of the app configuration (`CONFIG#`), as every function serving requests
-///   (its version gate and maintenance: one read per instance every few seconds), and the rate
-///   limits' counters: nothing else.
+///   (its version gate and maintenance: one read per instance every few seconds): nothing else.
 #[test]
 fn each_function_has_only_its_dynamodb_permission() {
     let snapshot = policies_snapshot(&read("template.yaml"));

@@ -65,6 +65,14 @@ impl RouteClass {
     pub const fn fails_open(self) -> bool {
         !matches!(self, RouteClass::Start | RouteClass::Join)
     }
+
+    /// Whether the class's windows are counted in the table, exactly across every instance (a
+    /// conditional write per counter and request): starts and joins, which spend something
+    /// scarce (a unit of a drop, a place in its line). Reads and other writes are counted in each
+    /// instance's memory, with no write (docs/rate-limits.md, "Where a request is counted").
+    pub const fn counted_across_instances(self) -> bool {
+        matches!(self, RouteClass::Start | RouteClass::Join)
+    }
 }
 
 impl fmt::Display for RouteClass {

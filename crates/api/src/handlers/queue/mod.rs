@@ -17,7 +17,7 @@ use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, PackPath, Path, QueryParams, Verifies};
 use crate::http::human_check::{HumanCheck, HumanCheckToken, verify_human};
-use crate::http::response::{json_response, mark_replayed, publicly_cached};
+use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::headers::HumanCheckHeader;
 use crate::openapi::responses as doc;
@@ -121,8 +121,7 @@ seconds.",
     params(PackPath),
     security(),
     responses(
-        (status = 200, description = "The waiting room.", body = QueueAnswer,
-            headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
+        (status = 200, description = "The waiting room.", body = QueueAnswer),
         (status = 404, description = "No such pack, or a pack without a waiting room \
 (`queue_not_found`); or the id is not an id (`not_found`).", body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
@@ -142,10 +141,7 @@ pub async fn get_queue<S: GetQueue>(
         &state.signer.public_key(),
         Timestamp::now(),
     );
-    Ok(publicly_cached(json_response(
-        StatusCode::OK,
-        &QueueAnswer { queue },
-    )))
+    Ok(json_response(StatusCode::OK, &QueueAnswer { queue }))
 }
 
 /// `POST /api/packs/{packId}/queue`: the fan joins the line.
@@ -362,8 +358,7 @@ from them anyone rebuilds `entrantsRoot` and, after the draw, every position. Pu
     params(PackPath, EntrantsCursor),
     security(),
     responses(
-        (status = 200, description = "A page of entry ids.", body = EntrantsAnswer,
-            headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
+        (status = 200, description = "A page of entry ids.", body = EntrantsAnswer),
         (status = 400, description = "A cursor this list did not give (`invalid_cursor`), or \
 given twice (`invalid_query`).", body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::InvalidCursor, NOT_A_CURSOR))),
@@ -397,13 +392,13 @@ pub async fn list_queue_entrants<S: GetQueue + GetEntrantPage>(
             });
         }
     };
-    Ok(publicly_cached(json_response(
+    Ok(json_response(
         StatusCode::OK,
         &EntrantsAnswer {
             entrants,
             next_cursor: (page + 1 < pages).then(|| (page + 1).to_string()),
         },
-    )))
+    ))
 }
 
 /// `GET /api/packs/{packId}/queue/report`: the line's record, after the sale.
@@ -421,8 +416,7 @@ cacheable.",
     params(PackPath),
     security(),
     responses(
-        (status = 200, description = "The report.", body = ReportAnswer,
-            headers(("Cache-Control" = String, description = "`public, max-age=5`."))),
+        (status = 200, description = "The report.", body = ReportAnswer),
         (status = 404, description = "No such pack or no waiting room (`queue_not_found`); or \
 the id is not an id (`not_found`).", body = ErrorBody,
             example = json!(doc::error_example(ErrorCode::QueueNotFound, QUEUE_NOT_FOUND))),
@@ -462,8 +456,5 @@ pub async fn queue_report<S: GetQueue + ReadExclusions>(
             .map(|(reason, count)| (reason.as_str().to_owned(), count))
             .collect(),
     };
-    Ok(publicly_cached(json_response(
-        StatusCode::OK,
-        &ReportAnswer { report },
-    )))
+    Ok(json_response(StatusCode::OK, &ReportAnswer { report }))
 }

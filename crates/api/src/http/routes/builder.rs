@@ -22,6 +22,7 @@ use utoipa::openapi::schema::Schema;
 use super::resolve::{api_gateway_path, unrouted};
 use super::{Route, RouteClass, http_method};
 use crate::http::limit::Limited;
+use crate::http::response::Freshness;
 
 /// A handler's `#[utoipa::path]`: its method and path, its operation and the tags and schemas it
 /// names (utoipa's hidden traits, the ones its `#[openapi(paths(...))]` reads).
@@ -76,11 +77,13 @@ pub trait Build {
     fn empty<St: Clone + Send + Sync + 'static>() -> Self::Of<St>;
 
     /// `built` with `handler` at the method and path of its `#[utoipa::path]` (`P`), served by
-    /// `function` in the rate limits of `class`.
+    /// `function` in the rate limits of `class`, its answers public and kept as `freshness` says
+    /// when it is a public read.
     fn route<St, P, H, T>(
         built: Self::Of<St>,
         function: &'static str,
         class: RouteClass,
+        freshness: Option<Freshness>,
         handler: H,
     ) -> Self::Of<St>
     where
@@ -114,15 +117,42 @@ impl<St: Clone + Send + Sync + 'static, B: Build> Routes<St, B> {
         }
     }
 
-    /// Adds `api`'s handler, in the rate limits of `class` ([`crate::http::limit`]).
+    /// Adds `api`'s handler, in the rate limits of `class` ([`crate::http::limit`]); its answers
+    /// are kept by no shared cache.
     pub(super) fn route<P: ApiPath, H: Handler<T, St>, T: 'static>(
         self,
         class: RouteClass,
         api: Api<P, H>,
     ) -> Self {
+        self.add(class, None, api)
+    }
+
+    /// Adds `api`'s handler as a public read: its successful answers are marked as `freshness`
+    /// says, with an `ETag`, and a matching `If-None-Match` is answered 304 (all documented
+    /// from this declaration, and the edge's cache behaviours checked against it).
+    pub(super) fn public<P: ApiPath, H: Handler<T, St>, T: 'static>(
+        self,
+        freshness: Freshness,
+        api: Api<P, H>,
+    ) -> Self {
+        self.add(RouteClass::Read, Some(freshness), api)
+    }
+
+    fn add<P: ApiPath, H: Handler<T, St>, T: 'static>(
+        self,
+        class: RouteClass,
+        freshness: Option<Freshness>,
+        api: Api<P, H>,
+    ) -> Self {
         Self {
             function: self.function,
-            built: B::route::<St, P, H, T>(self.built, self.function, class, api.handler),
+            built: B::route::<St, P, H, T>(
+                self.built,
+                self.function,
+                class,
+                freshness,
+                api.handler,
+            ),
         }
     }
 }
@@ -143,6 +173,7 @@ impl Build for Serve {
         mut router: Router<St>,
         function: &'static str,
         class: RouteClass,
+        freshness: Option<Freshness>,
         handler: H,
     ) -> Router<St>
     where
@@ -155,7 +186,7 @@ impl Build for Serve {
         for method in P::methods() {
             let filter = MethodFilter::try_from(http_method(&method))
                 .expect("every method of an API route is routable");
-            let limited = Limited::new(class, handler.clone());
+            let limited = Limited::new(class, freshness, handler.clone());
             router = router.route(&path, on(filter, limited));
             if method == HttpMethod::Get {
                 router = router.route(&path, on(MethodFilter::HEAD, unrouted(function)));
@@ -207,6 +238,7 @@ impl Build for List {
         mut listed: Vec<Route>,
         function: &'static str,
         class: RouteClass,
+        freshness: Option<Freshness>,
         _handler: H,
     ) -> Vec<Route> {
         let path = P::path();
@@ -215,6 +247,7 @@ impl Build for List {
             method: http_method(method),
             path: path.clone(),
             class,
+            freshness,
         }));
         listed
     }
@@ -242,6 +275,7 @@ impl Build for Document {
         mut operations: Operations,
         _function: &'static str,
         _class: RouteClass,
+        _freshness: Option<Freshness>,
         _handler: H,
     ) -> Operations {
         P::schemas(&mut operations.schemas);

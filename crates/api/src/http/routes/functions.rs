@@ -22,6 +22,7 @@ use crate::handlers::web3_link::{self, LinkState};
 use crate::handlers::{
     complete_purchase, get_purchase, my_cash, my_purchases, open_pack, quests, start_purchase,
 };
+use crate::http::response::Freshness;
 use crate::state::{MeState, ProfileState, PurchaseState};
 use store::cash::{GetBalances, ListLedger};
 use store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
@@ -71,7 +72,7 @@ pub fn misc_routes<B: Build>() -> Routes<Arc<MiscState>, B> {
     Routes::new("misc")
         .route(RouteClass::Read, api!(misc::get_health))
         .route(RouteClass::Read, api!(misc::get_time))
-        .route(RouteClass::Read, api!(misc::get_config))
+        .public(Freshness::CONFIG, api!(misc::get_config))
 }
 
 /// `list-packs`: the active packs; API Gateway's `$default` route.
@@ -80,7 +81,7 @@ where
     S: ListActivePacks + GetLeague + GetTeam + Send + Sync + 'static,
     B: Build,
 {
-    Routes::new("list-packs").route(RouteClass::Read, api!(list_packs::list_packs::<S>))
+    Routes::new("list-packs").public(Freshness::PACKS, api!(list_packs::list_packs::<S>))
 }
 
 /// `get-pack`: one pack, public.
@@ -89,7 +90,7 @@ where
     S: GetPack + Send + Sync + 'static,
     B: Build,
 {
-    Routes::new("get-pack").route(RouteClass::Read, api!(get_pack::get_pack::<S>))
+    Routes::new("get-pack").public(Freshness::PACKS, api!(get_pack::get_pack::<S>))
 }
 
 /// `web3-link`: links a web3 identity to the fan.
@@ -215,7 +216,10 @@ where
     S: GetLockerRoom + Send + Sync + 'static,
     B: Build,
 {
-    Routes::new("locker-rooms").route(RouteClass::Read, api!(locker_room::get_locker_room::<S>))
+    Routes::new("locker-rooms").public(
+        Freshness::LOCKER_ROOM,
+        api!(locker_room::get_locker_room::<S>),
+    )
 }
 
 /// `catalog`: the leagues and teams, public (reads `LEAGUE#`, `TEAM#` and their lists).
@@ -225,10 +229,10 @@ where
     B: Build,
 {
     Routes::new("catalog")
-        .route(RouteClass::Read, api!(catalog::list_leagues::<S>))
-        .route(RouteClass::Read, api!(catalog::get_league::<S>))
-        .route(RouteClass::Read, api!(catalog::list_teams::<S>))
-        .route(RouteClass::Read, api!(catalog::get_team::<S>))
+        .public(Freshness::CATALOG, api!(catalog::list_leagues::<S>))
+        .public(Freshness::CATALOG, api!(catalog::get_league::<S>))
+        .public(Freshness::CATALOG, api!(catalog::list_teams::<S>))
+        .public(Freshness::CATALOG, api!(catalog::get_team::<S>))
 }
 
 /// `leaderboards`: a board's top (public) and the fan's standing (reads `FAN#` scores and
@@ -239,7 +243,10 @@ where
     B: Build,
 {
     Routes::new("leaderboards")
-        .route(RouteClass::Read, api!(leaderboards::get_leaderboard::<S>))
+        .public(
+            Freshness::LEADERBOARD,
+            api!(leaderboards::get_leaderboard::<S>),
+        )
         .route(RouteClass::Read, api!(leaderboards::get_my_standing::<S>))
 }
 
@@ -290,10 +297,13 @@ where
     B: Build,
 {
     Routes::new("queue")
-        .route(RouteClass::Read, api!(queue::get_queue::<S>))
+        .public(Freshness::QUEUE, api!(queue::get_queue::<S>))
         .route(RouteClass::Join, api!(queue::join_queue::<S>))
         .route(RouteClass::Read, api!(queue::my_queue_entry::<S>))
-        .route(RouteClass::Read, api!(queue::list_queue_entrants::<S>))
+        .public(
+            Freshness::QUEUE_RECORD,
+            api!(queue::list_queue_entrants::<S>),
+        )
         .route(RouteClass::Read, api!(proof::my_queue_proof::<S>))
-        .route(RouteClass::Read, api!(queue::queue_report::<S>))
+        .public(Freshness::QUEUE_RECORD, api!(queue::queue_report::<S>))
 }

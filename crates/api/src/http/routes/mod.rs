@@ -41,6 +41,9 @@ pub struct Route {
     pub path: String,
     /// Its class of rate limits, stated once in the declaration.
     pub class: RouteClass,
+    /// How long its answers may be kept, for a public read ([`Routes::public`]); `None`: kept by
+    /// no shared cache.
+    pub freshness: Option<crate::http::response::Freshness>,
 }
 
 impl Route {
