@@ -50,6 +50,8 @@ mod store_contract;
 mod support;
 mod template;
 mod template_cors;
+mod template_edge;
+mod template_edge_origin;
 mod template_top_ups;
 mod top_up_guards;
 mod top_ups;

@@ -422,8 +422,14 @@ fn dashboard_problems(template_text: &str) -> Vec<String> {
     let Value::Tagged(sub) = &dashboard["Properties"]["DashboardBody"] else {
         return vec![format!("{name}'s DashboardBody is not a !Sub")];
     };
+    // A `!Sub` of the text alone, or of the text and its variables (the edge's, which are
+    // `!If`s: the body deploys with the edge off).
+    let text = match &sub.value {
+        Value::Sequence(parts) => parts.first(),
+        text => Some(text),
+    };
     // `${...}` only stands inside JSON strings, so the text parses before substitution.
-    let body = match sub.value.as_str().map(serde_json::from_str) {
+    let body = match text.and_then(Value::as_str).map(serde_json::from_str) {
         Some(Ok(body)) => body,
         other => return vec![format!("{name}'s DashboardBody is not JSON: {other:?}")],
     };

@@ -11,29 +11,10 @@ use crate::support;
 use std::collections::BTreeSet;
 
 use api::http::cors;
-use serde_json::Value as Json;
 use serde_norway::Value;
-use support::{assert_each_alteration_caught, assert_none, parse, read, resources};
-
-/// Names compared as HTTP compares them: case-insensitively.
-fn names<'a>(names: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
-    names.into_iter().map(str::to_ascii_lowercase).collect()
-}
-
-/// A YAML list's strings.
-fn listed(value: &Value) -> Vec<&str> {
-    value.as_sequence().map_or_else(Vec::new, |list| {
-        list.iter().filter_map(Value::as_str).collect()
-    })
-}
-
-/// `value`, or what its `$ref` to `#/components/<kind>/<name>` names.
-fn resolved<'a>(components: &'a Json, value: &'a Json, kind: &str) -> &'a Json {
-    match value["$ref"].as_str() {
-        Some(reference) => &components[kind][reference.rsplit('/').next().unwrap()],
-        None => value,
-    }
-}
+use support::{
+    assert_each_alteration_caught, assert_none, listed, names, parse, read, resolved, resources,
+};
 
 /// What the OpenAPI document says the API reads and answers.
 #[derive(Default)]
