@@ -58,7 +58,10 @@ async fn a_fan_joins_once_and_reads_their_entry_and_the_line() {
 
     let line = queue.call(&ApiEvent::get("/api/packs/drop/queue")).await;
     assert_eq!(line.status, 200, "{line:?}");
-    assert_eq!(line.header("cache-control"), Some("public, max-age=5"));
+    assert_eq!(
+        line.header("cache-control"),
+        Some("public, max-age=2, stale-while-revalidate=2")
+    );
     assert_eq!(line.body["queue"]["status"], "open");
     let entry = &joined.body["entry"];
     assert!(verify_receipt(

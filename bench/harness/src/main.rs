@@ -4,6 +4,7 @@
 //! lambda-bench lambda [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
 //! lambda-bench cold   [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
 //! lambda-bench drop   BIN_DIR DROP_API
+//! lambda-bench readstorm [FANS] [POLL_SECONDS]
 //! lambda-bench BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]     (as `lambda`)
 //! ```
 //!
@@ -16,6 +17,8 @@
 //! - `cold`: cold starts with a connection set-up delay on each new connection to DynamoDB
 //!   (`BENCH_DYNAMODB_SETUP_MS`, default 20) and to the identity provider
 //!   (`BENCH_IDP_SETUP_MS`, default 60).
+//! - `readstorm`: the model of one pack page polled by a drop's crowd (200,000 fans every 2 s by
+//!   default), the edge on and off ([`readstorm`]).
 //! - `drop`: the drop on the local API (`DROP_API`, in-memory store) and through 8
 //!   `start-purchase` processes against moto; what a start writes and the ceiling it puts on a
 //!   pack's drop.
@@ -33,6 +36,7 @@ mod compare;
 mod drop;
 mod functions;
 mod lambda;
+mod readstorm;
 mod stats;
 mod units;
 
@@ -44,7 +48,7 @@ use crate::compare::Baseline;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: lambda-bench (lambda|cold) [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR..."
+        "usage: lambda-bench (lambda|cold) [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR...\n       lambda-bench readstorm [FANS] [POLL_SECONDS]"
     );
     std::process::exit(2)
 }
@@ -100,6 +104,17 @@ async fn drops(bin_dir: &Path, drop_api: &Path) -> Value {
 async fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let command = match args.first().map(String::as_str) {
+        Some("readstorm") => {
+            let number = |i: usize, default: f64| {
+                args.get(i)
+                    .map_or(default, |a| a.parse().unwrap_or_else(|_| usage()))
+            };
+            readstorm::run(&readstorm::Crowd {
+                fans: number(1, 200_000.0),
+                poll_seconds: number(2, 2.0),
+            });
+            return;
+        }
         Some("capacity") => {
             // Each design's binaries: NAME=DIR (start-purchase and seed-packs in DIR).
             let designs: Vec<(String, PathBuf)> = args[1..]

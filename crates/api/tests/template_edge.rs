@@ -250,6 +250,11 @@ fn behavior_problems(template_text: &str) -> Vec<String> {
         if !policy.headers.contains("authorization") {
             problems.push(format!("{at}, which does not forward Authorization"));
         }
+        if !policy.headers.contains("origin") {
+            problems.push(format!(
+                "{at}, which does not forward Origin (API Gateway's CORS answers from it)"
+            ));
+        }
         let public_read = operation.public && operation.method == "GET";
         if !public_read {
             if operation.method == "GET" && !policy.passes() {
@@ -331,7 +336,14 @@ fn a_behavior_that_caches_wrongly_is_caught() {
                 "Headers: [Authorization, Origin]}",
                 "Headers: [Authorization]}",
             ),
-            ("Headers: [Authorization]}", "Headers: [Origin]}"),
+            (
+                "Headers: [Authorization, Origin]}\n          CookiesConfig: {CookieBehavior: none}\n          QueryStringsConfig: {QueryStringBehavior: all}",
+                "Headers: [Origin]}\n          CookiesConfig: {CookieBehavior: none}\n          QueryStringsConfig: {QueryStringBehavior: all}",
+            ),
+            (
+                "Headers: [Authorization, Origin]}\n          CookiesConfig: {CookieBehavior: none}\n          QueryStringsConfig: {QueryStringBehavior: all}",
+                "Headers: [Authorization]}\n          CookiesConfig: {CookieBehavior: none}\n          QueryStringsConfig: {QueryStringBehavior: all}",
+            ),
             ("MaxTTL: 1\n", "MaxTTL: 60\n"),
             ("MaxTTL: 1\n", "MaxTTL: 0\n"),
             (

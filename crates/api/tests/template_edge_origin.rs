@@ -235,47 +235,66 @@ fn web_acl_problems(template: &Value, name: &str, acl: &Value) -> Vec<String> {
         ));
     }
     let rate_limited: &str = ErrorCode::RateLimited.into();
-    let limits_public_reads = |rule: &Value| {
-        let rate = &rule["Statement"]["RateBasedStatement"];
+    // The rule's 429: the API's error shape, Retry-After, and CORS headers a web app can read.
+    let answers_429 = |rule: &Value| {
         let response = &rule["Action"]["Block"]["CustomResponse"];
         let body = response["CustomResponseBodyKey"]
             .as_str()
             .map(|key| &properties["CustomResponseBodies"][key]);
-        let retry_after = response["ResponseHeaders"]
-            .as_sequence()
-            .into_iter()
-            .flatten()
-            .any(|header| {
-                header["Name"]
-                    .as_str()
-                    .is_some_and(|name| name.eq_ignore_ascii_case("retry-after"))
-                    && header["Value"]
+        let header = |wanted: &str| {
+            response["ResponseHeaders"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .find(|header| {
+                    header["Name"]
                         .as_str()
-                        .and_then(|seconds| seconds.parse::<u32>().ok())
-                        .is_some_and(|seconds| seconds > 0)
-            });
-        rate["AggregateKeyType"].as_str() == Some("IP")
-            && rate["EvaluationWindowSec"].as_u64() == Some(60)
-            && reference(&rate["Limit"]) == Some("EdgeReadRateLimit")
-            && public_reads_only(&rate["ScopeDownStatement"])
-            && response["ResponseCode"].as_u64() == Some(429)
+                        .is_some_and(|name| name.eq_ignore_ascii_case(wanted))
+                })
+                .and_then(|header| header["Value"].as_str())
+        };
+        response["ResponseCode"].as_u64() == Some(429)
             && body.is_some_and(|body| {
                 body["ContentType"].as_str() == Some("APPLICATION_JSON")
                     && body["Content"]
                         .as_str()
                         .is_some_and(|content| is_error_body(content, rate_limited))
             })
-            && retry_after
+            && header("retry-after")
+                .and_then(|seconds| seconds.parse::<u32>().ok())
+                .is_some_and(|seconds| seconds > 0)
+            && header("access-control-allow-origin") == Some("*")
+            && header("access-control-expose-headers")
+                .is_some_and(|exposed| exposed.eq_ignore_ascii_case("retry-after"))
+    };
+    let per_address = |rule: &Value, limit: &str| {
+        let rate = &rule["Statement"]["RateBasedStatement"];
+        rate["AggregateKeyType"].as_str() == Some("IP")
+            && rate["EvaluationWindowSec"].as_u64() == Some(60)
+            && reference(&rate["Limit"]) == Some(limit)
+            && answers_429(rule)
     };
     let rules = properties["Rules"]
         .as_sequence()
         .cloned()
         .unwrap_or_default();
-    if !rules.iter().any(limits_public_reads) {
+    if !rules.iter().any(|rule| {
+        per_address(rule, "EdgeReadRateLimit")
+            && public_reads_only(&rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"])
+    }) {
         problems.push(format!(
             "{name} has no rule that limits GETs and HEADs without Authorization per IP over \
              60 s to EdgeReadRateLimit, answered 429 {rate_limited} in the API's error shape \
-             with Retry-After"
+             with Retry-After and CORS headers"
+        ));
+    }
+    if !rules.iter().any(|rule| {
+        per_address(rule, "EdgeRequestRateLimit")
+            && rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"].is_null()
+    }) {
+        problems.push(format!(
+            "{name} has no rule that limits every request per IP over 60 s to \
+             EdgeRequestRateLimit, answered as the API's 429"
         ));
     }
     problems
@@ -387,6 +406,15 @@ fn a_rate_rule_that_limits_the_wrong_requests_or_answers_otherwise_is_caught() {
                 "{Name: Retry-After, Value: soon}",
             ),
             ("{Name: Retry-After,", "{Name: X-Retry-After,"),
+            ("Limit: !Ref EdgeRequestRateLimit", "Limit: 100000"),
+            (
+                "{Name: Access-Control-Allow-Origin, Value: \"*\"}",
+                "{Name: X-Allow-Origin, Value: \"*\"}",
+            ),
+            (
+                "{Name: Access-Control-Expose-Headers, Value: Retry-After}",
+                "{Name: Access-Control-Expose-Headers, Value: ETag}",
+            ),
             ("    Condition: CreateWebAcl\n", "    Condition: EdgeOn\n"),
         ],
         waf_problems,

@@ -22,7 +22,8 @@ pub const VIEWER_ADDRESS_HEADER: &str = "cloudfront-viewer-address";
 /// [`cors::NOT_FROM_BROWSERS`]) less the two a cache policy owns or CloudFront answers itself
 /// (`Authorization`, which CloudFront forwards only as part of a cache key, and
 /// `If-None-Match`, which the edge answers from its own copy), plus what API Gateway's CORS
-/// reads (`Origin` and a preflight's two) and the viewer's address.
+/// reads of a preflight and the viewer's address. `Origin` is in every cache policy's key
+/// (API Gateway's CORS answer differs per origin), which forwards it.
 pub fn forwarded_headers() -> Vec<&'static str> {
     let owned_elsewhere = ["authorization", "if-none-match"];
     cors::ALLOW_HEADERS
@@ -31,7 +32,6 @@ pub fn forwarded_headers() -> Vec<&'static str> {
         .copied()
         .filter(|name| !owned_elsewhere.contains(&name.to_ascii_lowercase().as_str()))
         .chain([
-            "Origin",
             "Access-Control-Request-Method",
             "Access-Control-Request-Headers",
             "CloudFront-Viewer-Address",
