@@ -37,6 +37,7 @@ pub mod quests;
 pub mod queue;
 pub mod runtime_api;
 pub mod scripts;
+pub mod standard_webhooks;
 pub mod stripe;
 pub mod tokens;
 pub mod turnstile;

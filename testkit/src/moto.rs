@@ -47,7 +47,7 @@ pub enum Rollback {
 }
 
 /// The Python that runs the project's moto: the `.venv`'s, else `python3`.
-fn python_command() -> String {
+pub(crate) fn python_command() -> String {
     let venv = concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python");
     if std::path::Path::new(venv).exists() {
         venv.into()

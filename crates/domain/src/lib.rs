@@ -27,3 +27,4 @@ pub mod topups;
 pub mod truthy;
 pub mod urls;
 pub mod wallets;
+pub mod webhooks;

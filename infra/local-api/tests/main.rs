@@ -12,6 +12,7 @@ mod hostile;
 mod misc;
 mod openapi_contract;
 mod parts;
+mod public_caching;
 mod quest_flow;
 mod rate_limits;
 mod top_up_checkout;
