@@ -72,6 +72,24 @@ fn instances<C: TakeFromWindow + Clone + 'static>(
         .collect()
 }
 
+/// A get-pack function over `store`, its limits counted on `counters` under `policy`.
+fn get_pack_instance<C: TakeFromWindow + 'static>(
+    store: &MemoryStore,
+    counters: C,
+    policy: RatePolicy,
+    clock: &Clock,
+) -> ApiLayers {
+    let state = Arc::new(GetPackState {
+        store: store.clone(),
+        recent: Default::default(),
+    });
+    let limiter = Limiter::new(counters, policy, clock.clone());
+    api_layers(
+        get_pack_routes().function_app(state),
+        Some(Arc::new(limiter)),
+    )
+}
+
 struct Answer {
     status: u16,
     code: String,
@@ -249,18 +267,7 @@ async fn with_the_counters_down_starts_fail_closed_and_reads_fail_open() {
         201
     );
 
-    let state = Arc::new(GetPackState {
-        store: store.clone(),
-        recent: Default::default(),
-    });
-    let reads = api_layers(
-        get_pack_routes().function_app(state),
-        Some(Arc::new(Limiter::new(
-            Down,
-            RatePolicy::default(),
-            clock.clone(),
-        ))),
-    );
+    let reads = get_pack_instance(&store, Down, RatePolicy::default(), &clock);
     let read = send(&reads, ApiEvent::get("/api/packs/p")).await;
     assert_eq!(
         read.status, 200,
@@ -275,23 +282,10 @@ async fn with_the_counters_down_starts_fail_closed_and_reads_fail_open() {
 async fn reads_are_counted_in_each_instance_and_never_by_the_store() {
     let store = store_with_pack().await;
     let (clock, _) = fixed_clock();
-    let counters = Tallied {
-        store: store.clone(),
-        calls: Arc::default(),
-    };
+    let counters = Tallied::over(&store);
     let mut policy = RatePolicy::default();
     *policy.of_mut(RouteClass::Read).unwrap() = parse_class_policy("fan=10/60,addr=3/60").unwrap();
-    let instance = || {
-        let state = Arc::new(GetPackState {
-            store: store.clone(),
-            recent: Default::default(),
-        });
-        let limiter = Limiter::new(counters.clone(), policy, clock.clone());
-        api_layers(
-            get_pack_routes().function_app(state),
-            Some(Arc::new(limiter)),
-        )
-    };
+    let instance = || get_pack_instance(&store, counters.clone(), policy, &clock);
     let (first, second) = (instance(), instance());
     let read = || ApiEvent::get("/api/packs/p").source_ip("203.0.113.70");
     let mut statuses = Vec::new();
@@ -318,6 +312,15 @@ struct Tallied {
     calls: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+impl Tallied {
+    fn over(store: &MemoryStore) -> Self {
+        Self {
+            store: store.clone(),
+            calls: Arc::default(),
+        }
+    }
+}
+
 impl TakeFromWindow for Tallied {
     async fn take(&self, counter: &Counter, quota: u32) -> Result<Taken, StoreError> {
         self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -333,10 +336,7 @@ impl TakeFromWindow for Tallied {
 async fn a_window_seen_full_refuses_the_flood_without_a_store_call() {
     let store = store_with_pack().await;
     let (clock, _) = fixed_clock();
-    let counters = Tallied {
-        store: store.clone(),
-        calls: Arc::default(),
-    };
+    let counters = Tallied::over(&store);
     let instance = instances(&store, &counters, &clock).remove(0);
     let quota = RatePolicy::default().start.fan.quota;
     let mut statuses = Vec::new();

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 
 use crate::http::app_config::HeldConfig;
 use crate::http::error::ApiError;
-use crate::http::response::{json_response, json_text_response, not_stored};
+use crate::http::response::{json_response, json_text_response};
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use domain::app_config::{AppConfig, Update};
@@ -111,7 +111,9 @@ pub async fn get_health(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/health+json"),
     );
-    not_stored(response)
+    // No Cache-Control of its own: the route's wrapper marks an answer no route declares
+    // public `no-store` (crate::http::response::Caching).
+    response
 }
 
 /// The major version of the API's contract (`info.version` of the document).
@@ -150,13 +152,13 @@ instant carries, measured when the answer was made; this is for a clock of its o
 )]
 pub async fn get_time() -> Response {
     let now = Timestamp::now();
-    not_stored(json_response(
+    json_response(
         StatusCode::OK,
         &TimeJson {
             now: now.rfc3339_millis(),
             unix_ms: now.unix_millis(),
         },
-    ))
+    )
 }
 
 /// `GET /api/config`.

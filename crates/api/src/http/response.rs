@@ -56,14 +56,6 @@ impl Freshness {
     }
 }
 
-/// `response` kept by no cache (`Cache-Control: no-store`): an answer about this instant.
-pub fn not_stored(mut response: Response) -> Response {
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
-}
-
 /// What a route's answer may be kept as, read from its request before the handler takes it:
 /// whether it carried a session token, the route's [`Freshness`] when it is a public read, and
 /// then the request's `If-None-Match`.
