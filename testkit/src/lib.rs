@@ -20,6 +20,7 @@ pub mod attacks;
 pub mod countdowns;
 pub mod drand;
 pub mod emf;
+pub mod event_log;
 pub mod events;
 pub mod fault_proxy;
 pub mod http_stub;

@@ -14,6 +14,7 @@ mod dashboard_handlers;
 mod dependency_faults;
 mod draw_verifier;
 mod event_fixtures;
+mod events_contract;
 mod fan_view_contract;
 mod fan_view_handlers;
 mod handlers;

@@ -6,6 +6,7 @@ pub mod beacon;
 pub mod cash;
 pub mod catalog;
 pub mod decimal;
+pub mod events;
 pub mod hex;
 pub mod humancheck;
 pub mod ids;

@@ -17,6 +17,7 @@ pub mod cash;
 pub mod catalog;
 pub mod condition;
 pub mod dynamo;
+pub mod events;
 pub mod leaderboards;
 pub mod links;
 pub mod locker_room;
@@ -140,6 +141,7 @@ pub trait Store:
     + queue::QueueStore
     + queue_keeper::QueueKeeper
     + ratelimit::AbuseStore
+    + events::EventStore
 {
 }
 impl<
@@ -158,7 +160,8 @@ impl<
         + quests::QuestStore
         + queue::QueueStore
         + queue_keeper::QueueKeeper
-        + ratelimit::AbuseStore,
+        + ratelimit::AbuseStore
+        + events::EventStore,
 > Store for S
 {
 }

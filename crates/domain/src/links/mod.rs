@@ -74,6 +74,20 @@ pub struct LinkUpsert<'a> {
     pub at: Timestamp,
 }
 
+impl LinkUpsert<'_> {
+    /// The events of the link, written `write` to the wallet: `wallet.linked`.
+    pub fn events(&self, write: crate::wallets::WalletWrite) -> Vec<crate::events::NewEvent> {
+        vec![crate::events::NewEvent::fan(
+            self.user_id,
+            crate::events::WalletLinked {
+                wallet_id: self.wallet_id.clone(),
+                provider: self.provider.to_owned(),
+                added: write == crate::wallets::WalletWrite::Add,
+            },
+        )]
+    }
+}
+
 /// The stored link, as read back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

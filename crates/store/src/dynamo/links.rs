@@ -89,7 +89,8 @@ impl DynamoStore {
         )?;
         let transaction = Transaction::new()
             .with(Action::Link, link_update)
-            .with(Action::Wallet, wallet);
+            .with(Action::Wallet, wallet)
+            .emit(link.events(write), link.at);
         Ok(match count_condition {
             None => transaction,
             Some(count_condition) => transaction.with(

@@ -4,6 +4,7 @@ mod cache;
 mod cash;
 mod catalog;
 pub(crate) mod condition;
+mod events;
 mod fan_view;
 mod leaderboards;
 mod line_cache;
@@ -34,6 +35,7 @@ use crate::StoreError;
 use crate::metrics::{self, Metric};
 
 pub use cache::{SOLD_OUT_MEMORY_SECONDS, SOLD_OUT_RECHECK_SECONDS};
+pub use events::{EVENT_ENTITY, event_from_item};
 pub use records::{document_from_item, pack_item};
 
 pub(crate) type Item = HashMap<String, AttributeValue>;

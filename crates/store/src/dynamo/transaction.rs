@@ -9,15 +9,20 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::condition::render;
-use super::{Cancellation, DynamoStore, Item, number};
+use super::{Attempts, Cancellation, DynamoStore, Item, number};
 use crate::StoreError;
 use crate::condition::Condition;
+use domain::events::{NewEvent, Subject, stamp_all};
+use domain::timestamp::Timestamp;
 
-/// A transaction's actions, each named by `N` (an enum of the transaction's actions).
+/// A transaction's actions, each named by `N` (an enum of the transaction's actions), and the
+/// events of the change it makes (written by [`DynamoStore::run`] in the same transaction).
 #[derive(Clone)]
 pub(crate) struct Transaction<N> {
     names: Vec<N>,
     actions: Vec<TransactWriteItem>,
+    events: Vec<NewEvent>,
+    at: Option<Timestamp>,
 }
 
 impl<N: Copy + PartialEq> Transaction<N> {
@@ -25,7 +30,16 @@ impl<N: Copy + PartialEq> Transaction<N> {
         Self {
             names: Vec::new(),
             actions: Vec::new(),
+            events: Vec::new(),
+            at: None,
         }
+    }
+
+    /// `self` writing `events`, of a change made at `at`, with its actions.
+    pub(crate) fn emit(mut self, events: Vec<NewEvent>, at: Timestamp) -> Self {
+        self.events.extend(events);
+        self.at = Some(at);
+        self
     }
 
     /// Adds `action` under `name`.
@@ -81,16 +95,47 @@ impl<N: Copy + PartialEq> Reasons<N> {
 
 impl DynamoStore {
     /// Runs `transaction`: `Ok(None)` when applied, its named reasons when cancelled by
-    /// conditions or conflicts (see [`DynamoStore::transact`]).
+    /// conditions or conflicts (see [`DynamoStore::transact`]). Its events are written in it,
+    /// each its subject's next: when only their counters' conditions fail (another change of a
+    /// subject took the sequence read), the sequences are read again and the same actions run
+    /// again; their own conditions still decide the change.
     pub(crate) async fn run<N>(
         &self,
         transaction: Transaction<N>,
     ) -> Result<Option<Reasons<N>>, StoreError> {
-        let Transaction { names, actions } = transaction;
-        Ok(self
-            .transact(actions)
-            .await?
-            .map(|reasons| Reasons { names, reasons }))
+        let Transaction {
+            names,
+            actions,
+            events,
+            at,
+        } = transaction;
+        let (Some(at), false) = (at, events.is_empty()) else {
+            return Ok(self
+                .transact(actions)
+                .await?
+                .map(|reasons| Reasons { names, reasons }));
+        };
+        let mut subjects: Vec<Subject> = events.iter().map(|event| event.subject.clone()).collect();
+        subjects.sort();
+        subjects.dedup();
+        let mut attempts = Attempts::new("events");
+        loop {
+            let last = self.last_sequences(&subjects).await?;
+            let stamped = stamp_all(events.clone(), at, |subject| {
+                last.get(subject).copied().unwrap_or(0)
+            });
+            let mut all = actions.clone();
+            all.extend(self.event_actions(&stamped, &last)?);
+            let Some(reasons) = self.transact(all).await? else {
+                return Ok(None);
+            };
+            let (own, written) = reasons.split_at(names.len().min(reasons.len()));
+            let own_decided = own.iter().any(|r| r.condition_failed() || r.conflicted());
+            if own_decided || !written.iter().any(Cancellation::condition_failed) {
+                return Ok(Some(Reasons { names, reasons }));
+            }
+            attempts.after(written).await?;
+        }
     }
 }
 

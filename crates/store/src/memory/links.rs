@@ -47,6 +47,7 @@ impl UpsertLink for MemoryStore {
                 updated_at: link.at,
             },
         );
+        tables.emit(link.events(write), link.at);
         Ok(write)
     }
 }

@@ -5,6 +5,7 @@
 
 mod cash;
 mod catalog;
+mod events;
 mod fan_view;
 mod items;
 mod leaderboards;

@@ -104,8 +104,10 @@
 //!   never disagrees with the item. The partitions are per fan (`USER#`, `CASH#`: the key
 //!   prefixes IAM already separates), so no key takes more than one fan's purchases.
 
+mod events;
 mod table;
 
+pub use events::*;
 pub use table::{INDEXES, KEY_ATTRIBUTES, TABLE_KEY, create_table};
 
 use domain::ids::{LeagueId, PackId, PurchaseId, TeamId, TopUpId, UserId};

@@ -10,11 +10,11 @@ use aws_sdk_dynamodb::types::{
 
 use super::{
     GSI1, GSI1_PK, GSI1_SK, GSI2, GSI2_PK, GSI2_SK, GSI3, GSI3_PK, GSI3_SK, GSI4, GSI4_PK, GSI4_SK,
-    PK, SK,
+    GSI5, GSI5_PK, GSI5_SK, PK, SK,
 };
 
 /// Key attributes and their types, as declared in `template.yaml`'s `AttributeDefinitions`.
-pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 10] = [
+pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 12] = [
     (PK, ScalarAttributeType::S),
     (SK, ScalarAttributeType::S),
     (GSI1_PK, ScalarAttributeType::S),
@@ -25,17 +25,20 @@ pub const KEY_ATTRIBUTES: [(&str, ScalarAttributeType); 10] = [
     (GSI3_SK, ScalarAttributeType::S),
     (GSI4_PK, ScalarAttributeType::S),
     (GSI4_SK, ScalarAttributeType::N),
+    (GSI5_PK, ScalarAttributeType::S),
+    (GSI5_SK, ScalarAttributeType::S),
 ];
 
 /// The table's (hash, range) key.
 pub const TABLE_KEY: (&str, &str) = (PK, SK);
 
 /// Each global secondary index: (name, hash key, range key); all project every attribute.
-pub const INDEXES: [(&str, &str, &str); 4] = [
+pub const INDEXES: [(&str, &str, &str); 5] = [
     (GSI1, GSI1_PK, GSI1_SK),
     (GSI2, GSI2_PK, GSI2_SK),
     (GSI3, GSI3_PK, GSI3_SK),
     (GSI4, GSI4_PK, GSI4_SK),
+    (GSI5, GSI5_PK, GSI5_SK),
 ];
 
 fn key_schema(hash: &str, range: &str) -> Vec<KeySchemaElement> {
