@@ -7,6 +7,7 @@ mod catalog;
 mod complete_purchase;
 mod dashboard;
 mod edge;
+mod events;
 mod get_pack;
 mod get_purchase;
 mod glue;

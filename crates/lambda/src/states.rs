@@ -8,11 +8,13 @@ use std::future::Future;
 use crate::runtime::{require, store_from_env, verifier_from_env, warm};
 use api::config::{self, Env};
 use api::handlers::dashboard::{DashboardState, quests_part, queue_part};
+use api::handlers::events::EventsState;
 use api::handlers::leaderboards::LeaderboardsState;
 use api::handlers::locker_room::LockerRoomsState;
 use api::handlers::queue::QueueFnState;
 use api::handlers::stripe_webhook::WebhookState;
 use api::handlers::top_ups::TopUpState;
+use api::http::operator::OperatorAuth;
 use api::state::{MeState, ProfileState, RevealedSeeds};
 use clients::stripe::StripeClient;
 use domain::packs::listing::CursorSigner;
@@ -36,6 +38,21 @@ impl FromEnv for DashboardState<DynamoStore> {
             queue: Some(queue_part(store.clone())),
             store,
             verifier,
+        }
+    }
+}
+
+impl FromEnv for EventsState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed; its operators are known
+    /// by IAM (API Gateway's authorizer).
+    async fn from_env() -> Self {
+        let (store, dynamodb) = store_from_env();
+        let verifier = verifier_from_env();
+        warm(&dynamodb, Some(&verifier)).await;
+        Self {
+            store,
+            verifier,
+            operators: OperatorAuth::Iam,
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct AppSettings {
     pub base: String,
     /// Stripe's webhook signing secret, of the local Checkout and the webhook route.
     pub webhook_secret: String,
+    /// The key operators' routes accept in place of IAM ([`crate::operator`]).
+    pub operator_key: String,
     /// The identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -64,6 +66,7 @@ impl App {
             stripe,
             return_urls,
             webhook_secret: Secret::new(&settings.webhook_secret),
+            operator_key: Secret::new(&settings.operator_key),
         };
         let routes = local_routes(store, &process);
         let limiter = settings

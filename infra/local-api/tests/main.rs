@@ -7,6 +7,7 @@ mod browser;
 mod common;
 mod cors;
 mod demo_queue;
+mod events_flow;
 mod fan_view_flow;
 mod hostile;
 mod misc;

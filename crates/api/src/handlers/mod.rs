@@ -23,6 +23,7 @@ pub mod my_cash;
 pub mod my_purchases;
 // The fan app (issue 28).
 pub mod dashboard;
+pub mod events;
 pub mod leaderboards;
 pub mod locker_room;
 pub mod misc;

@@ -84,6 +84,8 @@ pub enum ErrorCode {
     AppVersionUnsupported,
     Maintenance,
     EdgeRequired,
+    OperatorRequired,
+    EventNotFound,
 }
 
 impl ErrorCode {
@@ -159,7 +161,8 @@ impl ErrorCode {
             Self::HumanCheckFailed => StatusCode::FORBIDDEN,
             Self::AppVersionUnsupported => StatusCode::UPGRADE_REQUIRED,
             Self::Maintenance => StatusCode::SERVICE_UNAVAILABLE,
-            Self::EdgeRequired => StatusCode::FORBIDDEN,
+            Self::EdgeRequired | Self::OperatorRequired => StatusCode::FORBIDDEN,
+            Self::EventNotFound => StatusCode::NOT_FOUND,
         }
     }
 }

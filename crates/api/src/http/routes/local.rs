@@ -46,6 +46,8 @@ pub struct LocalProcess {
     pub return_urls: ReturnUrls,
     /// The secret Stripe's events are signed with.
     pub webhook_secret: Secret,
+    /// The key the operators' routes accept (local-api has no IAM).
+    pub operator_key: Secret,
 }
 
 impl LocalProcess {
