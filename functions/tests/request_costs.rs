@@ -58,6 +58,15 @@ async fn a_signed_in_read_makes_its_own_reads_only() {
     let (answer, made) = proxy.counting(me_cash.call(&ask)).await;
     assert_eq!(answer.status, 200, "{answer:?}");
     assert_eq!(writes(&made), BTreeMap::new(), "{made:?}");
+    // A warm instance (the app configuration read above, kept a few seconds): its balances
+    // item, and the fan's sessions item, what every signed-in request reads to refuse an ended
+    // session (one eventually consistent GetItem, docs/sessions.md).
+    let (_, made) = proxy.counting(me_cash.call(&ask)).await;
+    assert_eq!(
+        made,
+        testkit::fault_proxy::counts(&[("GetItem", 2)]),
+        "{made:?}"
+    );
     assert_eq!(
         answer.header("ratelimit-policy"),
         Some(r#""addr-read";q=6000;w=60, "fan-read";q=300;w=60"#)

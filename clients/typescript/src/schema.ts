@@ -846,6 +846,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's session as the API sees it
+         * @description The fan's id, the token's session id (`sid`) when the identity provider sends one, when it was issued and expires, and whether it is still valid: a session ended by a logout, an operator, the provider or the account's deletion is `valid: false` here and refused everywhere else.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this session, every session, or every other
+         * @description `current` (the default) ends this session until its token would have expired; `all` every session issued until now, this one included; `others` every one but this (the token must carry a session id, `sid`). From the next request on, on every function, an ended session's token is refused (401 `session_revoked`). A session already ended logs out again without error (RFC 7009's rule).
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of a fan (operators)
+         * @description Every session of the fan issued until now ends: from the next request on, each of their tokens is refused on every function. Authorized by IAM (local-api: its operator key).
+         */
+        post: operations["revokeSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/provider-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The identity provider's events (its webhooks)
+         * @description Signed as Standard Webhooks (Svix: Privy and Dynamic) with the configured `whsec_` secret, at most 5 minutes old. `user.deleted` refuses every token of the fan from then on; `user.session.revoked` (or `session.revoked`) ends the session it names, or every session of the fan. Any other type is acknowledged and ignored. Each effect is idempotent: a repeated delivery changes nothing.
+         */
+        post: operations["receiveProviderEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "cash.credited": {
@@ -1326,7 +1406,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked";
         /** @description An event as delivered: its envelope (docs/events.md and the document's `webhooks`). */
         Event: {
             id: string;
@@ -1492,6 +1572,15 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description `{"scope": "current" | "all" | "others"}`. */
+        LogoutRequest: {
+            scope?: null | components["schemas"]["LogoutScope"];
+        };
+        /**
+         * @description Which sessions a logout ends.
+         * @enum {string}
+         */
+        LogoutScope: "current" | "all" | "others";
         /**
          * @description Maintenance: `active` when writes are refused now (503 `maintenance`), and the planned
          *     window, if any.
@@ -2169,6 +2258,10 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description `{"userId"}`: whose sessions an operator ends. */
+        RevokeSessionsRequest: {
+            userId: string;
+        };
         /** @description `GET /api/time`. */
         ServerTime: {
             /**
@@ -2183,6 +2276,21 @@ export interface components {
              * @example 1795977000250
              */
             unixMs: number;
+        };
+        /** @description The session as the API sees it. */
+        Session: {
+            userId: string;
+            /** @description The provider's session id (`sid`), when the token carries one. */
+            sessionId?: string | null;
+            issuedAt?: null | components["schemas"]["Timestamp"];
+            expiresAt?: null | components["schemas"]["Timestamp"];
+            /**
+             * @description False once the session was ended: every other route refuses the token (401
+             *     `session_revoked`).
+             */
+            valid: boolean;
+            /** @description How it ended: `revoked` (a logout, an operator, the provider) or `accountDeleted`. */
+            ended?: string | null;
         };
         /**
          * @description Which side of the running hash a proof step's hash goes on.
@@ -5325,6 +5433,116 @@ export interface operations {
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EventNotFound"];
             426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeSessionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OperatorRequired"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    receiveProviderEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Received (and applied, for the types above). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -51,6 +51,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 10] = [
             "catalog",
             "misc",
             "events",
+            "auth",
         ],
     ),
     (

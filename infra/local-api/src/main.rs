@@ -361,6 +361,7 @@ where
         base: base.clone(),
         webhook_secret: parts.webhook_secret,
         operator_key: parts.operator_key,
+        provider_secret: local_api::operator::provider_secret()?,
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

@@ -5,6 +5,7 @@
 //! [`crate::http::routes`] routes; each module maps the domain's errors to
 //! [`crate::http::error::ApiError`].
 
+pub mod auth;
 pub mod catalog;
 pub mod complete_purchase;
 pub mod get_pack;

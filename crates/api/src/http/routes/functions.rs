@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::{Build, EachFunction, RouteClass, Routes, api};
+use crate::handlers::auth::{self, AuthState};
 use crate::handlers::catalog::{self, CatalogState};
 use crate::handlers::dashboard::{self, DashboardState};
 use crate::handlers::events::{self, EventsState};
@@ -39,6 +40,7 @@ use store::purchases::{
 use store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use store::queue::QueueStore;
 use store::ratelimit::SpendToken;
+use store::sessions::ReviseRevocations;
 use store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use store::wallets::{DeleteWallet, ListWallets};
 
@@ -67,6 +69,7 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(queue_routes());
     f.function(misc_routes());
     f.function(events_routes());
+    f.function(auth_routes());
 }
 
 /// `misc`: health, the server's time and the app's configuration, public; none waits on the
@@ -89,6 +92,20 @@ where
         .route(RouteClass::Read, api!(events::my_events::<S>))
         .route(RouteClass::Read, api!(events::list_events::<S>))
         .route(RouteClass::Read, api!(events::get_event::<S>))
+}
+
+/// `auth`: the caller's session, logout, an operator's revocation (IAM) and the identity
+/// provider's events: `SESSIONS#` items only.
+pub fn auth_routes<S, B>() -> Routes<Arc<AuthState<S>>, B>
+where
+    S: ReviseRevocations + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("auth")
+        .route(RouteClass::Read, api!(auth::get_session::<S>))
+        .route(RouteClass::Write, api!(auth::logout::<S>))
+        .route(RouteClass::Write, api!(auth::revoke_sessions::<S>))
+        .route(RouteClass::Exempt, api!(auth::provider_event::<S>))
 }
 
 /// `list-packs`: the active packs; API Gateway's `$default` route.
