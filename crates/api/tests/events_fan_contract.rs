@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use domain::locker_room::{ItemRef, LockerRoomBody};
+use domain::locker_room::LockerRoomBody;
 use domain::profile::patch::{ProfilePatch, ProfilePatchBody};
 use domain::queue::entry::QueueEntry;
 use domain::timestamp::Timestamp;
@@ -16,12 +16,14 @@ use store::profile::PatchProfileError;
 use store::purchases::SeedPurchases;
 use store::queue::Joined;
 use store::wallets::Removal;
-use testkit::event_log::{of_fan, of_pack, types};
+use testkit::event_log::{distinct, of_fan, of_pack, types};
 use testkit::ids::{pack, user};
 use testkit::mine::purchase;
 use testkit::packs::at;
 use testkit::waiting_room::{beacon, close_and_draw, line, queued_pack, signer};
 use testkit::wallets::link;
+
+use crate::locker_room_contract::body;
 
 testkit::store_contract!(
     arc:
@@ -82,13 +84,7 @@ async fn racing_joins_of_one_fan_write_one_event_and_of_many_lines_one_each(
     .await;
     let events = of_fan(&*store, &fan).await;
     assert_eq!(events.len(), 9);
-    let mut lines: Vec<&str> = events
-        .iter()
-        .map(|event| event["data"]["packId"].as_str().unwrap())
-        .collect();
-    lines.sort_unstable();
-    lines.dedup();
-    assert_eq!(lines.len(), 9, "one event per join");
+    assert_eq!(distinct(&events, "packId"), 9, "one event per join");
 }
 
 async fn racing_keepers_draw_a_line_and_write_its_queue_drawn_once(
@@ -204,21 +200,6 @@ async fn racing_patches_of_one_fan_write_one_event_per_change(store: Arc<impl St
         .filter(|event| event["data"]["fields"] == serde_json::json!(["displayName"]))
         .count();
     assert_eq!(names, 1);
-}
-
-fn body(title: Option<&str>, items: &[(&str, u32)]) -> LockerRoomBody {
-    LockerRoomBody {
-        title: title.map(str::to_owned),
-        items: items
-            .iter()
-            .map(|(purchase, slot)| ItemRef {
-                purchase_id: testkit::ids::purchase(purchase),
-                slot: *slot,
-            })
-            .collect(),
-    }
-    .check()
-    .unwrap()
 }
 
 async fn put(store: &impl Store, room: &LockerRoomBody) -> bool {

@@ -117,7 +117,8 @@ impl Profile {
             ),
         ]
         .into_iter()
-        .filter_map(|(field, changed)| changed.then(|| field.to_owned()))
+        .filter(|(_, changed)| *changed)
+        .map(|(field, _)| field.to_owned())
         .collect();
         if fields.is_empty() {
             return Vec::new();
