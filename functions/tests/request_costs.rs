@@ -96,7 +96,8 @@ fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
 }
 
 /// A fan's change (issue 46): its own reads, its event's sequence read (`BatchGetItem`) and one
-/// transaction of the change with its event; a repeat that changes nothing writes nothing.
+/// transaction of the change with its event; a repeat that changes nothing writes nothing. Every
+/// signed-in request also reads the fan's sessions item (one `GetItem`, issue 47).
 #[tokio::test]
 async fn a_fans_change_makes_its_own_calls_and_its_events_sequence_read() {
     let (env, proxy) = PurchaseEnv::behind_proxy().await;
@@ -111,20 +112,29 @@ async fn a_fans_change_makes_its_own_calls_and_its_events_sequence_read() {
     let (answer, made) = proxy.counting(profile.call(&patch)).await;
     assert_eq!(answer.status, 200, "{answer:?}");
     let change = [("BatchGetItem", 1), ("TransactWriteItems", 1)];
-    assert_eq!(made, counts(&[&[("GetItem", 1)], &change[..]].concat()));
+    // The profile and the sessions.
+    assert_eq!(made, counts(&[&[("GetItem", 2)], &change[..]].concat()));
     let (answer, made) = proxy.counting(profile.call(&patch)).await;
     assert_eq!(answer.status, 200, "{answer:?}");
-    assert_eq!(made, counts(&[("GetItem", 1)]), "a repeat reads only");
+    assert_eq!(made, counts(&[("GetItem", 2)]), "a repeat reads only");
     // A locker room's put: the room read (Query), then the change.
     let put = ApiEvent::new("PUT", "/api/me/locker-room")
         .bearer(&fan)
         .json(r#"{"title":"Mine","items":[]}"#);
     let (answer, made) = proxy.counting(profile.call(&put)).await;
     assert_eq!(answer.status, 200, "{answer:?}");
-    assert_eq!(made, counts(&[&[("Query", 1)], &change[..]].concat()));
+    let sessions = ("GetItem", 1);
+    assert_eq!(
+        made,
+        counts(&[&[("Query", 1), sessions], &change[..]].concat())
+    );
     let (_, made) = proxy.counting(profile.call(&put)).await;
-    assert_eq!(made, counts(&[("Query", 1)]), "a repeat reads only");
-    // A wallet's removal: the change only (it reads nothing first).
+    assert_eq!(
+        made,
+        counts(&[("Query", 1), sessions]),
+        "a repeat reads only"
+    );
+    // A wallet's removal: the change only (it reads nothing first but the sessions).
     let user = testkit::ids::user("fan-change-costs");
     let identity = r#"{"address":"0x0000000000000000000000000000000000000001","chainId":1}"#;
     testkit::wallets::link(
@@ -149,5 +159,5 @@ async fn a_fans_change_makes_its_own_calls_and_its_events_sequence_read() {
     let delete = ApiEvent::new("DELETE", &format!("/api/me/wallets/{wallet}")).bearer(&fan);
     let (answer, made) = proxy.counting(wallets.call(&delete)).await;
     assert_eq!(answer.status, 204, "{answer:?}");
-    assert_eq!(made, counts(&change));
+    assert_eq!(made, counts(&[&[sessions], &change[..]].concat()));
 }
