@@ -9,7 +9,7 @@ use domain::cash::parse_credit;
 use domain::ids::QuestId;
 use domain::packs::Pack;
 use domain::purchases::{Purchase, StartRefusal};
-use domain::quests::{Claim, Goal, Quest, Reward, grant};
+use domain::quests::{Claim, Quest, Reward, grant};
 use domain::timestamp::Timestamp;
 use domain::topups::{Checkout, TopUp, TopUpStatus, top_up_id};
 use serde_json::Value;
@@ -21,6 +21,7 @@ use testkit::event_log::{of_fan, of_pack, types};
 use testkit::ids::{pack, user};
 use testkit::packs::active;
 use testkit::purchases::start_request;
+use testkit::quests::quest;
 
 testkit::store_contract!(
     arc:
@@ -58,15 +59,14 @@ async fn reserve(store: &impl Store, pack_id: &str, key: &str, hold_seconds: i64
 }
 
 async fn complete(store: &impl Store, purchase: &Purchase) -> Result<(), CompleteError> {
-    store
-        .complete_purchase(
-            &purchase.user_id,
-            &purchase.pack_id,
-            &purchase.id,
-            Timestamp::now(),
-        )
-        .await
-        .map(drop)
+    let Purchase {
+        user_id,
+        pack_id,
+        id,
+        ..
+    } = purchase;
+    let paying = store.complete_purchase(user_id, pack_id, id, Timestamp::now());
+    paying.await.map(drop)
 }
 
 async fn fan_events(store: &impl Store) -> Vec<Value> {
@@ -295,23 +295,6 @@ async fn a_top_up_closed_unpaid_writes_topup_failed_once(store: Arc<impl Store>)
     assert_eq!(events[0]["data"]["amount"]["amount"], 500);
 }
 
-fn quest(id: &str, reward: Reward) -> Quest {
-    Quest {
-        id: quest_id(id),
-        name: format!("Quest {id}"),
-        description: String::new(),
-        starts_at: Timestamp::parse("2026-01-01T00:00:00Z").unwrap(),
-        ends_at: Timestamp::parse("2030-01-01T00:00:00Z").unwrap(),
-        goal: Goal::OpenPacks {
-            count: 1,
-            league_id: None,
-            pack_id: None,
-        },
-        reward,
-        league_packs: None,
-    }
-}
-
 async fn claim(store: &impl Store, quest: &Quest, key: &str) {
     let grant = grant(quest, &user(FAN));
     let claim = Claim::new(quest, &user(FAN), key, &grant, Timestamp::now());
@@ -348,14 +331,11 @@ async fn quest_claims_write_their_reward_and_a_repeat_nothing(store: Arc<impl St
     assert_eq!(events[0]["data"]["reward"]["amount"], 250);
     assert!(events[0]["data"].get("purchaseId").is_none());
     assert_eq!(events[1]["data"]["amount"]["amount"], 250);
-    let purchase_id = domain::quests::reward_purchase_id(&quest_id("pack"), &user(FAN));
+    let purchase_id =
+        domain::quests::reward_purchase_id(&QuestId::parse("pack").unwrap(), &user(FAN));
     assert_eq!(events[2]["data"]["reward"]["type"], "pack");
     assert_eq!(events[2]["data"]["reward"]["packId"], "p");
     assert_eq!(events[2]["data"]["purchaseId"], purchase_id.as_str());
-}
-
-fn quest_id(id: &str) -> QuestId {
-    QuestId::parse(id).unwrap()
 }
 
 async fn a_pack_that_sells_out_writes_pack_sold_out_once(store: Arc<impl Store>) {
