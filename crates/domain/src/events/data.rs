@@ -13,7 +13,7 @@ macro_rules! event_types {
     ($(($variant:ident, $name:literal, $data:ident, $subject:ident, $doc:literal)),+ $(,)?) => {
         /// An event's `type`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[derive(Serialize, Deserialize, utoipa::ToSchema, strum::VariantArray)]
+        #[derive(Serialize, Deserialize, strum::VariantArray)]
         #[derive(strum::IntoStaticStr, strum::EnumString)]
         pub enum EventType {
             $(#[doc = $doc] #[serde(rename = $name)] #[strum(serialize = $name)] $variant,)+
@@ -100,6 +100,18 @@ impl EventType {
         self.into()
     }
 }
+
+/// The schema of a type: its names (utoipa's derive reads no `serde(rename)` made by a macro).
+impl utoipa::PartialSchema for EventType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use strum::VariantArray as _;
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(Self::VARIANTS.iter().map(|t| t.as_str())))
+            .into()
+    }
+}
+impl utoipa::ToSchema for EventType {}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

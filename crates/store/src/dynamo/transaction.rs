@@ -141,6 +141,31 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// One conditional write (`action`) made a transaction with the `events` of its change at
+    /// `at` (docs/events.md): `false` when its own condition failed, and nothing was written.
+    /// Another transaction holding an item meanwhile: tried again shortly.
+    pub(crate) async fn write_emitting(
+        &self,
+        operation: &'static str,
+        action: TransactWriteItem,
+        events: Vec<NewEvent>,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut attempts = Attempts::new(operation);
+        loop {
+            let transaction = Transaction::new()
+                .with((), action.clone())
+                .emit(events.clone(), at);
+            match self.run(transaction).await? {
+                None => return Ok(true),
+                Some(reasons) if reasons.failed(()) => return Ok(false),
+                Some(reasons) => attempts.after(reasons.all()).await?,
+            }
+        }
+    }
+}
+
 pub(crate) fn build<T, E: std::error::Error + Send + Sync + 'static>(
     built: Result<T, E>,
 ) -> Result<T, StoreError> {
