@@ -86,6 +86,10 @@ async fn a_start_makes_its_own_calls_and_its_two_counters() {
     let (answer, made) = proxy.counting(start.call(&event)).await;
     assert_eq!(answer.status, 201, "{answer:?}");
     assert_eq!(made.get("UpdateItem"), Some(&2), "{made:?}");
+    // Its read, and since its `purchase.reserved` (issue 46) the fan's event sequence: one
+    // BatchGetItem more than before; the event is written in the start's one transaction.
+    assert_eq!(made.get("BatchGetItem"), Some(&2), "{made:?}");
+    assert_eq!(made.get("TransactWriteItems"), Some(&1), "{made:?}");
 }
 
 fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {

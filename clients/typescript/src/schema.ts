@@ -1018,8 +1018,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A pack's last unit was sold.
-         * @description A pack's last unit was sold. Subject: the pack.
+         * A pack's last unit was taken (held or sold): once per sell-out (docs/events.md).
+         * @description A pack's last unit was taken (held or sold): once per sell-out (docs/events.md). Subject: the pack.
          */
         post: operations["onPackSoldOut"];
         delete?: never;
@@ -1832,11 +1832,6 @@ export interface components {
         };
         PackSoldOutData: {
             packId: string;
-            /**
-             * Format: int64
-             * @description The units sold (paid) in all.
-             */
-            unitsSold: number;
         };
         /** @enum {string} */
         PackStatus: "draft" | "active" | "archived";
@@ -2051,7 +2046,17 @@ export interface components {
         };
         QuestRewardClaimedData: {
             questId: string;
-            reward: components["schemas"]["Price"];
+            /**
+             * @description What the quest gave: Cash (credited in the same write, with its `cash.credited`) or a
+             *     pack.
+             */
+            reward: components["schemas"]["QuestReward"];
+            /**
+             * @description A pack reward's purchase, paid at 0 when claimed (no `purchase.reserved`,
+             *     `purchase.completed` or `cash.debited`: nothing was held or debited); its opening is a
+             *     `pack.opened` of this id.
+             */
+            purchaseId?: string | null;
         };
         /** @description A pack's waiting room as the public sees it. */
         Queue: {

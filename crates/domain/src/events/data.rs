@@ -68,7 +68,7 @@ event_types! {
     (PackOpened, "pack.opened", PackOpened, Fan,
         "A fan opened a paid pack: its items were drawn."),
     (PackSoldOut, "pack.sold_out", PackSoldOut, Pack,
-        "A pack's last unit was sold."),
+        "A pack's last unit was taken (held or sold): once per sell-out (docs/events.md)."),
     (CashCredited, "cash.credited", CashCredited, Fan,
         "Cash was credited to a fan (a top-up, a reward, an operator's grant): once per reference."),
     (CashDebited, "cash.debited", CashDebited, Fan,
@@ -160,8 +160,6 @@ pub struct PackOpened {
 pub struct PackSoldOut {
     #[schema(value_type = String)]
     pub pack_id: PackId,
-    /// The units sold (paid) in all.
-    pub units_sold: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -233,7 +231,15 @@ pub struct QueueAdmitted {
 pub struct QuestRewardClaimed {
     #[schema(value_type = String)]
     pub quest_id: QuestId,
-    pub reward: Money,
+    /// What the quest gave: Cash (credited in the same write, with its `cash.credited`) or a
+    /// pack.
+    pub reward: crate::quests::Reward,
+    /// A pack reward's purchase, paid at 0 when claimed (no `purchase.reserved`,
+    /// `purchase.completed` or `cash.debited`: nothing was held or debited); its opening is a
+    /// `pack.opened` of this id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub purchase_id: Option<PurchaseId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

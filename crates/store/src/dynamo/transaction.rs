@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::condition::render;
-use super::{Attempts, Cancellation, DynamoStore, Item, number};
+use super::{Attempts, Cancellation, DynamoStore, Item, MAX_SEQUENCE_ATTEMPTS, number};
 use crate::StoreError;
 use crate::condition::Condition;
 use domain::events::{NewEvent, Subject, stamp_all};
@@ -118,7 +118,7 @@ impl DynamoStore {
         let mut subjects: Vec<Subject> = events.iter().map(|event| event.subject.clone()).collect();
         subjects.sort();
         subjects.dedup();
-        let mut attempts = Attempts::new("events");
+        let mut attempts = Attempts::up_to("events", MAX_SEQUENCE_ATTEMPTS);
         loop {
             let last = self.last_sequences(&subjects).await?;
             let stamped = stamp_all(events.clone(), at, |subject| {
@@ -134,7 +134,9 @@ impl DynamoStore {
             if own_decided || !written.iter().any(Cancellation::condition_failed) {
                 return Ok(Some(Reasons { names, reasons }));
             }
-            attempts.after(written).await?;
+            // A sequence taken by another change of the subject: after a jittered pause, so
+            // that a fan's racing changes spread out instead of colliding again at once.
+            attempts.after_conflict().await?;
         }
     }
 }
