@@ -37,6 +37,7 @@ pub mod schema;
 pub mod topups;
 pub mod wallet_conditions;
 pub mod wallets;
+pub mod webhooks;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;

@@ -106,8 +106,10 @@
 
 mod events;
 mod table;
+mod webhooks;
 
 pub use events::*;
+pub use webhooks::*;
 pub use table::{INDEXES, KEY_ATTRIBUTES, TABLE_KEY, create_table};
 
 use domain::ids::{LeagueId, PackId, PurchaseId, TeamId, TopUpId, UserId};
