@@ -190,6 +190,12 @@ pub enum EndpointState {
     },
 }
 
+impl EndpointState {
+    pub fn is_enabled(self) -> bool {
+        self == Self::Enabled
+    }
+}
+
 /// A signing secret's text (`whsec_…`), checked, never printed.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SecretText(String);
@@ -270,7 +276,7 @@ pub struct Endpoint {
 impl Endpoint {
     /// Whether an event of `event_type` is delivered to it now.
     pub fn receives(&self, event_type: EventType) -> bool {
-        self.state == EndpointState::Enabled && self.subscription.wants(event_type)
+        self.state.is_enabled() && self.subscription.wants(event_type)
     }
 }
 
