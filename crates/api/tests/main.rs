@@ -54,6 +54,7 @@ mod template_cors;
 mod template_edge;
 mod template_edge_origin;
 mod template_top_ups;
+mod template_webhooks;
 mod top_up_guards;
 mod top_ups;
 mod top_ups_api;

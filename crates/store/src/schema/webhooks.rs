@@ -2,7 +2,7 @@
 //!
 //! | entity | `PK` | `SK` | `GSI5PK` / `GSI5SK` |
 //! |---|---|---|---|
-//! | an endpoint | `WEBHOOKS` | `EP#<endpointId>` | - |
+//! | an endpoint | `WHEP#ALL` | `EP#<endpointId>` | - |
 //! | a delivery, its attempts inside (TTL 30 days) | `WHDLV#<deliveryId>` | `DLV` | `WHDLV#<endpointId>#<shard>` / `<eventId>` |
 //!
 //! Endpoints are few and written only by operators and on state changes (a failing streak
@@ -18,7 +18,7 @@ use domain::webhooks::delivery::DeliveryId;
 use domain::webhooks::endpoint::EndpointId;
 
 /// The endpoints' partition.
-pub const WEBHOOKS_PK: &str = "WEBHOOKS";
+pub const WEBHOOKS_PK: &str = "WHEP#ALL";
 pub const ENDPOINT_SK_PREFIX: &str = "EP#";
 pub fn endpoint_sk(id: &EndpointId) -> String {
     format!("{ENDPOINT_SK_PREFIX}{id}")
