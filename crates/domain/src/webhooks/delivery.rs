@@ -2,8 +2,6 @@
 //! answered (a status, or why nothing did), how long it took and the answer's first 1 KB as text.
 //! Never a header or a secret: a receiver's answer may echo what it was sent.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use super::endpoint::EndpointId;
@@ -53,17 +51,7 @@ impl DeliveryId {
     }
 }
 
-impl fmt::Display for DeliveryId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for DeliveryId {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::parse(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
+id_text!(DeliveryId);
 
 /// One delivery's next attempt: what a deliveries queue message carries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -59,17 +59,7 @@ impl EndpointId {
     }
 }
 
-impl fmt::Display for EndpointId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for EndpointId {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Self::parse(String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
-    }
-}
+id_text!(EndpointId);
 
 /// Which URLs an endpoint may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

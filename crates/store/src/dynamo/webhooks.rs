@@ -6,6 +6,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
+use super::condition::written;
 use super::records::readable;
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
@@ -168,11 +169,7 @@ impl WebhookEndpoints for DynamoStore {
             .condition_expression("attribute_not_exists(PK)")
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(error) if is_condition_failure(&error) => Ok(false),
-            Err(error) => Err(classify("PutItem", error)),
-        }
+        Ok(written("PutItem", result)?.is_some())
     }
 
     async fn endpoint(&self, id: &EndpointId) -> Result<Option<Endpoint>, StoreError> {
@@ -250,21 +247,8 @@ impl WebhookEndpoints for DynamoStore {
         for (name, value) in values {
             update = update.expression_attribute_values(name, value);
         }
-        match update.send().await {
-            Ok(_) => Ok(true),
-            Err(error) if is_condition_failure(&error) => Ok(false),
-            Err(error) => Err(classify("UpdateItem", error)),
-        }
+        Ok(written("UpdateItem", update.send().await)?.is_some())
     }
-}
-
-fn is_condition_failure<E: aws_sdk_dynamodb::error::ProvideErrorMetadata, R>(
-    error: &aws_sdk_dynamodb::error::SdkError<E, R>,
-) -> bool {
-    error
-        .as_service_error()
-        .and_then(|e| e.code())
-        .is_some_and(|code| code == "ConditionalCheckFailedException")
 }
 
 /// One attempt inside its delivery's item: `status` or `failure`, never a header.
@@ -399,11 +383,10 @@ impl WebhookDeliveries for DynamoStore {
             update = update
                 .expression_attribute_values(":previous", number(attempt.number.saturating_sub(1)));
         }
-        match update.send().await {
-            Ok(_) => Ok(Recorded::Written),
-            Err(error) if is_condition_failure(&error) => Ok(Recorded::AlreadyRecorded),
-            Err(error) => Err(classify("UpdateItem", error)),
-        }
+        Ok(match written("UpdateItem", update.send().await)? {
+            Some(_) => Recorded::Written,
+            None => Recorded::AlreadyRecorded,
+        })
     }
 
     async fn delivery(&self, id: &DeliveryId) -> Result<Option<DeliveryRecord>, StoreError> {
