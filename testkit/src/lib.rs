@@ -44,6 +44,7 @@ pub mod tokens;
 pub mod turnstile;
 pub mod waiting_room;
 pub mod wallets;
+pub mod webhook_receiver;
 
 /// A port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {

@@ -22,7 +22,7 @@ fn text(value: &Value) -> Option<String> {
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
 /// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
-const GUARDED: [(&str, &[&str], &[&str]); 10] = [
+const GUARDED: [(&str, &[&str], &[&str]); 12] = [
     // The app configuration: written by the operators' `app-config` only; every function that
     // serves requests reads it (its version gate and maintenance).
     (
@@ -98,7 +98,15 @@ const GUARDED: [(&str, &[&str], &[&str]); 10] = [
         &["start-purchase", "queue"],
         &[],
     ),
+    // Webhook endpoints hold their signing secrets: the sender changes a streak on one, the
+    // dispatcher reads them; deliveries (attempts and answers) are the sender's (issue 46).
+    ("WHEP#", &["webhook-sender"], &["events-dispatcher"]),
+    (store::schema::DELIVERY_PREFIX, &["webhook-sender"], &[]),
 ];
+
+/// The one non-DynamoDB statement a policy may hold: sending to the webhook deliveries queue,
+/// by the functions that queue deliveries.
+const QUEUE_SENDERS: [&str; 2] = ["events-dispatcher", "webhook-sender"];
 
 /// Patterns narrower than a whole prefix, each within a [`GUARDED`] one, and the functions that
 /// may use them: the claim of a quest writes credit entries, but only quests' (the references of
@@ -177,6 +185,15 @@ fn statement_problems(function: &str, statement: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     if statement["Effect"].as_str() != Some("Allow") {
         problems.push(format!("{function}: a statement that is not an Allow"));
+    }
+    if statement["Action"].as_str() == Some("sqs:SendMessage") {
+        let queue = serde_norway::from_str::<Value>("!GetAtt WebhookDeliveries.Arn").unwrap();
+        if !QUEUE_SENDERS.contains(&function) || statement["Resource"] != queue {
+            problems.push(format!(
+                "{function}: sqs:SendMessage beyond the deliveries queue"
+            ));
+        }
+        return problems;
     }
     let actions: Vec<String> = match &statement["Action"] {
         Value::String(action) => vec![action.clone()],
@@ -381,6 +398,48 @@ fn the_wallets_policy_cannot_reach_further() {
         "  MeWalletsFunction:",
         "- dynamodb:DeleteItem",
         "- dynamodb:*"
+    ));
+}
+
+#[test]
+fn the_webhook_functions_reach_only_their_keys_and_queue() {
+    let template = read("template.yaml");
+    let dispatcher = "  EventsDispatcherFunction:";
+    let sender = "  WebhookSenderFunction:";
+    // The dispatcher only reads the endpoints (their secrets included).
+    assert!(caught_in(
+        &template,
+        dispatcher,
+        "Action: dynamodb:Query",
+        "Action: dynamodb:UpdateItem"
+    ));
+    assert!(caught_in(
+        &template,
+        dispatcher,
+        "\"WHEP#*\"",
+        "\"WHDLV#*\""
+    ));
+    // The sender reaches no guarded key (money, seeds, top-ups).
+    for wider in ["CASH#*", "DRAW#*", "TOPUP#*"] {
+        assert!(
+            caught_in(&template, sender, "\"WHDLV#*\"", &format!("\"{wider}\"")),
+            "the sender reaching {wider} went unnoticed"
+        );
+    }
+    // Each sends to the deliveries queue and no other.
+    for function in [dispatcher, sender] {
+        assert!(caught_in(
+            &template,
+            function,
+            "Resource: !GetAtt WebhookDeliveries.Arn",
+            "Resource: \"*\""
+        ));
+    }
+    assert!(caught_in(
+        &template,
+        "  MeWalletsFunction:",
+        "            - Effect: Allow\n",
+        "            - Effect: Allow\n              Action: sqs:SendMessage\n              Resource: !GetAtt WebhookDeliveries.Arn\n            - Effect: Allow\n"
     ));
 }
 

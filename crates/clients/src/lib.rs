@@ -5,3 +5,4 @@ pub mod beacon;
 pub mod http_client;
 pub mod siteverify;
 pub mod stripe;
+pub mod webhooks;

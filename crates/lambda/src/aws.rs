@@ -104,6 +104,32 @@ impl LambdaDynamoDb {
 /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN` and `AWS_ENDPOINT_URL_DYNAMODB` (or
 /// `AWS_ENDPOINT_URL`), which Lambda (or `cargo lambda watch`) sets.
 pub fn lambda_dynamodb_client(source: &dyn Source) -> Result<LambdaDynamoDb, ConfigError> {
+    let (region, credentials) = lambda_identity(source)?;
+    // Trusting Amazon's roots only: nothing is read from disk to build it (the SDK's default
+    // client parses the whole system certificate store at every cold start).
+    let (http_client, warmer) = warmable_sdk_http_client(Roots::Amazon);
+    let endpoint = dynamodb_endpoint(source);
+    let mut config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .http_client(http_client)
+        .region(Region::new(region.clone()))
+        .credentials_provider(credentials)
+        .timeout_config(timeouts())
+        .retry_config(RetryConfig::standard().with_max_attempts(MAX_ATTEMPTS));
+    if let Some(endpoint) = &endpoint {
+        config = config.endpoint_url(endpoint);
+    }
+    Ok(LambdaDynamoDb {
+        client: aws_sdk_dynamodb::Client::from_conf(config.build()),
+        warmer,
+        // The SDK's endpoint for a standard region, when none is set.
+        endpoint: endpoint.unwrap_or_else(|| format!("https://dynamodb.{region}.amazonaws.com")),
+    })
+}
+
+/// The region and credentials Lambda (or `cargo lambda watch`) puts in the environment:
+/// `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`.
+fn lambda_identity(source: &dyn Source) -> Result<(String, Credentials), ConfigError> {
     let missing = |name, purpose| ConfigError::Missing { name, purpose };
     let region = variable(source, &["AWS_REGION", "AWS_DEFAULT_REGION"])
         .ok_or(missing("AWS_REGION", "the AWS region (Lambda sets it)"))?;
@@ -116,30 +142,25 @@ pub fn lambda_dynamodb_client(source: &dyn Source) -> Result<LambdaDynamoDb, Con
         "the function's credentials (Lambda sets them)",
     ))?;
     let session = variable(source, &["AWS_SESSION_TOKEN"]);
-    // Trusting Amazon's roots only: nothing is read from disk to build it (the SDK's default
-    // client parses the whole system certificate store at every cold start).
-    let (http_client, warmer) = warmable_sdk_http_client(Roots::Amazon);
-    let endpoint = dynamodb_endpoint(source);
-    let mut config = aws_sdk_dynamodb::Config::builder()
+    Ok((
+        region,
+        Credentials::new(key_id, secret, session, None, "lambda-environment"),
+    ))
+}
+
+/// The SQS client of a Lambda function (the webhook deliveries queue), from the same variables
+/// as [`lambda_dynamodb_client`] and `AWS_ENDPOINT_URL_SQS` (or `AWS_ENDPOINT_URL`).
+pub fn lambda_sqs_client(source: &dyn Source) -> Result<aws_sdk_sqs::Client, ConfigError> {
+    let (region, credentials) = lambda_identity(source)?;
+    let mut config = aws_sdk_sqs::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .http_client(http_client)
-        .region(Region::new(region.clone()))
-        .credentials_provider(Credentials::new(
-            key_id,
-            secret,
-            session,
-            None,
-            "lambda-environment",
-        ))
+        .http_client(sdk_http_client(Roots::Amazon))
+        .region(Region::new(region))
+        .credentials_provider(credentials)
         .timeout_config(timeouts())
         .retry_config(RetryConfig::standard().with_max_attempts(MAX_ATTEMPTS));
-    if let Some(endpoint) = &endpoint {
+    if let Some(endpoint) = variable(source, &["AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL"]) {
         config = config.endpoint_url(endpoint);
     }
-    Ok(LambdaDynamoDb {
-        client: aws_sdk_dynamodb::Client::from_conf(config.build()),
-        warmer,
-        // The SDK's endpoint for a standard region, when none is set.
-        endpoint: endpoint.unwrap_or_else(|| format!("https://dynamodb.{region}.amazonaws.com")),
-    })
+    Ok(aws_sdk_sqs::Client::from_conf(config.build()))
 }

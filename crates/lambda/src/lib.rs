@@ -5,3 +5,4 @@ pub mod aws;
 pub mod runtime;
 pub mod states;
 pub mod telemetry;
+pub mod webhooks;

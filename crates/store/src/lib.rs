@@ -38,6 +38,7 @@ pub mod sessions;
 pub mod topups;
 pub mod wallet_conditions;
 pub mod wallets;
+pub mod webhooks;
 
 pub use dynamo::DynamoStore;
 pub use memory::MemoryStore;

@@ -61,10 +61,12 @@ pub enum Metric {
     /// A request refused by a rate limit (429), with its `rateClass` property (start, join,
     /// write, read) and `rateScope` (fan, addr).
     RateLimited,
+    /// A webhook endpoint disabled by the sender (410 Gone, or 3 days failing). Alarmed on.
+    WebhookEndpointsDisabled,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 16] = [
+    pub const ALL: [Metric; 17] = [
         Metric::Requests,
         Metric::Latency,
         Metric::PurchasesStarted,
@@ -81,6 +83,7 @@ impl Metric {
         Metric::DynamoDbThrottled,
         Metric::QueueBeaconLate,
         Metric::RateLimited,
+        Metric::WebhookEndpointsDisabled,
     ];
 
     /// The CloudWatch metric name.
@@ -102,6 +105,7 @@ impl Metric {
             Metric::DynamoDbThrottled => "DynamoDbThrottled",
             Metric::QueueBeaconLate => "QueueBeaconLate",
             Metric::RateLimited => "RateLimited",
+            Metric::WebhookEndpointsDisabled => "WebhookEndpointsDisabled",
         }
     }
 

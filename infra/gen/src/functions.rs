@@ -4,9 +4,15 @@
 
 use crate::routes::RouteSpec;
 
-/// The functions no route names: their schedules are written by hand in the template (with
-/// their policies), and each is a binary of `functions/src/bin`.
-pub const SCHEDULED: [&str; 2] = ["release-holds", "queue-keeper"];
+/// The functions no route names (started by a schedule, the table's stream or a queue): their
+/// event sources are written by hand in the template (with their policies), and each is a
+/// binary of `functions/src/bin`.
+pub const SCHEDULED: [&str; 4] = [
+    "release-holds",
+    "queue-keeper",
+    "events-dispatcher",
+    "webhook-sender",
+];
 
 /// One deployed function (a binary of `functions/src/bin`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -112,6 +112,36 @@ pub fn summary_refresh_again(source: &dyn Source) -> Result<Option<Duration>, Co
     Ok((seconds > 0).then(|| Duration::from_secs(seconds)))
 }
 
+/// `WEBHOOK_QUEUE_URL`: the webhook deliveries queue (the dispatcher's and the sender's).
+pub fn webhook_queue_url(source: &dyn Source) -> Result<String, ConfigError> {
+    let url = required(
+        source,
+        "WEBHOOK_QUEUE_URL",
+        "the webhook deliveries queue's URL",
+    )?;
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(ConfigError::Invalid {
+            name: "WEBHOOK_QUEUE_URL",
+            problem: "an SQS queue URL".into(),
+        });
+    }
+    Ok(url)
+}
+
+/// `WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS` (`1` or unset): lets the webhook sender reach loopback
+/// receivers, over plain http too. Tests only: no deployed function sets it (a template test
+/// checks), and any other value is refused.
+pub fn webhook_reach(source: &dyn Source) -> Result<clients::webhooks::Reach, ConfigError> {
+    match optional(source, "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS").as_deref() {
+        None => Ok(clients::webhooks::Reach::PublicOnly),
+        Some("1") => Ok(clients::webhooks::Reach::AlsoLoopbackForTests),
+        Some(_) => Err(ConfigError::Invalid {
+            name: "WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS",
+            problem: "1, or unset".into(),
+        }),
+    }
+}
+
 /// `TABLE_NAME`: the app's one DynamoDB table.
 pub fn table_name(source: &dyn Source) -> Result<String, ConfigError> {
     let name = required(source, "TABLE_NAME", "the DynamoDB table of the app")?;

@@ -19,6 +19,7 @@ pub mod start_purchase;
 pub mod stripe_webhook;
 pub mod top_ups;
 pub mod web3_link;
+pub mod webhooks;
 // The fan's own view (issue 18).
 pub mod my_cash;
 pub mod my_purchases;

@@ -23,6 +23,7 @@ pub(crate) mod records;
 mod topups;
 mod transaction;
 mod wallets;
+mod webhooks;
 
 use std::collections::HashMap;
 

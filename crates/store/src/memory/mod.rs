@@ -21,6 +21,7 @@ mod queue_keeper;
 mod ratelimit;
 mod topups;
 mod wallets;
+mod webhooks;
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};

@@ -106,9 +106,11 @@
 
 mod events;
 mod table;
+mod webhooks;
 
 pub use events::*;
 pub use table::{INDEXES, KEY_ATTRIBUTES, TABLE_KEY, create_table};
+pub use webhooks::*;
 
 use domain::ids::{LeagueId, PackId, PurchaseId, TeamId, TopUpId, UserId};
 
