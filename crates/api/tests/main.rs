@@ -55,6 +55,7 @@ mod template;
 mod template_cors;
 mod template_edge;
 mod template_edge_origin;
+mod template_operators;
 mod template_top_ups;
 mod template_webhooks;
 mod top_up_guards;
