@@ -78,8 +78,9 @@ async fn the_home_screen_makes_the_requests_the_docs_count() {
     assert_eq!(
         made,
         [
-            // The balances, the global score, a queue entry per drop (3).
-            ("GetItem".to_owned(), 1 + 1 + 3),
+            // The fan's sessions (docs/sessions.md), the balances, the global score, a queue
+            // entry per drop (3).
+            ("GetItem".to_owned(), 1 + 1 + 1 + 3),
             // Unopened, live, upcoming; the standing's 16 counts; the quests, claims, items.
             // No rate counter: a read's limits are counted in the instance's memory.
             ("Query".to_owned(), 3 + 16 + 3),

@@ -14,6 +14,7 @@ use testkit::turnstile::{FUNCTION_HOSTNAME, SITE_SECRET, TurnstileStub, function
 const GET_PACK: &str = env!("CARGO_BIN_EXE_get-pack");
 const START_PURCHASE: &str = env!("CARGO_BIN_EXE_start-purchase");
 const QUEUE: &str = env!("CARGO_BIN_EXE_queue");
+const EVENTS: &str = env!("CARGO_BIN_EXE_events");
 
 const SENT: &str = "the-value-cloudfront-sends-0001";
 const NEXT: &str = "the-value-it-sends-after-rotation";
@@ -67,6 +68,20 @@ async fn a_request_around_the_edge_is_refused_and_either_secret_of_a_rotation_pa
             .await;
         assert_eq!(answer.status, 200, "{answer:?}");
     }
+}
+
+/// An operator's request, signed with SigV4 for API Gateway's own host (so never through the
+/// edge), is admitted on the authorizer's word; a fan's request to the same function is not.
+#[tokio::test]
+async fn an_operator_signed_by_iam_reaches_the_function_around_the_edge() {
+    let env = PurchaseEnv::new().await;
+    let events = env
+        .spawn(EVENTS, &[("EDGE_ORIGIN_SECRETS", &secrets())])
+        .await;
+    let operator = ApiEvent::get("/api/events").iam("arn:aws:iam::123456789012:role/operator");
+    assert_eq!(events.call(&operator).await.status, 200);
+    let fan = ApiEvent::get("/api/me/events").bearer(&token("fan-1", None));
+    assert_eq!(events.call(&fan).await.code(), Some("edge_required"));
 }
 
 /// Two fans behind CloudFront's one address are two addresses to the limits: each viewer's

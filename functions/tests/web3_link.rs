@@ -162,9 +162,15 @@ async fn init_prefetches_the_keys_and_the_dynamodb_connection() {
     assert_eq!(idp.hits(), 1, "the first request fetched nothing");
     assert_eq!(
         made,
-        [("TransactWriteItems".to_owned(), 1)].into(),
-        "and made only its own call, the link's transaction: its limits are counted in memory \
-         (issue 45)"
+        [
+            ("BatchGetItem".to_owned(), 1),
+            ("GetItem".to_owned(), 1),
+            ("TransactWriteItems".to_owned(), 1)
+        ]
+        .into(),
+        "and made only its own calls: the fan's sessions (issue 47), its `wallet.linked` \
+         event's sequence read (issue 46) and the link's transaction, the event in it; its \
+         limits are counted in memory (issue 45)"
     );
 }
 

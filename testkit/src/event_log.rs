@@ -62,3 +62,14 @@ pub fn types(events: &[Value]) -> Vec<&str> {
         .map(|event| event["type"].as_str().expect("a type"))
         .collect()
 }
+
+/// How many distinct values `events` have in their `data`'s `field`.
+pub fn distinct(events: &[Value], field: &str) -> usize {
+    let mut values: Vec<String> = events
+        .iter()
+        .map(|event| event["data"][field].to_string())
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values.len()
+}

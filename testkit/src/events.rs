@@ -15,6 +15,8 @@ pub struct ApiEvent {
     body: Option<Vec<u8>>,
     base64: bool,
     source_ip: String,
+    /// The IAM caller API Gateway's `AWS_IAM` authorizer recorded (its ARN).
+    iam_caller: Option<String>,
 }
 
 impl ApiEvent {
@@ -27,6 +29,7 @@ impl ApiEvent {
             body: None,
             base64: false,
             source_ip: "192.0.2.1".into(),
+            iam_caller: None,
         }
     }
 
@@ -69,6 +72,13 @@ impl ApiEvent {
         self
     }
 
+    /// Signed with SigV4 by `arn`, as API Gateway's `AWS_IAM` authorizer passes it on
+    /// (`requestContext.authorizer.iam`).
+    pub fn iam(mut self, arn: &str) -> Self {
+        self.iam_caller = Some(arn.into());
+        self
+    }
+
     /// Sends the body base64-encoded, as API Gateway does for binary media.
     pub fn base64(mut self) -> Self {
         self.base64 = true;
@@ -93,7 +103,18 @@ impl ApiEvent {
                 String::from_utf8(bytes.clone()).expect("a non-base64 body must be UTF-8")
             }
         });
-        json!({
+        let authorizer = self.iam_caller.as_ref().map(|arn| {
+            json!({"iam": {
+                "accessKey": "AKIAIOSFODNN7EXAMPLE",
+                "accountId": "123456789012",
+                "callerId": "AIDAJQABLZS4A3QDU576Q",
+                "cognitoIdentity": null,
+                "principalOrgId": null,
+                "userArn": arn,
+                "userId": "AIDAJQABLZS4A3QDU576Q"
+            }})
+        });
+        let mut event = json!({
             "version": "2.0",
             "routeKey": "$default",
             "rawPath": self.path,
@@ -119,7 +140,11 @@ impl ApiEvent {
             },
             "body": body,
             "isBase64Encoded": self.base64
-        })
+        });
+        if let Some(authorizer) = authorizer {
+            event["requestContext"]["authorizer"] = authorizer;
+        }
+        event
     }
 
     /// The request lambda_http builds from this event.

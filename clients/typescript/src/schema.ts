@@ -786,8 +786,489 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's events (their activity feed)
+         * @description Every event whose subject is the caller (their purchases, Cash, top-ups, places in lines, claims, profile and wallets), in `sequence` order from `after`, kept 30 days: the same ids and bodies as the webhooks. Poll with the page's `nextAfter`; a gap in the sequences a consumer saw is caught up from here.
+         */
+        get: operations["listMyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every event, by time (operators)
+         * @description Every subject's events in id (time) order, from `after` or `since`, one hour of events at most per page, kept 30 days: the same ids and bodies as the webhooks. Authorized by IAM (SigV4; local-api: its printed operator key as a bearer token). The index it reads is eventually consistent: re-read the last seconds to be sure of the newest.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event (operators)
+         * @description The event's envelope, as its webhooks carry it, for 30 days. Authorized by IAM, as `GET /api/events`.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's session as the API sees it
+         * @description The fan's id, the token's session id (`sid`) when the identity provider sends one, when it was issued and expires, and whether it is still valid: a session ended by a logout, an operator, the provider or the account's deletion is `valid: false` here and refused everywhere else.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End this session, every session, or every other
+         * @description `current` (the default) ends this session until its token would have expired; `all` every session issued until now, this one included; `others` every one but this (the token must carry a session id, `sid`). From the next request on, on every function, an ended session's token is refused (401 `session_revoked`). A session already ended logs out again without error (RFC 7009's rule).
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/revocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End every session of a fan (operators)
+         * @description Every session of the fan issued until now ends: from the next request on, each of their tokens is refused on every function. Authorized by IAM (local-api: its operator key).
+         */
+        post: operations["revokeSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/provider-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The identity provider's events (its webhooks)
+         * @description Signed as Standard Webhooks (Svix: Privy and Dynamic) with the configured `whsec_` secret, at most 5 minutes old. `user.deleted` refuses every token of the fan from then on; `user.session.revoked` (or `session.revoked`) ends the session it names, or every session of the fan. Any other type is acknowledged and ignored. Each effect is idempotent: a repeated delivery changes nothing.
+         */
+        post: operations["receiveProviderEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "cash.credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cash was credited to a fan (a top-up, a reward, an operator's grant): once per reference.
+         * @description Cash was credited to a fan (a top-up, a reward, an operator's grant): once per reference. Subject: the fan.
+         */
+        post: operations["onCashCredited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cash.debited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cash was debited from a fan to pay for a purchase.
+         * @description Cash was debited from a fan to pay for a purchase. Subject: the fan.
+         */
+        post: operations["onCashDebited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "locker_room.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan changed what their locker room shows.
+         * @description A fan changed what their locker room shows. Subject: the fan.
+         */
+        post: operations["onLockerRoomUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pack.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan opened a paid pack: its items were drawn.
+         * @description A fan opened a paid pack: its items were drawn. Subject: the fan.
+         */
+        post: operations["onPackOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pack.sold_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pack's last unit was taken (held or sold): once per sell-out (docs/events.md).
+         * @description A pack's last unit was taken (held or sold): once per sell-out (docs/events.md). Subject: the pack.
+         */
+        post: operations["onPackSoldOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "profile.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan changed their profile: the fields named changed.
+         * @description A fan changed their profile: the fields named changed. Subject: the fan.
+         */
+        post: operations["onProfileUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan paid for a purchase with Cash (with its `cash.debited`, in the same write).
+         * @description A fan paid for a purchase with Cash (with its `cash.debited`, in the same write). Subject: the fan.
+         */
+        post: operations["onPurchaseCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A purchase's hold ran out unpaid: its unit went back to the pack.
+         * @description A purchase's hold ran out unpaid: its unit went back to the pack. Subject: the fan.
+         */
+        post: operations["onPurchaseExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase.reserved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan started a purchase: a unit of the pack is held for them until `expiresAt`.
+         * @description A fan started a purchase: a unit of the pack is held for them until `expiresAt`. Subject: the fan.
+         */
+        post: operations["onPurchaseReserved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "quest.reward_claimed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan claimed a quest's reward (with its `cash.credited`, in the same write).
+         * @description A fan claimed a quest's reward (with its `cash.credited`, in the same write). Subject: the fan.
+         */
+        post: operations["onQuestRewardClaimed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "queue.admitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan's turn in a pack's line came: they may start a purchase until `until`.
+         * @description A fan's turn in a pack's line came: they may start a purchase until `until`. Subject: the fan.
+         */
+        post: operations["onQueueAdmitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "queue.drawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pack's waiting room closed and its order was drawn.
+         * @description A pack's waiting room closed and its order was drawn. Subject: the pack.
+         */
+        post: operations["onQueueDrawn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "queue.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan joined a pack's waiting room.
+         * @description A fan joined a pack's waiting room. Subject: the fan.
+         */
+        post: operations["onQueueJoined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "topup.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A card top-up was paid (with its `cash.credited`, in the same write).
+         * @description A card top-up was paid (with its `cash.credited`, in the same write). Subject: the fan.
+         */
+        post: operations["onTopUpCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "topup.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A card top-up ended unpaid: its payment failed or its checkout expired.
+         * @description A card top-up ended unpaid: its payment failed or its checkout expired. Subject: the fan.
+         */
+        post: operations["onTopUpFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan linked a wallet, or linked it again.
+         * @description A fan linked a wallet, or linked it again. Subject: the fan.
+         */
+        post: operations["onWalletLinked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan removed a wallet.
+         * @description A fan removed a wallet. Subject: the fan.
+         */
+        post: operations["onWalletRemoved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description `GET /api/config`. */
@@ -823,6 +1304,15 @@ export interface components {
             avatarUrl: string | null;
             /** Format: int64 */
             score: number;
+        };
+        CashCreditedData: {
+            amount: components["schemas"]["Price"];
+            /** @description The credit's reference: the same reference is credited once. */
+            reference: string;
+        };
+        CashDebitedData: {
+            amount: components["schemas"]["Price"];
+            purchaseId: string;
         };
         ClaimAnswer: {
             reward: components["schemas"]["ClaimedReward"];
@@ -916,7 +1406,33 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked";
+        /** @description An event as delivered: its envelope (docs/events.md and the document's `webhooks`). */
+        Event: {
+            id: string;
+            type: components["schemas"]["EventType"];
+            occurredAt: components["schemas"]["Timestamp"];
+            subject: components["schemas"]["Subject"];
+            /**
+             * Format: int64
+             * @description The subject's count of events, this one included: 1, 2, 3... with no gap.
+             */
+            sequence: number;
+            apiVersion: string;
+            /** @description The type's data (the document's `webhooks` section, by type). */
+            data: unknown;
+        };
+        /** @enum {string} */
+        EventType: "purchase.reserved" | "purchase.completed" | "purchase.expired" | "pack.opened" | "pack.sold_out" | "cash.credited" | "cash.debited" | "topup.completed" | "topup.failed" | "queue.joined" | "queue.drawn" | "queue.admitted" | "quest.reward_claimed" | "profile.updated" | "locker_room.updated" | "wallet.linked" | "wallet.removed";
+        /** @description A page of every subject's events. */
+        EventsPage: {
+            events: components["schemas"]["Event"][];
+            /**
+             * @description The next page's path and query. A page short of `limit` ended an hour: the next starts
+             *     the next hour, or, the hour not over, stays after this page's last event (poll it).
+             */
+            next: string;
+        };
         /** @description `GET /api/health` (`application/health+json`). */
         Health: {
             status: components["schemas"]["HealthStatus"];
@@ -1038,6 +1554,13 @@ export interface components {
              */
             items: components["schemas"]["LockerRoomItem"][];
         };
+        LockerRoomUpdatedData: {
+            /**
+             * Format: int32
+             * @description How many items the locker room shows now.
+             */
+            shown: number;
+        };
         /** @description A fan's stats, exact as of their last opening. */
         LockerStats: {
             /** Format: int64 */
@@ -1049,6 +1572,15 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description `{"scope": "current" | "all" | "others"}`. */
+        LogoutRequest: {
+            scope?: null | components["schemas"]["LogoutScope"];
+        };
+        /**
+         * @description Which sessions a logout ends.
+         * @enum {string}
+         */
+        LogoutScope: "current" | "all" | "others";
         /**
          * @description Maintenance: `active` when writes are refused now (503 `maintenance`), and the planned
          *     window, if any.
@@ -1075,6 +1607,15 @@ export interface components {
         /** @description The caller's balances. */
         MyBalances: {
             balances: components["schemas"]["Price"][];
+        };
+        /** @description A page of the caller's events. */
+        MyEventsPage: {
+            events: components["schemas"]["Event"][];
+            /**
+             * Format: int64
+             * @description The `after` of the next page: the last sequence given (or the `after` sent, when none).
+             */
+            nextAfter: number;
         };
         /** @description An item the caller pulled, with where it came from. */
         MyItem: {
@@ -1280,6 +1821,18 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        PackOpenedData: {
+            purchaseId: string;
+            packId: string;
+            /**
+             * Format: int32
+             * @description How many items the opening drew.
+             */
+            items: number;
+        };
+        PackSoldOutData: {
+            packId: string;
+        };
         /** @enum {string} */
         PackStatus: "draft" | "active" | "archived";
         /** @description An amount of one currency, in integer minor units (`{"amount": 499, "currency": "USD"}`). */
@@ -1315,6 +1868,10 @@ export interface components {
              * @example nba-lal
              */
             favoriteTeamId?: string | null;
+        };
+        ProfileUpdatedData: {
+            /** @description The profile's fields the update changed (their names as the API writes them). */
+            fields: string[];
         };
         /** @description `{"proof": ...}`. */
         ProofAnswer: {
@@ -1372,6 +1929,15 @@ export interface components {
         PurchaseAnswer: {
             purchase: components["schemas"]["Purchase"];
         };
+        PurchaseCompletedData: {
+            purchaseId: string;
+            packId: string;
+            price: components["schemas"]["Price"];
+        };
+        PurchaseExpiredData: {
+            purchaseId: string;
+            packId: string;
+        };
         /**
          * @description On opened purchases: what anyone needs to check the draw with `scripts/verify-draw`
          *     (docs/fairness.md), with the pack's `odds`, `items` and `itemsPerPack` and the buyer's own
@@ -1390,6 +1956,13 @@ export interface components {
              * @description The purchase's `nonce`.
              */
             nonce: number;
+        };
+        PurchaseReservedData: {
+            purchaseId: string;
+            packId: string;
+            price: components["schemas"]["Price"];
+            /** Format: date-time */
+            expiresAt: string;
         };
         /**
          * @description `reserved` (a unit held until `expiresAt`), `completed` (paid), `opened` (its items drawn),
@@ -1471,6 +2044,20 @@ export interface components {
             /** @enum {string} */
             type: "pack";
         };
+        QuestRewardClaimedData: {
+            questId: string;
+            /**
+             * @description What the quest gave: Cash (credited in the same write, with its `cash.credited`) or a
+             *     pack.
+             */
+            reward: components["schemas"]["QuestReward"];
+            /**
+             * @description A pack reward's purchase, paid at 0 when claimed (no `purchase.reserved`,
+             *     `purchase.completed` or `cash.debited`: nothing was held or debited); its opening is a
+             *     `pack.opened` of this id.
+             */
+            purchaseId?: string | null;
+        };
         /** @description A pack's waiting room as the public sees it. */
         Queue: {
             packId: string;
@@ -1515,6 +2102,19 @@ export interface components {
             /** @description The Ed25519 public key (base64url, 32 bytes) the entries' receipts verify with. */
             receiptKey: string;
         };
+        QueueAdmittedData: {
+            packId: string;
+            /**
+             * Format: int64
+             * @description The fan's place in the drawn order, from 1.
+             */
+            position: number;
+            /**
+             * Format: date-time
+             * @description When the fan's pass to start a purchase ends.
+             */
+            until: string;
+        };
         /** @description `{"queue": ...}`. */
         QueueAnswer: {
             queue: components["schemas"]["Queue"];
@@ -1532,6 +2132,14 @@ export interface components {
             round: number;
             randomness: string | null;
             signature: string | null;
+        };
+        QueueDrawnData: {
+            packId: string;
+            /**
+             * Format: int64
+             * @description How many fans the order holds.
+             */
+            entrants: number;
         };
         /** @description A fan's entry as they see it. */
         QueueEntry: {
@@ -1569,6 +2177,10 @@ export interface components {
              *     and allowance left, or, once the line has finished, any entrant while units are left.
              */
             mayBuy: boolean;
+        };
+        QueueJoinedData: {
+            packId: string;
+            entryId: string;
         };
         /**
          * @description The status the API shows.
@@ -1651,6 +2263,10 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description `{"userId"}`: whose sessions an operator ends. */
+        RevokeSessionsRequest: {
+            userId: string;
+        };
         /** @description `GET /api/time`. */
         ServerTime: {
             /**
@@ -1665,6 +2281,21 @@ export interface components {
              * @example 1795977000250
              */
             unixMs: number;
+        };
+        /** @description The session as the API sees it. */
+        Session: {
+            userId: string;
+            /** @description The provider's session id (`sid`), when the token carries one. */
+            sessionId?: string | null;
+            issuedAt?: null | components["schemas"]["Timestamp"];
+            expiresAt?: null | components["schemas"]["Timestamp"];
+            /**
+             * @description False once the session was ended: every other route refuses the token (401
+             *     `session_revoked`).
+             */
+            valid: boolean;
+            /** @description How it ended: `revoked` (a logout, an operator, the provider) or `accountDeleted`. */
+            ended?: string | null;
         };
         /**
          * @description Which side of the running hash a proof step's hash goes on.
@@ -1686,6 +2317,16 @@ export interface components {
                 object: unknown;
             };
         };
+        /** @description An event's subject: its kind and id. */
+        Subject: {
+            kind: components["schemas"]["SubjectKind"];
+            id: string;
+        };
+        /**
+         * @description What an event happened to: the order a consumer can check is per subject.
+         * @enum {string}
+         */
+        SubjectKind: "fan" | "pack";
         /** @description A team of the catalogue. */
         Team: {
             /** @description Its league's id, `-`, and a short name of its own (`nba-lal`). */
@@ -1729,6 +2370,16 @@ export interface components {
         /** @description `{"topUp": ...}`. */
         TopUpAnswer: {
             topUp: components["schemas"]["TopUp"];
+        };
+        TopUpCompletedData: {
+            topUpId: string;
+            amount: components["schemas"]["Price"];
+        };
+        TopUpFailedData: {
+            topUpId: string;
+            amount: components["schemas"]["Price"];
+            /** @description `failed` (the payment failed) or `expired` (the checkout expired unpaid). */
+            status: components["schemas"]["TopUpStatus"];
         };
         /** @description A top-up asked for: an amount in minor units of a currency (`{"amount": 1000, "currency": "USD"}`). */
         TopUpRequest: {
@@ -1780,6 +2431,16 @@ export interface components {
             linkedAt: components["schemas"]["Timestamp"];
             /** @description When the caller last linked it. */
             lastLinkedAt: components["schemas"]["Timestamp"];
+        };
+        WalletLinkedData: {
+            walletId: string;
+            /** @description The link's provider. */
+            provider: string;
+            /** @description Whether the wallet was new to the fan (false: linked again). */
+            added: boolean;
+        };
+        WalletRemovedData: {
+            walletId: string;
         };
         /** @description A planned maintenance: writes are refused from `startsAt` until `endsAt`. */
         WindowJson: {
@@ -1843,6 +2504,18 @@ export interface components {
             };
         };
         /**
+         * @description No event has this id, or it is older than 30 days (`event_not_found`); or the id is not an
+         *     event id (`not_found`).
+         */
+        EventNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description The human check at a drop's door refused (`human_check_failed`): no `Human-Check` token, or
          *     one siteverify did not pass for this door (another action or hostname, solved too long ago or
          *     before the door opened) or used before. Nothing was written: solve the widget again
@@ -1887,6 +2560,27 @@ export interface components {
                  *       "error": {
                  *         "code": "method_not_allowed",
                  *         "message": "This path only accepts GET."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description An operators' route called without IAM authorization (`operator_required`): sign the request
+         *     with SigV4 as an identity allowed `execute-api:Invoke` on it (local-api: its operator key).
+         */
+        OperatorRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "operator_required",
+                 *         "message": "This route is for the API's operators, authorized by IAM."
                  *       },
                  *       "success": false
                  *     }
@@ -4643,6 +5337,1204 @@ export interface operations {
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listMyEvents: {
+        parameters: {
+            query?: {
+                /** @description The last sequence already read (0: from the first). */
+                after?: number;
+                /** @description Events per page. */
+                limit?: number;
+            };
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyEventsPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Start after this event (ids sort by time). */
+                after?: string;
+                /** @description Start at this instant (RFC 3339, UTC), when `after` is not given; an hour ago by default. */
+                since?: string;
+                /** @description Events per page. */
+                limit?: number;
+            };
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OperatorRequired"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The event's `id`.
+                 * @example evt_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EventNotFound"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LogoutRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeSessionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OperatorRequired"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    receiveProviderEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Received (and applied, for the types above). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    onCashCredited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CashCreditedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "cash.credited";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCashDebited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CashDebitedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "cash.debited";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLockerRoomUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["LockerRoomUpdatedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "locker_room.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPackOpened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["PackOpenedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "pack.opened";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPackSoldOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["PackSoldOutData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "pack";
+                    };
+                    /** @constant */
+                    type?: "pack.sold_out";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onProfileUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["ProfileUpdatedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "profile.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPurchaseCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["PurchaseCompletedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "purchase.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPurchaseExpired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["PurchaseExpiredData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "purchase.expired";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPurchaseReserved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["PurchaseReservedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "purchase.reserved";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQuestRewardClaimed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["QuestRewardClaimedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "quest.reward_claimed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQueueAdmitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["QueueAdmittedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "queue.admitted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQueueDrawn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["QueueDrawnData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "pack";
+                    };
+                    /** @constant */
+                    type?: "queue.drawn";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onQueueJoined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["QueueJoinedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "queue.joined";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTopUpCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["TopUpCompletedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "topup.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTopUpFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["TopUpFailedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "topup.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWalletLinked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["WalletLinkedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "wallet.linked";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWalletRemoved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["WalletRemovedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "wallet.removed";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -178,8 +178,13 @@ async fn a_write_reported_failed_is_a_503_and_a_retry_leaves_one_record() {
     let moto = MotoServer::start().await;
     let proxy = FaultProxy::start(&moto.endpoint).await;
     let setup = setup(&moto, &proxy.endpoint()).await;
-    // DynamoDB applies the write, but the answer is lost: the SDK retries, then gives up.
-    proxy.set(Fault::ErrorAfterForwarding(500, "InternalServerError"));
+    // DynamoDB applies the write, but the answer is lost: the SDK retries, then gives up. (The
+    // link's read of the fan's event sequence before it is answered.)
+    proxy.set_for_operation(
+        Fault::ErrorAfterForwarding(500, "InternalServerError"),
+        "TransactWriteItems",
+        usize::MAX,
+    );
     let before = proxy.requests();
     assert_fast_503(setup.link().await, "write applied, answer lost");
     assert!(proxy.requests() - before > 1, "the SDK retried");
@@ -281,10 +286,11 @@ async fn an_answer_cut_short_is_retried_and_the_caller_never_sees_it() {
             (200, lost + 1),
             "list, {lost} answer(s) cut short"
         );
-        proxy.set_for(Fault::Truncate, lost);
+        proxy.set_for_operation(Fault::Truncate, "TransactWriteItems", lost);
+        // Each transaction follows its read of the fan's event sequence (BatchGetItem).
         assert_eq!(
             status_and_attempts(&proxy, setup.link()).await,
-            (200, lost + 2),
+            (200, lost + 4),
             "link, {lost} answer(s) cut short"
         );
     }

@@ -26,7 +26,7 @@ testkit::store_contract!(
     a_look_alike_finds_the_fan_and_the_avatar_is_served_normalised_here_and_on_the_board,
 );
 
-fn body(title: Option<&str>, items: &[(&str, u32)]) -> LockerRoomBody {
+pub(crate) fn body(title: Option<&str>, items: &[(&str, u32)]) -> LockerRoomBody {
     LockerRoomBody {
         title: title.map(str::to_owned),
         items: items

@@ -15,6 +15,8 @@ mod dependency_faults;
 mod draw_verifier;
 mod event_fixtures;
 mod events_contract;
+mod events_fan_contract;
+mod events_money_contract;
 mod fan_view_contract;
 mod fan_view_handlers;
 mod handlers;

@@ -50,6 +50,8 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "dashboard",
             "catalog",
             "misc",
+            "events",
+            "auth",
         ],
     ),
     (
@@ -125,12 +127,14 @@ const READ_ACTIONS: [&str; 4] = [
 ];
 
 /// The indexes functions may query; no draw item is in any (GSI1: listed packs, GSI2: holds
-/// and opened purchases, GSI3: the fan's purchases and ledger).
-const INDEX_RESOURCES: [&str; 4] = [
+/// and opened purchases, GSI3: the fan's purchases and ledger, GSI4: the boards, GSI5: events by
+/// time).
+const INDEX_RESOURCES: [&str; 5] = [
     "${Table.Arn}/index/GSI1",
     "${Table.Arn}/index/GSI2",
     "${Table.Arn}/index/GSI3",
     "${Table.Arn}/index/GSI4",
+    "${Table.Arn}/index/GSI5",
 ];
 
 /// The indexes that hold guarded keys (GSI3: ledger entries under `CASH#<userId>`): a Query of

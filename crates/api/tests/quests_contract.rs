@@ -13,7 +13,7 @@ use domain::cash::parse_credit;
 use domain::ids::QuestId;
 use domain::purchases::PurchaseStatus;
 use domain::purchases::{StartRequest, purchase_id};
-use domain::quests::{Claim, Goal, Quest, Reward, grant, reward_purchase_id};
+use domain::quests::{Claim, Quest, Reward, grant, reward_purchase_id};
 use domain::timestamp::Timestamp;
 use store::Store;
 use store::purchases::{Completed, Started};
@@ -33,23 +33,13 @@ testkit::store_contract!(
 );
 
 fn quest(id: &str, amount: u64) -> Quest {
-    Quest {
-        id: QuestId::parse(id).unwrap(),
-        name: format!("Quest {id}"),
-        description: String::new(),
-        starts_at: Timestamp::parse("2026-01-01T00:00:00Z").unwrap(),
-        ends_at: Timestamp::parse("2030-01-01T00:00:00Z").unwrap(),
-        goal: Goal::OpenPacks {
-            count: 1,
-            league_id: None,
-            pack_id: None,
-        },
-        reward: Reward::Cash {
+    testkit::quests::quest(
+        id,
+        Reward::Cash {
             amount,
             currency: "USD".into(),
         },
-        league_packs: None,
-    }
+    )
 }
 
 /// A quest whose reward is a pack of `pack_id`.

@@ -13,11 +13,13 @@ use domain::purchases::StartRefusal;
 use domain::queue::admission::{AdmissionRefusal, Allowance, demand};
 use domain::queue::commit::order;
 use domain::queue::entry::EntryStatus;
+use domain::queue::events::Admit;
 use domain::queue::state::StoredStatus;
 use domain::timestamp::Timestamp;
 use store::Store;
 use store::purchases::{StartError, Started};
 use store::queue_keeper::AdmitQueue;
+use testkit::event_log::{of_fan, types};
 use testkit::ids;
 use testkit::waiting_room::{
     PASS_SECONDS, ROUND, beacon, by_position, close_and_draw, fan, line, queued_pack, start,
@@ -279,12 +281,14 @@ where
         let (store, pack_id, order) = (store.clone(), pack_id.clone(), order.clone());
         async move {
             let mut admitted = 0;
-            for entry in &order {
-                if store
-                    .admit_entry(&pack_id, &entry.user_id, expires)
-                    .await
-                    .unwrap()
-                {
+            for (position, entry) in (1..).zip(&order) {
+                let admit = Admit {
+                    user_id: entry.user_id.clone(),
+                    position,
+                    at: now,
+                    until: expires,
+                };
+                if store.admit_entry(&pack_id, &admit).await.unwrap() {
                     admitted += 1;
                 }
             }
@@ -311,6 +315,13 @@ where
         "every position claimed is admitted, once"
     );
     assert_eq!(admitted_entries, 6);
+    // Each admission wrote its fan's one `queue.admitted`, however many keepers raced for it.
+    for (position, entry) in (1..).zip(&order) {
+        let events = of_fan(&*store, &entry.user_id).await;
+        assert_eq!(types(&events), ["queue.joined", "queue.admitted"]);
+        assert_eq!(events[1]["data"]["position"], position);
+        assert_eq!(events[1]["data"]["until"], expires.to_string());
+    }
 }
 
 async fn racing_buyers_and_keepers_never_exceed_the_units_left<S>(store: Arc<S>)

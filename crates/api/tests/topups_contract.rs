@@ -151,14 +151,14 @@ async fn failures_and_expiries_never_change_a_completed_top_up(
     let top_up = with_session(&store, "k1", 500, "cs_1").await;
     assert!(
         store
-            .close_top_up(&top_up.id, "cs_1", TopUpStatus::Failed)
+            .close_top_up(&top_up, "cs_1", TopUpStatus::Failed, Timestamp::now())
             .await
             .unwrap()
     );
     assert_eq!(status(&store, &top_up.id).await, TopUpStatus::Failed);
     assert!(
         store
-            .close_top_up(&top_up.id, "cs_1", TopUpStatus::Expired)
+            .close_top_up(&top_up, "cs_1", TopUpStatus::Expired, Timestamp::now())
             .await
             .unwrap()
     );
@@ -167,7 +167,12 @@ async fn failures_and_expiries_never_change_a_completed_top_up(
         Ok(CompletedTopUp::Credited { balance: 500 })
     );
     for late in [TopUpStatus::Expired, TopUpStatus::Failed] {
-        assert!(!store.close_top_up(&top_up.id, "cs_1", late).await.unwrap());
+        assert!(
+            !store
+                .close_top_up(&top_up, "cs_1", late, Timestamp::now())
+                .await
+                .unwrap()
+        );
         assert_eq!(status(&store, &top_up.id).await, TopUpStatus::Completed);
     }
     assert_eq!(balance(&store).await, 500);
@@ -177,7 +182,7 @@ async fn events_of_another_session_change_nothing(store: impl TopUpStore + GetBa
     let top_up = with_session(&store, "k1", 500, "cs_1").await;
     assert!(
         !store
-            .close_top_up(&top_up.id, "cs_2", TopUpStatus::Expired)
+            .close_top_up(&top_up, "cs_2", TopUpStatus::Expired, Timestamp::now())
             .await
             .unwrap()
     );
@@ -192,9 +197,18 @@ async fn events_of_another_session_change_nothing(store: impl TopUpStore + GetBa
     assert_eq!(balance(&store).await, 0);
     // Unknown top-ups are never created by an event.
     let unknown = TopUpId::parse("unknown").unwrap();
+    let unknown_top_up = TopUp {
+        id: unknown.clone(),
+        ..top_up.clone()
+    };
     assert!(
         !store
-            .close_top_up(&unknown, "cs_1", TopUpStatus::Failed)
+            .close_top_up(
+                &unknown_top_up,
+                "cs_1",
+                TopUpStatus::Failed,
+                Timestamp::now()
+            )
             .await
             .unwrap()
     );
@@ -308,11 +322,11 @@ async fn a_fans_pending_top_ups_are_capped_and_a_settled_or_expired_one_frees_it
         .await
         .unwrap();
     store
-        .close_top_up(&held[1].id, "cs_1", TopUpStatus::Failed)
+        .close_top_up(&held[1], "cs_1", TopUpStatus::Failed, Timestamp::now())
         .await
         .unwrap();
     store
-        .close_top_up(&held[2].id, "cs_2", TopUpStatus::Expired)
+        .close_top_up(&held[2], "cs_2", TopUpStatus::Expired, Timestamp::now())
         .await
         .unwrap();
     for k in 0..3 {

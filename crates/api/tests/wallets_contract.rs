@@ -140,11 +140,11 @@ async fn a_removal_frees_one_slot_and_only_the_callers_wallet_is_removed(store: 
 
     // Another fan's wallet, and one nobody holds: not found, nothing freed.
     assert_eq!(
-        store.delete_wallet(&fan, &others).await,
+        store.delete_wallet(&fan, &others, at(0)).await,
         Ok(Removal::NotHeld)
     );
     assert_eq!(
-        store.delete_wallet(&fan, &id_of("true")).await,
+        store.delete_wallet(&fan, &id_of("true"), at(0)).await,
         Ok(Removal::NotHeld)
     );
     assert_eq!(
@@ -159,11 +159,11 @@ async fn a_removal_frees_one_slot_and_only_the_callers_wallet_is_removed(store: 
 
     let removed = id_of(&identity(7));
     assert_eq!(
-        store.delete_wallet(&fan, &removed).await,
+        store.delete_wallet(&fan, &removed, at(0)).await,
         Ok(Removal::Removed)
     );
     assert_eq!(
-        store.delete_wallet(&fan, &removed).await,
+        store.delete_wallet(&fan, &removed, at(0)).await,
         Ok(Removal::NotHeld)
     );
     let listed = ids_listed(&*store, &fan).await;
@@ -252,7 +252,7 @@ async fn concurrent_removals_of_one_wallet_free_one_slot(store: Arc<impl Store +
             (store.clone(), barrier.clone(), fan.clone(), removed.clone());
         tasks.spawn(async move {
             barrier.wait().await;
-            store.delete_wallet(&fan, &removed).await.unwrap()
+            store.delete_wallet(&fan, &removed, at(0)).await.unwrap()
         });
     }
     let removals = tasks.join_all().await;

@@ -21,6 +21,7 @@ pub mod quests;
 pub mod queue;
 pub mod ratelimit;
 pub mod secret;
+pub mod sessions;
 pub mod slots;
 pub mod text;
 pub mod timestamp;

@@ -72,8 +72,9 @@ pub fn store_from_env() -> (DynamoStore, LambdaDynamoDb) {
 
 /// The session-token verifier (`AUTH_*`). Exits with a clear message when configuration is
 /// missing.
-pub fn verifier_from_env() -> TokenVerifier {
+pub fn verifier_from_env(store: &DynamoStore) -> TokenVerifier {
     require(AuthConfig::from_source(&Env).and_then(|auth| TokenVerifier::from_config(&auth)))
+        .with_sessions(store.clone())
 }
 
 /// Opens the DynamoDB connection and, for a function that checks tokens, fetches the JWKS, at
@@ -99,8 +100,8 @@ pub async fn purchase_state() -> PurchaseState<DynamoStore> {
     let max_body_bytes = require(config::max_body_bytes(&Env));
     let policy = require(config::hold_policy(&Env));
     let state = PurchaseState {
+        verifier: verifier_from_env(&store),
         store,
-        verifier: verifier_from_env(),
         hold,
         max_body_bytes,
         policy,

@@ -7,12 +7,15 @@ use std::future::Future;
 
 use crate::runtime::{require, store_from_env, verifier_from_env, warm};
 use api::config::{self, Env};
+use api::handlers::auth::AuthState;
 use api::handlers::dashboard::{DashboardState, quests_part, queue_part};
+use api::handlers::events::EventsState;
 use api::handlers::leaderboards::LeaderboardsState;
 use api::handlers::locker_room::LockerRoomsState;
 use api::handlers::queue::QueueFnState;
 use api::handlers::stripe_webhook::WebhookState;
 use api::handlers::top_ups::TopUpState;
+use api::http::operator::OperatorAuth;
 use api::state::{MeState, ProfileState, RevealedSeeds};
 use clients::stripe::StripeClient;
 use domain::packs::listing::CursorSigner;
@@ -29,7 +32,7 @@ impl FromEnv for DashboardState<DynamoStore> {
     /// queue parts.
     async fn from_env() -> Self {
         let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env();
+        let verifier = verifier_from_env(&store);
         warm(&dynamodb, Some(&verifier)).await;
         Self {
             quests: Some(quests_part(store.clone())),
@@ -40,11 +43,45 @@ impl FromEnv for DashboardState<DynamoStore> {
     }
 }
 
+impl FromEnv for EventsState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed; its operators are known
+    /// by IAM (API Gateway's authorizer).
+    async fn from_env() -> Self {
+        let (store, dynamodb) = store_from_env();
+        let verifier = verifier_from_env(&store);
+        warm(&dynamodb, Some(&verifier)).await;
+        Self {
+            store,
+            verifier,
+            operators: OperatorAuth::Iam,
+        }
+    }
+}
+
+impl FromEnv for AuthState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`,
+    /// `AUTH_PROVIDER_WEBHOOK_SECRETS`), warmed; its operators are known by IAM.
+    async fn from_env() -> Self {
+        let (store, dynamodb) = store_from_env();
+        let verifier = verifier_from_env(&store);
+        let provider_secrets = require(config::provider_webhook_secrets(&Env));
+        let max_body_bytes = require(config::max_body_bytes(&Env));
+        warm(&dynamodb, Some(&verifier)).await;
+        Self {
+            store,
+            verifier,
+            max_body_bytes,
+            operators: OperatorAuth::Iam,
+            provider_secrets,
+        }
+    }
+}
+
 impl FromEnv for LeaderboardsState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`), warmed.
     async fn from_env() -> Self {
         let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env();
+        let verifier = verifier_from_env(&store);
         warm(&dynamodb, Some(&verifier)).await;
         Self { store, verifier }
     }
@@ -64,7 +101,7 @@ impl FromEnv for MeState<DynamoStore> {
     /// `CURSOR_SECRET`), warmed: what each of their `main`s runs.
     async fn from_env() -> Self {
         let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env();
+        let verifier = verifier_from_env(&store);
         let cursors = CursorSigner::new(&require(config::cursor_secret(&Env)));
         warm(&dynamodb, Some(&verifier)).await;
         Self {
@@ -81,8 +118,8 @@ impl FromEnv for ProfileState<DynamoStore> {
     async fn from_env() -> Self {
         let (store, dynamodb) = store_from_env();
         let state = Self {
+            verifier: verifier_from_env(&store),
             store,
-            verifier: verifier_from_env(),
             max_body_bytes: require(config::max_body_bytes(&Env)),
         };
         warm(&dynamodb, Some(&state.verifier)).await;
@@ -95,9 +132,10 @@ impl FromEnv for QueueFnState<DynamoStore> {
     /// `TURNSTILE_SECRET`, `HUMAN_CHECK_HOSTNAMES`), read once per cold start, warmed.
     async fn from_env() -> Self {
         let (store, dynamodb) = store_from_env();
+        let verifier = verifier_from_env(&store);
         let state = Self::new(
             store,
-            verifier_from_env(),
+            verifier,
             require(config::queue_receipt_signer(&Env)),
             require(config::human_check(&Env)),
         );
@@ -128,8 +166,8 @@ impl FromEnv for TopUpState<DynamoStore> {
     async fn from_env() -> Self {
         let (store, dynamodb) = store_from_env();
         let state = Self {
+            verifier: verifier_from_env(&store),
             store,
-            verifier: verifier_from_env(),
             max_body_bytes: require(config::max_body_bytes(&Env)),
             policy: require(config::top_up_policy(&Env)),
             stripe: StripeClient::new(&require(config::stripe_api(&Env))),

@@ -22,7 +22,7 @@ pub trait ListSubjectEvents: Send + Sync {
 }
 
 /// Every subject's events from `from` (ids sort by time), in id order, at most `limit`, all of
-/// one hour (16 bounded Queries on DynamoDB): the operators' feed and replays. A page short of
+/// one hour (32 bounded Queries on DynamoDB): the operators' feed and replays. A page short of
 /// `limit` ended its hour: its `next` starts the next hour, or (the hour not over at `now`)
 /// stays after the page's last event.
 pub trait ListEvents: Send + Sync {

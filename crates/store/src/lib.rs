@@ -34,6 +34,7 @@ pub mod queue_excluded;
 pub mod queue_keeper;
 pub mod ratelimit;
 pub mod schema;
+pub mod sessions;
 pub mod topups;
 pub mod wallet_conditions;
 pub mod wallets;
@@ -143,6 +144,7 @@ pub trait Store:
     + queue_keeper::QueueKeeper
     + ratelimit::AbuseStore
     + events::EventStore
+    + sessions::SessionStore
 {
 }
 impl<
@@ -162,7 +164,8 @@ impl<
         + queue::QueueStore
         + queue_keeper::QueueKeeper
         + ratelimit::AbuseStore
-        + events::EventStore,
+        + events::EventStore
+        + sessions::SessionStore,
 > Store for S
 {
 }

@@ -14,7 +14,7 @@ use domain::purchases::mine::MyItem;
 use domain::timestamp::Timestamp;
 
 /// A locker room as the public sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PublicLockerRoom {
     /// `None` while the fan has no name (their own `PUT` still answers it).
     pub display_name: Option<DisplayName>,

@@ -6,6 +6,7 @@ use std::future::Future;
 use crate::StoreError;
 use crate::condition::Condition;
 use crate::schema::{NAME_USER_ID, PK, PROFILE_REVISION};
+use domain::events::NewEvent;
 use domain::ids::{TeamId, UserId};
 use domain::profile::Profile;
 use domain::profile::name::{NameChange, NameKey, name_change};
@@ -39,7 +40,8 @@ pub enum PatchProfileError {
 /// Applies `patch` to the fan's profile (created first, as [`GetProfile`] does, if they have
 /// none) in one transaction: the profile on condition that it is as read; its public copies on
 /// the fan's public face; a new name claimed on condition that nobody else holds it and the old
-/// one freed; a favourite team on condition that it exists. Returns the profile as patched.
+/// one freed; a favourite team on condition that it exists; `profile.updated` when a field
+/// changed. Returns the profile as patched.
 pub trait PatchProfile: Send + Sync {
     fn patch_profile(
         &self,
@@ -77,6 +79,8 @@ pub struct PatchWrite {
     pub release: Option<(NameKey, Condition)>,
     /// A new favourite team, checked on [`conditions::team_exists`].
     pub team: Option<(TeamId, Condition)>,
+    /// The patch's events ([`Profile::update_events`]), written with it.
+    pub events: Vec<NewEvent>,
 }
 
 /// What `patch` at `now` does to `user_id`'s profile as read with its revision (`None`: they
@@ -114,6 +118,7 @@ pub fn patch_write(
         _ => None,
     };
     Patching::Write(Box::new(PatchWrite {
+        events: current.update_events(&next),
         show: next != current,
         profile: next,
         rev: rev.map_or(1, |rev| rev + 1),

@@ -10,10 +10,11 @@ pub mod decide;
 use std::future::Future;
 
 use crate::StoreError;
-use domain::ids::{PackId, UserId};
+use domain::ids::PackId;
 use domain::packs::Pack;
 use domain::queue::admission::{Allowance, WindowEnd};
 use domain::queue::entry::QueueEntry;
+use domain::queue::events::Admit;
 use domain::queue::state::{Beacon, OrderedEntry, QueueState};
 use domain::queue::terms::DEFAULT_PASS_SECONDS;
 use domain::timestamp::Timestamp;
@@ -145,13 +146,13 @@ pub trait AdmitQueue: Send + Sync {
         now: Timestamp,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
-    /// Admits `user_id`'s entry until `pass_expires_at`, if it is `queued` (at most once: `false`
-    /// otherwise). One write on the fan's own entry: a wave's admissions share no item.
+    /// Admits `admit`'s fan until `admit.until`, if their entry is `queued` (at most once:
+    /// `false` otherwise), with its `queue.admitted` event. One write on the fan's own entry
+    /// (and their own events): a wave's admissions share no item.
     fn admit_entry(
         &self,
         pack_id: &PackId,
-        user_id: &UserId,
-        pass_expires_at: Timestamp,
+        admit: &Admit,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Ends `entry`'s window, if it is admitted, its window ran out at `now` and it bought what

@@ -83,14 +83,16 @@ pub trait SettleTopUp: Send + Sync {
         at: Timestamp,
     ) -> impl Future<Output = Result<CompletedTopUp, CreditCashError>> + Send;
 
-    /// Marks the top-up `status` (failed, expired), only while it is not completed and its
-    /// session is `session_id` (one conditional update); `false` when that did not hold. Then
-    /// frees its pending slot, as a completion does.
+    /// Marks `top_up` (as read) `status` (failed, expired) at `at`, only while it is not
+    /// completed, not already `status`, and its session is `session_id` (one conditional update,
+    /// with its `topup.failed` event); `false` when that did not hold. Then frees its pending
+    /// slot, as a completion does.
     fn close_top_up(
         &self,
-        id: &TopUpId,
+        top_up: &TopUp,
         session_id: &str,
         status: TopUpStatus,
+        at: Timestamp,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 

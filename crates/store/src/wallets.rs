@@ -5,6 +5,7 @@ use std::future::Future;
 
 use crate::StoreError;
 use domain::ids::{UserId, WalletId};
+use domain::timestamp::Timestamp;
 use domain::wallets::Wallet;
 
 /// The fan's wallets, newest first ([`domain::wallets::sort_newest_first`]): one read.
@@ -24,12 +25,14 @@ pub enum Removal {
     NotHeld,
 }
 
-/// Removes one of the fan's wallets and frees its slot of the cap, in one transaction.
+/// Removes one of the fan's wallets at `now` and frees its slot of the cap, with its
+/// `wallet.removed` event, in one transaction.
 pub trait DeleteWallet: Send + Sync {
     fn delete_wallet(
         &self,
         user_id: &UserId,
         wallet_id: &WalletId,
+        now: Timestamp,
     ) -> impl Future<Output = Result<Removal, StoreError>> + Send;
 }
 

@@ -10,8 +10,8 @@ use lambda::runtime::{serve, store_from_env, verifier_from_env, warm};
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     lambda::runtime::cold_start();
-    let verifier = verifier_from_env();
     let (store, dynamodb) = store_from_env();
+    let verifier = verifier_from_env(&store);
     warm(&dynamodb, Some(&verifier)).await;
     let state = Arc::new(WalletsState { store, verifier });
     let store = state.store.clone();

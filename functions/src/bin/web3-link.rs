@@ -11,8 +11,8 @@ use lambda::runtime::{require, serve, store_from_env, verifier_from_env, warm};
 async fn main() -> Result<(), lambda_http::Error> {
     lambda::runtime::cold_start();
     let max_body_bytes = require(max_body_bytes(&Env));
-    let verifier = verifier_from_env();
     let (store, dynamodb) = store_from_env();
+    let verifier = verifier_from_env(&store);
     warm(&dynamodb, Some(&verifier)).await;
     let state = Arc::new(LinkState {
         store,

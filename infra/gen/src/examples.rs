@@ -138,6 +138,7 @@ mod tests {
             extra,
             operation_id: operation_id.into(),
             signed_in: false,
+            operator: false,
             examples: path
                 .split('/')
                 .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))

@@ -21,6 +21,8 @@ pub struct RouteSpec {
     pub operation_id: String,
     /// Whether its operation asks for a session token.
     pub signed_in: bool,
+    /// Whether it is an operators' route: API Gateway's `AWS_IAM` authorizer in front of it.
+    pub operator: bool,
     /// Its path parameters' examples, by name (`None`: its declaration gives none).
     pub examples: Vec<(String, Option<String>)>,
 }
@@ -42,16 +44,20 @@ pub fn routes() -> Vec<RouteSpec> {
             let method = route.method.to_string();
             let operation = &document["paths"][&route.path][method.to_lowercase()];
             let operation_id = operation["operationId"].as_str().unwrap_or_default();
+            // An operation's own `security`, else the document's.
+            let security = [&operation["security"], &document["security"]]
+                .into_iter()
+                .find(|security| !security.is_null())
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let requires = |scheme: &str| security.iter().any(|s| s.get(scheme).is_some());
             RouteSpec {
                 function: route.function.to_owned(),
                 extra: extras::extra(route.function, operation_id),
                 operation_id: operation_id.to_owned(),
-                // An operation's own `security`, else the document's; `[]`: public.
-                signed_in: [&operation["security"], &document["security"]]
-                    .into_iter()
-                    .find(|security| !security.is_null())
-                    .and_then(Value::as_array)
-                    .is_some_and(|schemes| !schemes.is_empty()),
+                signed_in: requires(api::openapi::SESSION_TOKEN),
+                operator: requires(api::openapi::OPERATOR_IAM),
                 examples: route
                     .param_names()
                     .map(|name| (name.to_owned(), path_example(operation, name)))
@@ -118,6 +124,7 @@ mod tests {
             extra: RouteExtra::NONE,
             operation_id: "listPacks".into(),
             signed_in: false,
+            operator: false,
             examples: Vec::new(),
         }
     }

@@ -210,6 +210,9 @@ fn events(routes: &[&RouteSpec], default: bool) -> String {
             route.path,
             route.method
         );
+        if route.operator {
+            yaml.push_str("            # Operators only: SigV4, checked by API Gateway (docs/events.md).\n            Auth:\n              Authorizer: AWS_IAM\n");
+        }
         if let Some(throttle) = route.extra.throttle {
             let _ = write!(
                 yaml,

@@ -33,6 +33,10 @@ pub struct AppSettings {
     pub base: String,
     /// Stripe's webhook signing secret, of the local Checkout and the webhook route.
     pub webhook_secret: String,
+    /// The key operators' routes accept in place of IAM ([`crate::operator`]).
+    pub operator_key: String,
+    /// The identity provider's webhook secret ([`crate::operator::provider_secret`]).
+    pub provider_secret: domain::webhooks::SigningSecret,
     /// The identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -64,6 +68,9 @@ impl App {
             stripe,
             return_urls,
             webhook_secret: Secret::new(&settings.webhook_secret),
+            operator_key: Secret::new(&settings.operator_key),
+            sessions: Arc::new(store.clone()),
+            provider_secrets: vec![settings.provider_secret],
         };
         let routes = local_routes(store, &process);
         let limiter = settings

@@ -12,6 +12,8 @@ pub struct Banner<'a> {
     /// Where the local identity provider keeps its key.
     pub key_dir: &'a str,
     pub webhook_secret: &'a str,
+    /// The key the operators' routes accept ([`crate::operator`]).
+    pub operator_key: &'a str,
     /// The demo user's session token.
     pub token: &'a str,
     /// The demo user's Cash (`10000 CAD, ...`); empty when they have none (`--dynamodb`), and
@@ -62,6 +64,12 @@ impl Banner<'_> {
             crate::checkout::STRIPE_PATH,
             self.webhook_secret,
             crate::checkout::WEBHOOK_SECRET_VAR
+        ));
+        line(format!(
+            "  operators (IAM when deployed): -H 'Authorization: Bearer {}' ({}), e.g. for \
+             {base}/api/events",
+            self.operator_key,
+            crate::operator::OPERATOR_KEY_VAR,
         ));
         line(format!(
             "  human check: NOT Cloudflare. A local siteverify stand-in ({base}{}) with \

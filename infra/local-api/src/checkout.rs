@@ -57,7 +57,7 @@ pub fn webhook_secret() -> Result<String, String> {
 }
 
 /// `bytes` random bytes from the system's source, as hex.
-fn random_hex(bytes: usize) -> String {
+pub(crate) fn random_hex(bytes: usize) -> String {
     let mut random = vec![0u8; bytes];
     aws_lc_rs::rand::fill(&mut random).expect("the system random source works");
     random.iter().map(|byte| format!("{byte:02x}")).collect()

@@ -12,6 +12,7 @@ pub mod checkout;
 pub mod cors;
 pub mod demo_queue;
 pub mod idp;
+pub mod operator;
 pub mod reference;
 pub mod server;
 pub mod siteverify;

@@ -196,6 +196,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 
     let parts = Parts {
         webhook_secret: checkout::webhook_secret()?,
+        operator_key: local_api::operator::operator_key()?,
         base,
         auth,
         hold: config::purchase_hold(&Env).map_err(|e| e.to_string())?,
@@ -280,6 +281,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 struct Parts {
     /// Stripe's webhook signing secret, of the local Checkout and the webhook route.
     webhook_secret: String,
+    /// The operators' key ([`local_api::operator`]).
+    operator_key: String,
     base: String,
     auth: AuthConfig,
     hold: Duration,
@@ -338,6 +341,7 @@ where
         routes: routes().len(),
         key_dir: &idp::state_dir().display().to_string(),
         webhook_secret: &parts.webhook_secret,
+        operator_key: &parts.operator_key,
         token: &token,
         balances: &demo_balances(&store).await,
         demo_line: demo_line
@@ -356,6 +360,8 @@ where
         top_up_policy: config::top_up_policy(&Env).map_err(|e| e.to_string())?,
         base: base.clone(),
         webhook_secret: parts.webhook_secret,
+        operator_key: parts.operator_key,
+        provider_secret: local_api::operator::provider_secret()?,
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

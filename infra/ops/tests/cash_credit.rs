@@ -325,7 +325,7 @@ async fn a_top_up_stripe_took_no_money_for_is_not_settled() {
     let store = testkit::moto::shared_table().await;
     let failed = top_up(&store, "settle-fan-2", "k1", true).await;
     store
-        .close_top_up(&failed.id, "cs_k1", TopUpStatus::Failed)
+        .close_top_up(&failed, "cs_k1", TopUpStatus::Failed, Timestamp::now())
         .await
         .unwrap();
     let no_session = top_up(&store, "settle-fan-2", "k2", false).await;

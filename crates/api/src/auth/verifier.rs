@@ -4,10 +4,17 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
 use crate::auth::jwks::{JwksCache, JwksError};
 use crate::config::{AuthConfig, ConfigError};
 use crate::http::error::ApiError;
 use domain::ids::UserId;
+use domain::sessions::{Ended, Revocations, SessionFacts};
+use store::StoreError;
+use store::sessions::GetRevocations;
 
 /// The signed-in user a valid token names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +23,26 @@ pub struct Identity {
     pub user_id: UserId,
     /// The configured e-mail claim, when the token has it as a string.
     pub email: Option<String>,
+    /// What the token says of its session (`sid`, `iat`, `exp`, its digest).
+    pub session: SessionFacts,
+}
+
+/// Where a verifier reads what was ended of a fan's sessions: the store, behind an object so
+/// that the verifier is one type whatever the store.
+pub trait RevocationSource: Send + Sync {
+    fn read<'a>(
+        &'a self,
+        user_id: &'a UserId,
+    ) -> Pin<Box<dyn Future<Output = Result<Revocations, StoreError>> + Send + 'a>>;
+}
+
+impl<S: GetRevocations> RevocationSource for S {
+    fn read<'a>(
+        &'a self,
+        user_id: &'a UserId,
+    ) -> Pin<Box<dyn Future<Output = Result<Revocations, StoreError>> + Send + 'a>> {
+        Box::pin(self.revocations(user_id))
+    }
 }
 
 const SUPPORTED: [Algorithm; 9] = [
@@ -38,6 +65,9 @@ pub struct TokenVerifier {
     /// One validation per algorithm, each accepting only that algorithm.
     validations: Vec<(Algorithm, Validation)>,
     email_claim: String,
+    /// What was ended of the fans' sessions, read on every verification (docs/sessions.md);
+    /// `None` only where no store is at hand (unit tests of the token checks alone).
+    sessions: Option<Arc<dyn RevocationSource>>,
 }
 
 impl TokenVerifier {
@@ -66,7 +96,19 @@ impl TokenVerifier {
             keys,
             validations,
             email_claim: config.email_claim.clone(),
+            sessions: None,
         }
+    }
+
+    /// The verifier, refusing a token whose session `store` says was ended.
+    pub fn with_sessions<S: GetRevocations + 'static>(mut self, store: S) -> Self {
+        self.read_sessions_from(Arc::new(store));
+        self
+    }
+
+    /// Reads what was ended of the sessions from `source`.
+    pub fn read_sessions_from(&mut self, source: Arc<dyn RevocationSource>) {
+        self.sessions = Some(source);
     }
 
     /// Builds the key cache from the configuration (no network: remote keys are fetched on first
@@ -79,10 +121,21 @@ impl TokenVerifier {
         &self.keys
     }
 
+    /// Checks the token ([`Self::inspect`]) and refuses it when its session was ended (401
+    /// `session_revoked`).
+    pub async fn verify(&self, token: &str) -> Result<Identity, ApiError> {
+        match self.inspect(token).await? {
+            (identity, None) => Ok(identity),
+            (_, Some(Ended::Revoked)) => Err(ApiError::SessionEnded { deleted: false }),
+            (_, Some(Ended::AccountDeleted)) => Err(ApiError::SessionEnded { deleted: true }),
+        }
+    }
+
     /// Checks the token: a `kid` naming a known key, the header's `alg` equal to that key's,
     /// the signature, `exp` and `nbf` (with leeway), `iss`, `aud` when configured, a string `sub`
-    /// of 1-255 bytes, and no `crit` extensions.
-    pub async fn verify(&self, token: &str) -> Result<Identity, ApiError> {
+    /// of 1-255 bytes, and no `crit` extensions; then reads whether its session was ended (one
+    /// eventually consistent read of the fan's `SESSIONS#` item).
+    pub async fn inspect(&self, token: &str) -> Result<(Identity, Option<Ended>), ApiError> {
         let invalid = |reason: &str| ApiError::InvalidToken {
             message: INVALID,
             reason: reason.into(),
@@ -132,7 +185,32 @@ impl TokenVerifier {
             Some(Value::String(email)) => Some(email.clone()),
             _ => None,
         };
-        Ok(Identity { user_id, email })
+        let session = session_facts(&claims, token);
+        let ended = match &self.sessions {
+            Some(sessions) => sessions.read(&user_id).await?.ends(&session),
+            None => None,
+        };
+        let identity = Identity {
+            user_id,
+            email,
+            session,
+        };
+        Ok((identity, ended))
+    }
+}
+
+/// What `claims` (checked) say of the token's session.
+fn session_facts(claims: &Map<String, Value>, token: &str) -> SessionFacts {
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, token.as_bytes());
+    SessionFacts {
+        sid: claims
+            .get("sid")
+            .and_then(Value::as_str)
+            .filter(|sid| !sid.is_empty() && sid.len() <= 255)
+            .map(str::to_owned),
+        issued_at: claims.get("iat").and_then(Value::as_i64),
+        expires_at: claims.get("exp").and_then(Value::as_i64).unwrap_or(0),
+        token_digest: digest.as_ref().iter().map(|b| format!("{b:02x}")).collect(),
     }
 }
 

@@ -400,6 +400,29 @@ pub fn stripe_webhook_secret(source: &dyn Source) -> Result<Secret, ConfigError>
     .map(Secret::new)
 }
 
+/// `AUTH_PROVIDER_WEBHOOK_SECRETS`: the identity provider's webhook secrets (`whsec_...`,
+/// comma-separated: two while the provider rotates it), which its events are verified with.
+pub fn provider_webhook_secrets(
+    source: &dyn Source,
+) -> Result<Vec<domain::webhooks::SigningSecret>, ConfigError> {
+    let name = "AUTH_PROVIDER_WEBHOOK_SECRETS";
+    let text = required(
+        source,
+        name,
+        "the identity provider's webhook signing secrets (whsec_..., comma-separated)",
+    )?;
+    text.split(',')
+        .map(|secret| {
+            domain::webhooks::SigningSecret::parse(secret.trim()).map_err(|error| {
+                ConfigError::Invalid {
+                    name,
+                    problem: error.to_string(),
+                }
+            })
+        })
+        .collect()
+}
+
 /// `TOPUP_MIN_AMOUNT` and `TOPUP_MAX_AMOUNT` (minor units; defaults 100 and 50000) and
 /// `TOPUP_CURRENCIES` (comma-separated ISO 4217 codes; default `USD`).
 pub fn top_up_policy(source: &dyn Source) -> Result<TopUpPolicy, ConfigError> {

@@ -5,6 +5,7 @@
 //! [`crate::http::routes`] routes; each module maps the domain's errors to
 //! [`crate::http::error::ApiError`].
 
+pub mod auth;
 pub mod catalog;
 pub mod complete_purchase;
 pub mod get_pack;
@@ -24,6 +25,7 @@ pub mod my_cash;
 pub mod my_purchases;
 // The fan app (issue 28).
 pub mod dashboard;
+pub mod events;
 pub mod leaderboards;
 pub mod locker_room;
 pub mod misc;

@@ -164,7 +164,7 @@ pub async fn delete_wallet<S: DeleteWallet>(
 ) -> Result<Response, ApiError> {
     match state
         .store
-        .delete_wallet(&identity.user_id, &wallet_id)
+        .delete_wallet(&identity.user_id, &wallet_id, Timestamp::now())
         .await?
     {
         Removal::Removed => {

@@ -26,6 +26,7 @@ use domain::queue::admission::{
     Supply, WindowEnd, demand, entry_over, to_admit, window_end, window_open,
 };
 use domain::queue::entry::EntryStatus;
+use domain::queue::events::Admit;
 use domain::queue::state::{Beacon, QueueState, StoredStatus};
 use domain::timestamp::Timestamp;
 use store::StoreError;
@@ -212,6 +213,12 @@ pub async fn admit<S: QueueKeeper>(
     let expires = now
         .plus_seconds(i64::from(view.pass_seconds))
         .ok_or_else(|| StoreError::internal("admission: window beyond the calendar"))?;
+    let admitting = |user_id, position| Admit {
+        user_id,
+        position,
+        at: now,
+        until: expires,
+    };
     let mut live = Vec::new();
     let mut over_through = view.over_through;
     let mut ended = Ended::default();
@@ -240,7 +247,11 @@ pub async fn admit<S: QueueKeeper>(
             }
             (None, EntryStatus::Queued) => {
                 // Claimed by a keeper that stopped before admitting it.
-                if store.admit_entry(pack_id, &entry.user_id, expires).await? {
+                let position = entry.position.unwrap_or(at);
+                if store
+                    .admit_entry(pack_id, &admitting(entry.user_id.clone(), position))
+                    .await?
+                {
                     pass.admitted += 1;
                 }
                 live.push(0);
@@ -278,11 +289,13 @@ pub async fn admit<S: QueueKeeper>(
         let wave = store.ordered(pack_id, through + 1, count).await?;
         // Owned entries, not borrowed ones: a closure over a borrow makes the pass's future not
         // `Send` for every lifetime (rustc's higher-ranked closure inference).
-        let mut admissions =
-            stream::iter(wave.into_iter().map(|entry| async move {
-                store.admit_entry(pack_id, &entry.user_id, expires).await
-            }))
-            .buffer_unordered(ADMISSIONS_IN_FLIGHT);
+        let admits = (through + 1..)
+            .zip(wave)
+            .map(|(position, entry)| admitting(entry.user_id, position));
+        let mut admissions = stream::iter(
+            admits.map(|admit| async move { store.admit_entry(pack_id, &admit).await }),
+        )
+        .buffer_unordered(ADMISSIONS_IN_FLIGHT);
         // A failed write leaves its fan `queued` under the claim: the next pass admits them.
         let mut failed = None;
         while let Some(admitted) = admissions.next().await {

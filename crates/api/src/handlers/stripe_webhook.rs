@@ -206,7 +206,7 @@ async fn handle<S: GetTopUp + SettleTopUp>(
     };
     let changed = state
         .store
-        .close_top_up(&top_up.id, &session.id, status)
+        .close_top_up(&top_up, &session.id, status, Timestamp::now())
         .await?;
     tracing::info!(event_id, kind, top_up_id = %top_up_id, changed, "top-up closed unpaid");
     Ok(())

@@ -84,6 +84,9 @@ pub enum ErrorCode {
     AppVersionUnsupported,
     Maintenance,
     EdgeRequired,
+    OperatorRequired,
+    EventNotFound,
+    SessionRevoked,
 }
 
 impl ErrorCode {
@@ -118,7 +121,9 @@ impl ErrorCode {
             | Self::UnsupportedPaymentMethod
             | Self::MalformedRequest => StatusCode::BAD_REQUEST,
             Self::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            Self::MissingToken | Self::InvalidToken => StatusCode::UNAUTHORIZED,
+            Self::MissingToken | Self::InvalidToken | Self::SessionRevoked => {
+                StatusCode::UNAUTHORIZED
+            }
             Self::InsufficientFunds => StatusCode::PAYMENT_REQUIRED,
             Self::NotFound | Self::PackNotFound | Self::PurchaseNotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -159,7 +164,8 @@ impl ErrorCode {
             Self::HumanCheckFailed => StatusCode::FORBIDDEN,
             Self::AppVersionUnsupported => StatusCode::UPGRADE_REQUIRED,
             Self::Maintenance => StatusCode::SERVICE_UNAVAILABLE,
-            Self::EdgeRequired => StatusCode::FORBIDDEN,
+            Self::EdgeRequired | Self::OperatorRequired => StatusCode::FORBIDDEN,
+            Self::EventNotFound => StatusCode::NOT_FOUND,
         }
     }
 }
@@ -195,6 +201,10 @@ pub enum ApiError {
         message: &'static str,
         reason: String,
     },
+    /// 401: the token is valid but its session was ended (a logout, an operator, the identity
+    /// provider, the account's deletion: `deleted`).
+    #[error("session ended (account deleted: {deleted})")]
+    SessionEnded { deleted: bool },
     /// 405: the path exists but not with this method; `allow` lists its methods.
     #[error("method not allowed")]
     MethodNotAllowed { allow: String },
@@ -298,6 +308,7 @@ impl ApiError {
             Self::Refused { code, .. } | Self::Unprocessable { code, .. } => *code,
             Self::MissingToken => ErrorCode::MissingToken,
             Self::InvalidToken { .. } => ErrorCode::InvalidToken,
+            Self::SessionEnded { .. } => ErrorCode::SessionRevoked,
             Self::MethodNotAllowed { .. } => ErrorCode::MethodNotAllowed,
             Self::PayloadTooLarge { .. } => ErrorCode::PayloadTooLarge,
             Self::Unavailable { .. } => ErrorCode::ServiceUnavailable,
@@ -323,6 +334,10 @@ impl ApiError {
                 "A session token is required: send 'Authorization: Bearer <token>'.".into()
             }
             Self::InvalidToken { message, .. } => (*message).into(),
+            Self::SessionEnded { deleted: false } => {
+                "This session was ended (signed out): sign in again.".into()
+            }
+            Self::SessionEnded { deleted: true } => "This account was deleted.".into(),
             Self::MethodNotAllowed { allow } => format!("This path only accepts {allow}.").into(),
             Self::PayloadTooLarge { limit } => {
                 format!("The request body is larger than {limit} bytes.").into()
@@ -395,6 +410,14 @@ impl IntoResponse for ApiError {
                     header::WWW_AUTHENTICATE,
                     HeaderValue::from_static(
                         r#"Bearer realm="fan-api", error="invalid_token", error_description="The session token is invalid or expired""#,
+                    ),
+                );
+            }
+            Self::SessionEnded { .. } => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(
+                        r#"Bearer realm="fan-api", error="invalid_token", error_description="The session was ended""#,
                     ),
                 );
             }

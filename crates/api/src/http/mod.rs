@@ -12,6 +12,7 @@ pub mod extract;
 pub mod human_check;
 pub mod layers;
 pub mod limit;
+pub mod operator;
 pub mod paging;
 pub mod query;
 pub mod refusals;

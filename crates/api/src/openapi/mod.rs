@@ -5,6 +5,9 @@
 mod caching;
 pub mod examples;
 mod gate;
+mod webhooks;
+
+pub use webhooks::OPERATOR_IAM;
 pub mod headers;
 pub mod responses;
 pub mod schemas;
@@ -16,9 +19,9 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Required};
 
 use responses::{
-    AppVersionUnsupported, BadRequest, HumanCheckFailed, InternalError, MethodNotAllowed,
-    PayloadTooLarge, PurchaseNotFound, QuestNotFound, RateLimited, Unauthorized, Unavailable,
-    UnsupportedMediaType,
+    AppVersionUnsupported, BadRequest, EventNotFound, HumanCheckFailed, InternalError,
+    MethodNotAllowed, OperatorRequired, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
+    RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -51,6 +54,8 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         Unavailable,
         RateLimited,
         HumanCheckFailed,
+        OperatorRequired,
+        EventNotFound,
     )),
     modifiers(&SessionToken),
     tags(
@@ -59,7 +64,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Auth"),
         (name = "Me", description = "The signed-in fan's profile, own purchases, items, Cash balances and ledger, and linked wallets."),
         (name = "Cash"),
-        (name = "Webhooks"),
+        (name = "Webhooks", description = "Events: every change the API makes, delivered to operators' endpoints as signed webhooks (Standard Webhooks; the document's `webhooks` section) and readable from feeds for 30 days (docs/events.md)."),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
         (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
@@ -88,6 +93,7 @@ impl utoipa::Modify for SessionToken {
             .components
             .get_or_insert_with(Default::default)
             .add_security_scheme(SESSION_TOKEN, SecurityScheme::Http(scheme));
+        webhooks::add_operator_scheme(openapi);
     }
 }
 
@@ -106,6 +112,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     throttled_anywhere(&mut document);
     gate::gated_everywhere(&mut document);
     caching::cached_publicly(&mut document);
+    webhooks::add_webhooks(&mut document);
     document
 }
 

@@ -132,6 +132,27 @@ pub struct RateLimited(pub ErrorBody<'static>);
 #[response(example = json!(example(crate::http::human_check::human_check_failed())))]
 pub struct HumanCheckFailed(pub ErrorBody<'static>);
 
+/// An operators' route called without IAM authorization (`operator_required`): sign the request
+/// with SigV4 as an identity allowed `execute-api:Invoke` on it (local-api: its operator key).
+#[derive(ToResponse)]
+#[response(example = json!(error_example(
+    ErrorCode::OperatorRequired,
+    "This route is for the API's operators, authorized by IAM.",
+)))]
+pub struct OperatorRequired(pub ErrorBody<'static>);
+
+/// No event has this id, or it is older than 30 days (`event_not_found`); or the id is not an
+/// event id (`not_found`).
+#[derive(ToResponse)]
+#[response(examples(
+    ("unknown" = (value = json!(error_example(
+        ErrorCode::EventNotFound,
+        "No event of this id (events are kept 30 days).",
+    )))),
+    ("notAnId" = (value = json!(not_an_id()))),
+))]
+pub struct EventNotFound(pub ErrorBody<'static>);
+
 /// A path whose parameter is not an id: it names no resource (`not_found`).
 pub fn not_an_id() -> Value {
     example(ApiError::not_found())

@@ -13,7 +13,7 @@ macro_rules! event_types {
     ($(($variant:ident, $name:literal, $data:ident, $subject:ident, $doc:literal)),+ $(,)?) => {
         /// An event's `type`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[derive(Serialize, Deserialize, utoipa::ToSchema, strum::VariantArray)]
+        #[derive(Serialize, Deserialize, strum::VariantArray)]
         #[derive(strum::IntoStaticStr, strum::EnumString)]
         pub enum EventType {
             $(#[doc = $doc] #[serde(rename = $name)] #[strum(serialize = $name)] $variant,)+
@@ -68,7 +68,7 @@ event_types! {
     (PackOpened, "pack.opened", PackOpened, Fan,
         "A fan opened a paid pack: its items were drawn."),
     (PackSoldOut, "pack.sold_out", PackSoldOut, Pack,
-        "A pack's last unit was sold."),
+        "A pack's last unit was taken (held or sold): once per sell-out (docs/events.md)."),
     (CashCredited, "cash.credited", CashCredited, Fan,
         "Cash was credited to a fan (a top-up, a reward, an operator's grant): once per reference."),
     (CashDebited, "cash.debited", CashDebited, Fan,
@@ -100,6 +100,18 @@ impl EventType {
         self.into()
     }
 }
+
+/// The schema of a type: its names (utoipa's derive reads no `serde(rename)` made by a macro).
+impl utoipa::PartialSchema for EventType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use strum::VariantArray as _;
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(Self::VARIANTS.iter().map(|t| t.as_str())))
+            .into()
+    }
+}
+impl utoipa::ToSchema for EventType {}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -148,8 +160,6 @@ pub struct PackOpened {
 pub struct PackSoldOut {
     #[schema(value_type = String)]
     pub pack_id: PackId,
-    /// The units sold (paid) in all.
-    pub units_sold: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -221,7 +231,15 @@ pub struct QueueAdmitted {
 pub struct QuestRewardClaimed {
     #[schema(value_type = String)]
     pub quest_id: QuestId,
-    pub reward: Money,
+    /// What the quest gave: Cash (credited in the same write, with its `cash.credited`) or a
+    /// pack.
+    pub reward: crate::quests::Reward,
+    /// A pack reward's purchase, paid at 0 when claimed (no `purchase.reserved`,
+    /// `purchase.completed` or `cash.debited`: nothing was held or debited); its opening is a
+    /// `pack.opened` of this id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub purchase_id: Option<PurchaseId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -5,6 +5,7 @@
 
 mod data;
 mod id;
+pub mod money;
 
 pub use data::*;
 pub use id::EventId;
@@ -218,7 +219,6 @@ mod tests {
                     &pack,
                     PackSoldOut {
                         pack_id: pack.clone(),
-                        units_sold: 3,
                     },
                 ),
                 NewEvent::fan(&fan, removed("v")),

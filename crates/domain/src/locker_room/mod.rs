@@ -146,6 +146,35 @@ pub fn showcase(
         .collect()
 }
 
+/// What a locker room shows: its title and items, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shown<'a> {
+    pub title: Option<&'a str>,
+    pub items: &'a [MyItem],
+}
+
+impl Shown<'_> {
+    /// A room never put shows nothing.
+    pub const NOTHING: Shown<'static> = Shown {
+        title: None,
+        items: &[],
+    };
+
+    /// The events of `user_id`'s put changing what their room shows from `before` to `self`:
+    /// `locker_room.updated`, or none when it shows the same (a repeat).
+    pub fn events(&self, user_id: &UserId, before: &Shown<'_>) -> Vec<crate::events::NewEvent> {
+        if self == before {
+            return Vec::new();
+        }
+        vec![crate::events::NewEvent::fan(
+            user_id,
+            crate::events::LockerRoomUpdated {
+                shown: u32::try_from(self.items.len()).unwrap_or(u32::MAX),
+            },
+        )]
+    }
+}
+
 /// A fan's locker room as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockerRoom {

@@ -104,6 +104,30 @@ impl Profile {
             }
         }
     }
+
+    /// The events of the fan's change of `self` to `next`: `profile.updated` naming the public
+    /// fields that changed (as the API writes them), or none when none did.
+    pub fn update_events(&self, next: &Profile) -> Vec<crate::events::NewEvent> {
+        let fields: Vec<String> = [
+            ("displayName", self.display_name != next.display_name),
+            ("avatarUrl", self.avatar_url != next.avatar_url),
+            (
+                "favoriteTeamId",
+                self.favorite_team_id != next.favorite_team_id,
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, changed)| *changed)
+        .map(|(field, _)| field.to_owned())
+        .collect();
+        if fields.is_empty() {
+            return Vec::new();
+        }
+        vec![crate::events::NewEvent::fan(
+            &self.id,
+            crate::events::ProfileUpdated { fields },
+        )]
+    }
 }
 
 #[cfg(test)]

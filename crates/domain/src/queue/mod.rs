@@ -8,10 +8,12 @@
 //! - [`merkle`]: the entrants' Merkle root and a fan's proof.
 //! - [`commit`]: the close's commitment and the drawn order, in pages.
 //! - [`admission`]: how many fans the keeper admits, and what a refused start is told.
+//! - [`events`]: the events a join, a draw and an admission write.
 
 pub mod admission;
 pub mod commit;
 pub mod entry;
+pub mod events;
 pub mod excluded;
 pub mod fairness;
 pub mod merkle;

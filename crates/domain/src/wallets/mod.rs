@@ -9,7 +9,7 @@ use aws_lc_rs::digest;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use crate::ids::WalletId;
+use crate::ids::{UserId, WalletId};
 use crate::timestamp::Timestamp;
 use crate::wallets::canonical::{CanonicalError, canonical_json};
 
@@ -84,6 +84,17 @@ pub fn admit_link(already_held: bool, held: u32) -> Result<WalletWrite, WalletLi
     } else {
         Err(WalletLimitReached)
     }
+}
+
+/// The events of `user_id`'s removal of `wallet_id`, written with the wallet's delete (removing
+/// a wallet not held deletes nothing and writes none).
+pub fn removal_events(user_id: &UserId, wallet_id: &WalletId) -> Vec<crate::events::NewEvent> {
+    vec![crate::events::NewEvent::fan(
+        user_id,
+        crate::events::WalletRemoved {
+            wallet_id: wallet_id.clone(),
+        },
+    )]
 }
 
 /// The list order: newest first by first link, then by id (so that the order is total).

@@ -19,6 +19,8 @@ use crate::schema::{GSI3_PK, GSI3_SK};
 use domain::cash::Credit;
 use domain::cash::Debit;
 use domain::cash::ledger::credit_entry_id;
+use domain::events::NewEvent;
+use domain::events::money::cash_credited;
 use domain::ids::UserId;
 use domain::timestamp::{Timestamp, time_key};
 
@@ -85,18 +87,21 @@ impl DynamoStore {
             .with(CreditAction::Balance, balance))
     }
 
-    /// Runs the transaction of `credit` with `more` actions after its two: `Ok(None)` when
-    /// applied, the reasons when a condition failed. Cancelled by conflicts with another
+    /// Runs the transaction of `credit` with `more` actions after its two, writing `events`:
+    /// `Ok(None)` when applied, the reasons when a condition failed. Cancelled by conflicts with another
     /// transaction on the same items (nothing written), it is tried again (see [`Attempts`]).
     pub(super) async fn transact_credit<N: Copy + PartialEq>(
         &self,
         credit: &Credit,
         at: Timestamp,
         more: &[(N, TransactWriteItem)],
+        events: &[NewEvent],
     ) -> Result<Option<Reasons<CreditAction<N>>>, StoreError> {
         let mut attempts = Attempts::new("credit");
         loop {
-            let mut transaction = self.credit_transaction(credit, at)?;
+            let mut transaction = self
+                .credit_transaction(credit, at)?
+                .emit(events.to_vec(), at);
             for (name, action) in more {
                 transaction.push(CreditAction::More(*name), action.clone());
             }
@@ -127,7 +132,10 @@ impl CreditCash for DynamoStore {
         credit: &Credit,
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
-        let Some(reasons) = self.transact_credit::<Alone>(credit, at, &[]).await? else {
+        let Some(reasons) = self
+            .transact_credit::<Alone>(credit, at, &[], &cash_credited(credit))
+            .await?
+        else {
             let balance = self
                 .get_balance(&credit.user_id, &credit.amount.currency)
                 .await?;

@@ -77,10 +77,18 @@ impl DynamoStore {
             actions.push(update(
                 &self.table,
                 key(events_pk(subject), EVENTS_SEQ_SK),
-                "SET #seq = :seq, #entity = :entity",
+                "SET #seq = :seq, #entity = :entity, #sv = :sv",
                 &Condition::version_as_read(EVENTS_SEQ, read),
-                &[("#seq", EVENTS_SEQ), ("#entity", ENTITY)],
-                vec![(":seq", number(sequence)), (":entity", s("events"))],
+                &[
+                    ("#seq", EVENTS_SEQ),
+                    ("#entity", ENTITY),
+                    ("#sv", super::records::SCHEMA_VERSION),
+                ],
+                vec![
+                    (":seq", number(sequence)),
+                    (":entity", s("events")),
+                    (":sv", number(EVENT_VERSION)),
+                ],
             )?);
         }
         for event in events {

@@ -1,6 +1,8 @@
 //! Locker rooms on DynamoDB (docs/fan-app.md). `PUT`: one `BatchGetItem` of the purchases named
-//! (at most 12 keys, the fan's own partition), one `UpdateItem` of `FAN#<me>` / `SHOW`, one
-//! `Query` of `FAN#<me>` for the answer. The public view: a `GetItem` of `NAME#<key>`, then one
+//! (at most 12 keys, the fan's own partition), one `Query` of `FAN#<me>` (the room as it is, and
+//! the answer's other fields), then, unless the room shows the same already, one transaction of
+//! the update of `FAN#<me>` / `SHOW` on its revision as read (`lockerRev`) and the
+//! `locker_room.updated` event. The public view: a `GetItem` of `NAME#<key>`, then one
 //! `Query` of `FAN#<userId>` (`SHOW` and `STATS`).
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
@@ -10,9 +12,10 @@ use super::records::{
     LOCKER_VERSION, NameHolder, NameRecord, SCHEMA_VERSION, ShowRecord, ShownItemRecord,
     StoredShow, read_record, stats_from_item,
 };
-use super::transaction::update_always;
-use super::{DynamoStore, Item, classify, key, number, s};
+use super::transaction::{update, update_always};
+use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
+use crate::condition::Condition;
 use crate::locker_room::{GetLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError};
 use crate::schema::{
     ENTITY, NAME_SK, PK, SHOW_SK, SK, STATS_ITEMS_OWNED, STATS_PACKS_OPENED, STATS_RARITY_PREFIX,
@@ -20,10 +23,13 @@ use crate::schema::{
 };
 use domain::ids::UserId;
 use domain::locker_room::stats::LockerStats;
-use domain::locker_room::{LockerRoomBody, showcase};
+use domain::locker_room::{LockerRoomBody, Shown, showcase};
 use domain::profile::name::DisplayName;
 use domain::purchases::OpenedItem;
 use domain::timestamp::Timestamp;
+
+/// The locker room's revision on the `SHOW` item: a put applies to the room it compared with.
+const LOCKER_REV: &str = "lockerRev";
 
 impl DynamoStore {
     /// The public face and stats of `user_id`: one Query of their `FAN#` partition (`consistent`
@@ -33,6 +39,20 @@ impl DynamoStore {
         user_id: &UserId,
         consistent: bool,
     ) -> Result<Option<StoredShow>, StoreError> {
+        let (show, stats) = self.read_face(user_id, consistent).await?;
+        Ok(show.map(|mut show| {
+            show.room.stats = stats;
+            show
+        }))
+    }
+
+    /// The public face of `user_id` (`None`: not written yet) and their stats, as
+    /// [`Self::read_fan`] reads them.
+    async fn read_face(
+        &self,
+        user_id: &UserId,
+        consistent: bool,
+    ) -> Result<(Option<StoredShow>, LockerStats), StoreError> {
         let output = self
             .client
             .query()
@@ -54,12 +74,12 @@ impl DynamoStore {
             item.get(SK).and_then(|v| v.as_s().ok()) == Some(&sk.to_owned())
         };
         let stats = stats_from_item(items.iter().find(|item| sk_is(item, STATS_SK)))?;
-        let Some(show) = items.iter().find(|item| sk_is(item, SHOW_SK)) else {
-            return Ok(None);
-        };
-        let mut show: StoredShow = read_record::<ShowRecord, _>(show.clone(), "show")?;
-        show.room.stats = stats;
-        Ok(Some(show))
+        let show = items
+            .iter()
+            .find(|item| sk_is(item, SHOW_SK))
+            .map(|show| read_record::<ShowRecord, StoredShow>(show.clone(), "show"))
+            .transpose()?;
+        Ok((show, stats))
     }
 }
 
@@ -93,30 +113,59 @@ impl PutLockerRoom for DynamoStore {
         let shown = serde_dynamo::to_attribute_value::<_, AttributeValue>(shown)
             .map_err(|e| StoreError::internal_from("show item", e))?;
         let title = body.title.as_deref().map_or(AttributeValue::Null(true), s);
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(fan_pk(user_id), SHOW_SK)))
-            .update_expression(
+        let putting = Shown {
+            title: body.title.as_deref(),
+            items: &items,
+        };
+        let mut attempts = Attempts::new("put locker room");
+        loop {
+            let (read, stats) = self.read_face(user_id, true).await?;
+            let before = read.as_ref().map_or(Shown::NOTHING, |show| Shown {
+                title: show.room.title.as_deref(),
+                items: &show.room.items,
+            });
+            let events = putting.events(user_id, &before);
+            let (mut room, rev) = match read {
+                // A repeat: nothing to write, no event.
+                Some(show) if events.is_empty() => {
+                    return Ok(PublicLockerRoom { stats, ..show.room });
+                }
+                Some(show) => (show.room, show.locker_rev),
+                None => (PublicLockerRoom::default(), 0),
+            };
+            let write = update(
+                &self.table,
+                key(fan_pk(user_id), SHOW_SK),
                 "SET #entity = :entity, #sv = if_not_exists(#sv, :sv), title = :title, \
-                 #items = :items, lockerUpdatedAt = :at",
-            )
-            .expression_attribute_names("#entity", ENTITY)
-            .expression_attribute_names("#sv", SCHEMA_VERSION)
-            .expression_attribute_names("#items", "items")
-            .expression_attribute_values(":entity", s("show"))
-            .expression_attribute_values(":sv", number(LOCKER_VERSION))
-            .expression_attribute_values(":title", title)
-            .expression_attribute_values(":items", shown)
-            .expression_attribute_values(":at", s(now.to_string()))
-            .send()
-            .await
-            .map_err(|e| classify("UpdateItem", e))?;
-        Ok(self
-            .read_fan(user_id, true)
-            .await?
-            .ok_or_else(|| StoreError::internal("locker room: written, then not found"))?
-            .room)
+                 #items = :items, lockerUpdatedAt = :at, #rev = :rev",
+                &Condition::version_as_read(LOCKER_REV, rev),
+                &[
+                    ("#entity", ENTITY),
+                    ("#sv", SCHEMA_VERSION),
+                    ("#items", "items"),
+                    ("#rev", LOCKER_REV),
+                ],
+                vec![
+                    (":entity", s("show")),
+                    (":sv", number(LOCKER_VERSION)),
+                    (":title", title.clone()),
+                    (":items", shown.clone()),
+                    (":at", s(now.to_string())),
+                    (":rev", number(rev + 1)),
+                ],
+            )?;
+            if self
+                .write_emitting("put locker room", write, events, now)
+                .await?
+            {
+                room.title = body.title.clone();
+                room.items = items;
+                room.stats = stats;
+                return Ok(room);
+            }
+            // Another put changed the room meanwhile: decided again on what it shows now.
+            attempts.again()?;
+        }
     }
 }
 

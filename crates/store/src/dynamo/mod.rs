@@ -245,6 +245,11 @@ impl Cancellation {
 /// item) waits a little first.
 pub(crate) const MAX_ATTEMPTS: u32 = 8;
 
+/// Transactions a change may lose only on its events' sequences before answering 503: each such
+/// loss is another change of the same subject written meanwhile (progress, not a livelock), so
+/// a fan's concurrent changes (20 credits at once, say) all get through, one after another.
+pub(crate) const MAX_SEQUENCE_ATTEMPTS: u32 = 32;
+
 /// The attempts of one decide/write/retry loop. Every conditional write that may be tried again
 /// counts its tries here, so that a lost race and a conflict are handled alike everywhere: the
 /// decision is taken again on fresh state, after a jittered back-off when another transaction
@@ -252,11 +257,21 @@ pub(crate) const MAX_ATTEMPTS: u32 = 8;
 pub(crate) struct Attempts {
     operation: &'static str,
     made: u32,
+    max: u32,
 }
 
 impl Attempts {
     pub(crate) fn new(operation: &'static str) -> Self {
-        Self { operation, made: 0 }
+        Self::up_to(operation, MAX_ATTEMPTS)
+    }
+
+    /// Attempts of `operation`, at most `max`.
+    pub(crate) fn up_to(operation: &'static str, max: u32) -> Self {
+        Self {
+            operation,
+            made: 0,
+            max,
+        }
     }
 
     /// The error of a write still contended: the client is told to retry (its key makes it safe).
@@ -270,7 +285,7 @@ impl Attempts {
     /// Another attempt, at once (a race lost on fresh state).
     pub(crate) fn again(&mut self) -> Result<(), StoreError> {
         self.made += 1;
-        if self.made >= MAX_ATTEMPTS {
+        if self.made >= self.max {
             return Err(self.exhausted());
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! Profiles on DynamoDB: a GetItem of `USER#<id>` / `PROFILE` (created by a conditional put on
 //! the first call), and a patch as one transaction of 2-5 actions (docs/fan-app.md): the profile
 //! (on the revision read), the public copies on `FAN#<id>` / `SHOW`, the new `NAME#` claimed
-//! and the old one freed, the favourite `TEAM#` checked.
+//! and the old one freed, the favourite `TEAM#` checked; and its `profile.updated` event.
 
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -210,7 +210,7 @@ impl PatchProfile for DynamoStore {
                     check(table, key(team_pk(team), TEAM_SK), exists)?,
                 );
             }
-            let Some(reasons) = self.run(transaction).await? else {
+            let Some(reasons) = self.run(transaction.emit(write.events, now)).await? else {
                 return Ok(stored.profile);
             };
             // The profile changed meanwhile (or another transaction held an item): decided again

@@ -23,6 +23,8 @@ use crate::schema::{
     quest_sk, rewards_pk, user_pk,
 };
 use domain::cash::Credit;
+use domain::events::NewEvent;
+use domain::events::money::quest_reward_claimed;
 use domain::ids::{QuestId, UserId};
 use domain::purchases::mine::Page;
 use domain::quests::{Claim, Grant, Quest};
@@ -137,10 +139,11 @@ impl DynamoStore {
         claim: &Claim,
         credit: &Credit,
         [claimed, claim_key]: [TransactWriteItem; 2],
+        events: &[NewEvent],
     ) -> Result<Claimed, ClaimError> {
         let more = [(ClaimAction::Claim, claimed), (ClaimAction::Key, claim_key)];
         let Some(reasons) = self
-            .transact_credit(credit, claim.claimed_at, &more)
+            .transact_credit(credit, claim.claimed_at, &more, events)
             .await?
         else {
             return Ok(Claimed::Created(claim.clone()));
@@ -170,11 +173,15 @@ impl ClaimQuest for DynamoStore {
             put_new(&self.table, claimed)?,
             put_new(&self.table, claim_key)?,
         ];
+        let events = quest_reward_claimed(claim, grant);
         match grant {
-            Grant::Cash(credit) => self.claim_cash(claim, credit, puts).await,
+            Grant::Cash(credit) => self.claim_cash(claim, credit, puts, &events).await,
             Grant::Pack(pack) => {
                 let [claimed, claim_key] = puts;
-                match self.claim_pack(claim, pack, (claimed, claim_key)).await {
+                match self
+                    .claim_pack(claim, pack, (claimed, claim_key), events)
+                    .await
+                {
                     Ok(PackClaimed::Made) => Ok(Claimed::Created(claim.clone())),
                     Ok(PackClaimed::ClaimTaken(item)) => self.claim_taken(claim, item).await,
                     Ok(PackClaimed::KeyTaken) => Err(ClaimError::KeyReused),

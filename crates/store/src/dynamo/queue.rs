@@ -1,10 +1,9 @@
-//! The waiting room on DynamoDB (keys in `store/schema/mod.rs`): a join is one conditional PutItem of
-//! the fan's entry with its index keys; a fan's entry one GetItem; the public line one
-//! BatchGetItem of the pack item and the state; an entrant page one GetItem; every entrant one
-//! BatchGetItem per 100 pages. Seeding writes the state and the secret seed
+//! The waiting room on DynamoDB (keys in `store/schema/mod.rs`): a join is one transaction of the
+//! fan's entry with its index keys (a conditional put) and its `queue.joined` event; a fan's
+//! entry one GetItem; the public line one BatchGetItem of the pack item and the state; an
+//! entrant page one GetItem; every entrant one BatchGetItem per 100 pages. Seeding writes the state and the secret seed
 //! ([`seeding_actions`]) inside the pack's own transaction.
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::types::{Delete, TransactWriteItem};
 
 use super::packs::UpdateExpression;
@@ -13,7 +12,8 @@ use super::records::queue::{
     state_from_item, state_item,
 };
 use super::records::{pack_from_item, whole_number};
-use super::{DynamoStore, Item, classify, key, s};
+use super::transaction::put;
+use super::{DynamoStore, Item, key, s};
 use crate::StoreError;
 use crate::queue::Settled;
 use crate::queue::{
@@ -133,33 +133,24 @@ impl DynamoStore {
 
 impl JoinQueue for DynamoStore {
     async fn join_queue(&self, entry: &QueueEntry) -> Result<Joined, StoreError> {
-        let condition = super::condition::render(&conditions::entry_new());
-        let written = self
-            .client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(whole_entry_item(entry)))
-            .condition_expression(condition.expression)
-            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
-            .send()
-            .await;
-        match written {
-            Ok(_) => Ok(Joined::New(entry.clone())),
-            Err(error)
-                if matches!(
-                    error.as_service_error(),
-                    Some(PutItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                // The fan joined before: their entry, read strongly so that it is the one that
-                // made the condition fail.
-                self.read_entry(&entry.pack_id, &entry.user_id, true)
-                    .await?
-                    .map(Joined::Replayed)
-                    .ok_or_else(|| StoreError::internal("queue entry: refused, then not found"))
-            }
-            Err(error) => Err(classify("PutItem", error)),
+        let put = put(
+            &self.table,
+            whole_entry_item(entry),
+            &conditions::entry_new(),
+        )?;
+        let events = domain::queue::events::joined(entry);
+        if self
+            .write_emitting("join queue", put, events, entry.joined_at)
+            .await?
+        {
+            return Ok(Joined::New(entry.clone()));
         }
+        // The fan joined before: their entry, read strongly so that it is the one that made the
+        // condition fail.
+        self.read_entry(&entry.pack_id, &entry.user_id, true)
+            .await?
+            .map(Joined::Replayed)
+            .ok_or_else(|| StoreError::internal("queue entry: refused, then not found"))
     }
 }
 

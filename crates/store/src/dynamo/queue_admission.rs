@@ -1,13 +1,15 @@
 //! Admission on DynamoDB. A pass reads, strongly consistent, the state and the pack item (one
 //! BatchGetItem), the order pages of the positions not yet over and those positions' entries
 //! (BatchGetItems of 100), then the pack's shares; it writes one conditional UpdateItem per
-//! claim, window end, mark and admission (each admission on the fan's own key, so a wave's go out
-//! at once: see `handlers::queue_keeper`).
+//! claim, window end and mark, and one transaction per admission (the entry's conditional update
+//! and its `queue.admitted` event, all on the fan's own keys, so a wave's go out at once: see
+//! `handlers::queue_keeper`).
 
 use super::queue::{entry_key, state_key};
 use super::records::queue::{entry_from_item, order_page_from_item, state_from_item};
 use super::records::{pack_from_item, share_key, share_units, whole_number};
 
+use super::transaction::update;
 use super::{DynamoStore, Item, key, number, s};
 use crate::StoreError;
 use crate::condition::Condition;
@@ -19,11 +21,12 @@ use crate::schema::{
     QUEUE_STATUS, SHARE_SOLD, order_sk, pack_pk, queue_pk,
 };
 use aws_sdk_dynamodb::types::AttributeValue;
-use domain::ids::{PackId, UserId};
+use domain::ids::PackId;
 use domain::packs::Pack;
 use domain::queue::admission::WindowEnd;
 use domain::queue::commit::order_page_of;
 use domain::queue::entry::{EntryStatus, QueueEntry};
+use domain::queue::events::Admit;
 use domain::queue::state::{OrderedEntry, StoredStatus};
 use domain::timestamp::Timestamp;
 
@@ -143,16 +146,13 @@ impl AdmitQueue for DynamoStore {
         .await
     }
 
-    async fn admit_entry(
-        &self,
-        pack_id: &PackId,
-        user_id: &UserId,
-        pass_expires_at: Timestamp,
-    ) -> Result<bool, StoreError> {
-        // One conditional write on the fan's own key: a wave's admissions go out at once, with
-        // no item in common (the report's `admitted` is `admittedThrough`).
-        self.update_if(
-            entry_key(pack_id, user_id),
+    async fn admit_entry(&self, pack_id: &PackId, admit: &Admit) -> Result<bool, StoreError> {
+        // One transaction on the fan's own keys (their entry, their events' counter and event):
+        // a wave's admissions go out at once, with no item in common (the report's `admitted`
+        // is `admittedThrough`).
+        let admission = update(
+            &self.table,
+            entry_key(pack_id, &admit.user_id),
             "SET #status = :admitted, #expires = :expires",
             &conditions::entry_queued(),
             &[
@@ -161,10 +161,11 @@ impl AdmitQueue for DynamoStore {
             ],
             vec![
                 (":admitted", s(EntryStatus::Admitted.as_str())),
-                (":expires", number(pass_expires_at.unix_nanos())),
+                (":expires", number(admit.until.unix_nanos())),
             ],
-        )
-        .await
+        )?;
+        self.write_emitting("admit", admission, admit.events(pack_id), admit.at)
+            .await
     }
 
     async fn end_window(

@@ -3,7 +3,8 @@
 //! Query of each of its 64 shards of `GSI2`, paged), the entrant pages put, then the state's
 //! UpdateItem on the condition that it is still `open`. The draw: the state and the queue's seed
 //! read, the entries again, their positions written whole by BatchWriteItem (25 a request), the
-//! order pages put, then the state's UpdateItem on the condition that it is still `closed`.
+//! order pages put, then the state's update on the condition that it is still `closed`, in one
+//! transaction with the line's `queue.drawn` event (the pack's, once per line).
 //!
 //! Why whole-item puts and not conditional updates for the positions: between the close and
 //! the draw nothing else writes an entry (the line is closed to joins, no one is admitted yet,
@@ -18,6 +19,7 @@ use super::records::queue::{
     entrant_page_item, entrants_index_item, entry_from_item, order_page_item, queue_seed_from_item,
     state_from_item, state_item,
 };
+use super::transaction::update;
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::condition::Condition;
@@ -28,6 +30,7 @@ use crate::schema::{
     ENTITY, ENTRANTS_INDEX_SK, GSI1, GSI1_PK, GSI2, GSI2_PK, PENDING_QUEUES, QUEUE_DRAW_LEASE,
     entrants_sk, order_sk, queue_entries_pk, queue_pk,
 };
+use domain::events::NewEvent;
 use domain::ids::PackId;
 use domain::queue::entry::{ENTRY_SHARDS, QueueEntry};
 use domain::queue::state::{Beacon, QueueState, StoredStatus};
@@ -166,12 +169,14 @@ impl DynamoStore {
     }
 
     /// Moves `state` on (already changed as wanted) by setting `names` from its record, on the
-    /// condition that its stored status is `from`.
+    /// condition that its stored status is `from`, with the `events` of the move at `at` (the
+    /// UpdateItem a transaction when there are some).
     async fn move_state(
         &self,
         state: &QueueState,
         names: &[&str],
         from: StoredStatus,
+        (events, at): (Vec<NewEvent>, Timestamp),
     ) -> Result<bool, StoreError> {
         let mut record = state_item(state);
         let placeholders: Vec<(String, String)> = (0..names.len())
@@ -194,14 +199,22 @@ impl DynamoStore {
             attribute_names.push((name.as_str(), *attribute));
             values.push((value.as_str(), stored));
         }
-        self.update_if(
-            state_key(&state.pack_id),
+        let (key, condition) = (state_key(&state.pack_id), conditions::state_is(from));
+        if events.is_empty() {
+            return self
+                .update_if(key, &expression, &condition, &attribute_names, values)
+                .await;
+        }
+        let update = update(
+            &self.table,
+            key,
             &expression,
-            &conditions::state_is(from),
+            &condition,
             &attribute_names,
             values,
-        )
-        .await
+        )?;
+        self.write_emitting("move queue state", update, events, at)
+            .await
     }
 }
 
@@ -264,6 +277,7 @@ impl CloseQueue for DynamoStore {
                     "beaconRound",
                 ],
                 StoredStatus::Open,
+                (Vec::new(), now),
             )
             .await?;
         Ok(moved.then_some(closed))
@@ -334,9 +348,16 @@ impl DrawQueue for DynamoStore {
             })
             .collect();
         self.put_all(pages).await?;
+        // The state's move to `drawn` happens once per line: it carries the line's `queue.drawn`.
+        let drawn = draw.drawn();
         let moved = self
-            .move_state(&state, &["status", "seed", "beacon"], StoredStatus::Closed)
+            .move_state(
+                &state,
+                &["status", "seed", "beacon"],
+                StoredStatus::Closed,
+                (domain::queue::events::drawn(pack_id, drawn.entrants), now),
+            )
             .await?;
-        Ok(moved.then(|| draw.drawn()))
+        Ok(moved.then_some(drawn))
     }
 }

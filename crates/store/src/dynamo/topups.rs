@@ -27,6 +27,7 @@ use crate::topups::{
     CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
     SettleTopUp, SlotTaken, slot_to_free, take_slot,
 };
+use domain::events::money::{top_up_completed, top_up_failed};
 use domain::ids::{TopUpId, UserId};
 use domain::timestamp::Timestamp;
 use domain::topups::{Checkout, TopUp, TopUpStatus};
@@ -246,7 +247,10 @@ impl DynamoStore {
         let mut update = Update::builder()
             .table_name(&self.table)
             .set_key(Some(top_up_key(id)))
-            .condition_expression("#status <> :completed AND #session = :session")
+            // Not to its own status again: a repeated event changes nothing and writes no event.
+            .condition_expression(
+                "#status <> :completed AND #status <> :status AND #session = :session",
+            )
             .expression_attribute_names("#status", TOPUP_STATUS)
             .expression_attribute_names("#session", TOPUP_SESSION_ID)
             .expression_attribute_values(":completed", s(TopUpStatus::Completed.as_str()))
@@ -287,7 +291,10 @@ impl SettleTopUp for DynamoStore {
         let credit = top_up.credit();
         let update = self.settle_update(&top_up.id, session_id, TopUpStatus::Completed, Some(at));
         let more = [(Settle, TransactWriteItem::builder().update(update).build())];
-        let Some(reasons) = self.transact_credit(&credit, at, &more).await? else {
+        let Some(reasons) = self
+            .transact_credit(&credit, at, &more, &top_up_completed(top_up))
+            .await?
+        else {
             let balance = crate::cash::GetBalance::get_balance(
                 self,
                 &credit.user_id,
@@ -312,30 +319,25 @@ impl SettleTopUp for DynamoStore {
 
     async fn close_top_up(
         &self,
-        id: &TopUpId,
+        top_up: &TopUp,
         session_id: &str,
         status: TopUpStatus,
+        at: Timestamp,
     ) -> Result<bool, StoreError> {
-        let update = self.settle_update(id, session_id, status, None);
-        let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(update.key))
-            .update_expression(update.update_expression)
-            .set_condition_expression(update.condition_expression)
-            .set_expression_attribute_names(update.expression_attribute_names)
-            .set_expression_attribute_values(update.expression_attribute_values)
-            .return_values(ReturnValue::AllNew)
-            .send()
-            .await;
-        let Some(output) = written("UpdateItem", result)? else {
-            return Ok(false);
-        };
-        if let Some(item) = output.attributes {
-            let closed = top_up_from_item(item)?;
-            self.free_pending_slot(&closed.user_id, id).await;
+        // A transaction, not one update: the top-up's `topup.failed` is written with it.
+        let update = self.settle_update(&top_up.id, session_id, status, None);
+        let transaction = Transaction::new()
+            .with(Settle, TransactWriteItem::builder().update(update).build())
+            .emit(top_up_failed(top_up, status), at);
+        let mut attempts = Attempts::new("close top-up");
+        loop {
+            match self.run(transaction.clone()).await? {
+                None => break,
+                Some(reasons) if reasons.failed(Settle) => return Ok(false),
+                Some(reasons) => attempts.after(reasons.all()).await?,
+            }
         }
+        self.free_pending_slot(&top_up.user_id, &top_up.id).await;
         Ok(true)
     }
 }

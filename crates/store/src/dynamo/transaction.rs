@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
 };
 
 use super::condition::render;
-use super::{Attempts, Cancellation, DynamoStore, Item, number};
+use super::{Attempts, Cancellation, DynamoStore, Item, MAX_SEQUENCE_ATTEMPTS, number};
 use crate::StoreError;
 use crate::condition::Condition;
 use domain::events::{NewEvent, Subject, stamp_all};
@@ -118,7 +118,7 @@ impl DynamoStore {
         let mut subjects: Vec<Subject> = events.iter().map(|event| event.subject.clone()).collect();
         subjects.sort();
         subjects.dedup();
-        let mut attempts = Attempts::new("events");
+        let mut attempts = Attempts::up_to("events", MAX_SEQUENCE_ATTEMPTS);
         loop {
             let last = self.last_sequences(&subjects).await?;
             let stamped = stamp_all(events.clone(), at, |subject| {
@@ -134,7 +134,34 @@ impl DynamoStore {
             if own_decided || !written.iter().any(Cancellation::condition_failed) {
                 return Ok(Some(Reasons { names, reasons }));
             }
-            attempts.after(written).await?;
+            // A sequence taken by another change of the subject: after a jittered pause, so
+            // that a fan's racing changes spread out instead of colliding again at once.
+            attempts.after_conflict().await?;
+        }
+    }
+}
+
+impl DynamoStore {
+    /// One conditional write (`action`) made a transaction with the `events` of its change at
+    /// `at` (docs/events.md): `false` when its own condition failed, and nothing was written.
+    /// Another transaction holding an item meanwhile: tried again shortly.
+    pub(crate) async fn write_emitting(
+        &self,
+        operation: &'static str,
+        action: TransactWriteItem,
+        events: Vec<NewEvent>,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut attempts = Attempts::new(operation);
+        loop {
+            let transaction = Transaction::new()
+                .with((), action.clone())
+                .emit(events.clone(), at);
+            match self.run(transaction).await? {
+                None => return Ok(true),
+                Some(reasons) if reasons.failed(()) => return Ok(false),
+                Some(reasons) => attempts.after(reasons.all()).await?,
+            }
         }
     }
 }

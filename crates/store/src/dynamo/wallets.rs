@@ -1,6 +1,6 @@
 //! A fan's wallets on DynamoDB: the list is one Query of their `WALLET#` items, a removal one
-//! transaction of the wallet's delete and the count's decrement. (A link writes them:
-//! [`super::links`].)
+//! transaction of the wallet's delete, the count's decrement and its `wallet.removed` event. (A
+//! link writes them: [`super::links`].)
 
 use super::records::wallet_from_item;
 use super::transaction::{Transaction, counter, delete};
@@ -10,7 +10,8 @@ use crate::schema::{WALLET_PREFIX, WALLETS_COUNT, WALLETS_SK, user_pk, wallet_sk
 use crate::wallet_conditions::wallet_held;
 use crate::wallets::{DeleteWallet, ListWallets, Removal};
 use domain::ids::{UserId, WalletId};
-use domain::wallets::{Wallet, sort_newest_first};
+use domain::timestamp::Timestamp;
+use domain::wallets::{Wallet, removal_events, sort_newest_first};
 
 impl ListWallets for DynamoStore {
     /// Strongly consistent (a wallet just linked is listed); at most 20 items, but a page stops
@@ -39,6 +40,7 @@ impl DeleteWallet for DynamoStore {
         &self,
         user_id: &UserId,
         wallet_id: &WalletId,
+        now: Timestamp,
     ) -> Result<Removal, StoreError> {
         let mut attempts = Attempts::new("delete wallet");
         loop {
@@ -59,7 +61,8 @@ impl DeleteWallet for DynamoStore {
                         WALLETS_COUNT,
                         -1,
                     )?,
-                );
+                )
+                .emit(removal_events(user_id, wallet_id), now);
             match self.run(transaction).await? {
                 None => return Ok(Removal::Removed),
                 Some(reasons) if reasons.failed(Action::Wallet) => return Ok(Removal::NotHeld),

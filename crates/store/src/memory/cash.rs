@@ -9,6 +9,7 @@ use crate::cash::{
 use crate::condition::Attributes;
 use domain::cash::ledger::LedgerEntry;
 use domain::cash::{Credit, Debit};
+use domain::events::money::cash_credited;
 use domain::ids::UserId;
 use domain::timestamp::Timestamp;
 
@@ -57,7 +58,12 @@ impl CreditCash for MemoryStore {
         at: Timestamp,
     ) -> Result<CreditOutcome, CreditCashError> {
         // One lock around the check and the writes, as DynamoDB applies the transaction.
-        self.write().credit(credit, at)
+        let mut tables = self.write();
+        let outcome = tables.credit(credit, at)?;
+        if let CreditOutcome::Credited { .. } = outcome {
+            tables.emit(cash_credited(credit), at);
+        }
+        Ok(outcome)
     }
 }
 

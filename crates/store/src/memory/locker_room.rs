@@ -1,11 +1,12 @@
 //! Locker rooms in memory: the public face is the profile's public fields, the locker room as
-//! put, and the stats each opening adds to, read under one lock.
+//! put (with its `locker_room.updated` when it shows something else), and the stats each
+//! opening adds to, read under one lock.
 
 use super::{MemoryStore, Tables};
 use crate::StoreError;
 use crate::locker_room::{GetLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError};
 use domain::ids::UserId;
-use domain::locker_room::{LockerRoomBody, showcase};
+use domain::locker_room::{self, LockerRoomBody, showcase};
 use domain::profile::name::DisplayName;
 use domain::purchases::mine::MyItem;
 use domain::timestamp::Timestamp;
@@ -38,7 +39,7 @@ impl PutLockerRoom for MemoryStore {
         &self,
         user_id: &UserId,
         body: &LockerRoomBody,
-        _now: Timestamp,
+        now: Timestamp,
     ) -> Result<PublicLockerRoom, PutLockerRoomError> {
         let mut tables = self.write();
         let purchases: Vec<_> = body
@@ -52,6 +53,19 @@ impl PutLockerRoom for MemoryStore {
             })
             .collect();
         let items = showcase(user_id, &body.items, &purchases)?;
+        let before = tables.shown.get(user_id);
+        let events = locker_room::Shown {
+            title: body.title.as_deref(),
+            items: &items,
+        }
+        .events(
+            user_id,
+            &before.map_or(locker_room::Shown::NOTHING, |shown| locker_room::Shown {
+                title: shown.title.as_deref(),
+                items: &shown.items,
+            }),
+        );
+        tables.emit(events, now);
         tables.shown.insert(
             user_id.clone(),
             Shown {

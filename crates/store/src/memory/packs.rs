@@ -8,6 +8,7 @@ use crate::packs::{
     GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks, PublishRevealedSeeds, ReadSupply,
     RefreshRemaining, SeedPack, SeedPackError, StoredPack, Supply,
 };
+use domain::events::money::pack_sold_out;
 use domain::ids::PackId;
 use domain::packs::document::PackDocument;
 use domain::packs::draw::ServerSeed;
@@ -50,9 +51,10 @@ impl Tables {
 
 impl Tables {
     /// Moves `change` units into share `shard` of a pack's supply (a release: 1; a start: -1)
-    /// and its `remaining` with it, in its listing too: in memory the summary is never behind.
-    pub(super) fn move_units(&mut self, pack_id: &PackId, shard: u32, change: i64) {
-        let pack_id = pack_id.as_str();
+    /// at `at`, and its `remaining` with it, in its listing too: in memory the summary is never
+    /// behind, so its `pack.sold_out` is written by the move that takes the last unit.
+    pub(super) fn move_units(&mut self, id: &PackId, shard: u32, change: i64, at: Timestamp) {
+        let pack_id = id.as_str();
         let Some(share) = self
             .supply
             .get_mut(pack_id)
@@ -65,12 +67,16 @@ impl Tables {
         let Some(stored) = self.packs.get_mut(pack_id) else {
             return;
         };
+        let sold_out = stored.pack.remaining > 0 && remaining == 0;
         stored.pack.remaining = remaining;
         if let Some(key) = ListingKey::of(&stored.pack)
             && let Some((pack, document)) = self.listed.get_mut(&key)
         {
             pack.remaining = remaining;
             *document = document.with_remaining(remaining);
+        }
+        if sold_out {
+            self.emit(pack_sold_out(id), at);
         }
     }
 }

@@ -91,6 +91,7 @@ impl PatchProfile for MemoryStore {
                 rev: write.rev,
             },
         );
+        tables.emit(write.events, now);
         Ok(write.profile)
     }
 }

@@ -17,6 +17,7 @@ use crate::purchases::{
     ReleaseHolds, Released, StartError, StartPurchase, Started,
 };
 use crate::queue_conditions;
+use domain::events::money::{pack_opened, purchase_completed, purchase_expired, purchase_reserved};
 use domain::ids::{PackId, PurchaseId, UserId};
 use domain::packs::{Pack, PackStatus};
 use domain::purchases::{
@@ -39,13 +40,14 @@ impl Tables {
             return false;
         }
         purchase.status = PurchaseStatus::Expired;
+        let events = purchase_expired(purchase);
         let (user_id, pack_id, shard) = (
             purchase.user_id.clone(),
             purchase.pack_id.clone(),
             purchase.supply_shard,
         );
         let admitted = purchase.admitted;
-        self.move_units(&pack_id, shard, 1);
+        self.move_units(&pack_id, shard, 1, now);
         if admitted
             && let Some(entry) = self.entry_mut(&pack_id, &user_id)
             && queue_conditions::allowance_back(now).holds(Some(&EntryItem(entry)))
@@ -55,6 +57,7 @@ impl Tables {
         if let Some(buys) = self.buys.get_mut(&(user_id, pack_id)) {
             buys.held = buys.held.saturating_sub(1);
         }
+        self.emit(events, now);
         // As on DynamoDB: counted where every release goes through.
         crate::metrics::count(crate::metrics::Metric::HoldsReleased);
         true
@@ -243,7 +246,7 @@ impl Tables {
             holds.slots.resize(slot + 1, None);
         }
         holds.slots[slot] = Some(write.hold);
-        self.move_units(&request.pack_id, shard, -1);
+        self.move_units(&request.pack_id, shard, -1, request.now);
         let held = buys.unwrap_or_default().held + 1;
         self.buys.insert(
             buys_at,
@@ -257,6 +260,7 @@ impl Tables {
             (request.user_id.clone(), purchase.id.clone()),
             purchase.clone(),
         );
+        self.emit(purchase_reserved(&purchase), request.now);
         Ok(Started::Created(purchase))
     }
 }
@@ -331,6 +335,7 @@ impl CompletePurchase for MemoryStore {
                     holds.slots[slot as usize] = None;
                     holds.version += 1;
                 }
+                tables.emit(purchase_completed(&paid), now);
                 Ok(Completed::Paid {
                     purchase: paid,
                     balance: write.balance,
@@ -396,6 +401,7 @@ impl OpenPurchase for MemoryStore {
             .weights
             .score_of(opened.items.as_deref().unwrap_or_default());
         tables.add_score(user_id, &inputs.boards, points, now);
+        tables.emit(pack_opened(&opened), now);
         Ok(Opened {
             purchase: opened,
             fairness,

@@ -12,6 +12,7 @@ use crate::quests::{
     ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests, SeedQuests,
     credit_refused,
 };
+use domain::events::money::quest_reward_claimed;
 use domain::ids::{QuestId, UserId};
 use domain::purchases::mine::Page;
 use domain::purchases::{Buys, StartRefusal, random_shard};
@@ -119,7 +120,7 @@ impl Tables {
             &Condition::new_item(),
             self.purchases.get(&at).map(|_| &Present as &dyn Attributes),
         )?;
-        self.move_units(&grant.pack_id, shard, -1);
+        self.move_units(&grant.pack_id, shard, -1, now);
         *self.sold.entry(grant.pack_id.to_string()).or_default() += 1;
         // Its own nonce, not one of the buyer's `held` (see `ClaimQuest`).
         self.buys.insert(
@@ -152,6 +153,7 @@ impl ClaimQuest for MemoryStore {
         }
         tables.claim_keys.insert(key, claim.quest_id.clone());
         tables.claims.insert(quest_key, claim.clone());
+        tables.emit(quest_reward_claimed(claim, grant), claim.claimed_at);
         Ok(Claimed::Created(claim.clone()))
     }
 }

@@ -99,6 +99,7 @@ impl JoinQueue for MemoryStore {
                 .ok_or_else(|| StoreError::internal("queue entry: refused, then not found"));
         }
         tables.queue_entries.insert(key, entry.clone());
+        tables.emit(domain::queue::events::joined(entry), entry.joined_at);
         Ok(Joined::New(entry.clone()))
     }
 }

@@ -18,6 +18,7 @@ use domain::purchases::{StartRefusal, StartRequest};
 use domain::queue::admission::{WindowEnd, start_admission};
 use domain::queue::commit::order_page_of;
 use domain::queue::entry::{EntryStatus, QueueEntry};
+use domain::queue::events::Admit;
 use domain::queue::state::{Beacon, OrderedEntry, QueueState, StoredStatus};
 use domain::timestamp::Timestamp;
 
@@ -126,7 +127,7 @@ impl DrawQueue for MemoryStore {
         &self,
         pack_id: &PackId,
         beacon: &Beacon,
-        _now: Timestamp,
+        now: Timestamp,
     ) -> Result<Option<Drawn>, StoreError> {
         // One lock around the whole draw: it is its own lease.
         let mut tables = self.write();
@@ -153,7 +154,9 @@ impl DrawQueue for MemoryStore {
             .iter()
             .map(|page| (page.page, page.clone()))
             .collect();
-        Ok(Some(draw.drawn()))
+        let drawn = draw.drawn();
+        tables.emit(domain::queue::events::drawn(pack_id, drawn.entrants), now);
+        Ok(Some(drawn))
     }
 }
 
@@ -222,21 +225,17 @@ impl AdmitQueue for MemoryStore {
         Ok(true)
     }
 
-    async fn admit_entry(
-        &self,
-        pack_id: &PackId,
-        user_id: &UserId,
-        pass_expires_at: Timestamp,
-    ) -> Result<bool, StoreError> {
+    async fn admit_entry(&self, pack_id: &PackId, admit: &Admit) -> Result<bool, StoreError> {
         let mut tables = self.write();
-        let Some(entry) = tables.entry_mut(pack_id, user_id) else {
+        let Some(entry) = tables.entry_mut(pack_id, &admit.user_id) else {
             return Ok(false);
         };
         if !conditions::entry_queued().holds(Some(&EntryItem(entry))) {
             return Ok(false);
         }
         entry.status = EntryStatus::Admitted;
-        entry.pass_expires_at = Some(pass_expires_at);
+        entry.pass_expires_at = Some(admit.until);
+        tables.emit(admit.events(pack_id), admit.at);
         Ok(true)
     }
 

@@ -10,6 +10,7 @@ use crate::topups::{
     CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
     SettleTopUp, slot_to_free, take_slot,
 };
+use domain::events::money::{top_up_completed, top_up_failed};
 use domain::ids::{TopUpId, UserId};
 use domain::timestamp::Timestamp;
 use domain::topups::{Checkout, TopUp, TopUpStatus};
@@ -107,21 +108,23 @@ impl SettleTopUp for MemoryStore {
             stored.completed_at = Some(at);
         }
         tables.free_pending_slot(&top_up.user_id, &top_up.id);
+        tables.emit(top_up_completed(top_up), at);
         Ok(CompletedTopUp::Credited { balance })
     }
 
     async fn close_top_up(
         &self,
-        id: &TopUpId,
+        top_up: &TopUp,
         session_id: &str,
         status: TopUpStatus,
+        at: Timestamp,
     ) -> Result<bool, StoreError> {
         let mut tables = self.write();
-        match tables.top_ups.get_mut(id.as_str()) {
-            Some(stored) if settleable(stored, session_id) => {
+        match tables.top_ups.get_mut(top_up.id.as_str()) {
+            Some(stored) if settleable(stored, session_id) && stored.status != status => {
                 stored.status = status;
-                let user_id = stored.user_id.clone();
-                tables.free_pending_slot(&user_id, id);
+                tables.free_pending_slot(&top_up.user_id, &top_up.id);
+                tables.emit(top_up_failed(top_up, status), at);
                 Ok(true)
             }
             _ => Ok(false),

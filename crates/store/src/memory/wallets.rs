@@ -9,7 +9,8 @@ use crate::schema::{PK, WALLETS_COUNT, wallet_sk};
 use crate::wallet_conditions::wallet_held;
 use crate::wallets::{DeleteWallet, ListWallets, Removal};
 use domain::ids::{UserId, WalletId};
-use domain::wallets::{Wallet, sort_newest_first};
+use domain::timestamp::Timestamp;
+use domain::wallets::{Wallet, removal_events, sort_newest_first};
 
 /// A wallet as its item: it exists (the conditions ask no more of it than its key).
 impl Attributes for Wallet {
@@ -51,6 +52,7 @@ impl DeleteWallet for MemoryStore {
         &self,
         user_id: &UserId,
         wallet_id: &WalletId,
+        now: Timestamp,
     ) -> Result<Removal, StoreError> {
         let mut tables = self.write();
         let Some(wallets) = tables.wallets.get_mut(user_id) else {
@@ -61,6 +63,7 @@ impl DeleteWallet for MemoryStore {
         };
         require("delete wallet", &wallet_held(), Some(wallet))?;
         wallets.remove(wallet_id);
+        tables.emit(removal_events(user_id, wallet_id), now);
         Ok(Removal::Removed)
     }
 }

@@ -6,8 +6,10 @@
 use std::sync::Arc;
 
 use super::{Build, EachFunction, RouteClass, Routes, api};
+use crate::handlers::auth::{self, AuthState};
 use crate::handlers::catalog::{self, CatalogState};
 use crate::handlers::dashboard::{self, DashboardState};
+use crate::handlers::events::{self, EventsState};
 use crate::handlers::get_pack::{self, GetPackState};
 use crate::handlers::leaderboards::{self, LeaderboardsState};
 use crate::handlers::list_packs::{self, ListPacksState};
@@ -26,6 +28,7 @@ use crate::http::response::Freshness;
 use crate::state::{MeState, ProfileState, PurchaseState};
 use store::cash::{GetBalances, ListLedger};
 use store::catalog::{GetLeague, GetTeam, ListLeagues, ListTeams};
+use store::events::{GetEvent, ListEvents, ListSubjectEvents};
 use store::leaderboards::{GetStanding, ReadBoard};
 use store::links::UpsertLink;
 use store::locker_room::{GetLockerRoom, PutLockerRoom};
@@ -37,6 +40,7 @@ use store::purchases::{
 use store::quests::{ClaimQuest, GetClaims, GetQuest, ListClaims, ListQuests};
 use store::queue::QueueStore;
 use store::ratelimit::SpendToken;
+use store::sessions::ReviseRevocations;
 use store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use store::wallets::{DeleteWallet, ListWallets};
 
@@ -64,6 +68,8 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(quest_claims_routes());
     f.function(queue_routes());
     f.function(misc_routes());
+    f.function(events_routes());
+    f.function(auth_routes());
 }
 
 /// `misc`: health, the server's time and the app's configuration, public; none waits on the
@@ -73,6 +79,33 @@ pub fn misc_routes<B: Build>() -> Routes<Arc<MiscState>, B> {
         .route(RouteClass::Read, api!(misc::get_health))
         .route(RouteClass::Read, api!(misc::get_time))
         .public(Freshness::CONFIG, api!(misc::get_config))
+}
+
+/// `events`: the fan's own events (token) and every event for operators (IAM): `EVENTS#` reads
+/// only.
+pub fn events_routes<S, B>() -> Routes<Arc<EventsState<S>>, B>
+where
+    S: ListSubjectEvents + ListEvents + GetEvent + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("events")
+        .route(RouteClass::Read, api!(events::my_events::<S>))
+        .route(RouteClass::Read, api!(events::list_events::<S>))
+        .route(RouteClass::Read, api!(events::get_event::<S>))
+}
+
+/// `auth`: the caller's session, logout, an operator's revocation (IAM) and the identity
+/// provider's events: `SESSIONS#` items only.
+pub fn auth_routes<S, B>() -> Routes<Arc<AuthState<S>>, B>
+where
+    S: ReviseRevocations + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("auth")
+        .route(RouteClass::Read, api!(auth::get_session::<S>))
+        .route(RouteClass::Write, api!(auth::logout::<S>))
+        .route(RouteClass::Write, api!(auth::revoke_sessions::<S>))
+        .route(RouteClass::Exempt, api!(auth::provider_event::<S>))
 }
 
 /// `list-packs`: the active packs; API Gateway's `$default` route.

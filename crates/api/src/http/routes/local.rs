@@ -46,13 +46,21 @@ pub struct LocalProcess {
     pub return_urls: ReturnUrls,
     /// The secret Stripe's events are signed with.
     pub webhook_secret: Secret,
+    /// The key the operators' routes accept (local-api has no IAM).
+    pub operator_key: Secret,
+    /// The identity provider's webhook secrets (`LOCAL_API_PROVIDER_WEBHOOK_SECRET`).
+    pub provider_secrets: Vec<domain::webhooks::SigningSecret>,
+    /// What was ended of the fans' sessions: the process's store (every verifier reads it).
+    pub sessions: Arc<dyn crate::auth::verifier::RevocationSource>,
 }
 
 impl LocalProcess {
     /// A verifier of [`Self::auth`], for a state of its own (as each function has its own).
     /// Panics if `auth` makes none: the maker of this process checks it before.
     pub fn verifier(&self) -> TokenVerifier {
-        TokenVerifier::from_config(&self.auth).expect("checked auth settings")
+        let mut verifier = TokenVerifier::from_config(&self.auth).expect("checked auth settings");
+        verifier.read_sessions_from(self.sessions.clone());
+        verifier
     }
 
     /// A human check of [`Self::siteverify`], for a state of its own.

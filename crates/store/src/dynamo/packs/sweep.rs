@@ -3,13 +3,17 @@
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 
 use crate::StoreError;
+use crate::condition::{Compare, Condition};
+use crate::dynamo::Attempts;
 use crate::dynamo::records::{corrupt, draw_inputs_from_item, sale_ends_at, text, whole_number};
+use crate::dynamo::transaction::{Transaction, update};
 use crate::dynamo::{DynamoStore, Item, classify, condition, key, number, s};
 use crate::packs::{GetRevealedSeed, PublishRevealedSeeds, RefreshRemaining};
 use crate::schema::{
     DRAW_SK, ENDS_AT, GSI1, GSI1_PK, LISTED_PACKS, PACK_REMAINING, PACK_REVEALED_SEED, PACK_SHARDS,
     PACK_SK, PK, draw_pk, pack_pk,
 };
+use domain::events::money::pack_sold_out;
 use domain::ids::PackId;
 use domain::packs::draw::ServerSeed;
 use domain::packs::seed_revealed;
@@ -68,6 +72,9 @@ impl DynamoStore {
         pack_id: &PackId,
         remaining: u64,
     ) -> Result<(), StoreError> {
+        if remaining == 0 {
+            return self.write_sold_out(pack_id).await;
+        }
         // Only a change is written: every instance that finds a pack sold out writes its 0, and
         // an unchanged item leaves the listing index (`PACKS#LISTED`, shared by every pack)
         // untouched, where a write of the same value could cost it an entry per instance.
@@ -93,6 +100,39 @@ impl DynamoStore {
                 Ok(())
             }
             written => written.map(|_| ()).map_err(|e| classify("UpdateItem", e)),
+        }
+    }
+}
+
+/// The one action of a sell-out's transaction: the summary down to 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SoldOut;
+
+impl DynamoStore {
+    /// A pack's summary set to 0 with its `pack.sold_out`, only where it was above 0: of every
+    /// instance and sweep that finds the pack sold out, one writes each sell-out's event
+    /// (docs/events.md).
+    async fn write_sold_out(&self, pack_id: &PackId) -> Result<(), StoreError> {
+        let was_selling =
+            Condition::exists(PK).and(Condition::is(PACK_REMAINING, Compare::Gt, 0u64));
+        let summary = update(
+            &self.table,
+            key(pack_pk(pack_id), PACK_SK),
+            "SET #remaining = :none",
+            &was_selling,
+            &[("#remaining", PACK_REMAINING)],
+            vec![(":none", number(0))],
+        )?;
+        let transaction = Transaction::new()
+            .with(SoldOut, summary)
+            .emit(pack_sold_out(pack_id), Timestamp::now());
+        let mut attempts = Attempts::new("sold out");
+        loop {
+            match self.run(transaction.clone()).await? {
+                None => return Ok(()),
+                Some(reasons) if reasons.failed(SoldOut) => return Ok(()),
+                Some(reasons) => attempts.after(reasons.all()).await?,
+            }
         }
     }
 }

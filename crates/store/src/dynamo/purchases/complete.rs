@@ -15,6 +15,7 @@ use crate::schema::{
 use crate::schema::{GSI3_PK, GSI3_SK};
 use crate::schema::{UNPAID_VERSION, unpaid_slot};
 use domain::cash::ledger::debit_entry_id;
+use domain::events::money::purchase_completed;
 use domain::ids::{PackId, PurchaseId, UserId};
 use domain::purchases::{CompleteRefusal, Completion, Purchase, PurchaseStatus, check_complete};
 use domain::timestamp::{Timestamp, time_key};
@@ -102,7 +103,8 @@ impl DynamoStore {
             .with(PayAction::Purchase, purchase_paid)
             .with(PayAction::Cash, balance_debited)
             .with(PayAction::Debit, put_new(table, debit)?)
-            .with(PayAction::Sold, sold);
+            .with(PayAction::Sold, sold)
+            .emit(purchase_completed(&write.paid), now);
         // Paid: no longer one of the fan's unpaid holds, if its slot is still this purchase's.
         if let Some((slot, holds)) = write.slot.as_ref().filter(|_| free_slot) {
             let slot_name = unpaid_slot(*slot);

@@ -13,6 +13,7 @@ use crate::purchase_conditions as conditions;
 use crate::purchases::{OpenError, OpenPurchase, Opened};
 use crate::schema::{DRAW_SK, draw_pk};
 use crate::schema::{GSI2_PK, GSI2_SK, PURCHASE_STATUS};
+use domain::events::money::pack_opened;
 use domain::ids::{PackId, PurchaseId, UserId};
 use domain::purchases::{OpenRefusal, check_open, opened};
 use domain::timestamp::Timestamp;
@@ -106,7 +107,8 @@ impl OpenPurchase for DynamoStore {
                     user_id,
                     opened.items.as_deref().unwrap_or_default(),
                 )?,
-            );
+            )
+            .emit(pack_opened(&opened), now);
         // And the fan's score on each board the pack counts for, in the same transaction: a
         // board never counts an opening that did not happen (docs/leaderboards.md).
         let items = opened.items.as_deref().unwrap_or_default();

@@ -15,6 +15,7 @@ use crate::schema::{
     BUYS_HELD, ENTRY_BOUGHT, ENTRY_STATUS, GSI2, GSI2_PK, GSI2_SK, PACK_REMAINING, PURCHASE_STATUS,
     holds_ended_bound, holds_pk,
 };
+use domain::events::money::purchase_expired;
 use domain::ids::PackId;
 use domain::purchases::{Purchase, PurchaseStatus, random_shard};
 use domain::queue::entry::EntryStatus;
@@ -72,7 +73,8 @@ impl DynamoStore {
         let without_allowance = Transaction::new()
             .with(ReleaseAction::Purchase, expired)
             .with(ReleaseAction::Share, unit_back)
-            .with(ReleaseAction::Buys, count_down);
+            .with(ReleaseAction::Buys, count_down)
+            .emit(purchase_expired(purchase), now);
         let mut transaction = without_allowance.clone();
         if purchase.admitted {
             transaction.push(

@@ -14,6 +14,7 @@ use crate::dynamo::{Attempts, DynamoStore, Item, key, number, s};
 use crate::purchase_conditions as conditions;
 use crate::quests::ClaimError;
 use crate::schema::{BUYS_SEQ, ENTITY, PACK_REMAINING, PACK_SK, SHARE_SOLD, pack_pk};
+use domain::events::NewEvent;
 use domain::ids::PackId;
 use domain::packs::Pack;
 use domain::purchases::{Buys, StartRefusal, random_shard};
@@ -50,7 +51,8 @@ pub(crate) enum PackClaimed {
 const MAX_SHARE_READS: u32 = 4;
 
 impl DynamoStore {
-    /// Claims `grant` for `claim` with the claim's two puts (`claimed`, `claim_key`): reads the
+    /// Claims `grant` for `claim` with the claim's two puts (`claimed`, `claim_key`) and its
+    /// `events`: reads the
     /// pack's terms, the buyer's count and its shares, then tries the shares that had a unit,
     /// each in one transaction; a share found empty is left for the others, every share empty
     /// is `sold_out` with nothing written (holds that ran out come back with the sweep, and the
@@ -60,6 +62,7 @@ impl DynamoStore {
         claim: &Claim,
         grant: &PackGrant,
         (claimed, claim_key): (TransactWriteItem, TransactWriteItem),
+        events: Vec<NewEvent>,
     ) -> Result<PackClaimed, ClaimError> {
         let now = claim.claimed_at;
         let (mut pack, mut buys) = self.reward_state(claim, &grant.pack_id).await?;
@@ -97,7 +100,8 @@ impl DynamoStore {
                 .with(
                     RewardAction::Purchase,
                     put_new(&self.table, purchase_item(&purchase)?)?,
-                );
+                )
+                .emit(events.clone(), now);
             let Some(reasons) = self.run(transaction).await? else {
                 return Ok(PackClaimed::Made);
             };

@@ -28,6 +28,7 @@ use crate::schema::{
     SK, pack_pk, user_pk,
 };
 use crate::schema::{PURCHASE_PREFIX, UNPAID_VERSION, unpaid_slot};
+use domain::events::money::purchase_reserved;
 use domain::packs::Pack;
 use domain::purchases::{
     Buys, Purchase, PurchaseStatus, StartRefusal, StartRequest, UnpaidHolds, check_human,
@@ -99,7 +100,8 @@ impl DynamoStore {
                 StartAction::Purchase,
                 put_new(table, purchase_item(purchase)?)?,
             )
-            .with(StartAction::Unpaid, self.take_slot_action(write)?);
+            .with(StartAction::Unpaid, self.take_slot_action(write)?)
+            .emit(purchase_reserved(purchase), request.now);
         if let Some(funds) = &write.funds {
             transaction.push(StartAction::Funds, self.funds_check(purchase, funds)?);
         }

@@ -91,6 +91,8 @@ pub(crate) struct ShowRecord {
     title: Option<String>,
     #[serde(default)]
     items: Vec<ShownItemRecord>,
+    #[serde(default)]
+    locker_rev: u64,
 }
 
 /// A public face as read: the key of the name it was shown under, and the locker room (its
@@ -98,6 +100,8 @@ pub(crate) struct ShowRecord {
 pub(crate) struct StoredShow {
     pub name_key: Option<String>,
     pub room: PublicLockerRoom,
+    /// The locker room's revision: how many of its puts changed it (0: never put).
+    pub locker_rev: u64,
 }
 
 impl TryFrom<ShowRecord> for StoredShow {
@@ -115,6 +119,7 @@ impl TryFrom<ShowRecord> for StoredShow {
                 items: record.items.into_iter().map(MyItem::from).collect(),
                 stats: LockerStats::default(),
             },
+            locker_rev: record.locker_rev,
         })
     }
 }
