@@ -103,8 +103,10 @@ pub trait ManageEndpoints: Send + Sync {
 
     /// Deletes the endpoint; `false` when there is none (its deliveries' records stay, to
     /// expire).
-    fn delete_endpoint(&self, id: &EndpointId)
-    -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn delete_endpoint(
+        &self,
+        id: &EndpointId,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
 /// A replacement's one condition, run by both stores: the endpoint is still at the revision the

@@ -20,9 +20,9 @@ use utoipa::openapi::{RefOr, Required};
 
 use responses::{
     AppVersionUnsupported, BadRequest, DeliveryNotFound, EndpointChanged, EndpointDisabled,
-    EndpointNotFound, EventNotFound, HumanCheckFailed, InternalError,
-    MethodNotAllowed, OperatorRequired, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
-    RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
+    EndpointNotFound, EventNotFound, HumanCheckFailed, InternalError, MethodNotAllowed,
+    OperatorRequired, PayloadTooLarge, PurchaseNotFound, QuestNotFound, RateLimited, Unauthorized,
+    Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.

@@ -6,17 +6,17 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
+use super::condition::{render, written};
 use super::records::readable;
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
-use super::condition::{render, written};
 use crate::schema::{
     DELIVERY_SHARDS, DELIVERY_SK, ENDPOINT_REVISION, ENTITY, GSI5, GSI5_PK, GSI5_SK, TTL,
     WEBHOOKS_PK, deliveries_pk, delivery_index_pk, delivery_pk, endpoint_sk,
 };
 use crate::webhooks::{
-    DeliveryRecord, DeliveryStatus, ManageEndpoints, Recorded, WebhookDeliveries,
-    WebhookEndpoints, endpoint_as_read,
+    DeliveryRecord, DeliveryStatus, ManageEndpoints, Recorded, WebhookDeliveries, WebhookEndpoints,
+    endpoint_as_read,
 };
 use domain::events::{EventType, RETENTION_SECONDS};
 use domain::timestamp::Timestamp;
@@ -286,7 +286,10 @@ impl ManageEndpoints for DynamoStore {
             .set_item(Some(endpoint_item(&next)?))
             .condition_expression(condition.expression)
             .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
-            .set_expression_attribute_values(Some(condition.values.into_iter().collect()))
+            // None for a condition without values: DynamoDB refuses an empty map.
+            .set_expression_attribute_values(
+                (!condition.values.is_empty()).then(|| condition.values.into_iter().collect()),
+            )
             .send()
             .await;
         Ok(written("PutItem", result)?.map(|_| next))

@@ -8,8 +8,8 @@ use crate::StoreError;
 use crate::condition::{Attributes, Value};
 use crate::schema::ENDPOINT_REVISION;
 use crate::webhooks::{
-    DeliveryRecord, DeliveryStatus, ManageEndpoints, Recorded, WebhookDeliveries,
-    WebhookEndpoints, endpoint_as_read,
+    DeliveryRecord, DeliveryStatus, ManageEndpoints, Recorded, WebhookDeliveries, WebhookEndpoints,
+    endpoint_as_read,
 };
 use domain::timestamp::Timestamp;
 use domain::webhooks::delivery::{Attempt, Delivery, DeliveryId};

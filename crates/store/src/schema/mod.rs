@@ -109,8 +109,8 @@ mod table;
 mod webhooks;
 
 pub use events::*;
-pub use webhooks::*;
 pub use table::{INDEXES, KEY_ATTRIBUTES, TABLE_KEY, create_table};
+pub use webhooks::*;
 
 use domain::ids::{LeagueId, PackId, PurchaseId, TeamId, TopUpId, UserId};
 

@@ -23,8 +23,8 @@ use crate::openapi::responses as doc;
 use domain::events::EventType;
 use domain::timestamp::Timestamp;
 use domain::webhooks::endpoint::{
-    Endpoint, EndpointChange, EndpointId, EndpointState, EndpointUrl, SecretText,
-    Secrets, Subscription, UrlPolicy, normalised_description,
+    Endpoint, EndpointChange, EndpointId, EndpointState, EndpointUrl, SecretText, Secrets,
+    Subscription, UrlPolicy, normalised_description,
 };
 use store::webhooks::{ManageEndpoints, WebhookEndpoints};
 
@@ -159,7 +159,10 @@ fn new_secret() -> Result<SecretText, ApiError> {
 }
 
 pub(super) fn endpoint_not_found() -> ApiError {
-    ApiError::refused(ErrorCode::EndpointNotFound, "No webhook endpoint of this id.")
+    ApiError::refused(
+        ErrorCode::EndpointNotFound,
+        "No webhook endpoint of this id.",
+    )
 }
 
 /// The endpoint named by the path.
@@ -415,7 +418,10 @@ pub async fn update_endpoint<S: ManageEndpoints + WebhookEndpoints>(
         enabled: body.enabled,
     };
     let current = read_endpoint(&state.store, &endpoint_id).await?;
-    if body.revision.is_some_and(|revision| revision != current.revision) {
+    if body
+        .revision
+        .is_some_and(|revision| revision != current.revision)
+    {
         return Err(endpoint_changed());
     }
     let stored = replace(&state.store, &current.changed(change, Timestamp::now())).await?;

@@ -30,7 +30,8 @@ impl InProcessQueue {
                 let sender = sender.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(queued.delay).await;
-                    let body = serde_json::to_string(&queued.message).expect("a message serialises");
+                    let body =
+                        serde_json::to_string(&queued.message).expect("a message serialises");
                     if let Err(error) = handle(&sender, &body).await {
                         tracing::warn!(error = %error, "local delivery not handled");
                     }

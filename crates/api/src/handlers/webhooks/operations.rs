@@ -62,14 +62,15 @@ async fn queue_now(
         })
         .collect();
     for batch in queued.chunks(QUEUE_BATCH) {
-        let failed = state
-            .queue
-            .send_batch(batch)
-            .await
-            .map_err(|error| ApiError::Unavailable {
-                what: "sqs",
-                detail: error.to_string(),
-            })?;
+        let failed =
+            state
+                .queue
+                .send_batch(batch)
+                .await
+                .map_err(|error| ApiError::Unavailable {
+                    what: "sqs",
+                    detail: error.to_string(),
+                })?;
         if !failed.is_empty() {
             return Err(ApiError::Unavailable {
                 what: "sqs",
@@ -292,15 +293,22 @@ pub async fn retry_delivery<S: WebhookEndpoints + WebhookDeliveries + GetEvent>(
     _operator: Operator,
 ) -> Result<Response, ApiError> {
     let record = state.store.delivery(&delivery_id).await?.ok_or_else(|| {
-        ApiError::refused(ErrorCode::DeliveryNotFound, "No webhook delivery of this id.")
-    })?;
-    let endpoint = enabled(read_endpoint(&state.store, &record.endpoint_id).await?)?;
-    let event = state.store.get_event(&record.event_id).await?.ok_or_else(|| {
         ApiError::refused(
-            ErrorCode::EventNotFound,
-            "The delivery's event is not in the feed (expired after 30 days, or a test event).",
+            ErrorCode::DeliveryNotFound,
+            "No webhook delivery of this id.",
         )
     })?;
+    let endpoint = enabled(read_endpoint(&state.store, &record.endpoint_id).await?)?;
+    let event = state
+        .store
+        .get_event(&record.event_id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::refused(
+                ErrorCode::EventNotFound,
+                "The delivery's event is not in the feed (expired after 30 days, or a test event).",
+            )
+        })?;
     let delivery = next_attempt(Some(&record), &event.id, &endpoint);
     queue_now(&state, vec![(delivery, event.body)]).await?;
     Ok(json_response(
@@ -440,7 +448,12 @@ pub async fn replay_events<S: WebhookEndpoints + WebhookDeliveries + ListEvents>
     let deliveries = wanted
         .into_iter()
         .zip(records)
-        .map(|(event, record)| (next_attempt(record.as_ref(), &event.id, &endpoint), event.body))
+        .map(|(event, record)| {
+            (
+                next_attempt(record.as_ref(), &event.id, &endpoint),
+                event.body,
+            )
+        })
         .collect();
     queue_now(&state, deliveries).await?;
     let next = next.map(|cursor| {
