@@ -16,7 +16,6 @@ use domain::webhooks::retry::Streak;
 use domain::webhooks::signature_header;
 use serde_json::{Value, json};
 use store::Store;
-use store::webhooks::{ManageEndpoints, WebhookEndpoints};
 use testkit::events::{ApiEvent, call, parts};
 use testkit::ids::user;
 use testkit::packs::at;

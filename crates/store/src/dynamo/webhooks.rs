@@ -6,7 +6,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
-use super::condition::{render, written};
+use super::condition::{put_under, written};
 use super::records::readable;
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
@@ -278,18 +278,12 @@ impl ManageEndpoints for DynamoStore {
             revision: endpoint.revision + 1,
             ..endpoint.clone()
         };
-        let condition = render(&endpoint_as_read(endpoint.revision));
-        let result = self
+        let put = self
             .client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(endpoint_item(&next)?))
-            .condition_expression(condition.expression)
-            .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
-            // None for a condition without values: DynamoDB refuses an empty map.
-            .set_expression_attribute_values(
-                (!condition.values.is_empty()).then(|| condition.values.into_iter().collect()),
-            )
+            .set_item(Some(endpoint_item(&next)?));
+        let result = put_under(put, &endpoint_as_read(endpoint.revision))
             .send()
             .await;
         Ok(written("PutItem", result)?.map(|_| next))
