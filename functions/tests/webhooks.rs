@@ -143,6 +143,7 @@ fn endpoint(url: &str, subscription: Subscription) -> Endpoint {
             previous: None,
         },
         failing_since: None,
+        revision: 1,
     }
 }
 

@@ -926,6 +926,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every webhook endpoint (operators)
+         * @description Every endpoint, enabled or not, by id; never a secret. Authorized by IAM.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint (operators)
+         * @description A new endpoint, enabled, receiving the types named (every type when `eventTypes` is absent or null) from now on. The answer holds its signing secret (`whsec_`): the only time it is shown. Authorized by IAM.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint (operators)
+         * @description The endpoint; never a secret. Authorized by IAM.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint (operators)
+         * @description The endpoint is gone: its queued deliveries are dropped when due; their records stay readable until they expire (30 days). Authorized by IAM.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, disable or enable a webhook endpoint (operators)
+         * @description Each of `url`, `eventTypes`, `description` and `enabled` given replaces its own, in one write conditioned on the endpoint's `revision` (the one sent, else the one this request reads): a change made meanwhile, by another operator or by a sender disabling it, is never overwritten (409 `endpoint_changed`: read it again). Authorized by IAM.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{endpointId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret (operators)
+         * @description A new signing secret, shown in this answer only. For 24 hours the previous one signs too (each delivery carries both signatures), so a receiver changes its secret without missing a delivery; a rotation during that time ends the older one's grace. Authorized by IAM.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint (operators)
+         * @description Queues a `webhook.test` event (subject `{"kind": "endpoint", "id": <endpointId>}`, `sequence` 0, `data` `{"endpointId"}`) to the endpoint, delivered, signed, retried and recorded as any event. It is not in the feed, so it cannot be retried by hand. Authorized by IAM.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's deliveries and their attempts (operators)
+         * @description The endpoint's 50 newest deliveries (by event), each with every attempt: when, the answer's status or why none came, its latency and the answer's first 1 KB. Kept 30 days. Authorized by IAM.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a webhook delivery now (operators)
+         * @description Queues the delivery's next attempt, due now, whatever its status: its event as the feed holds it (404 `event_not_found` once it expired, or for a test event). A scheduled retry of it that comes later finds its attempt made and is dropped. Authorized by IAM.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{endpointId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a time range's events to one webhook endpoint (operators)
+         * @description Queues to this endpoint alone every event of `[since, until)` it subscribes to, in time order, each as its delivery's next attempt (the same delivery id as when it was first sent). One request queues at most 100 events from at most 24 hours of the feed; `next` is then the body that continues (POST it again), `null` once the range is done. Authorized by IAM.
+         */
+        post: operations["replayWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "cash.credited": {
@@ -1339,6 +1491,15 @@ export interface components {
                 method: "cash";
             };
         };
+        /** @description The body of `POST /api/webhooks/endpoints`. */
+        CreateWebhookEndpoint: {
+            /** @description An absolute `https` URL, at most 2,048 bytes, without credentials or fragment. */
+            url: string;
+            /** @description The types it wants; absent or `null`: every type. */
+            eventTypes?: components["schemas"]["EventType"][] | null;
+            /** @description At most 200 characters, white space made single spaces. */
+            description?: string;
+        };
         /** @description ISO 4217 code. */
         Currency: string;
         /** @description The home screen: each part null when it could not be read. */
@@ -1406,7 +1567,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked" | "endpoint_not_found" | "delivery_not_found" | "endpoint_changed" | "endpoint_disabled";
         /** @description An event as delivered: its envelope (docs/events.md and the document's `webhooks`). */
         Event: {
             id: string;
@@ -2211,10 +2372,29 @@ export interface components {
              */
             closesInMs: number;
         };
+        /** @description A queued delivery's id. */
+        QueuedDelivery: {
+            deliveryId: string;
+        };
         /** @description `{"received": true}`. */
         Received: {
             /** @constant */
             received: true;
+        };
+        /** @description The body of a replay: `[since, until)`, continued after `after`. */
+        ReplayWebhookEvents: {
+            /**
+             * Format: date-time
+             * @description The range's start (RFC 3339 UTC, within the last 30 days).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The range's end, excluded (not in the future).
+             */
+            until: string;
+            /** @description Continue after this event (a previous answer's `next`). */
+            after?: string | null;
         };
         /** @description `{"report": ...}`. */
         ReportAnswer: {
@@ -2401,6 +2581,21 @@ export interface components {
          * @enum {string}
          */
         Update: "forced" | "flexible";
+        /** @description The body of `PATCH /api/webhooks/endpoints/{endpointId}`: each member given is changed. */
+        UpdateWebhookEndpoint: {
+            url?: string | null;
+            /** @description A list of types, or `null` for every type. */
+            eventTypes?: components["schemas"]["EventType"][] | null;
+            description?: string | null;
+            /** @description `false` disables it, `true` enables it (and ends its failing streak). */
+            enabled?: boolean | null;
+            /**
+             * Format: int64
+             * @description The revision the change was decided on (the endpoint's as read): 409
+             *     `endpoint_changed` when it changed since. Absent: the revision this request reads.
+             */
+            revision?: number | null;
+        };
         /** @description A fan's profile, as `GET /api/me` answers it (`{"user": ...}`). */
         User: {
             /** @description The session token's `sub`. */
@@ -2441,6 +2636,83 @@ export interface components {
         };
         WalletRemovedData: {
             walletId: string;
+        };
+        /** @description One attempt as recorded. */
+        WebhookAttempt: {
+            /** Format: int32 */
+            number: number;
+            /** Format: date-time */
+            at: string;
+            /**
+             * Format: int32
+             * @description The answer's status, when one came.
+             */
+            status?: number | null;
+            /** @description Why none came: `timeout`, `refused_address`, `refused_scheme`, `dns`, `connection`, `tls`. */
+            failure?: string | null;
+            /** Format: int64 */
+            latencyMs: number;
+            /** @description The answer's first 1 KB, as text. */
+            excerpt: string;
+        };
+        /** @description An endpoint's newest deliveries. */
+        WebhookDeliveries: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description A delivery and its attempts. */
+        WebhookDelivery: {
+            id: string;
+            eventId: string;
+            /** @description `retrying`, `delivered`, `failed` or `abandoned`. */
+            status: string;
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        /** @description An endpoint as operators read it: never its secrets. */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            /** @description The types it receives; `null`: every type. */
+            eventTypes?: components["schemas"]["EventType"][] | null;
+            description: string;
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `operator`, `gone` (it answered 410) or `failing` (3 days of failed
+             *     attempts).
+             */
+            disabledReason?: string | null;
+            /** Format: date-time */
+            disabledAt?: string | null;
+            /**
+             * Format: date-time
+             * @description When its current streak of failed attempts began.
+             */
+            failingSince?: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the previous secret still signs, after a rotation.
+             */
+            previousSecretUntil?: string | null;
+            /**
+             * Format: int64
+             * @description The count of its writes: send it back as a change's `revision`.
+             */
+            revision: number;
+        };
+        /** @description An endpoint with its new secret: the one answer that shows it. */
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /** @description The signing secret (`whsec_`, Standard Webhooks): shown here once, never again. */
+            secret: string;
+        };
+        /** @description Every endpoint. */
+        WebhookEndpoints: {
+            endpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description What a replay request queued, and where to continue. */
+        WebhookReplay: {
+            /** @description The deliveries queued by this request. */
+            queued: number;
+            /** @description The body of the request that continues the range; `null`: the range is done. */
+            next?: unknown;
         };
         /** @description A planned maintenance: writes are refused from `startsAt` until `endsAt`. */
         WindowJson: {
@@ -2500,6 +2772,66 @@ export interface components {
                  *       "success": false
                  *     }
                  */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description No webhook delivery has this id (`delivery_not_found`), or its event is no longer in the
+         *     feed (`event_not_found`); or the id is not a delivery id (`not_found`).
+         */
+        DeliveryNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The endpoint changed since the revision the change was decided on (`endpoint_changed`). */
+        EndpointChanged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "endpoint_changed",
+                 *         "message": "The endpoint changed since this revision: read it again, then change it."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The endpoint is disabled: nothing is queued to it (`endpoint_disabled`). */
+        EndpointDisabled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "endpoint_disabled",
+                 *         "message": "The endpoint is disabled: enable it first (PATCH with 'enabled': true)."
+                 *       },
+                 *       "success": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description No webhook endpoint has this id (`endpoint_not_found`); or the id is not an endpoint id
+         *     (`not_found`).
+         */
+        EndpointNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -5549,6 +5881,347 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoints"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OperatorRequired"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            409: components["responses"]["EndpointChanged"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            409: components["responses"]["EndpointChanged"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedDelivery"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            409: components["responses"]["EndpointDisabled"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveries"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The delivery's `id`.
+                 * @example dlv_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC_01JDZ8Q5V6M3T9W2X4Y7Z8A1BD
+                 */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedDelivery"];
+                };
+            };
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["DeliveryNotFound"];
+            409: components["responses"]["EndpointDisabled"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replayWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The endpoint's `id`.
+                 * @example ep_01JDZ8Q5V6M3T9W2X4Y7Z8A1BC
+                 */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayWebhookEvents"];
+            };
+        };
+        responses: {
+            /** @description Queued, and where to continue. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookReplay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["OperatorRequired"];
+            404: components["responses"]["EndpointNotFound"];
+            409: components["responses"]["EndpointDisabled"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
         };
     };
     onCashCredited: {

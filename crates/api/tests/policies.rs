@@ -52,6 +52,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "misc",
             "events",
             "auth",
+            "webhook-endpoints",
         ],
     ),
     (
@@ -98,15 +99,24 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
         &["start-purchase", "queue"],
         &[],
     ),
-    // Webhook endpoints hold their signing secrets: the sender changes a streak on one, the
-    // dispatcher reads them; deliveries (attempts and answers) are the sender's (issue 46).
-    ("WHEP#", &["webhook-sender"], &["events-dispatcher"]),
-    (store::schema::DELIVERY_PREFIX, &["webhook-sender"], &[]),
+    // Webhook endpoints hold their signing secrets: the operators' routes write them, the
+    // sender changes a streak on one, the dispatcher reads them; deliveries (attempts and
+    // answers) are the sender's, read by the operators' routes (issue 46).
+    (
+        "WHEP#",
+        &["webhook-sender", "webhook-endpoints"],
+        &["events-dispatcher"],
+    ),
+    (
+        store::schema::DELIVERY_PREFIX,
+        &["webhook-sender"],
+        &["webhook-endpoints"],
+    ),
 ];
 
 /// The one non-DynamoDB statement a policy may hold: sending to the webhook deliveries queue,
-/// by the functions that queue deliveries.
-const QUEUE_SENDERS: [&str; 2] = ["events-dispatcher", "webhook-sender"];
+/// by the functions that queue deliveries (the operators' tests, retries and replays too).
+const QUEUE_SENDERS: [&str; 3] = ["events-dispatcher", "webhook-sender", "webhook-endpoints"];
 
 /// Patterns narrower than a whole prefix, each within a [`GUARDED`] one, and the functions that
 /// may use them: the claim of a quest writes credit entries, but only quests' (the references of

@@ -36,6 +36,7 @@ fn endpoint(url: &str, policy: UrlPolicy) -> Endpoint {
             previous: None,
         },
         failing_since: None,
+        revision: 1,
     }
 }
 

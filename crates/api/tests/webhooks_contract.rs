@@ -39,6 +39,7 @@ fn endpoint(subscription: Subscription) -> Endpoint {
         }
         .rotated(SecretText::generate().unwrap(), now),
         failing_since: None,
+        revision: 1,
     }
 }
 

@@ -14,9 +14,12 @@ use crate::aws::lambda_sqs_client;
 use crate::runtime::{require, store_from_env, warm};
 use api::config::{self, Env};
 use api::handlers::webhooks::dispatch::{DispatchState, dispatch};
+use api::handlers::webhooks::endpoints::EndpointsState;
 use api::handlers::webhooks::send::{SendState, handle};
 use api::handlers::webhooks::{DeliveryQueue, EndpointCache, QueueError, Queued};
-use clients::webhooks::WebhookClient;
+use api::http::operator::OperatorAuth;
+use clients::webhooks::{Reach, WebhookClient};
+use domain::webhooks::endpoint::UrlPolicy;
 use store::DynamoStore;
 
 /// The deliveries queue on SQS.
@@ -91,6 +94,27 @@ pub async fn send_state() -> SendState<DynamoStore, SqsQueue> {
         queue,
         client,
         endpoints: EndpointCache::default(),
+    }
+}
+
+/// The operators' state (webhook-endpoints): `TABLE_NAME`, `WEBHOOK_QUEUE_URL`,
+/// `MAX_BODY_BYTES` and (tests only) `WEBHOOK_ALLOW_LOOPBACK_FOR_TESTS`, which lets an
+/// endpoint's URL be loopback http as it lets the sender reach it; operators known by IAM.
+pub async fn endpoints_state() -> EndpointsState<DynamoStore> {
+    let (store, dynamodb) = store_from_env();
+    let queue = SqsQueue::from_env();
+    let url_policy = match require(config::webhook_reach(&Env)) {
+        Reach::PublicOnly => UrlPolicy::HttpsOnly,
+        Reach::AlsoLoopbackForTests => UrlPolicy::AlsoLoopbackHttp,
+    };
+    let max_body_bytes = require(config::max_body_bytes(&Env));
+    warm(&dynamodb, None).await;
+    EndpointsState {
+        store,
+        queue: std::sync::Arc::new(queue),
+        url_policy,
+        operators: OperatorAuth::Iam,
+        max_body_bytes,
     }
 }
 

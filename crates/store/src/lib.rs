@@ -145,6 +145,8 @@ pub trait Store:
     + ratelimit::AbuseStore
     + events::EventStore
     + sessions::SessionStore
+    + webhooks::WebhookStore
+    + webhooks::ManageEndpoints
 {
 }
 impl<
@@ -165,7 +167,9 @@ impl<
         + queue_keeper::QueueKeeper
         + ratelimit::AbuseStore
         + events::EventStore
-        + sessions::SessionStore,
+        + sessions::SessionStore
+        + webhooks::WebhookStore
+        + webhooks::ManageEndpoints,
 > Store for S
 {
 }

@@ -5,6 +5,8 @@
 use std::future::Future;
 
 use crate::StoreError;
+use crate::condition::Condition;
+use crate::schema::ENDPOINT_REVISION;
 use domain::events::EventId;
 use domain::timestamp::Timestamp;
 use domain::webhooks::delivery::{Attempt, Delivery, DeliveryId};
@@ -89,6 +91,30 @@ pub trait WebhookEndpoints: Send + Sync {
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
+/// An operator's writes of an endpoint (`webhook-endpoints`).
+pub trait ManageEndpoints: Send + Sync {
+    /// Writes `endpoint`, as changed from its `revision`, if the stored one is still at that
+    /// revision: what was stored (its revision one more), or `None` when it changed since (an
+    /// operator, a sender's streak) or is gone.
+    fn replace_endpoint(
+        &self,
+        endpoint: &Endpoint,
+    ) -> impl Future<Output = Result<Option<Endpoint>, StoreError>> + Send;
+
+    /// Deletes the endpoint; `false` when there is none (its deliveries' records stay, to
+    /// expire).
+    fn delete_endpoint(
+        &self,
+        id: &EndpointId,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// A replacement's one condition, run by both stores: the endpoint is still at the revision the
+/// change was decided on (an absent endpoint has none), so that no write is lost.
+pub(crate) fn endpoint_as_read(revision: u64) -> Condition {
+    Condition::eq(ENDPOINT_REVISION, revision)
+}
+
 pub trait WebhookDeliveries: Send + Sync {
     /// Records `attempt` of `delivery` (its number the delivery's next) and where the delivery
     /// then stands, in one conditional write.
@@ -112,6 +138,6 @@ pub trait WebhookDeliveries: Send + Sync {
     ) -> impl Future<Output = Result<Vec<DeliveryRecord>, StoreError>> + Send;
 }
 
-/// Every webhook operation.
+/// Every webhook operation the sender needs.
 pub trait WebhookStore: WebhookEndpoints + WebhookDeliveries {}
 impl<S: WebhookEndpoints + WebhookDeliveries> WebhookStore for S {}

@@ -87,6 +87,10 @@ pub enum ErrorCode {
     OperatorRequired,
     EventNotFound,
     SessionRevoked,
+    EndpointNotFound,
+    DeliveryNotFound,
+    EndpointChanged,
+    EndpointDisabled,
 }
 
 impl ErrorCode {
@@ -165,7 +169,10 @@ impl ErrorCode {
             Self::AppVersionUnsupported => StatusCode::UPGRADE_REQUIRED,
             Self::Maintenance => StatusCode::SERVICE_UNAVAILABLE,
             Self::EdgeRequired | Self::OperatorRequired => StatusCode::FORBIDDEN,
-            Self::EventNotFound => StatusCode::NOT_FOUND,
+            Self::EventNotFound | Self::EndpointNotFound | Self::DeliveryNotFound => {
+                StatusCode::NOT_FOUND
+            }
+            Self::EndpointChanged | Self::EndpointDisabled => StatusCode::CONFLICT,
         }
     }
 }

@@ -19,9 +19,10 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Required};
 
 use responses::{
-    AppVersionUnsupported, BadRequest, EventNotFound, HumanCheckFailed, InternalError,
-    MethodNotAllowed, OperatorRequired, PayloadTooLarge, PurchaseNotFound, QuestNotFound,
-    RateLimited, Unauthorized, Unavailable, UnsupportedMediaType,
+    AppVersionUnsupported, BadRequest, DeliveryNotFound, EndpointChanged, EndpointDisabled,
+    EndpointNotFound, EventNotFound, HumanCheckFailed, InternalError, MethodNotAllowed,
+    OperatorRequired, PayloadTooLarge, PurchaseNotFound, QuestNotFound, RateLimited, Unauthorized,
+    Unavailable, UnsupportedMediaType,
 };
 
 /// The name of the session token's security scheme, as operations require it.
@@ -56,6 +57,10 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         HumanCheckFailed,
         OperatorRequired,
         EventNotFound,
+        EndpointNotFound,
+        DeliveryNotFound,
+        EndpointChanged,
+        EndpointDisabled,
     )),
     modifiers(&SessionToken),
     tags(

@@ -153,6 +153,50 @@ pub struct OperatorRequired(pub ErrorBody<'static>);
 ))]
 pub struct EventNotFound(pub ErrorBody<'static>);
 
+/// No webhook endpoint has this id (`endpoint_not_found`); or the id is not an endpoint id
+/// (`not_found`).
+#[derive(ToResponse)]
+#[response(examples(
+    ("unknown" = (value = json!(error_example(
+        ErrorCode::EndpointNotFound,
+        "No webhook endpoint of this id.",
+    )))),
+    ("notAnId" = (value = json!(not_an_id()))),
+))]
+pub struct EndpointNotFound(pub ErrorBody<'static>);
+
+/// No webhook delivery has this id (`delivery_not_found`), or its event is no longer in the
+/// feed (`event_not_found`); or the id is not a delivery id (`not_found`).
+#[derive(ToResponse)]
+#[response(examples(
+    ("unknown" = (value = json!(error_example(
+        ErrorCode::DeliveryNotFound,
+        "No webhook delivery of this id.",
+    )))),
+    ("eventExpired" = (value = json!(error_example(
+        ErrorCode::EventNotFound,
+        "The delivery's event is not in the feed (expired after 30 days, or a test event).",
+    )))),
+    ("notAnId" = (value = json!(not_an_id()))),
+))]
+pub struct DeliveryNotFound(pub ErrorBody<'static>);
+
+/// The endpoint changed since the revision the change was decided on (`endpoint_changed`).
+#[derive(ToResponse)]
+#[response(example = json!(error_example(
+    ErrorCode::EndpointChanged,
+    "The endpoint changed since this revision: read it again, then change it.",
+)))]
+pub struct EndpointChanged(pub ErrorBody<'static>);
+
+/// The endpoint is disabled: nothing is queued to it (`endpoint_disabled`).
+#[derive(ToResponse)]
+#[response(example = json!(error_example(
+    ErrorCode::EndpointDisabled,
+    "The endpoint is disabled: enable it first (PATCH with 'enabled': true).",
+)))]
+pub struct EndpointDisabled(pub ErrorBody<'static>);
+
 /// A path whose parameter is not an id: it names no resource (`not_found`).
 pub fn not_an_id() -> Value {
     example(ApiError::not_found())

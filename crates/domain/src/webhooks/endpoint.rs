@@ -261,12 +261,58 @@ pub struct Endpoint {
     pub secrets: Secrets,
     /// When the current streak of failed attempts began (none while deliveries succeed).
     pub failing_since: Option<Timestamp>,
+    /// The count of its writes (1 when created): a change is written only at the revision it
+    /// was decided on, so that no two writers overwrite each other.
+    pub revision: u64,
 }
 
 impl Endpoint {
     /// Whether an event of `event_type` is delivered to it now.
     pub fn receives(&self, event_type: EventType) -> bool {
         self.state.is_enabled() && self.subscription.wants(event_type)
+    }
+}
+
+/// An operator's change of an endpoint's settings: each field given replaces its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointChange {
+    pub url: Option<EndpointUrl>,
+    pub subscription: Option<Subscription>,
+    pub description: Option<String>,
+    /// `true` enables it (a new failing streak then starts from none); `false` disables it,
+    /// unless it is disabled already (its first reason kept).
+    pub enabled: Option<bool>,
+}
+
+impl Endpoint {
+    /// The endpoint after `change`, made at `now` (its revision unchanged: the store counts it).
+    pub fn changed(&self, change: EndpointChange, now: Timestamp) -> Self {
+        let mut next = self.clone();
+        next.url = change.url.unwrap_or(next.url);
+        next.subscription = change.subscription.unwrap_or(next.subscription);
+        next.description = change.description.unwrap_or(next.description);
+        match change.enabled {
+            Some(true) => {
+                next.state = EndpointState::Enabled;
+                next.failing_since = None;
+            }
+            Some(false) if next.state.is_enabled() => {
+                next.state = EndpointState::Disabled {
+                    reason: DisabledReason::Operator,
+                    at: now,
+                };
+            }
+            _ => {}
+        }
+        next
+    }
+
+    /// The endpoint after its secret's rotation at `now` to `next`.
+    pub fn rotated(&self, next: SecretText, now: Timestamp) -> Self {
+        Self {
+            secrets: self.secrets.rotated(next, now),
+            ..self.clone()
+        }
     }
 }
 
@@ -361,6 +407,7 @@ mod tests {
                 previous: None,
             },
             failing_since: None,
+            revision: 1,
         };
         assert!(endpoint.receives(EventType::WalletLinked));
         assert!(!endpoint.receives(EventType::WalletRemoved));
@@ -371,5 +418,25 @@ mod tests {
             at: at("2026-11-29T08:00:00Z"),
         };
         assert!(!endpoint.receives(EventType::WalletLinked));
+        let now = at("2026-11-30T08:00:00Z");
+        let kept = endpoint.changed(
+            EndpointChange {
+                enabled: Some(false),
+                ..EndpointChange::default()
+            },
+            now,
+        );
+        assert_eq!(kept.state, endpoint.state, "the first reason is kept");
+        endpoint.failing_since = Some(now);
+        let enabled = endpoint.changed(
+            EndpointChange {
+                enabled: Some(true),
+                description: Some("CRM".into()),
+                ..EndpointChange::default()
+            },
+            now,
+        );
+        assert!(enabled.state.is_enabled() && enabled.failing_since.is_none());
+        assert_eq!((enabled.description.as_str(), enabled.revision), ("CRM", 1));
     }
 }

@@ -111,6 +111,20 @@ impl Rendered {
     }
 }
 
+/// `put` under `condition`: its expression, names and values (no values map for a condition
+/// without values: DynamoDB refuses an empty one).
+pub(crate) fn put_under(
+    put: aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder,
+    condition: &Condition,
+) -> aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder {
+    let rendered = render(condition);
+    put.condition_expression(rendered.expression)
+        .set_expression_attribute_names(Some(rendered.names.into_iter().collect()))
+        .set_expression_attribute_values(
+            (!rendered.values.is_empty()).then(|| rendered.values.into_iter().collect()),
+        )
+}
+
 /// `condition` as a `ConditionExpression`.
 pub(crate) fn render(condition: &Condition) -> Rendered {
     let mut rendered = Rendered::default();

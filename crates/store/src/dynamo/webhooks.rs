@@ -6,16 +6,17 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
-use super::condition::written;
+use super::condition::{put_under, written};
 use super::records::readable;
 use super::{DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::schema::{
-    DELIVERY_SHARDS, DELIVERY_SK, ENTITY, GSI5, GSI5_PK, GSI5_SK, TTL, WEBHOOKS_PK, deliveries_pk,
-    delivery_index_pk, delivery_pk, endpoint_sk,
+    DELIVERY_SHARDS, DELIVERY_SK, ENDPOINT_REVISION, ENTITY, GSI5, GSI5_PK, GSI5_SK, TTL,
+    WEBHOOKS_PK, deliveries_pk, delivery_index_pk, delivery_pk, endpoint_sk,
 };
 use crate::webhooks::{
-    DeliveryRecord, DeliveryStatus, Recorded, WebhookDeliveries, WebhookEndpoints,
+    DeliveryRecord, DeliveryStatus, ManageEndpoints, Recorded, WebhookDeliveries, WebhookEndpoints,
+    endpoint_as_read,
 };
 use domain::events::{EventType, RETENTION_SECONDS};
 use domain::timestamp::Timestamp;
@@ -55,6 +56,8 @@ struct EndpointRecord {
     previous_until: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failing_since: Option<String>,
+    /// [`ENDPOINT_REVISION`]: every write adds one.
+    revision: u64,
 }
 
 impl From<&Endpoint> for EndpointRecord {
@@ -89,6 +92,7 @@ impl From<&Endpoint> for EndpointRecord {
             previous_secret,
             previous_until,
             failing_since: endpoint.failing_since.map(|at| at.to_string()),
+            revision: endpoint.revision,
         }
     }
 }
@@ -147,6 +151,7 @@ impl TryFrom<EndpointRecord> for Endpoint {
                 previous,
             },
             failing_since: instant(record.failing_since, "failingSince")?,
+            revision: record.revision,
         })
     }
 }
@@ -157,10 +162,14 @@ fn endpoint_from_item(item: Item) -> Result<Endpoint, StoreError> {
         .try_into()
 }
 
+fn endpoint_item(endpoint: &Endpoint) -> Result<Item, StoreError> {
+    serde_dynamo::to_item(EndpointRecord::from(endpoint))
+        .map_err(|e| StoreError::internal_from("webhook endpoint item", e))
+}
+
 impl WebhookEndpoints for DynamoStore {
     async fn create_endpoint(&self, endpoint: &Endpoint) -> Result<bool, StoreError> {
-        let item: Item = serde_dynamo::to_item(EndpointRecord::from(endpoint))
-            .map_err(|e| StoreError::internal_from("webhook endpoint item", e))?;
+        let item = endpoint_item(endpoint)?;
         let result = self
             .client
             .put_item()
@@ -219,17 +228,17 @@ impl WebhookEndpoints for DynamoStore {
             match streak {
                 Streak::Unchanged => return Ok(false),
                 Streak::Started(since) => (
-                    "SET failingSince = :since",
+                    "SET failingSince = :since ADD #revision :one",
                     "attribute_exists(PK) AND attribute_not_exists(failingSince)",
                     vec![(":since", s(since.to_string()))],
                 ),
                 Streak::Recovered => (
-                    "REMOVE failingSince",
+                    "REMOVE failingSince ADD #revision :one",
                     "attribute_exists(failingSince)",
                     vec![],
                 ),
                 Streak::Disable(reason) => (
-                    "SET disabledReason = :reason, disabledAt = :at",
+                    "SET disabledReason = :reason, disabledAt = :at ADD #revision :one",
                     "attribute_exists(PK) AND attribute_not_exists(disabledReason)",
                     vec![
                         (":reason", s(<&str>::from(reason))),
@@ -243,11 +252,45 @@ impl WebhookEndpoints for DynamoStore {
             .table_name(&self.table)
             .set_key(Some(key(WEBHOOKS_PK.to_owned(), &endpoint_sk(id))))
             .update_expression(expression)
-            .condition_expression(condition);
+            .condition_expression(condition)
+            // Every write counts in the revision an operator's change is made at.
+            .expression_attribute_names("#revision", ENDPOINT_REVISION)
+            .expression_attribute_values(":one", number(1));
         for (name, value) in values {
             update = update.expression_attribute_values(name, value);
         }
         Ok(written("UpdateItem", update.send().await)?.is_some())
+    }
+}
+
+impl ManageEndpoints for DynamoStore {
+    /// One PutItem of the whole item under [`endpoint_as_read`].
+    async fn replace_endpoint(&self, endpoint: &Endpoint) -> Result<Option<Endpoint>, StoreError> {
+        let next = Endpoint {
+            revision: endpoint.revision + 1,
+            ..endpoint.clone()
+        };
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(endpoint_item(&next)?));
+        let result = put_under(put, &endpoint_as_read(endpoint.revision))
+            .send()
+            .await;
+        Ok(written("PutItem", result)?.map(|_| next))
+    }
+
+    async fn delete_endpoint(&self, id: &EndpointId) -> Result<bool, StoreError> {
+        let result = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(WEBHOOKS_PK.to_owned(), &endpoint_sk(id))))
+            .condition_expression("attribute_exists(PK)")
+            .send()
+            .await;
+        Ok(written("DeleteItem", result)?.is_some())
     }
 }
 

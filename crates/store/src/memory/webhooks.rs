@@ -5,8 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::MemoryStore;
 use crate::StoreError;
+use crate::condition::{Attributes, Value};
+use crate::schema::ENDPOINT_REVISION;
 use crate::webhooks::{
-    DeliveryRecord, DeliveryStatus, Recorded, WebhookDeliveries, WebhookEndpoints,
+    DeliveryRecord, DeliveryStatus, ManageEndpoints, Recorded, WebhookDeliveries, WebhookEndpoints,
+    endpoint_as_read,
 };
 use domain::timestamp::Timestamp;
 use domain::webhooks::delivery::{Attempt, Delivery, DeliveryId};
@@ -55,7 +58,7 @@ impl WebhookEndpoints for MemoryStore {
         let Some(endpoint) = tables.table_mut::<Webhooks>().endpoints.get_mut(id) else {
             return Ok(false);
         };
-        Ok(match streak {
+        let changed = match streak {
             Streak::Unchanged => false,
             Streak::Started(since) if endpoint.failing_since.is_none() => {
                 endpoint.failing_since = Some(since);
@@ -70,7 +73,47 @@ impl WebhookEndpoints for MemoryStore {
                 true
             }
             _ => false,
-        })
+        };
+        // As on DynamoDB: every write counts in the revision an operator's change is made at.
+        endpoint.revision += u64::from(changed);
+        Ok(changed)
+    }
+}
+
+/// An endpoint as the condition of a replacement reads it: its revision.
+struct Stored<'a>(Option<&'a Endpoint>);
+
+impl Attributes for Stored<'_> {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        self.0
+            .filter(|_| path == [ENDPOINT_REVISION])
+            .map(|endpoint| endpoint.revision.into())
+    }
+}
+
+impl ManageEndpoints for MemoryStore {
+    async fn replace_endpoint(&self, endpoint: &Endpoint) -> Result<Option<Endpoint>, StoreError> {
+        let mut tables = self.write();
+        let endpoints = &mut tables.table_mut::<Webhooks>().endpoints;
+        let stored = Stored(endpoints.get(&endpoint.id));
+        if !endpoint_as_read(endpoint.revision).holds(Some(&stored)) {
+            return Ok(None);
+        }
+        let written = Endpoint {
+            revision: endpoint.revision + 1,
+            ..endpoint.clone()
+        };
+        endpoints.insert(endpoint.id.clone(), written.clone());
+        Ok(Some(written))
+    }
+
+    async fn delete_endpoint(&self, id: &EndpointId) -> Result<bool, StoreError> {
+        let mut tables = self.write();
+        Ok(tables
+            .table_mut::<Webhooks>()
+            .endpoints
+            .remove(id)
+            .is_some())
     }
 }
 

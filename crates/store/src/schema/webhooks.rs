@@ -23,6 +23,8 @@ pub const ENDPOINT_SK_PREFIX: &str = "EP#";
 pub fn endpoint_sk(id: &EndpointId) -> String {
     format!("{ENDPOINT_SK_PREFIX}{id}")
 }
+/// The attribute counting an endpoint's writes: an operator's change's condition.
+pub const ENDPOINT_REVISION: &str = "revision";
 pub const DELIVERY_PREFIX: &str = "WHDLV#";
 pub const DELIVERY_SK: &str = "DLV";
 pub fn delivery_pk(id: &DeliveryId) -> String {

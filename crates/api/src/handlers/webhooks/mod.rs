@@ -2,12 +2,17 @@
 //! sender and local-api run ([`attempt`]: sign, POST through [`clients::webhooks`], judge the
 //! answer with [`domain::webhooks::retry`]); the dispatcher's fan-out ([`dispatch`]) and the
 //! sender's handling of one queued delivery ([`send`]), over a [`DeliveryQueue`] (SQS in the
-//! Lambda glue) and the endpoints each instance keeps for 30 s ([`EndpointCache`]).
+//! Lambda glue, [`in_process`] in local-api) and the endpoints each instance keeps for 30 s
+//! ([`EndpointCache`]); the operators' routes ([`endpoints`], [`operations`]).
 
 pub mod dispatch;
+pub mod endpoints;
+pub mod in_process;
+pub mod operations;
 pub mod send;
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -119,6 +124,23 @@ pub trait DeliveryQueue: Send + Sync {
     /// Sends `batch` (at most 10 messages) in one call; the indexes of those not taken.
     fn send(&self, batch: &[Queued])
     -> impl Future<Output = Result<Vec<usize>, QueueError>> + Send;
+}
+
+/// The deliveries queue as a handler state holds it (whichever queue its process has).
+pub trait EndpointsQueue: Send + Sync {
+    fn send_batch<'a>(
+        &'a self,
+        batch: &'a [Queued],
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<usize>, QueueError>> + Send + 'a>>;
+}
+
+impl<Q: DeliveryQueue> EndpointsQueue for Q {
+    fn send_batch<'a>(
+        &'a self,
+        batch: &'a [Queued],
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<usize>, QueueError>> + Send + 'a>> {
+        Box::pin(self.send(batch))
+    }
 }
 
 /// The most messages one call takes (SQS's SendMessageBatch).

@@ -21,6 +21,8 @@ use crate::handlers::queue::{self, QueueFnState, proof};
 use crate::handlers::stripe_webhook::{self, WebhookState};
 use crate::handlers::top_ups::{self, TopUpState};
 use crate::handlers::web3_link::{self, LinkState};
+use crate::handlers::webhooks::endpoints::{self, EndpointsState};
+use crate::handlers::webhooks::operations;
 use crate::handlers::{
     complete_purchase, get_purchase, my_cash, my_purchases, open_pack, quests, start_purchase,
 };
@@ -43,6 +45,7 @@ use store::ratelimit::SpendToken;
 use store::sessions::ReviseRevocations;
 use store::topups::{CreateTopUp, GetTopUp, SetCheckout, SettleTopUp};
 use store::wallets::{DeleteWallet, ListWallets};
+use store::webhooks::{ManageEndpoints, WebhookStore};
 
 /// Every function, by its routes' constructor: the order of the listing ([`super::routes`]) and
 /// of the OpenAPI paths.
@@ -70,6 +73,7 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(misc_routes());
     f.function(events_routes());
     f.function(auth_routes());
+    f.function(webhook_endpoints_routes());
 }
 
 /// `misc`: health, the server's time and the app's configuration, public; none waits on the
@@ -92,6 +96,26 @@ where
         .route(RouteClass::Read, api!(events::my_events::<S>))
         .route(RouteClass::Read, api!(events::list_events::<S>))
         .route(RouteClass::Read, api!(events::get_event::<S>))
+}
+
+/// `webhook-endpoints`: the operators' webhook endpoints and deliveries (IAM): `WHEP#` and
+/// `WHDLV#` items, the feed by time for a replay, and the deliveries queue.
+pub fn webhook_endpoints_routes<S, B>() -> Routes<Arc<EndpointsState<S>>, B>
+where
+    S: WebhookStore + ManageEndpoints + ListEvents + GetEvent + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("webhook-endpoints")
+        .route(RouteClass::Write, api!(endpoints::create_endpoint::<S>))
+        .route(RouteClass::Read, api!(endpoints::list_endpoints::<S>))
+        .route(RouteClass::Read, api!(endpoints::get_endpoint::<S>))
+        .route(RouteClass::Write, api!(endpoints::update_endpoint::<S>))
+        .route(RouteClass::Write, api!(endpoints::delete_endpoint::<S>))
+        .route(RouteClass::Write, api!(endpoints::rotate_secret::<S>))
+        .route(RouteClass::Write, api!(operations::test_endpoint::<S>))
+        .route(RouteClass::Read, api!(operations::list_deliveries::<S>))
+        .route(RouteClass::Write, api!(operations::retry_delivery::<S>))
+        .route(RouteClass::Write, api!(operations::replay_events::<S>))
 }
 
 /// `auth`: the caller's session, logout, an operator's revocation (IAM) and the identity
