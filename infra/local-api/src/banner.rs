@@ -14,6 +14,8 @@ pub struct Banner<'a> {
     pub webhook_secret: &'a str,
     /// The key the operators' routes accept ([`crate::operator`]).
     pub operator_key: &'a str,
+    /// The endpoints `LOCAL_API_WEBHOOK_URLS` named, each with its secret.
+    pub webhooks: &'a [(String, String)],
     /// The demo user's session token.
     pub token: &'a str,
     /// The demo user's Cash (`10000 CAD, ...`); empty when they have none (`--dynamodb`), and
@@ -71,6 +73,15 @@ impl Banner<'_> {
             self.operator_key,
             crate::operator::OPERATOR_KEY_VAR,
         ));
+        line(format!(
+            "  webhooks: every event, signed, to the endpoints operators create \
+             (POST {base}/api/webhooks/endpoints) or {} names; scripts/webhook-receiver \
+             verifies them (docs/events.md)",
+            crate::webhooks::URLS_VAR
+        ));
+        for (url, secret) in self.webhooks {
+            line(format!("    {url}: secret {secret}"));
+        }
         line(format!(
             "  human check: NOT Cloudflare. A local siteverify stand-in ({base}{}) with \
              Cloudflare's always-pass test secret {}: a queue's join passes with \

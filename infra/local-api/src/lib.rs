@@ -16,3 +16,4 @@ pub mod operator;
 pub mod reference;
 pub mod server;
 pub mod siteverify;
+pub mod webhooks;

@@ -206,6 +206,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         cors,
         listener,
         app_config: args.app_config.map(Into::into),
+        webhooks: Vec::new(),
     };
     if args.dynamodb {
         lambda::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
@@ -260,7 +261,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         store::quests::SeedQuests::seed_quests(&store, &quests)
             .await
             .map_err(|e| e.to_string())?;
+        let webhooks = local_api::webhooks::endpoints_from_env(&store).await?;
+        local_api::webhooks::follow(store.clone());
         credit_demo_user(&store, &packs).await?;
+        let parts = Parts { webhooks, ..parts };
         run(
             parts,
             store,
@@ -293,6 +297,8 @@ struct Parts {
     listener: tokio::net::TcpListener,
     /// `--app-config`: the file the app's configuration is read from, and again when it changes.
     app_config: Option<std::path::PathBuf>,
+    /// The endpoints `LOCAL_API_WEBHOOK_URLS` named, with their secrets (in memory only).
+    webhooks: Vec<(String, String)>,
 }
 
 /// The demo user's starting balance in each currency of the packs, so the whole purchase flow
@@ -342,6 +348,7 @@ where
         key_dir: &idp::state_dir().display().to_string(),
         webhook_secret: &parts.webhook_secret,
         operator_key: &parts.operator_key,
+        webhooks: &parts.webhooks,
         token: &token,
         balances: &demo_balances(&store).await,
         demo_line: demo_line

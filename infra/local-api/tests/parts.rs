@@ -48,6 +48,7 @@ mod banner {
             key_dir: "/tmp/fan-api",
             webhook_secret: "whsec_x",
             operator_key: "opk_local_x",
+            webhooks: &[],
             token: TOKEN,
             balances,
             demo_line: Some((

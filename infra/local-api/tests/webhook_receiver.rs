@@ -67,3 +67,57 @@ async fn the_receiver_verifies_prints_and_flags_a_gap() {
     let refused = lines.next_line().await.unwrap().unwrap();
     assert!(refused.starts_with("REFUSED evt_d"), "{refused}");
 }
+
+/// local-api delivers in-process: an endpoint an operator creates (with the printed key) gets
+/// the next change's event, signed with its secret, which the receiver verifies and prints.
+#[tokio::test]
+async fn local_api_delivers_a_change_to_the_receiver_an_operator_subscribed() {
+    const KEY: &str = "opk_local_receiver_test_key";
+    let api = crate::common::LocalApi::start_with(&[("LOCAL_API_OPERATOR_KEY", KEY)]).await;
+    let port = testkit::free_port();
+    let client = reqwest::Client::new();
+    let created: serde_json::Value = client
+        .post(format!("{}/api/webhooks/endpoints", api.base))
+        .bearer_auth(KEY)
+        .json(
+            &serde_json::json!({"url": format!("http://127.0.0.1:{port}/hooks"),
+            "eventTypes": ["wallet.linked"], "description": "the local receiver"}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let secret = created["secret"]
+        .as_str()
+        .expect("the secret, shown once")
+        .to_owned();
+    let mut receiver = tokio::process::Command::new("scripts/webhook-receiver")
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .args(["--secret", &secret, "--port", &port.to_string()])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(receiver.stdout.take().unwrap()).lines();
+    lines.next_line().await.unwrap().unwrap();
+    let token = api.token("hooked-fan", None).await;
+    let linked = client
+        .post(format!("{}/api/web3-link", api.base))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"payload": {"address": "0xhook"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(linked.status(), 200);
+    let printed = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("delivered within 20 s")
+        .unwrap()
+        .unwrap();
+    assert!(
+        printed.starts_with("wallet.linked evt_") && printed.contains("fan:hooked-fan #1 "),
+        "{printed}"
+    );
+}
