@@ -176,6 +176,23 @@ fn the_listing_reads_each_handlers_attribute() {
             "misc GET /api/health read",
             "misc GET /api/time read",
             "misc GET /api/config read",
+            "events GET /api/me/events read",
+            "events GET /api/events read",
+            "events GET /api/events/{eventId} read",
+            "auth GET /api/auth/session read",
+            "auth POST /api/auth/logout write",
+            "auth POST /api/auth/revocations write",
+            "auth POST /api/auth/provider-events exempt",
+            "webhook-endpoints POST /api/webhooks/endpoints write",
+            "webhook-endpoints GET /api/webhooks/endpoints read",
+            "webhook-endpoints GET /api/webhooks/endpoints/{endpointId} read",
+            "webhook-endpoints PATCH /api/webhooks/endpoints/{endpointId} write",
+            "webhook-endpoints DELETE /api/webhooks/endpoints/{endpointId} write",
+            "webhook-endpoints POST /api/webhooks/endpoints/{endpointId}/rotate write",
+            "webhook-endpoints POST /api/webhooks/endpoints/{endpointId}/test write",
+            "webhook-endpoints GET /api/webhooks/endpoints/{endpointId}/deliveries read",
+            "webhook-endpoints POST /api/webhooks/deliveries/{deliveryId}/retry write",
+            "webhook-endpoints POST /api/webhooks/endpoints/{endpointId}/replay write",
         ]
     );
     assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
