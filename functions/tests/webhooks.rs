@@ -4,7 +4,8 @@
 //! as SQS gives it to Lambda, drives `webhook-sender` (loopback allowed by its test-only
 //! setting): a receiver answering 500, then 429 with Retry-After, then 410 shows each attempt
 //! recorded, each retry queued with its delay, and the endpoint disabled; a message not yet due
-//! hops through the queue; an endpoint failing for 3 days is disabled.
+//! hops through the queue; an endpoint failing for 3 days is disabled. The operators'
+//! `webhook-endpoints` queues a test delivery on the same queue.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -27,6 +28,7 @@ use testkit::webhook_receiver::{Answer, WebhookReceiver};
 
 const DISPATCHER: &str = env!("CARGO_BIN_EXE_events-dispatcher");
 const SENDER: &str = env!("CARGO_BIN_EXE_webhook-sender");
+const ENDPOINTS: &str = env!("CARGO_BIN_EXE_webhook-endpoints");
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A table and a deliveries queue on the shared moto_server.
@@ -438,5 +440,53 @@ async fn without_the_test_setting_the_sender_refuses_a_loopback_receiver() {
     assert_eq!(
         record.attempts[0].result,
         AttemptResult::Failed(domain::webhooks::delivery::Failure::RefusedAddress)
+    );
+}
+
+/// The operators' function itself (IAM-signed requests, as API Gateway's authorizer passes them
+/// on): it starts with its settings, shows a new endpoint's secret once, and queues the endpoint's
+/// test delivery on SQS; a fan's token is refused.
+#[tokio::test]
+async fn the_operators_function_creates_an_endpoint_and_queues_its_test_on_sqs() {
+    use testkit::events::ApiEvent;
+    use testkit::runtime_api::http_parts;
+    let stack = Stack::new().await;
+    let (api, _child) = stack.spawn(ENDPOINTS, &[]).await;
+    let operator = "arn:aws:iam::123456789012:role/fan-api-operator";
+    let call = |event: ApiEvent| {
+        let api = &api;
+        async move { http_parts(&Outcome::Response(invoke(api, event.to_json()).await)) }
+    };
+    let (status, created) = call(
+        ApiEvent::post("/api/webhooks/endpoints")
+            .iam(operator)
+            .json(r#"{"url":"https://hooks.example.com/fan-api","description":"crm"}"#),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let secret = created["secret"].as_str().expect("the secret").to_owned();
+    assert!(secret.starts_with("whsec_"), "{created}");
+    let id = created["id"].as_str().expect("the endpoint's id").to_owned();
+
+    let (status, listed) = call(ApiEvent::get("/api/webhooks/endpoints").iam(operator)).await;
+    assert_eq!(status, 200, "{listed}");
+    assert!(listed.to_string().contains(&id));
+    assert!(
+        !listed.to_string().contains(&secret),
+        "the secret is shown once"
+    );
+
+    let (status, tested) =
+        call(ApiEvent::post(&format!("/api/webhooks/endpoints/{id}/test")).iam(operator)).await;
+    assert_eq!(status, 202, "{tested}");
+    let messages = stack.take(5).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].body().unwrap().contains(&id));
+
+    let fan = testkit::tokens::token("fan-1", None);
+    let (status, refused) = call(ApiEvent::get("/api/webhooks/endpoints").bearer(&fan)).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (403, &json!("operator_required"))
     );
 }
