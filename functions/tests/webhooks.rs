@@ -466,7 +466,10 @@ async fn the_operators_function_creates_an_endpoint_and_queues_its_test_on_sqs()
     assert_eq!(status, 201, "{created}");
     let secret = created["secret"].as_str().expect("the secret").to_owned();
     assert!(secret.starts_with("whsec_"), "{created}");
-    let id = created["id"].as_str().expect("the endpoint's id").to_owned();
+    let id = created["id"]
+        .as_str()
+        .expect("the endpoint's id")
+        .to_owned();
 
     let (status, listed) = call(ApiEvent::get("/api/webhooks/endpoints").iam(operator)).await;
     assert_eq!(status, 200, "{listed}");

@@ -94,6 +94,7 @@ pub async fn send_state() -> SendState<DynamoStore, SqsQueue> {
         queue,
         client,
         endpoints: EndpointCache::default(),
+        in_flight: Default::default(),
     }
 }
 

@@ -24,6 +24,7 @@ impl InProcessQueue {
             queue: InProcessQueue(queue.clone()),
             client: WebhookClient::new(Reach::AlsoLoopbackForTests),
             endpoints: EndpointCache::default(),
+            in_flight: Default::default(),
         });
         tokio::spawn(async move {
             while let Some(queued) = received.recv().await {

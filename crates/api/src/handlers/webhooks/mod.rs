@@ -7,6 +7,7 @@
 
 pub mod dispatch;
 pub mod endpoints;
+pub mod in_flight;
 pub mod in_process;
 pub mod operations;
 pub mod send;

@@ -25,6 +25,8 @@ pub struct SendState<S, Q> {
     pub queue: Q,
     pub client: WebhookClient,
     pub endpoints: EndpointCache,
+    /// Each endpoint's attempts in flight in this instance ([`super::in_flight`]).
+    pub in_flight: super::in_flight::InFlight,
 }
 
 /// Why a message is left on the queue, to be received again.
@@ -43,6 +45,8 @@ pub enum SendError {
 pub enum Handled {
     /// Not due: queued again, this much later.
     NotDue(Duration),
+    /// Its endpoint is failing and has its attempt in flight here: queued again, unattempted.
+    Deferred,
     /// Its attempt was made and recorded: this verdict.
     Attempted(Verdict),
     /// Its attempt was recorded before, or its endpoint is gone or disabled.
@@ -69,6 +73,10 @@ pub async fn handle<S: WebhookStore, Q: DeliveryQueue>(
         .await?;
     let Some(endpoint) = endpoint.filter(|endpoint| endpoint.state.is_enabled()) else {
         return Ok(Handled::Dropped);
+    };
+    let Some(_slot) = state.in_flight.take(&endpoint) else {
+        requeue(&state.queue, message.clone(), super::in_flight::DEFERRED).await?;
+        return Ok(Handled::Deferred);
     };
     let recorded = state.store.delivery(&delivery.id()).await?;
     if recorded.is_some_and(|record| record.attempts.len() >= delivery.attempt as usize) {
