@@ -59,7 +59,7 @@ mod dynamo {
 
     use super::{ATTEMPTS, GetRevocations, ReviseRevocations, SESSIONS_SK, as_read, sessions_pk};
     use crate::StoreError;
-    use crate::dynamo::condition::{render, written};
+    use crate::dynamo::condition::{put_under, written};
     use crate::dynamo::records::{read_record, readable};
     use crate::dynamo::{DynamoStore, Item, key, s};
     use crate::schema::{ENTITY, PK, SK};
@@ -130,23 +130,15 @@ mod dynamo {
                 item.insert(PK.into(), s(sessions_pk(user_id)));
                 item.insert(SK.into(), s(SESSIONS_SK));
                 item.insert(ENTITY.into(), s("sessions"));
-                let condition = render(&as_read(revision));
-                let result = self
+                let put = self
                     .client
                     .put_item()
                     .table_name(&self.table)
                     .set_item(Some(item))
-                    .condition_expression(condition.expression)
-                    .set_expression_attribute_names(Some(condition.names.into_iter().collect()))
-                    .set_expression_attribute_values(
-                        (!condition.values.is_empty())
-                            .then(|| condition.values.into_iter().collect()),
-                    )
                     .return_values_on_condition_check_failure(
                         ReturnValuesOnConditionCheckFailure::None,
-                    )
-                    .send()
-                    .await;
+                    );
+                let result = put_under(put, &as_read(revision)).send().await;
                 if written("PutItem", result)?.is_some() {
                     return Ok(revised);
                 }
