@@ -5735,6 +5735,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
@@ -5767,6 +5768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EventNotFound"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -5853,6 +5855,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
@@ -5904,6 +5907,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoints"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
@@ -5935,6 +5939,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
@@ -5968,6 +5973,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -5999,6 +6005,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -6038,6 +6045,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             409: components["responses"]["EndpointChanged"];
@@ -6073,6 +6081,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             409: components["responses"]["EndpointChanged"];
@@ -6108,6 +6117,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             409: components["responses"]["EndpointDisabled"];
@@ -6143,6 +6153,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveries"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             426: components["responses"]["AppVersionUnsupported"];
@@ -6176,6 +6187,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueuedDelivery"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["DeliveryNotFound"];
             409: components["responses"]["EndpointDisabled"];
@@ -6216,6 +6228,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorRequired"];
             404: components["responses"]["EndpointNotFound"];
             409: components["responses"]["EndpointDisabled"];

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRequestParts, Path, State};
+use axum::extract::{FromRequestParts, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::Response;
@@ -15,7 +15,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::extract::{Fan, QueryParams};
+use crate::http::extract::{Fan, Path, QueryParams};
 use crate::http::operator::{Operates, Operator, OperatorAuth};
 use crate::http::paging::{invalid_query, limit};
 use crate::http::response::json_text_response;

@@ -118,6 +118,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     gate::gated_everywhere(&mut document);
     caching::cached_publicly(&mut document);
     webhooks::add_webhooks(&mut document);
+    webhooks::operators_may_answer_401(&mut document);
     document
 }
 

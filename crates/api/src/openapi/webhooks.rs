@@ -30,6 +30,37 @@ pub(super) fn add_operator_scheme(openapi: &mut utoipa::openapi::OpenApi) {
         .add_security_scheme(OPERATOR_IAM, SecurityScheme::ApiKey(ApiKey::Header(value)));
 }
 
+/// An operators' route answers 401 when no credentials come at all (local-api: no key; deployed,
+/// API Gateway refuses an unsigned request before the function): the shared response.
+pub(super) fn operators_may_answer_401(document: &mut utoipa::openapi::OpenApi) {
+    use utoipa::ToResponse;
+    let name = super::responses::Unauthorized::response().0;
+    for item in document.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            let operators = operation.security.as_ref().is_some_and(|schemes| {
+                serde_json::to_value(schemes)
+                    .is_ok_and(|value| value.to_string().contains(OPERATOR_IAM))
+            });
+            if operators {
+                operation
+                    .responses
+                    .responses
+                    .entry("401".to_owned())
+                    .or_insert_with(|| {
+                        utoipa::openapi::RefOr::Ref(utoipa::openapi::Ref::from_response_name(name))
+                    });
+            }
+        }
+    }
+}
+
 /// A Standard Webhooks header of every delivery.
 fn header(name: &str, description: &str) -> Value {
     json!({"name": name, "in": "header", "required": true, "description": description,
