@@ -122,33 +122,11 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     document
 }
 
-/// Every operation may answer 429: its function's rate limits where it has them, and API
-/// Gateway's throttle on any route (the shared `RateLimited` response describes both).
-fn throttled_anywhere(document: &mut utoipa::openapi::OpenApi) {
-    use utoipa::ToResponse;
-    let name = responses::RateLimited::response().0;
-    for item in document.paths.paths.values_mut() {
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ];
-        for operation in operations.into_iter().flatten() {
-            operation
-                .responses
-                .responses
-                .entry("429".to_owned())
-                .or_insert_with(|| RefOr::Ref(utoipa::openapi::Ref::from_response_name(name)));
-        }
-    }
-}
-
-/// An optional body (`request_body(content = Option<T>)`) is one that may be left out, not one
-/// that may be `null` (which the API refuses): its schema is `T`'s alone.
-fn absent_not_null(document: &mut utoipa::openapi::OpenApi) {
-    let operations = document.paths.paths.values_mut().flat_map(|item| {
+/// Every operation of the document, for the modifiers that change each.
+fn operations_mut(
+    document: &mut utoipa::openapi::OpenApi,
+) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    document.paths.paths.values_mut().flat_map(|item| {
         [
             &mut item.get,
             &mut item.put,
@@ -158,8 +136,27 @@ fn absent_not_null(document: &mut utoipa::openapi::OpenApi) {
         ]
         .into_iter()
         .flatten()
-    });
-    for operation in operations {
+    })
+}
+
+/// Every operation may answer 429: its function's rate limits where it has them, and API
+/// Gateway's throttle on any route (the shared `RateLimited` response describes both).
+fn throttled_anywhere(document: &mut utoipa::openapi::OpenApi) {
+    use utoipa::ToResponse;
+    let name = responses::RateLimited::response().0;
+    for operation in operations_mut(document) {
+        operation
+            .responses
+            .responses
+            .entry("429".to_owned())
+            .or_insert_with(|| RefOr::Ref(utoipa::openapi::Ref::from_response_name(name)));
+    }
+}
+
+/// An optional body (`request_body(content = Option<T>)`) is one that may be left out, not one
+/// that may be `null` (which the API refuses): its schema is `T`'s alone.
+fn absent_not_null(document: &mut utoipa::openapi::OpenApi) {
+    for operation in operations_mut(document) {
         let Some(body) = operation.request_body.as_mut() else {
             continue;
         };

@@ -35,28 +35,19 @@ pub(super) fn add_operator_scheme(openapi: &mut utoipa::openapi::OpenApi) {
 pub(super) fn operators_may_answer_401(document: &mut utoipa::openapi::OpenApi) {
     use utoipa::ToResponse;
     let name = super::responses::Unauthorized::response().0;
-    for item in document.paths.paths.values_mut() {
-        let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
-        ];
-        for operation in operations.into_iter().flatten() {
-            let operators = operation.security.as_ref().is_some_and(|schemes| {
-                serde_json::to_value(schemes)
-                    .is_ok_and(|value| value.to_string().contains(OPERATOR_IAM))
-            });
-            if operators {
-                operation
-                    .responses
-                    .responses
-                    .entry("401".to_owned())
-                    .or_insert_with(|| {
-                        utoipa::openapi::RefOr::Ref(utoipa::openapi::Ref::from_response_name(name))
-                    });
-            }
+    for operation in super::operations_mut(document) {
+        let operators = operation.security.as_ref().is_some_and(|schemes| {
+            serde_json::to_value(schemes)
+                .is_ok_and(|value| value.to_string().contains(OPERATOR_IAM))
+        });
+        if operators {
+            operation
+                .responses
+                .responses
+                .entry("401".to_owned())
+                .or_insert_with(|| {
+                    utoipa::openapi::RefOr::Ref(utoipa::openapi::Ref::from_response_name(name))
+                });
         }
     }
 }
