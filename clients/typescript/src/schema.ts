@@ -348,7 +348,11 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the caller's account
+         * @description Deletes the fan's account: every session ended at once (every token of the fan refused, 401 `session_revoked`), reserved purchases released, the display name freed, the locker room and leaderboard entries gone, wallets, links, purchases, items, claims, queue entries and the profile erased. Cash balances, the ledger and top-ups are kept for the books under a pseudonym only the operator can link back (docs/account-deletion.md). A fan with Cash, a reserved purchase, a pending top-up or an unopened pack is answered 409 `confirmation_required` with what they would lose (`error.losses`), and confirms with the same call and `{"confirm": true}`. 202 while the erasure goes on (it finishes within minutes, after pending top-ups settle), 200 once done; the same call again, with the same token, answers the deletion as it stands.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
@@ -1423,6 +1427,44 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A deletion as the fan sees it. */
+        AccountDeletion: {
+            /** @description `erasing` while steps remain (202), `deleted` once done (200). */
+            status: string;
+            requestedAt: components["schemas"]["Timestamp"];
+            completedAt?: null | components["schemas"]["Timestamp"];
+            /** @description What the fan was told they lose. */
+            losses: components["schemas"]["AccountLosses"];
+        };
+        /** @description What a deleted account gives up, told before it is deleted (`409 confirmation_required`). */
+        AccountLosses: {
+            /** @description Cash balances by currency, in minor units (only those above zero). */
+            cash: {
+                [key: string]: number;
+            };
+            /**
+             * Format: int32
+             * @description Purchases reserved and not paid: released, their units back on sale.
+             */
+            reservedPurchases: number;
+            /**
+             * Format: int32
+             * @description Top-ups started and not finished: a payment that still arrives is kept for the books
+             *     under the pseudonym, and refunded on request to support.
+             */
+            pendingTopUps: number;
+            /**
+             * Format: int32
+             * @description Packs paid and not opened (counted over the fan's newest purchases, see
+             *     `unopenedPacksCounted`).
+             */
+            unopenedPacks: number;
+            /**
+             * @description False when the fan has more purchases than the count reads ([`UNOPENED_PAGES`] pages):
+             *     `unopenedPacks` is then a lower bound.
+             */
+            unopenedPacksCounted: boolean;
+        };
         /** @description `GET /api/config`. */
         AppConfig: {
             /**
@@ -1491,6 +1533,17 @@ export interface components {
                 method: "cash";
             };
         };
+        /** @description The 409 body: the error, and what the fan would lose. */
+        ConfirmationRequired: {
+            success: boolean;
+            error: components["schemas"]["ConfirmationRequiredError"];
+        };
+        ConfirmationRequiredError: {
+            /** @description `confirmation_required`. */
+            code: string;
+            message: string;
+            losses: components["schemas"]["AccountLosses"];
+        };
         /** @description The body of `POST /api/webhooks/endpoints`. */
         CreateWebhookEndpoint: {
             /** @description An absolute `https` URL, at most 2,048 bytes, without credentials or fragment. */
@@ -1515,6 +1568,11 @@ export interface components {
         };
         DashboardCash: {
             balances: components["schemas"]["Price"][];
+        };
+        /** @description `{"confirm": true}`: the fan knows what they lose. */
+        DeleteAccountRequest: {
+            /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
+            confirm?: unknown;
         };
         /** @description A live or upcoming pack, and the fan's place in its queue. */
         Drop: {
@@ -1567,7 +1625,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked" | "endpoint_not_found" | "delivery_not_found" | "endpoint_changed" | "endpoint_disabled";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked" | "endpoint_not_found" | "delivery_not_found" | "endpoint_changed" | "endpoint_disabled" | "confirmation_required";
         /** @description An event as delivered: its envelope (docs/events.md and the document's `webhooks`). */
         Event: {
             id: string;
@@ -4114,6 +4172,58 @@ export interface operations {
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1-255 visible ASCII characters. */
+                "Idempotency-Key": string;
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeleteAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletion"];
+                };
+            };
+            /** @description Deleted from now on; the erasure goes on. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Something would be lost: `confirmation_required`, with `error.losses`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfirmationRequired"];
+                };
+            };
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
     };

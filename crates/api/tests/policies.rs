@@ -53,6 +53,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "events",
             "auth",
             "webhook-endpoints",
+            "account-deletion",
         ],
     ),
     (
@@ -62,13 +63,29 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
     ),
     (
         store::schema::CASH_PREFIX,
-        &["complete-purchase", "stripe-webhook", "quest-claims"],
+        &[
+            "complete-purchase",
+            "stripe-webhook",
+            "quest-claims",
+            "account-deletion",
+            "account-erasure",
+        ],
         &["start-purchase", "me-cash", "dashboard"],
     ),
-    ("CREDIT#", &["stripe-webhook"], &[]),
+    // A deleted account's money is re-keyed to its pseudonym (docs/account-deletion.md).
+    (
+        "CREDIT#",
+        &["stripe-webhook", "account-deletion", "account-erasure"],
+        &[],
+    ),
     (
         store::schema::TOPUP_PREFIX,
-        &["cash-top-ups", "stripe-webhook"],
+        &[
+            "cash-top-ups",
+            "stripe-webhook",
+            "account-deletion",
+            "account-erasure",
+        ],
         &[],
     ),
     // Who holds a display name, and what the public sees of a fan: written only by the fan's
@@ -76,12 +93,17 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
     // The public locker rooms read both; the openings add to the stats.
     (
         store::schema::NAME_PREFIX,
-        &["me-profile"],
+        &["me-profile", "account-deletion", "account-erasure"],
         &["locker-rooms"],
     ),
     (
         store::schema::FAN_PREFIX,
-        &["me-profile", "open-pack"],
+        &[
+            "me-profile",
+            "open-pack",
+            "account-deletion",
+            "account-erasure",
+        ],
         &["locker-rooms", "leaderboards", "dashboard"],
     ),
     // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).

@@ -147,6 +147,8 @@ fn functions_are_arm64_al2023_128mb_built_with_cargo_lambda() {
         .collect();
     expected.insert("release-holds".to_owned());
     expected.insert("queue-keeper".to_owned());
+    // Issue 47's erasure of deleted accounts, every minute.
+    expected.insert("account-erasure".to_owned());
     // Issue 46's delivery: on the table's stream and on the deliveries queue.
     expected.insert("events-dispatcher".to_owned());
     expected.insert("webhook-sender".to_owned());

@@ -1,6 +1,7 @@
 //! fan-api's domain: one module per aggregate, rules as plain functions with typed errors,
 //! the typed ids every layer passes, and the schemas of its values. No I/O: no AWS, no HTTP.
 
+pub mod account;
 pub mod app_config;
 pub mod beacon;
 pub mod cash;

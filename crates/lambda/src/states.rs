@@ -9,6 +9,7 @@ use crate::runtime::{require, store_from_env, verifier_from_env, warm};
 use api::config::{self, Env};
 use api::handlers::auth::AuthState;
 use api::handlers::dashboard::{DashboardState, quests_part, queue_part};
+use api::handlers::delete_account::DeletionState;
 use api::handlers::events::EventsState;
 use api::handlers::leaderboards::LeaderboardsState;
 use api::handlers::locker_room::LockerRoomsState;
@@ -54,6 +55,24 @@ impl FromEnv for EventsState<DynamoStore> {
             store,
             verifier,
             operators: OperatorAuth::Iam,
+        }
+    }
+}
+
+impl FromEnv for DeletionState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`,
+    /// `ACCOUNT_PSEUDONYM_KEY`), warmed.
+    async fn from_env() -> Self {
+        let (store, dynamodb) = store_from_env();
+        let verifier = verifier_from_env(&store);
+        let pseudonyms = require(config::pseudonym_key(&Env));
+        let max_body_bytes = require(config::max_body_bytes(&Env));
+        warm(&dynamodb, Some(&verifier)).await;
+        Self {
+            store,
+            verifier,
+            max_body_bytes,
+            pseudonyms,
         }
     }
 }

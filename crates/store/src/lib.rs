@@ -12,6 +12,7 @@
 //!   lock around each operation), for the local API. One contract suite
 //!   (`crates/api/tests/store_contract.rs`) runs against both so they cannot drift.
 
+pub mod account;
 pub mod app_config;
 pub mod cash;
 pub mod catalog;
@@ -147,6 +148,7 @@ pub trait Store:
     + sessions::SessionStore
     + webhooks::WebhookStore
     + webhooks::ManageEndpoints
+    + account::AccountDeletion
 {
 }
 impl<
@@ -169,7 +171,8 @@ impl<
         + events::EventStore
         + sessions::SessionStore
         + webhooks::WebhookStore
-        + webhooks::ManageEndpoints,
+        + webhooks::ManageEndpoints
+        + account::AccountDeletion,
 > Store for S
 {
 }

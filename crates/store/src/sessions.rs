@@ -22,7 +22,7 @@ pub fn sessions_pk(user_id: &UserId) -> String {
 }
 
 /// The write's condition, both stores': the item is still at the revision read (0: none yet).
-fn as_read(revision: u64) -> Condition {
+pub(crate) fn as_read(revision: u64) -> Condition {
     Condition::version_as_read(SESSIONS_REVISION, revision)
 }
 
@@ -53,7 +53,7 @@ pub trait ReviseRevocations: Send + Sync {
 pub trait SessionStore: GetRevocations + ReviseRevocations {}
 impl<S: GetRevocations + ReviseRevocations> SessionStore for S {}
 
-mod dynamo {
+pub(crate) mod dynamo {
     use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
     use serde::{Deserialize, Serialize};
 
@@ -89,8 +89,28 @@ mod dynamo {
         }
     }
 
+    /// The item of `revocations` at `revision`.
+    pub(crate) fn sessions_item(
+        user_id: &UserId,
+        revocations: &Revocations,
+        revision: u64,
+    ) -> Result<Item, StoreError> {
+        let text = serde_json::to_string(revocations)
+            .map_err(|e| StoreError::internal_from("sessions", e))?;
+        let mut item: Item = serde_dynamo::to_item(SessionsRecord {
+            schema_version: SESSIONS_VERSION,
+            revision,
+            revocations: text,
+        })
+        .map_err(|e| StoreError::internal_from("sessions item", e))?;
+        item.insert(PK.into(), s(sessions_pk(user_id)));
+        item.insert(SK.into(), s(SESSIONS_SK));
+        item.insert(ENTITY.into(), s("sessions"));
+        Ok(item)
+    }
+
     impl DynamoStore {
-        async fn read_revocations(
+        pub(crate) async fn read_revocations(
             &self,
             user_id: &UserId,
             consistent: bool,
@@ -119,17 +139,7 @@ mod dynamo {
             for _ in 0..ATTEMPTS {
                 let (current, revision) = self.read_revocations(user_id, true).await?;
                 let revised = change(current);
-                let text = serde_json::to_string(&revised)
-                    .map_err(|e| StoreError::internal_from("sessions", e))?;
-                let mut item: Item = serde_dynamo::to_item(SessionsRecord {
-                    schema_version: SESSIONS_VERSION,
-                    revision: revision + 1,
-                    revocations: text,
-                })
-                .map_err(|e| StoreError::internal_from("sessions item", e))?;
-                item.insert(PK.into(), s(sessions_pk(user_id)));
-                item.insert(SK.into(), s(SESSIONS_SK));
-                item.insert(ENTITY.into(), s("sessions"));
+                let item = sessions_item(user_id, &revised, revision + 1)?;
                 let put = self
                     .client
                     .put_item()
@@ -148,7 +158,7 @@ mod dynamo {
     }
 }
 
-mod memory {
+pub(crate) mod memory {
     use super::{GetRevocations, ReviseRevocations, SESSIONS_REVISION, as_read};
     use crate::StoreError;
     use crate::condition::{Attributes, Value};
@@ -159,7 +169,16 @@ mod memory {
 
     /// Each fan's revocations and their revision.
     #[derive(Default)]
-    struct SessionsTable(HashMap<UserId, (Revocations, u64)>);
+    pub(crate) struct SessionsTable(HashMap<UserId, (Revocations, u64)>);
+
+    impl SessionsTable {
+        /// Every token of `user_id` refused from now on (its account deleted).
+        pub(crate) fn refuse_all(&mut self, user_id: &UserId) {
+            let (mut revocations, revision) = self.0.get(user_id).cloned().unwrap_or_default();
+            revocations.deleted = true;
+            self.0.insert(user_id.clone(), (revocations, revision + 1));
+        }
+    }
 
     struct Revision(u64);
 

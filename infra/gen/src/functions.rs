@@ -7,8 +7,9 @@ use crate::routes::RouteSpec;
 /// The functions no route names (started by a schedule, the table's stream or a queue): their
 /// event sources are written by hand in the template (with their policies), and each is a
 /// binary of `functions/src/bin`.
-pub const SCHEDULED: [&str; 4] = [
+pub const SCHEDULED: [&str; 5] = [
     "release-holds",
+    "account-erasure",
     "queue-keeper",
     "events-dispatcher",
     "webhook-sender",

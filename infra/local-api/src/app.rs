@@ -37,6 +37,8 @@ pub struct AppSettings {
     pub operator_key: String,
     /// The identity provider's webhook secret ([`crate::operator::provider_secret`]).
     pub provider_secret: domain::webhooks::SigningSecret,
+    /// The key of deleted fans' pseudonyms ([`crate::operator::pseudonym_key`]).
+    pub pseudonyms: domain::account::PseudonymKey,
     /// The identity provider's keys, served at `/.well-known/jwks.json`.
     pub jwks: Value,
     pub openapi: Value,
@@ -71,6 +73,7 @@ impl App {
             operator_key: Secret::new(&settings.operator_key),
             sessions: Arc::new(store.clone()),
             provider_secrets: vec![settings.provider_secret],
+            pseudonyms: settings.pseudonyms,
         };
         let routes = local_routes(store, &process);
         let limiter = settings

@@ -369,6 +369,7 @@ where
         webhook_secret: parts.webhook_secret,
         operator_key: parts.operator_key,
         provider_secret: local_api::operator::provider_secret()?,
+        pseudonyms: local_api::operator::pseudonym_key()?,
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

@@ -19,6 +19,18 @@ pub fn provider_secret() -> Result<domain::webhooks::SigningSecret, String> {
     }
 }
 
+/// The key of deleted fans' pseudonyms: `LOCAL_API_PSEUDONYM_KEY` (at least 32 bytes), or a
+/// new random one (the in-memory store keeps nothing across restarts either).
+pub fn pseudonym_key() -> Result<domain::account::PseudonymKey, String> {
+    match std::env::var(PSEUDONYM_KEY_VAR) {
+        Ok(text) => domain::account::PseudonymKey::new(&text)
+            .map_err(|e| format!("{PSEUDONYM_KEY_VAR}: {e}")),
+        Err(_) => Ok(domain::account::PseudonymKey::random()),
+    }
+}
+
+const PSEUDONYM_KEY_VAR: &str = "LOCAL_API_PSEUDONYM_KEY";
+
 /// The key: `LOCAL_API_OPERATOR_KEY`, or a new random one.
 pub fn operator_key() -> Result<String, String> {
     match std::env::var(OPERATOR_KEY_VAR) {

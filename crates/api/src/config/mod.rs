@@ -400,6 +400,21 @@ pub fn stripe_webhook_secret(source: &dyn Source) -> Result<Secret, ConfigError>
     .map(Secret::new)
 }
 
+/// `ACCOUNT_PSEUDONYM_KEY`: the operator's secret (at least 32 bytes) that makes a deleted
+/// fan's pseudonym, under which the books keep their money (docs/account-deletion.md).
+pub fn pseudonym_key(source: &dyn Source) -> Result<domain::account::PseudonymKey, ConfigError> {
+    let name = "ACCOUNT_PSEUDONYM_KEY";
+    let text = required(
+        source,
+        name,
+        "the key of deleted fans' pseudonyms (at least 32 bytes)",
+    )?;
+    domain::account::PseudonymKey::new(&text).map_err(|error| ConfigError::Invalid {
+        name,
+        problem: error.to_string(),
+    })
+}
+
 /// `AUTH_PROVIDER_WEBHOOK_SECRETS`: the identity provider's webhook secrets (`whsec_...`,
 /// comma-separated: two while the provider rotates it), which its events are verified with.
 pub fn provider_webhook_secrets(

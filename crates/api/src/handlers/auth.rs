@@ -7,19 +7,18 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRequestParts, State};
-use axum::http::request::Parts;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::auth::{Identity, TokenVerifier};
+use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::extract::{FromJsonBody, Json, RawBody, Verifies, handler_state};
+use crate::http::extract::{AnySession, FromJsonBody, Json, RawBody, handler_state};
 use crate::http::operator::{Operates, Operator, OperatorAuth};
-use crate::http::request::{bearer_token, invalid_json, json_object};
+use crate::http::request::{invalid_json, json_object};
 use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
@@ -57,20 +56,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for AuthState<S> {
             operators: OperatorAuth::LocalKey(process.operator_key.clone()),
             provider_secrets: process.provider_secrets.clone(),
         }
-    }
-}
-
-/// The caller's verified token, its session ended or not: what the session and logout routes
-/// read (a logout of an ended session is done already, not refused).
-pub struct AnySession(pub Identity, pub Option<Ended>);
-
-impl<St: Verifies> FromRequestParts<Arc<St>> for AnySession {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &Arc<St>) -> Result<Self, ApiError> {
-        let token = bearer_token(&parts.headers)?;
-        let (identity, ended) = state.verifier().inspect(token).await?;
-        Ok(Self(identity, ended))
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod catalog;
 pub mod complete_purchase;
+pub mod delete_account;
 pub mod get_pack;
 pub mod get_purchase;
 pub mod list_packs;

@@ -91,6 +91,7 @@ pub enum ErrorCode {
     DeliveryNotFound,
     EndpointChanged,
     EndpointDisabled,
+    ConfirmationRequired,
 }
 
 impl ErrorCode {
@@ -172,7 +173,9 @@ impl ErrorCode {
             Self::EventNotFound | Self::EndpointNotFound | Self::DeliveryNotFound => {
                 StatusCode::NOT_FOUND
             }
-            Self::EndpointChanged | Self::EndpointDisabled => StatusCode::CONFLICT,
+            Self::EndpointChanged | Self::EndpointDisabled | Self::ConfirmationRequired => {
+                StatusCode::CONFLICT
+            }
         }
     }
 }

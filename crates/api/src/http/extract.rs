@@ -290,6 +290,21 @@ fn refusal(error: axum::Error) -> ApiError {
     ApiError::refused(ErrorCode::InvalidBody, "The request body is malformed.")
 }
 
+/// The caller's verified token, its session ended or not: what the session, logout and account
+/// deletion routes read (a logout of an ended session is done already, not refused; a deleted
+/// account's repeat is answered its deletion).
+pub struct AnySession(pub Identity, pub Option<domain::sessions::Ended>);
+
+impl<St: Verifies> FromRequestParts<Arc<St>> for AnySession {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Arc<St>) -> Result<Self, ApiError> {
+        let token = bearer_token(&parts.headers)?;
+        let (identity, ended) = state.verifier().inspect(token).await?;
+        Ok(Self(identity, ended))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::pin::Pin;

@@ -1,5 +1,6 @@
 //! [`DynamoStore`]: the storage traits on the app's DynamoDB table, one module per aggregate.
 
+mod account;
 mod cache;
 mod cash;
 mod catalog;

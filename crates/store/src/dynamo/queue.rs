@@ -57,6 +57,18 @@ pub(crate) fn whole_entry_item(entry: &QueueEntry) -> Item {
         )),
     );
     item.insert(GSI2_SK.into(), s(entry.entry_id.as_str()));
+    // The fan's own list of their entries (their export, their account's erasure).
+    item.insert(
+        crate::schema::GSI3_PK.into(),
+        s(crate::schema::entries_by_fan_pk(&entry.user_id)),
+    );
+    item.insert(
+        crate::schema::GSI3_SK.into(),
+        s(domain::timestamp::time_key(
+            entry.joined_at,
+            entry.pack_id.as_str(),
+        )),
+    );
     item
 }
 

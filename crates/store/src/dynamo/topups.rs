@@ -58,6 +58,18 @@ fn top_up_item(top_up: &TopUp) -> Result<Item, StoreError> {
         .map_err(|e| StoreError::internal_from("top-up item", e))?;
     item.extend(top_up_key(&top_up.id));
     item.insert(ENTITY.into(), s("topup"));
+    // The fan's own list of their top-ups (their export, their account's erasure).
+    item.insert(
+        crate::schema::GSI3_PK.into(),
+        s(crate::schema::topups_by_fan_pk(&top_up.user_id)),
+    );
+    item.insert(
+        crate::schema::GSI3_SK.into(),
+        s(domain::timestamp::time_key(
+            top_up.created_at,
+            top_up.id.as_str(),
+        )),
+    );
     Ok(item)
 }
 
@@ -222,6 +234,14 @@ impl SetCheckout for DynamoStore {
 
 impl DynamoStore {
     /// The item at `key`, read strongly consistent.
+    /// The fan's pending top-up slots, read strongly.
+    pub(crate) async fn fan_pending_top_ups(
+        &self,
+        user_id: &UserId,
+    ) -> Result<domain::topups::pending::PendingTopUps, StoreError> {
+        pending_from_item(self.consistent_get(pending_key(user_id)).await?.as_ref())
+    }
+
     async fn consistent_get(&self, key: Item) -> Result<Option<Item>, StoreError> {
         let output = self
             .client

@@ -3,6 +3,7 @@
 //! runs under one lock, as a DynamoDB conditional write or transaction is applied at once. The
 //! shared contract tests run on both.
 
+mod account;
 mod cash;
 mod catalog;
 mod events;

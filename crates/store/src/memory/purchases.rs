@@ -32,7 +32,7 @@ impl Tables {
     /// Releases the hold of the purchase at `at` if it is reserved and expired at `now`: the
     /// purchase's state alone decides (as on DynamoDB); its unit goes back to its share and its
     /// buyer's count down.
-    fn release(&mut self, at: &(UserId, PurchaseId), now: Timestamp) -> bool {
+    pub(super) fn release(&mut self, at: &(UserId, PurchaseId), now: Timestamp) -> bool {
         let Some(purchase) = self.purchases.get_mut(at) else {
             return false;
         };

@@ -363,6 +363,16 @@ pub fn pending_topups_pk(user_id: &domain::ids::UserId) -> String {
     format!("{TOPUP_PREFIX}USER#{user_id}")
 }
 pub const PENDING_TOPUPS_SK: &str = "PENDING";
+
+/// A fan's top-ups: their partition of `GSI3`, written by each top-up's own put.
+pub fn topups_by_fan_pk(user_id: &UserId) -> String {
+    format!("TOPUPS#{user_id}")
+}
+
+/// A fan's queue entries: their partition of `GSI3`, written by each join's own put.
+pub fn entries_by_fan_pk(user_id: &UserId) -> String {
+    format!("ENTRIES#{user_id}")
+}
 pub const PENDING_SLOT_PREFIX: char = 't';
 pub fn pending_slot(slot: u32) -> String {
     format!("{PENDING_SLOT_PREFIX}{slot}")

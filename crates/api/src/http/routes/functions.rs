@@ -9,6 +9,7 @@ use super::{Build, EachFunction, RouteClass, Routes, api};
 use crate::handlers::auth::{self, AuthState};
 use crate::handlers::catalog::{self, CatalogState};
 use crate::handlers::dashboard::{self, DashboardState};
+use crate::handlers::delete_account::{self, DeletionState};
 use crate::handlers::events::{self, EventsState};
 use crate::handlers::get_pack::{self, GetPackState};
 use crate::handlers::leaderboards::{self, LeaderboardsState};
@@ -73,6 +74,7 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(misc_routes());
     f.function(events_routes());
     f.function(auth_routes());
+    f.function(account_deletion_routes());
     f.function(webhook_endpoints_routes());
 }
 
@@ -116,6 +118,22 @@ where
         .route(RouteClass::Read, api!(operations::list_deliveries::<S>))
         .route(RouteClass::Write, api!(operations::retry_delivery::<S>))
         .route(RouteClass::Write, api!(operations::replay_events::<S>))
+}
+
+/// `account-deletion`: the caller's account deleted (`DELETE /api/me`); the erasure reaches
+/// every item of the fan's (`DELETION#`, `SESSIONS#`, `USER#`, `FAN#`, `CASH#`, `NAME#`, ...).
+pub fn account_deletion_routes<S, B>() -> Routes<Arc<DeletionState<S>>, B>
+where
+    S: store::account::AccountDeletion
+        + store::cash::GetBalances
+        + store::purchases::ListMyPurchases
+        + Send
+        + Sync
+        + 'static,
+    B: Build,
+{
+    Routes::new("account-deletion")
+        .route(RouteClass::Write, api!(delete_account::delete_account::<S>))
 }
 
 /// `auth`: the caller's session, logout, an operator's revocation (IAM) and the identity

@@ -52,6 +52,8 @@ pub struct LocalProcess {
     pub provider_secrets: Vec<domain::webhooks::SigningSecret>,
     /// What was ended of the fans' sessions: the process's store (every verifier reads it).
     pub sessions: Arc<dyn crate::auth::verifier::RevocationSource>,
+    /// The key of deleted fans' pseudonyms (`LOCAL_API_PSEUDONYM_KEY`, else one of its own).
+    pub pseudonyms: domain::account::PseudonymKey,
 }
 
 impl LocalProcess {

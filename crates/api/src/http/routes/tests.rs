@@ -183,6 +183,7 @@ fn the_listing_reads_each_handlers_attribute() {
             "auth POST /api/auth/logout write",
             "auth POST /api/auth/revocations write",
             "auth POST /api/auth/provider-events exempt",
+            "account-deletion DELETE /api/me write",
             "webhook-endpoints POST /api/webhooks/endpoints write",
             "webhook-endpoints GET /api/webhooks/endpoints read",
             "webhook-endpoints GET /api/webhooks/endpoints/{endpointId} read",

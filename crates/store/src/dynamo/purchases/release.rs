@@ -40,7 +40,7 @@ impl DynamoStore {
     /// freed. The purchase's state alone decides (as in memory): the counts follow it with
     /// `ADD`, so a release never waits on them. `false` when another writer took the purchase
     /// first.
-    pub(super) async fn release(
+    pub(crate) async fn release(
         &self,
         purchase: &Purchase,
         now: Timestamp,
