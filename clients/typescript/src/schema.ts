@@ -1571,7 +1571,10 @@ export interface components {
         };
         /** @description `{"confirm": true}`: the fan knows what they lose. */
         DeleteAccountRequest: {
-            /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
+            /**
+             * @description Truthy (JavaScript's rule): delete even though something is lost. Any other value, or
+             *     none, confirms nothing (a fan who loses nothing needs no confirmation).
+             */
             confirm?: unknown;
         };
         /** @description A live or upcoming pack, and the fan's place in its queue. */

@@ -23,7 +23,6 @@ use crate::http::request::json_object;
 use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
-use crate::openapi::schemas::truthy;
 use domain::account::{Deletion, Losses, PseudonymKey, Step, UNOPENED_PAGES};
 use domain::ids::UserId;
 use domain::purchases::PurchaseStatus;
@@ -65,8 +64,9 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for DeletionState<S> {
 #[serde(deny_unknown_fields)]
 #[schema(as = DeleteAccountRequest)]
 pub struct DeleteBody {
-    /// Truthy (JavaScript's rule): delete even though something is lost.
-    #[schema(schema_with = truthy)]
+    /// Truthy (JavaScript's rule): delete even though something is lost. Any other value, or
+    /// none, confirms nothing (a fan who loses nothing needs no confirmation).
+    #[schema(value_type = Option<serde_json::Value>)]
     confirm: Option<Box<RawValue>>,
 }
 
