@@ -1084,6 +1084,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "account.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan deleted their account: every token of theirs is refused from now on, and the API erases what it holds of them (docs/account-deletion.md). Erase what you hold of the fan (`subject.id`). Their last event.
+         * @description A fan deleted their account: every token of theirs is refused from now on, and the API erases what it holds of them (docs/account-deletion.md). Erase what you hold of the fan (`subject.id`). Their last event. Subject: the fan.
+         */
+        post: operations["onAccountDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "cash.credited": {
         parameters: {
             query?: never;
@@ -1427,6 +1447,11 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description `account.deleted`: what the fan was told they give up (the money stays with the books). */
+        AccountDeletedData: {
+            /** @description Whether the fan confirmed losing Cash, holds, top-ups or unopened packs. */
+            confirmedLosses: boolean;
+        };
         /** @description A deletion as the fan sees it. */
         AccountDeletion: {
             /** @description `erasing` while steps remain (202), `deleted` once done (200). */
@@ -1645,7 +1670,7 @@ export interface components {
             data: unknown;
         };
         /** @enum {string} */
-        EventType: "purchase.reserved" | "purchase.completed" | "purchase.expired" | "pack.opened" | "pack.sold_out" | "cash.credited" | "cash.debited" | "topup.completed" | "topup.failed" | "queue.joined" | "queue.drawn" | "queue.admitted" | "quest.reward_claimed" | "profile.updated" | "locker_room.updated" | "wallet.linked" | "wallet.removed";
+        EventType: "purchase.reserved" | "purchase.completed" | "purchase.expired" | "pack.opened" | "pack.sold_out" | "cash.credited" | "cash.debited" | "topup.completed" | "topup.failed" | "queue.joined" | "queue.drawn" | "queue.admitted" | "quest.reward_claimed" | "profile.updated" | "locker_room.updated" | "wallet.linked" | "wallet.removed" | "account.deleted";
         /** @description A page of every subject's events. */
         EventsPage: {
             events: components["schemas"]["Event"][];
@@ -6348,6 +6373,64 @@ export interface operations {
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    onAccountDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["AccountDeletedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "account.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onCashCredited: {

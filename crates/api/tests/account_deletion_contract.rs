@@ -168,6 +168,12 @@ async fn a_deleted_fan_leaves_no_trace_and_the_books_keep_their_money(store: Arc
     let again = Deletion::new(gone, "k-2".into(), Losses::default(), Timestamp::now());
     let answered = store.begin_deletion(&again).await.unwrap();
     assert_eq!((answered.key.as_str(), answered.is_done()), ("k-1", true));
+    let events = testkit::event_log::of_fan(&*store, &user("gone")).await;
+    let deleted = testkit::event_log::types(&events)
+        .iter()
+        .filter(|t| **t == "account.deleted")
+        .count();
+    assert_eq!(deleted, 1, "a repeat writes no second event");
 }
 
 async fn a_pending_top_up_holds_the_erasure_until_it_settles(store: Arc<impl Store>) {

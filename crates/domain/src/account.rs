@@ -125,6 +125,16 @@ impl Deletion {
         }
     }
 
+    /// Its event, written with its beginning: subscribers erase what they hold of the fan.
+    pub fn event(&self) -> crate::events::NewEvent {
+        crate::events::NewEvent::fan(
+            &self.user_id,
+            crate::events::AccountDeleted {
+                confirmed_losses: !self.losses.is_empty(),
+            },
+        )
+    }
+
     pub fn is_done(&self) -> bool {
         self.step == Step::Done
     }

@@ -93,6 +93,10 @@ event_types! {
         "A fan linked a wallet, or linked it again."),
     (WalletRemoved, "wallet.removed", WalletRemoved, Fan,
         "A fan removed a wallet."),
+    (AccountDeleted, "account.deleted", AccountDeleted, Fan,
+        "A fan deleted their account: every token of theirs is refused from now on, and the API \
+erases what it holds of them (docs/account-deletion.md). Erase what you hold of the fan \
+(`subject.id`). Their last event."),
 }
 
 impl EventType {
@@ -272,4 +276,12 @@ pub struct WalletLinked {
 pub struct WalletRemoved {
     #[schema(value_type = String)]
     pub wallet_id: WalletId,
+}
+
+/// `account.deleted`: what the fan was told they give up (the money stays with the books).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AccountDeleted {
+    /// Whether the fan confirmed losing Cash, holds, top-ups or unopened packs.
+    pub confirmed_losses: bool,
 }

@@ -380,7 +380,8 @@ impl AccountDeletion for DynamoStore {
                         sessions_item(&deletion.user_id, &revocations, revision + 1)?,
                         &as_read(revision),
                     )?,
-                );
+                )
+                .emit(vec![deletion.event()], deletion.requested_at);
             let Some(reasons) = self.run(transaction).await? else {
                 return Ok(deletion.clone());
             };

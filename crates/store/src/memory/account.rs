@@ -139,6 +139,7 @@ impl AccountDeletion for MemoryStore {
         tables
             .table_mut::<SessionsTable>()
             .refuse_all(&deletion.user_id);
+        tables.emit(vec![deletion.event()], deletion.requested_at);
         Ok(deletion.clone())
     }
 
