@@ -59,15 +59,25 @@ impl FromEnv for EventsState<DynamoStore> {
     }
 }
 
+/// What a signed-in function that reads a body needs, with its own secret `T` read by `secret`
+/// (required): the store, the verifier and the body limit, warmed.
+async fn signed_in_with<T>(
+    secret: impl FnOnce(&Env) -> Result<T, config::ConfigError>,
+) -> (DynamoStore, api::auth::TokenVerifier, usize, T) {
+    let (store, dynamodb) = store_from_env();
+    let verifier = verifier_from_env(&store);
+    let secret = require(secret(&Env));
+    let max_body_bytes = require(config::max_body_bytes(&Env));
+    warm(&dynamodb, Some(&verifier)).await;
+    (store, verifier, max_body_bytes, secret)
+}
+
 impl FromEnv for DeletionState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`,
     /// `ACCOUNT_PSEUDONYM_KEY`), warmed.
     async fn from_env() -> Self {
-        let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env(&store);
-        let pseudonyms = require(config::pseudonym_key(&Env));
-        let max_body_bytes = require(config::max_body_bytes(&Env));
-        warm(&dynamodb, Some(&verifier)).await;
+        let (store, verifier, max_body_bytes, pseudonyms) =
+            signed_in_with(|env| config::pseudonym_key(env)).await;
         Self {
             store,
             verifier,
@@ -81,11 +91,8 @@ impl FromEnv for AuthState<DynamoStore> {
     /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`,
     /// `AUTH_PROVIDER_WEBHOOK_SECRETS`), warmed; its operators are known by IAM.
     async fn from_env() -> Self {
-        let (store, dynamodb) = store_from_env();
-        let verifier = verifier_from_env(&store);
-        let provider_secrets = require(config::provider_webhook_secrets(&Env));
-        let max_body_bytes = require(config::max_body_bytes(&Env));
-        warm(&dynamodb, Some(&verifier)).await;
+        let (store, verifier, max_body_bytes, provider_secrets) =
+            signed_in_with(|env| config::provider_webhook_secrets(env)).await;
         Self {
             store,
             verifier,

@@ -75,3 +75,14 @@ pub fn top_ups_settled(pending: &domain::topups::pending::PendingTopUps, now: Ti
         .flatten()
         .all(|slot| slot.expires_at.unix_seconds() + TOP_UP_GRACE_SECONDS <= now.unix_seconds())
 }
+
+/// How many of the fan's pending top-ups still have an open Checkout Session at `now`.
+pub fn live_top_ups(pending: &domain::topups::pending::PendingTopUps, now: Timestamp) -> u32 {
+    let live = pending
+        .slots
+        .iter()
+        .flatten()
+        .filter(|slot| slot.expires_at > now)
+        .count();
+    u32::try_from(live).unwrap_or(u32::MAX)
+}

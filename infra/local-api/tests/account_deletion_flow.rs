@@ -22,14 +22,12 @@ async fn the_demo_fan_confirms_and_leaves_no_trace() {
         .await
         .unwrap();
     assert_eq!(named.status(), 200);
-    let (status, _) = api
-        .call(
-            client.get(url("/api/locker-rooms/LeavingFan")),
-            "get",
-            "/api/locker-rooms/{displayName}",
-        )
-        .await;
-    assert_eq!(status, 200);
+    let public_face = || async {
+        let request = client.get(url("/api/locker-rooms/LeavingFan"));
+        let path = "/api/locker-rooms/{displayName}";
+        api.call(request, "get", path).await.0
+    };
+    assert_eq!(public_face().await, 200);
 
     let delete = |body: Option<serde_json::Value>| {
         let request = client
@@ -58,14 +56,7 @@ async fn the_demo_fan_confirms_and_leaves_no_trace() {
         (200, &json!("deleted")),
         "{done}"
     );
-    let (status, _) = api
-        .call(
-            client.get(url("/api/locker-rooms/LeavingFan")),
-            "get",
-            "/api/locker-rooms/{displayName}",
-        )
-        .await;
-    assert_eq!(status, 404, "the public face is gone");
+    assert_eq!(public_face().await, 404, "the public face is gone");
     for path in [
         "/api/me",
         "/api/me/cash",

@@ -10,7 +10,7 @@ use super::transaction::{Transaction, delete, put, put_new, update};
 use super::{Attempts, DynamoStore, Item, classify, key, s};
 use crate::StoreError;
 use crate::account::{
-    AccountDeletion, DELETION_SK, PENDING_DELETIONS, deletion_pk, top_ups_settled,
+    AccountDeletion, DELETION_SK, PENDING_DELETIONS, deletion_pk, live_top_ups, top_ups_settled,
 };
 use crate::condition::Condition;
 use crate::schema::{
@@ -355,14 +355,7 @@ impl AccountDeletion for DynamoStore {
     }
 
     async fn pending_top_ups(&self, user_id: &UserId, now: Timestamp) -> Result<u32, StoreError> {
-        let pending = self.fan_pending_top_ups(user_id).await?;
-        let live = pending
-            .slots
-            .iter()
-            .flatten()
-            .filter(|slot| slot.expires_at > now)
-            .count();
-        Ok(u32::try_from(live).unwrap_or(u32::MAX))
+        Ok(live_top_ups(&self.fan_pending_top_ups(user_id).await?, now))
     }
 
     async fn begin_deletion(&self, deletion: &Deletion) -> Result<Deletion, StoreError> {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{MemoryStore, Tables};
 use crate::StoreError;
-use crate::account::{AccountDeletion, top_ups_settled};
+use crate::account::{AccountDeletion, live_top_ups, top_ups_settled};
 use crate::sessions::memory::SessionsTable;
 use domain::account::{Deletion, Step};
 use domain::ids::UserId;
@@ -112,16 +112,11 @@ impl AccountDeletion for MemoryStore {
     }
 
     async fn pending_top_ups(&self, user_id: &UserId, now: Timestamp) -> Result<u32, StoreError> {
-        let tables = self.read();
-        let live = tables.pending_top_ups.get(user_id).map_or(0, |pending| {
-            pending
-                .slots
-                .iter()
-                .flatten()
-                .filter(|slot| slot.expires_at > now)
-                .count()
-        });
-        Ok(u32::try_from(live).unwrap_or(u32::MAX))
+        Ok(self
+            .read()
+            .pending_top_ups
+            .get(user_id)
+            .map_or(0, |pending| live_top_ups(pending, now)))
     }
 
     async fn begin_deletion(&self, deletion: &Deletion) -> Result<Deletion, StoreError> {
