@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use domain::account::{Deletion, Losses, PseudonymKey, Step};
 use domain::ids::UserId;
+use domain::leaderboards::Board;
 use domain::locker_room::LockerRoomBody;
 use domain::queue::entry::QueueEntry;
 use domain::timestamp::Timestamp;
@@ -56,6 +57,7 @@ async fn scripted_fan(store: &impl Store, fan: &str) {
         .start_purchase(&start_request(fan, "p", "held", Timestamp::now(), 600))
         .await
         .unwrap();
+    testkit::openings::open_one(store, fan, "p", "opened", Timestamp::now()).await;
     let entry = QueueEntry::new(testkit::ids::pack("line"), id, Timestamp::now(), &signer());
     store.join_queue(&entry).await.unwrap();
 }
@@ -86,8 +88,23 @@ async fn a_deleted_fan_leaves_no_trace_and_the_books_keep_their_money(store: Arc
     let left_before = remaining(&*store, "p").await;
     let (gone, stays) = (user("gone"), user("stays"));
     let balance = store.get_balance(&gone, "USD").await.unwrap();
-    assert!(balance > 0 && balance < 5_000, "paid one pack: {balance}");
+    assert!(balance > 0 && balance < 5_499, "paid two packs: {balance}");
 
+    let on_board = |fan: UserId| {
+        let store = store.clone();
+        async move {
+            let top = store.read_board(&Board::Global, 100).await.unwrap();
+            let standing = store.get_standing(&Board::Global, &fan).await.unwrap();
+            let name = format!("Name{fan}");
+            let listed = top.iter().any(|entry| entry.display_name.as_str() == name);
+            (listed, standing.is_some())
+        }
+    };
+    assert_eq!(
+        on_board(gone.clone()).await,
+        (true, true),
+        "an opening scored"
+    );
     let deletion = begin(&*store, "gone").await;
     assert!(
         store.revocations(&gone).await.unwrap().deleted,
@@ -128,6 +145,12 @@ async fn a_deleted_fan_leaves_no_trace_and_the_books_keep_their_money(store: Arc
             .is_none(),
         "the queue entry is erased"
     );
+    assert_eq!(
+        on_board(gone.clone()).await,
+        (false, false),
+        "off every board"
+    );
+    assert_eq!(on_board(stays.clone()).await, (true, true));
     // The name is free for another fan; the profile, read again, is a new one.
     testkit::profiles::name(&*store, "newcomer", "Namegone", None).await;
     let fresh = store
