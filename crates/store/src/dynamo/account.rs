@@ -190,23 +190,27 @@ impl DynamoStore {
                 deletion.after.as_deref(),
             )
             .await?;
-        let reserved = s(super::purchases::status_text(PurchaseStatus::Reserved)
-            .as_s()
-            .map_err(|_| StoreError::internal("purchase status: not a text"))?
-            .clone());
-        for item in found {
-            if item.get(PURCHASE_STATUS) != Some(&reserved) {
-                continue;
-            }
-            let purchase = purchase_from_item(item)?;
-            // Released now, ahead of its end: the release's condition reads the hold's end.
-            self.release(&purchase, now.max(purchase.expires_at))
-                .await?;
-        }
+        self.release_reserved(&found, now).await?;
         Ok(Piece {
             done: next.is_none(),
             after: next,
         })
+    }
+
+    /// Releases the reserved purchases among `found` (ahead of their end: the release's condition
+    /// reads the hold's end); the other items are left.
+    async fn release_reserved(&self, found: &[Item], now: Timestamp) -> Result<(), StoreError> {
+        let reserved = super::purchases::status_text(PurchaseStatus::Reserved);
+        for item in found {
+            if item.get(PURCHASE_STATUS) == Some(&reserved)
+                && text(item, SK).is_some_and(|sk| sk.starts_with(PURCHASE_PREFIX))
+            {
+                let purchase = purchase_from_item(item.clone())?;
+                self.release(&purchase, now.max(purchase.expires_at))
+                    .await?;
+            }
+        }
+        Ok(())
     }
 
     /// The public face erased: the display name freed (only if still the fan's), the locker
@@ -429,6 +433,9 @@ impl AccountDeletion for DynamoStore {
             }
             Step::OwnItems => {
                 let (found, _) = self.page(None, user_pk(user_id), None, None).await?;
+                // A hold a start in flight at the deletion made after the first step: released
+                // before its item goes, or its unit would stay off sale.
+                self.release_reserved(&found, now).await?;
                 self.delete_all(&found).await?;
                 Piece::emptied(found.len())
             }
