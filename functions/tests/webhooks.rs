@@ -7,10 +7,8 @@
 //! hops through the queue; an endpoint failing for 3 days is disabled. The operators'
 //! `webhook-endpoints` queues a test delivery on the same queue.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde_json::{Value, json};
 
 use domain::events::EventType;
@@ -23,6 +21,7 @@ use domain::webhooks::endpoint::{
 use domain::webhooks::retry::Streak;
 use store::DynamoStore;
 use store::webhooks::{DeliveryStatus, WebhookDeliveries, WebhookEndpoints};
+use testkit::lambda_events::{stream_record, wallet_event_item};
 use testkit::runtime_api::{Outcome, RuntimeApi};
 use testkit::webhook_receiver::{Answer, WebhookReceiver};
 
@@ -149,68 +148,13 @@ fn endpoint(url: &str, subscription: Subscription) -> Endpoint {
     }
 }
 
-/// DynamoDB JSON of one attribute value, as a stream record carries it.
-fn dynamodb_json(value: &AttributeValue) -> Value {
-    match value {
-        AttributeValue::S(text) => json!({ "S": text }),
-        AttributeValue::N(number) => json!({ "N": number }),
-        AttributeValue::Bool(flag) => json!({ "BOOL": flag }),
-        AttributeValue::Null(_) => json!({ "NULL": true }),
-        AttributeValue::M(map) => json!({ "M": image(map) }),
-        AttributeValue::L(list) => {
-            json!({ "L": list.iter().map(dynamodb_json).collect::<Vec<_>>() })
-        }
-        other => panic!("an event item holds no {other:?}"),
-    }
-}
-
-fn image(item: &HashMap<String, AttributeValue>) -> Value {
-    Value::Object(
-        item.iter()
-            .map(|(name, value)| (name.clone(), dynamodb_json(value)))
-            .collect(),
-    )
-}
-
-/// The stream record Lambda gives the dispatcher for `item`'s write (`name`: INSERT, MODIFY).
-fn stream_record(name: &str, sequence: &str, item: &HashMap<String, AttributeValue>) -> Value {
-    json!({
-        "eventID": format!("id-{sequence}"),
-        "eventName": name,
-        "eventVersion": "1.1",
-        "eventSource": "aws:dynamodb",
-        "awsRegion": "us-east-1",
-        "dynamodb": {
-            "ApproximateCreationDateTime": 1795939200.0,
-            "Keys": {"PK": dynamodb_json(&item["PK"]), "SK": dynamodb_json(&item["SK"])},
-            "NewImage": image(item),
-            "SequenceNumber": sequence,
-            "SizeBytes": 512,
-            "StreamViewType": "NEW_IMAGE"
-        },
-        "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2026-11-29T00:00:00.000"
-    })
-}
-
 /// The SQS event Lambda gives the sender for `messages`.
 fn sqs_event(messages: &[aws_sdk_sqs::types::Message]) -> Value {
-    let records: Vec<Value> = messages
-        .iter()
-        .map(|message| {
-            json!({
-                "messageId": message.message_id(),
-                "receiptHandle": message.receipt_handle(),
-                "body": message.body(),
-                "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795939200000"},
-                "messageAttributes": {},
-                "md5OfBody": message.md5_of_body(),
-                "eventSource": "aws:sqs",
-                "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:deliveries",
-                "awsRegion": "us-east-1"
-            })
-        })
-        .collect();
-    json!({ "Records": records })
+    testkit::lambda_events::sqs_event(
+        messages
+            .iter()
+            .map(|message| (message.message_id().unwrap(), message.body().unwrap())),
+    )
 }
 
 async fn invoke(api: &RuntimeApi, event: Value) -> Value {
@@ -218,34 +162,6 @@ async fn invoke(api: &RuntimeApi, event: Value) -> Value {
         Some(Outcome::Response(body)) => body,
         other => panic!("the function answered {other:?}"),
     }
-}
-
-/// The event item a wallet link wrote: written on moto by the real store.
-async fn an_event_item(store: &DynamoStore) -> HashMap<String, AttributeValue> {
-    let fan = testkit::ids::user("fan-pipeline");
-    testkit::wallets::link(
-        store,
-        &fan,
-        r#"{"address":"0x00000000000000000000000000000000000000aa","chainId":1}"#,
-        Timestamp::now(),
-        None,
-    )
-    .await
-    .unwrap();
-    let items = store
-        .client()
-        .query()
-        .table_name(store.table())
-        .key_condition_expression("PK = :pk AND begins_with(SK, :e)")
-        .expression_attribute_values(":pk", AttributeValue::S("EVENTS#fan#fan-pipeline".into()))
-        .expression_attribute_values(":e", AttributeValue::S("E#".into()))
-        .send()
-        .await
-        .unwrap()
-        .items
-        .unwrap_or_default();
-    assert_eq!(items.len(), 1, "one wallet.linked event");
-    items.into_iter().next().unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -265,7 +181,7 @@ async fn events_flow_from_the_stream_to_the_receiver_with_each_retry_and_the_dis
     for endpoint in [&subscribed, &elsewhere] {
         assert!(stack.store.create_endpoint(endpoint).await.unwrap());
     }
-    let item = an_event_item(&stack.store).await;
+    let item = wallet_event_item(&stack.store, "fan-pipeline").await;
 
     // The dispatcher: the INSERT queues one delivery (the other endpoint wants another type);
     // a MODIFY (the filter would not let it through) is passed over.
@@ -389,7 +305,7 @@ async fn an_endpoint_failing_for_3_days_is_disabled_by_its_next_failure() {
             .await
             .unwrap()
     );
-    let item = an_event_item(&stack.store).await;
+    let item = wallet_event_item(&stack.store, "fan-pipeline").await;
     let (dispatcher, _d) = stack.spawn(DISPATCHER, &[]).await;
     let batch = json!({"Records": [stream_record("INSERT", "200", &item)]});
     assert_eq!(
@@ -422,7 +338,7 @@ async fn without_the_test_setting_the_sender_refuses_a_loopback_receiver() {
     let url = format!("https://127.0.0.1:{}/", receiver.port());
     let loopback = endpoint(&url, Subscription::All);
     stack.store.create_endpoint(&loopback).await.unwrap();
-    let item = an_event_item(&stack.store).await;
+    let item = wallet_event_item(&stack.store, "fan-pipeline").await;
     let (dispatcher, _d) = stack.spawn(DISPATCHER, &[]).await;
     let batch = json!({"Records": [stream_record("INSERT", "300", &item)]});
     invoke(&dispatcher, batch).await;

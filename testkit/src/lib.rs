@@ -9,6 +9,7 @@
 //! - [`logs`]: captures logs in the production format, to check they hold no secret.
 //! - [`events`]: API Gateway HTTP API (v2) events and the requests lambda_http makes of them.
 //! - [`runtime_api`]: a Lambda Runtime API emulator to run a real function binary.
+//! - [`lambda_events`]: the stream records and queue messages the webhook functions receive.
 //! - [`emf`]: CloudWatch Embedded Metric Format lines read and checked against the specification.
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
 //! - [`scripts`]: input files for the repository's scripts, and their runs.
@@ -24,6 +25,7 @@ pub mod event_log;
 pub mod events;
 pub mod fault_proxy;
 pub mod http_stub;
+pub mod lambda_events;
 pub mod logs;
 pub mod mine;
 pub mod moto;

@@ -16,7 +16,8 @@ use hyper::Response;
 pub enum Answer {
     /// This status, these headers and this body.
     Status(u16, Vec<(&'static str, String)>, String),
-    /// Never answers within `Duration` (longer than the sender's timeout), then 200.
+    /// Answers 200 only after `Duration`: longer than the sender's 15 s timeout, no answer; shorter,
+    /// a slow success.
     Stall(Duration),
 }
 

@@ -5,6 +5,7 @@
 //! lambda-bench cold   [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]
 //! lambda-bench drop   BIN_DIR DROP_API
 //! lambda-bench readstorm [FANS] [POLL_SECONDS]
+//! lambda-bench webhooks BIN_DIR [ROUNDS] [INVOCATIONS]
 //! lambda-bench BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]     (as `lambda`)
 //! ```
 //!
@@ -22,6 +23,8 @@
 //! - `drop`: the drop on the local API (`DROP_API`, in-memory store) and through 8
 //!   `start-purchase` processes against moto; what a start writes and the ceiling it puts on a
 //!   pack's drop.
+//! - `webhooks`: events-dispatcher's records and webhook-sender's messages a second per instance
+//!   and per invocation, against moto and stubs of SQS and of receivers ([`webhooks`]).
 //!
 //! `--before LABEL=DIR`: the same functions built from another commit (`scripts/bench` with
 //! `BENCH_BASELINE`), each measured just before its namesake in BIN_DIR, under the same moto and
@@ -39,6 +42,7 @@ mod lambda;
 mod readstorm;
 mod stats;
 mod units;
+mod webhooks;
 
 use std::path::{Path, PathBuf};
 
@@ -48,7 +52,7 @@ use crate::compare::Baseline;
 
 fn usage() -> ! {
     eprintln!(
-        "usage: lambda-bench (lambda|cold) [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR...\n       lambda-bench readstorm [FANS] [POLL_SECONDS]"
+        "usage: lambda-bench (lambda|cold) [--before LABEL=DIR] BIN_DIR [COLD_RUNS] [WARM_INVOCATIONS] [ONLY]\n       lambda-bench drop BIN_DIR DROP_API\n       lambda-bench capacity NAME=BIN_DIR...\n       lambda-bench readstorm [FANS] [POLL_SECONDS]\n       lambda-bench webhooks BIN_DIR [ROUNDS] [INVOCATIONS]"
     );
     std::process::exit(2)
 }
@@ -136,6 +140,12 @@ async fn main() {
                 env("CAPACITY_UNITS", 100) as u64,
             )
             .await;
+            eprintln!("{figures}");
+            return;
+        }
+        Some("webhooks") => {
+            let bin_dir = PathBuf::from(args.get(1).cloned().unwrap_or_else(|| usage()));
+            let figures = webhooks::run(&bin_dir, number(&args, 2, 5), number(&args, 3, 20)).await;
             eprintln!("{figures}");
             return;
         }

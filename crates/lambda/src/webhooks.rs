@@ -15,7 +15,7 @@ use crate::runtime::{require, store_from_env, warm};
 use api::config::{self, Env};
 use api::handlers::webhooks::dispatch::{DispatchState, dispatch};
 use api::handlers::webhooks::endpoints::EndpointsState;
-use api::handlers::webhooks::send::{SendState, handle};
+use api::handlers::webhooks::send::{RetryScale, SendState, handle};
 use api::handlers::webhooks::{DeliveryQueue, EndpointCache, QueueError, Queued};
 use api::http::operator::OperatorAuth;
 use clients::webhooks::{Reach, WebhookClient};
@@ -95,6 +95,7 @@ pub async fn send_state() -> SendState<DynamoStore, SqsQueue> {
         client,
         endpoints: EndpointCache::default(),
         in_flight: Default::default(),
+        retry_scale: RetryScale::REAL,
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use api::config::{AuthConfig, Secret};
+use api::handlers::webhooks::send::RetryScale;
 use api::http::app_config::ConfigCache;
 use api::http::limit::{Limiter, system_clock};
 use api::http::routes::{LocalProcess, local_routes};
@@ -35,6 +36,9 @@ pub struct AppSettings {
     pub webhook_secret: String,
     /// The key operators' routes accept in place of IAM ([`crate::operator`]).
     pub operator_key: String,
+    /// What the in-process webhook sender divides its retries' waits by
+    /// ([`crate::webhooks::retry_scale_from_env`]).
+    pub webhook_retry_scale: RetryScale,
     /// The identity provider's webhook secret ([`crate::operator::provider_secret`]).
     pub provider_secret: domain::webhooks::SigningSecret,
     /// The key of deleted fans' pseudonyms ([`crate::operator::pseudonym_key`]).
@@ -72,6 +76,7 @@ impl App {
             webhook_secret: Secret::new(&settings.webhook_secret),
             operator_key: Secret::new(&settings.operator_key),
             sessions: Arc::new(store.clone()),
+            webhook_retry_scale: settings.webhook_retry_scale,
             provider_secrets: vec![settings.provider_secret],
             pseudonyms: settings.pseudonyms,
         };

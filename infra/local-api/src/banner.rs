@@ -16,6 +16,8 @@ pub struct Banner<'a> {
     pub operator_key: &'a str,
     /// The endpoints `LOCAL_API_WEBHOOK_URLS` named, each with its secret.
     pub webhooks: &'a [(String, String)],
+    /// What webhook retries' waits are divided by (1: the real schedule).
+    pub webhook_retry_scale: u32,
     /// The demo user's session token.
     pub token: &'a str,
     /// The demo user's Cash (`10000 CAD, ...`); empty when they have none (`--dynamodb`), and
@@ -73,11 +75,16 @@ impl Banner<'_> {
             self.operator_key,
             crate::operator::OPERATOR_KEY_VAR,
         ));
+        let retries = match self.webhook_retry_scale {
+            1 => "the real schedule (5 s, 5 min, 30 min, ...)".to_owned(),
+            scale => format!("the schedule divided by {scale}"),
+        };
         line(format!(
             "  webhooks: every event, signed, to the endpoints operators create \
-             (POST {base}/api/webhooks/endpoints) or {} names; scripts/webhook-receiver \
-             verifies them (docs/events.md)",
-            crate::webhooks::URLS_VAR
+             (POST {base}/api/webhooks/endpoints) or {} names, retried on {retries} ({}); \
+             scripts/webhook-receiver verifies them (docs/events.md)",
+            crate::webhooks::URLS_VAR,
+            crate::webhooks::RETRY_SCALE_VAR,
         ));
         for (url, secret) in self.webhooks {
             line(format!("    {url}: secret {secret}"));

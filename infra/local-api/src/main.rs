@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use api::auth::TokenVerifier;
 use api::config::{self, AuthConfig, Env, JwksSetting};
+use api::handlers::webhooks::send::RetryScale;
 use api::http::routes::routes;
 use domain::cash::parse_credit;
 use domain::catalog::parse_catalog;
@@ -207,6 +208,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         listener,
         app_config: args.app_config.map(Into::into),
         webhooks: Vec::new(),
+        webhook_retry_scale: local_api::webhooks::retry_scale_from_env()?,
     };
     if args.dynamodb {
         lambda::aws::local_dynamodb_endpoint(&Env).map_err(|e| e.to_string())?;
@@ -262,7 +264,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
         let webhooks = local_api::webhooks::endpoints_from_env(&store).await?;
-        local_api::webhooks::follow(store.clone());
+        local_api::webhooks::follow(store.clone(), parts.webhook_retry_scale);
         credit_demo_user(&store, &packs).await?;
         let parts = Parts { webhooks, ..parts };
         run(
@@ -299,6 +301,8 @@ struct Parts {
     app_config: Option<std::path::PathBuf>,
     /// The endpoints `LOCAL_API_WEBHOOK_URLS` named, with their secrets (in memory only).
     webhooks: Vec<(String, String)>,
+    /// What webhook retries' waits are divided by (`LOCAL_API_WEBHOOK_RETRY_SCALE`).
+    webhook_retry_scale: RetryScale,
 }
 
 /// The demo user's starting balance in each currency of the packs, so the whole purchase flow
@@ -349,6 +353,7 @@ where
         webhook_secret: &parts.webhook_secret,
         operator_key: &parts.operator_key,
         webhooks: &parts.webhooks,
+        webhook_retry_scale: parts.webhook_retry_scale.0.get(),
         token: &token,
         balances: &demo_balances(&store).await,
         demo_line: demo_line
@@ -370,6 +375,7 @@ where
         operator_key: parts.operator_key,
         provider_secret: local_api::operator::provider_secret()?,
         pseudonyms: local_api::operator::pseudonym_key()?,
+        webhook_retry_scale: parts.webhook_retry_scale,
         jwks: parts.idp.jwks(),
         openapi: parts.openapi,
         limits: server::Limits::from_env()?,

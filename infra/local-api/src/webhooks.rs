@@ -3,13 +3,16 @@
 //! each to the dispatcher's own code, which queues one delivery per subscribed endpoint to the
 //! sender's engine in this process (the same signing, recording and retries). Endpoints come
 //! from an operator (`POST /api/webhooks/endpoints` with the printed key) or from
-//! `LOCAL_API_WEBHOOK_URLS`, each created at start with its secret printed.
+//! `LOCAL_API_WEBHOOK_URLS`, each created at start with its secret printed. Retries wait the
+//! schedule divided by `LOCAL_API_WEBHOOK_RETRY_SCALE` (1, the real schedule, unless set).
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
 
 use api::handlers::webhooks::dispatch::{DispatchState, dispatch};
 use api::handlers::webhooks::in_process::InProcessQueue;
+use api::handlers::webhooks::send::RetryScale;
 use api::handlers::webhooks::{DeliveryQueue, EndpointCache, EndpointsQueue, QueueError, Queued};
 use domain::webhooks::endpoint::{
     Endpoint, EndpointId, EndpointState, EndpointUrl, SecretText, Secrets, Subscription, UrlPolicy,
@@ -19,6 +22,22 @@ use store::webhooks::WebhookEndpoints;
 
 /// Names the URLs (comma-separated) local-api delivers every event to.
 pub const URLS_VAR: &str = "LOCAL_API_WEBHOOK_URLS";
+
+/// Divides every retry's wait (`60`: 5 s, 5 min, 30 min become 83 ms, 5 s, 30 s). local-api
+/// only: the deployed sender reads no such setting.
+pub const RETRY_SCALE_VAR: &str = "LOCAL_API_WEBHOOK_RETRY_SCALE";
+
+/// `LOCAL_API_WEBHOOK_RETRY_SCALE`, a whole number from 1; the real schedule when unset.
+pub fn retry_scale_from_env() -> Result<RetryScale, String> {
+    match std::env::var(RETRY_SCALE_VAR) {
+        Err(_) => Ok(RetryScale::REAL),
+        Ok(text) => text
+            .trim()
+            .parse::<NonZeroU32>()
+            .map(RetryScale)
+            .map_err(|_| format!("{RETRY_SCALE_VAR}: {text:?} is not a whole number from 1")),
+    }
+}
 
 /// How often the journal is looked at.
 const POLL: Duration = Duration::from_millis(200);
@@ -67,12 +86,13 @@ impl DeliveryQueue for Sender {
     }
 }
 
-/// Follows `store`'s journal from its first event, dispatching each; an event whose deliveries
-/// could not all be queued is tried again at the next look.
-pub fn follow(store: MemoryStore) {
+/// Follows `store`'s journal from its first event, dispatching each (retries divided by
+/// `retry_scale`); an event whose deliveries could not all be queued is tried again at the next
+/// look.
+pub fn follow(store: MemoryStore, retry_scale: RetryScale) {
     let state = DispatchState {
         store: store.clone(),
-        queue: Sender(InProcessQueue::start(store.clone())),
+        queue: Sender(InProcessQueue::start(store.clone(), retry_scale)),
         endpoints: EndpointCache::default(),
     };
     tokio::spawn(async move {

@@ -49,6 +49,7 @@ mod banner {
             webhook_secret: "whsec_x",
             operator_key: "opk_local_x",
             webhooks: &[],
+            webhook_retry_scale: 60,
             token: TOKEN,
             balances,
             demo_line: Some((

@@ -80,6 +80,7 @@ async fn serve(port: u16, seed: &[u8], buyers: usize) {
         operator_key: local_api::operator::operator_key().expect("LOCAL_API_OPERATOR_KEY"),
         provider_secret: local_api::operator::provider_secret().expect("a provider secret"),
         pseudonyms: local_api::operator::pseudonym_key().expect("LOCAL_API_PSEUDONYM_KEY"),
+        webhook_retry_scale: Default::default(),
         base,
         jwks: serde_json::from_str(&jwks_json()).expect("the test JWKS"),
         openapi: serde_json::Value::Null,

@@ -54,7 +54,7 @@ where
     fn local(store: &S, process: &LocalProcess) -> Self {
         Self {
             store: store.clone(),
-            queue: in_process::InProcessQueue::start(store.clone()),
+            queue: in_process::InProcessQueue::start(store.clone(), process.webhook_retry_scale),
             url_policy: UrlPolicy::AlsoLoopbackHttp,
             operators: OperatorAuth::LocalKey(process.operator_key.clone()),
             max_body_bytes: process.max_body_bytes,

@@ -4,6 +4,7 @@
 //! queued with its delay. A message whose attempt is already recorded (received twice, or
 //! queued again by a retried stream batch) is dropped.
 
+use std::num::NonZeroU32;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -27,6 +28,30 @@ pub struct SendState<S, Q> {
     pub endpoints: EndpointCache,
     /// Each endpoint's attempts in flight in this instance ([`super::in_flight`]).
     pub in_flight: super::in_flight::InFlight,
+    /// How much shorter than the schedule each retry waits.
+    pub retry_scale: RetryScale,
+}
+
+/// What a retry's wait is divided by: 1 in the deployed sender (its glue sets nothing else), more
+/// in local-api (`LOCAL_API_WEBHOOK_RETRY_SCALE`), so that a developer sees a delivery's retries
+/// in seconds. The divided wait is the retry's due time as well as its delay, so the sender's
+/// due check agrees with the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryScale(pub NonZeroU32);
+
+impl RetryScale {
+    /// The schedule's own waits.
+    pub const REAL: Self = Self(NonZeroU32::MIN);
+
+    fn shorten(self, wait: Duration) -> Duration {
+        wait / self.0.get()
+    }
+}
+
+impl Default for RetryScale {
+    fn default() -> Self {
+        Self::REAL
+    }
 }
 
 /// Why a message is left on the queue, to be received again.
@@ -45,7 +70,8 @@ pub enum SendError {
 pub enum Handled {
     /// Not due: queued again, this much later.
     NotDue(Duration),
-    /// Its endpoint is failing and has its attempt in flight here: queued again, unattempted.
+    /// Its endpoint is failing or slow and has its attempt in flight here: queued again,
+    /// unattempted.
     Deferred,
     /// Its attempt was made and recorded: this verdict.
     Attempted(Verdict),
@@ -74,7 +100,7 @@ pub async fn handle<S: WebhookStore, Q: DeliveryQueue>(
     let Some(endpoint) = endpoint.filter(|endpoint| endpoint.state.is_enabled()) else {
         return Ok(Handled::Dropped);
     };
-    let Some(_slot) = state.in_flight.take(&endpoint) else {
+    let Some(slot) = state.in_flight.take(&endpoint) else {
         requeue(&state.queue, message.clone(), super::in_flight::DEFERRED).await?;
         return Ok(Handled::Deferred);
     };
@@ -92,6 +118,8 @@ pub async fn handle<S: WebhookStore, Q: DeliveryQueue>(
         jitter(),
     )
     .await;
+    // Given back as the attempt ends: its time, not the store's, judges the endpoint slow.
+    slot.attempted();
     let disabling = matches!(attempted.streak, Streak::Disable(_));
     let status = match (&attempted.verdict, disabling) {
         (Verdict::Delivered, _) => DeliveryStatus::Delivered,
@@ -117,12 +145,13 @@ pub async fn handle<S: WebhookStore, Q: DeliveryQueue>(
         }
     }
     if let (Verdict::Retry(wait), DeliveryStatus::Retrying) = (&attempted.verdict, status) {
+        let wait = state.retry_scale.shorten(*wait);
         let mut next = message.clone();
         next.delivery.attempt += 1;
         next.delivery.due = Timestamp::now()
             .plus_seconds(i64::try_from(wait.as_secs()).unwrap_or(i64::MAX))
             .unwrap_or(now);
-        requeue(&state.queue, next, *wait).await?;
+        requeue(&state.queue, next, wait).await?;
     }
     Ok(Handled::Attempted(attempted.verdict))
 }

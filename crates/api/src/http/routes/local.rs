@@ -48,6 +48,8 @@ pub struct LocalProcess {
     pub webhook_secret: Secret,
     /// The key the operators' routes accept (local-api has no IAM).
     pub operator_key: Secret,
+    /// What the in-process sender divides its retries' waits by.
+    pub webhook_retry_scale: crate::handlers::webhooks::send::RetryScale,
     /// The identity provider's webhook secrets (`LOCAL_API_PROVIDER_WEBHOOK_SECRET`).
     pub provider_secrets: Vec<domain::webhooks::SigningSecret>,
     /// What was ended of the fans' sessions: the process's store (every verifier reads it).
