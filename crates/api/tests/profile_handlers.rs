@@ -177,12 +177,13 @@ async fn bad_input_is_a_clear_4xx_and_writes_nothing() {
     )
     .await;
     assert_eq!(code(&anonymous), (401, "missing_token"));
-    let delete = send(
+    // DELETE /api/me is account-deletion's; no function serves PUT /api/me.
+    let put = send(
         &state,
-        ApiEvent::new("DELETE", "/api/me").bearer(&token("fan-1", None)),
+        ApiEvent::new("PUT", "/api/me").bearer(&token("fan-1", None)),
     )
     .await;
-    assert_eq!(code(&delete), (405, "method_not_allowed"));
+    assert_eq!(code(&put), (405, "method_not_allowed"));
 }
 
 #[tokio::test]
