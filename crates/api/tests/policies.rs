@@ -53,6 +53,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "events",
             "auth",
             "webhook-endpoints",
+            "account",
         ],
     ),
     (
@@ -63,7 +64,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
     (
         store::schema::CASH_PREFIX,
         &["complete-purchase", "stripe-webhook", "quest-claims"],
-        &["start-purchase", "me-cash", "dashboard"],
+        &["start-purchase", "me-cash", "dashboard", "account"],
     ),
     ("CREDIT#", &["stripe-webhook"], &[]),
     (
@@ -82,7 +83,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
     (
         store::schema::FAN_PREFIX,
         &["me-profile", "open-pack"],
-        &["locker-rooms", "leaderboards", "dashboard"],
+        &["locker-rooms", "leaderboards", "dashboard", "account"],
     ),
     // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
     (store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),

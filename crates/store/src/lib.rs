@@ -141,6 +141,7 @@ pub trait Store:
     + leaderboards::LeaderboardStore
     + quests::QuestStore
     + queue::QueueStore
+    + queue::ListMyEntries
     + queue_keeper::QueueKeeper
     + ratelimit::AbuseStore
     + events::EventStore
@@ -164,6 +165,7 @@ impl<
         + leaderboards::LeaderboardStore
         + quests::QuestStore
         + queue::QueueStore
+        + queue::ListMyEntries
         + queue_keeper::QueueKeeper
         + ratelimit::AbuseStore
         + events::EventStore
