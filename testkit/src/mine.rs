@@ -158,7 +158,20 @@ pub async fn ledger_sum<S: ListLedger>(store: &S, user: &str, currency: &str) ->
 
 /// Every entry of the array `list` over the pages a client gets from `query` on, following
 /// `nextCursor`; `get` answers a query string with a status (200 expected) and a JSON body.
-pub async fn every_page<F, Fut>(query: &str, list: &str, mut get: F) -> Vec<serde_json::Value>
+pub async fn every_page<F, Fut>(query: &str, list: &str, get: F) -> Vec<serde_json::Value>
+where
+    F: FnMut(String) -> Fut,
+    Fut: std::future::Future<Output = (u16, serde_json::Value)>,
+{
+    pages(query, get)
+        .await
+        .iter()
+        .flat_map(|page| page[list].as_array().expect("a list").iter().cloned())
+        .collect()
+}
+
+/// Every page a client gets from `query` on, following `nextCursor`, as `get` answers them.
+pub async fn pages<F, Fut>(query: &str, mut get: F) -> Vec<serde_json::Value>
 where
     F: FnMut(String) -> Fut,
     Fut: std::future::Future<Output = (u16, serde_json::Value)>,
@@ -168,12 +181,26 @@ where
     loop {
         let (status, body) = get(next).await;
         assert_eq!(status, 200, "{body}");
-        all.extend(body[list].as_array().expect("a list").iter().cloned());
-        match body["nextCursor"].as_str() {
+        let cursor = body["nextCursor"].as_str().map(str::to_owned);
+        all.push(body);
+        match cursor {
+            Some(cursor) if query.is_empty() => next = format!("cursor={cursor}"),
             Some(cursor) => next = format!("{query}&cursor={cursor}"),
             None => return all,
         }
     }
+}
+
+/// The items of `section` over the pages of an export (`GET /api/me/export`).
+pub fn export_items<'a>(
+    pages: &'a [serde_json::Value],
+    section: &str,
+) -> Vec<&'a serde_json::Value> {
+    pages
+        .iter()
+        .filter(|page| page["section"] == section)
+        .flat_map(|page| page["items"].as_array().expect("items"))
+        .collect()
 }
 
 /// `binary` (a fan's-view function) stops at init with a message naming `CURSOR_SECRET` when

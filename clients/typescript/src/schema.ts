@@ -1082,6 +1082,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export every item the API holds about the signed-in user
+         * @description A copy of the caller's data (GDPR Article 20), a page at a time: call without `cursor`, then with each page's `nextCursor` (same token) until it is null. Each page is one section's: `profile`, `links`, `wallets`, `lockerRoom`, `balances`, `ledger`, `purchases`, `topUps`, `rewards`, `queueEntries`, `events`, `sessions`, in that order; a section may take several pages (at most 100 items each) or come out empty. Each item is as the caller's own route answers it (docs/api.md lists them field by field). A cursor of another user, or not this API's, is a 400 `invalid_cursor`.
+         */
+        get: operations["exportMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "account.deleted": {
@@ -1680,6 +1700,80 @@ export interface components {
              */
             next: string;
         };
+        /** @description A page of one section of the caller's data: its `items` are of that section's schema. */
+        ExportPage: {
+            /** @enum {string} */
+            section: "profile";
+            items: components["schemas"]["User"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "links";
+            items: components["schemas"]["IdentityLink"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "wallets";
+            items: components["schemas"]["Wallet"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "lockerRoom";
+            items: components["schemas"]["LockerRoom"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "balances";
+            items: components["schemas"]["Price"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "ledger";
+            items: components["schemas"]["LedgerEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "purchases";
+            items: components["schemas"]["Purchase"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "topUps";
+            items: components["schemas"]["TopUp"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "rewards";
+            items: components["schemas"]["ClaimedReward"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "queueEntries";
+            items: components["schemas"]["QueueEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "events";
+            items: components["schemas"]["Event"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
+            section: "sessions";
+            items: components["schemas"]["SessionRevocations"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description `GET /api/health` (`application/health+json`). */
         Health: {
             status: components["schemas"]["HealthStatus"];
@@ -1707,6 +1801,17 @@ export interface components {
         Hex32: string;
         /** @description 1-64 characters of `A-Z`, `a-z`, `0-9`, `_` and `-`. */
         Id: string;
+        /** @description An identity link (`POST /api/link/web3`) as stored: the payload as last sent. */
+        IdentityLink: {
+            /** @description Always `web3` today. */
+            provider: string;
+            /** @description The token's e-mail claim at the last link. */
+            email: string | null;
+            /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
+            payload: unknown;
+            linkedAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
         /** @description `GET /api/leaderboards/{board}`. */
         Leaderboard: {
             /** @example global */
@@ -2533,6 +2638,11 @@ export interface components {
         RevokeSessionsRequest: {
             userId: string;
         };
+        RevokedSession: {
+            /** @description Its `sid`, or the SHA-256 of its token. */
+            session: string;
+            until?: null | components["schemas"]["Timestamp"];
+        };
         /** @description `GET /api/time`. */
         ServerTime: {
             /**
@@ -2562,6 +2672,16 @@ export interface components {
             valid: boolean;
             /** @description How it ended: `revoked` (a logout, an operator, the provider) or `accountDeleted`. */
             ended?: string | null;
+        };
+        /** @description What was ended of the fan's sessions (docs/sessions.md). */
+        SessionRevocations: {
+            revokedBefore: null | components["schemas"]["Timestamp"];
+            /** @description The session a logout of `others` kept (its `sid`, or the SHA-256 of its token). */
+            keptSession: string | null;
+            /** @description Sessions ended one by one, each until its token expires. */
+            revokedSessions: components["schemas"]["RevokedSession"][];
+            /** @description The account was deleted: every token of it is refused. */
+            deleted: boolean;
         };
         /**
          * @description Which side of the running hash a proof step's hash goes on.
@@ -6372,6 +6492,42 @@ export interface operations {
             409: components["responses"]["EndpointDisabled"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportMyData: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
+                 *     other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's data. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
     };

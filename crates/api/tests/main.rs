@@ -18,6 +18,7 @@ mod event_fixtures;
 mod events_contract;
 mod events_fan_contract;
 mod events_money_contract;
+mod export_contract;
 mod fan_view_contract;
 mod fan_view_handlers;
 mod handlers;

@@ -53,6 +53,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "events",
             "auth",
             "webhook-endpoints",
+            "account",
             "account-deletion",
         ],
     ),
@@ -70,7 +71,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "account-deletion",
             "account-erasure",
         ],
-        &["start-purchase", "me-cash", "dashboard"],
+        &["start-purchase", "me-cash", "dashboard", "account"],
     ),
     // A deleted account's money is re-keyed to its pseudonym (docs/account-deletion.md).
     (
@@ -104,7 +105,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "account-deletion",
             "account-erasure",
         ],
-        &["locker-rooms", "leaderboards", "dashboard"],
+        &["locker-rooms", "leaderboards", "dashboard", "account"],
     ),
     // A waiting room's secret seed: the keeper's draw reveals it (seed-packs writes it).
     (store::schema::QSEED_PREFIX, &["queue-keeper"], &[]),

@@ -142,6 +142,7 @@ pub trait Store:
     + leaderboards::LeaderboardStore
     + quests::QuestStore
     + queue::QueueStore
+    + queue::ListMyEntries
     + queue_keeper::QueueKeeper
     + ratelimit::AbuseStore
     + events::EventStore
@@ -166,6 +167,7 @@ impl<
         + leaderboards::LeaderboardStore
         + quests::QuestStore
         + queue::QueueStore
+        + queue::ListMyEntries
         + queue_keeper::QueueKeeper
         + ratelimit::AbuseStore
         + events::EventStore

@@ -54,6 +54,15 @@ pub trait GetLockerRoom: Send + Sync {
     ) -> impl Future<Output = Result<Option<PublicLockerRoom>, StoreError>> + Send;
 }
 
+/// What the public sees of the fan `user_id`, by their id (their public face and stats; an
+/// empty room while they show nothing): one read of their `FAN#` face and stats.
+pub trait GetOwnLockerRoom: Send + Sync {
+    fn own_locker_room(
+        &self,
+        user_id: &UserId,
+    ) -> impl Future<Output = Result<PublicLockerRoom, StoreError>> + Send;
+}
+
 /// Every locker room operation.
-pub trait LockerRoomStore: PutLockerRoom + GetLockerRoom {}
-impl<S: PutLockerRoom + GetLockerRoom> LockerRoomStore for S {}
+pub trait LockerRoomStore: PutLockerRoom + GetLockerRoom + GetOwnLockerRoom {}
+impl<S: PutLockerRoom + GetLockerRoom + GetOwnLockerRoom> LockerRoomStore for S {}

@@ -52,9 +52,18 @@ pub trait PatchProfile: Send + Sync {
     ) -> impl Future<Output = Result<Profile, PatchProfileError>> + Send;
 }
 
+/// The fan's profile as stored, `None` while they have none: a read that never creates one
+/// (the export reads it without writing).
+pub trait FindProfile: Send + Sync {
+    fn find_profile(
+        &self,
+        user_id: &UserId,
+    ) -> impl Future<Output = Result<Option<Profile>, StoreError>> + Send;
+}
+
 /// Every profile operation.
-pub trait ProfileStore: GetProfile + PatchProfile {}
-impl<S: GetProfile + PatchProfile> ProfileStore for S {}
+pub trait ProfileStore: GetProfile + PatchProfile + FindProfile {}
+impl<S: GetProfile + PatchProfile + FindProfile> ProfileStore for S {}
 
 /// What a patch does, decided once for both stores on the profile as read.
 #[derive(Debug, Clone)]

@@ -5,10 +5,12 @@ use std::future::Future;
 
 use crate::StoreError;
 use domain::ids::{PackId, UserId};
+use domain::purchases::mine::Page;
 use domain::queue::admission::Allowance;
 use domain::queue::entry::QueueEntry;
 use domain::queue::state::{EntrantPage, EntrantsIndex, QueueState};
 use domain::queue::terms::QueueTerms;
+use domain::timestamp::time_key;
 
 /// A join's answer: the fan's entry, new or the one they already had.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +38,23 @@ pub trait GetQueueEntry: Send + Sync {
         pack_id: &PackId,
         user_id: &UserId,
     ) -> impl Future<Output = Result<Option<QueueEntry>, StoreError>> + Send;
+}
+
+/// A page of the fan's entries in every line, newest join first: one Query of their `ENTRIES#`
+/// partition of the fan's index (`after`: the list key the page before ended on,
+/// [`entry_list_key`]).
+pub trait ListMyEntries: Send + Sync {
+    fn list_my_entries(
+        &self,
+        user_id: &UserId,
+        limit: usize,
+        after: Option<&str>,
+    ) -> impl Future<Output = Result<Page<QueueEntry>, StoreError>> + Send;
+}
+
+/// An entry's key in its fan's list (the fan's index's sort key).
+pub fn entry_list_key(entry: &QueueEntry) -> String {
+    time_key(entry.joined_at, entry.pack_id.as_str())
 }
 
 /// A line as the public sees it: its pack's terms, its state and the pack's supply summary.

@@ -7,8 +7,9 @@ use std::future::Future;
 use crate::StoreError;
 use crate::cash::CreditCashError;
 use crate::condition::Condition;
-use domain::ids::TopUpId;
-use domain::timestamp::Timestamp;
+use domain::ids::{TopUpId, UserId};
+use domain::purchases::mine::Page;
+use domain::timestamp::{Timestamp, time_key};
 use domain::topups::pending::{PendingSlot, PendingTopUps, TooManyPending, take_pending_slot};
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
@@ -96,9 +97,25 @@ pub trait SettleTopUp: Send + Sync {
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
+/// A page of the fan's top-ups, newest first: one Query of their `TOPUPS#` partition of the
+/// fan's index (`after`: the list key the page before ended on, [`top_up_list_key`]).
+pub trait ListMyTopUps: Send + Sync {
+    fn list_my_top_ups(
+        &self,
+        user_id: &UserId,
+        limit: usize,
+        after: Option<&str>,
+    ) -> impl Future<Output = Result<Page<TopUp>, StoreError>> + Send;
+}
+
+/// A top-up's key in its fan's list (the fan's index's sort key).
+pub fn top_up_list_key(top_up: &TopUp) -> String {
+    time_key(top_up.created_at, top_up.id.as_str())
+}
+
 /// Every top-up operation.
-pub trait TopUpStore: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp {}
-impl<S: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp> TopUpStore for S {}
+pub trait TopUpStore: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp + ListMyTopUps {}
+impl<S: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp + ListMyTopUps> TopUpStore for S {}
 
 /// What a create writes into its fan's pending slots, decided on them as read: the top-up in
 /// slot `slot`, the slots' version moved to `version`, on `condition` (the slots as read).

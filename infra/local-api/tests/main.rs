@@ -9,6 +9,7 @@ mod common;
 mod cors;
 mod demo_queue;
 mod events_flow;
+mod export_flow;
 mod fan_view_flow;
 mod hostile;
 mod misc;

@@ -21,6 +21,7 @@ use crate::http::paging::{invalid_query, limit};
 use crate::http::response::json_text_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
+use crate::views::events::EventJson;
 use domain::events::{EventId, StoredEvent, Subject};
 use domain::timestamp::Timestamp;
 use store::events::{EventCursor, GetEvent, ListEvents, ListSubjectEvents, MAX_PAGE};
@@ -69,25 +70,6 @@ fn page_text(events: &[StoredEvent], rest: &str) -> String {
     text.push_str(rest);
     text.push('}');
     text
-}
-
-/// An event as delivered: its envelope (docs/events.md and the document's `webhooks`).
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = Event)]
-#[allow(dead_code)] // The document's schema of the stored bytes the handlers send.
-struct EventJson {
-    #[schema(value_type = String, pattern = "^evt_[0-7][0-9A-HJKMNP-TV-Z]{25}$")]
-    id: String,
-    #[serde(rename = "type")]
-    event_type: domain::events::EventType,
-    occurred_at: Timestamp,
-    subject: Subject,
-    /// The subject's count of events, this one included: 1, 2, 3... with no gap.
-    sequence: u64,
-    api_version: String,
-    /// The type's data (the document's `webhooks` section, by type).
-    data: serde_json::Value,
 }
 
 /// A page of the caller's events.

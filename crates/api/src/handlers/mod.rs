@@ -27,6 +27,7 @@ pub mod my_purchases;
 // The fan app (issue 28).
 pub mod dashboard;
 pub mod events;
+pub mod export;
 pub mod leaderboards;
 pub mod locker_room;
 pub mod misc;

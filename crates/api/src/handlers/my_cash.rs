@@ -16,14 +16,12 @@ use crate::http::extract::{Fan, QueryParams};
 use crate::http::paging::{MeCursor, PageJson, cursor, invalid_query, limit, next_cursor};
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
-use crate::openapi::schemas::{Currency, Id};
 use crate::state::MeState;
+use crate::views::cash::EntryJson;
 use domain::cash::Money;
 use domain::cash::is_currency;
-use domain::cash::ledger::{DEFAULT_LEDGER_LIMIT, EntryKind, LedgerQuery};
-use domain::ids::PurchaseId;
+use domain::cash::ledger::{DEFAULT_LEDGER_LIMIT, LedgerQuery};
 use domain::purchases::mine::is_list_key;
-use domain::timestamp::Timestamp;
 use store::cash::{GetBalances, ListLedger};
 
 /// The caller's balances.
@@ -56,29 +54,6 @@ pub async fn my_cash<S: GetBalances>(
 ) -> Result<Response, ApiError> {
     let balances = state.store.get_balances(&identity.user_id).await?;
     Ok(json_response(StatusCode::OK, &Balances { balances }))
-}
-
-/// One credit or debit of a balance.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = LedgerEntry)]
-struct EntryJson<'a> {
-    #[schema(value_type = Id)]
-    id: &'a str,
-    #[serde(rename = "type")]
-    #[schema(value_type = EntryKind)]
-    kind: &'static str,
-    /// Minor units (cents); always positive, `type` says which way.
-    amount: u64,
-    #[schema(value_type = Currency)]
-    currency: &'a str,
-    at: Timestamp,
-    /// The purchase a debit paid for; null for credits.
-    #[schema(value_type = Option<Id>, required)]
-    purchase_id: Option<&'a str>,
-    /// The quest whose reward a credit is; null for other entries.
-    #[schema(value_type = Option<Id>, required)]
-    quest_id: Option<&'a str>,
 }
 
 /// A page of the caller's ledger.
@@ -175,19 +150,7 @@ pub async fn my_ledger<S: ListLedger>(
             after,
         })
         .await?;
-    let transactions = page
-        .entries
-        .iter()
-        .map(|entry| EntryJson {
-            id: &entry.id,
-            kind: entry.kind.as_str(),
-            amount: entry.amount.amount,
-            currency: &entry.amount.currency,
-            at: entry.at,
-            purchase_id: entry.purchase_id.as_ref().map(PurchaseId::as_str),
-            quest_id: entry.quest_id.as_ref().map(domain::ids::QuestId::as_str),
-        })
-        .collect();
+    let transactions = page.entries.iter().map(EntryJson::of).collect();
     Ok(json_response(
         StatusCode::OK,
         &PageJson {

@@ -8,7 +8,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::TokenVerifier;
@@ -17,10 +16,9 @@ use crate::http::extract::{Fan, Path, handler_state};
 use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
-use crate::openapi::schemas::{Id, truthy};
+use crate::views::wallets::WalletJson;
 use domain::ids::WalletId;
 use domain::timestamp::Timestamp;
-use domain::wallets::Wallet;
 use store::wallets::{DeleteWallet, ListWallets, Removal};
 
 /// What the wallet handlers need.
@@ -37,39 +35,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for WalletsState<S> {
             store: store.clone(),
             verifier: process.verifier(),
         }
-    }
-}
-
-/// A linked wallet as the API shows it.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = Wallet)]
-struct WalletJson<'a> {
-    /// Derived from the payload's canonical JSON (RFC 8785): the same identity linked again,
-    /// however spelled, is this wallet.
-    #[schema(value_type = Id)]
-    id: &'a str,
-    /// The payload as last linked, exactly as sent.
-    #[schema(schema_with = truthy)]
-    payload: Box<RawValue>,
-    /// When the caller first linked it.
-    linked_at: Timestamp,
-    /// When the caller last linked it.
-    last_linked_at: Timestamp,
-}
-
-impl<'a> WalletJson<'a> {
-    fn of(wallet: &'a Wallet) -> Result<Self, ApiError> {
-        let payload =
-            RawValue::from_string(wallet.payload.clone()).map_err(|e| ApiError::Internal {
-                detail: format!("wallet {}: stored payload is not JSON: {e}", wallet.id),
-            })?;
-        Ok(Self {
-            id: wallet.id.as_str(),
-            payload,
-            linked_at: wallet.linked_at,
-            last_linked_at: wallet.last_linked_at,
-        })
     }
 }
 

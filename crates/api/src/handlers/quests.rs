@@ -16,13 +16,12 @@ use crate::http::extract::{Fan, IdempotencyKey, Path, QueryParams};
 use crate::http::paging::{MeCursor, PageJson, cursor, limit, next_cursor};
 use crate::http::response::{json_response, mark_replayed};
 use crate::openapi::responses as doc;
-use crate::openapi::schemas::Id;
 use crate::state::MeState;
-use crate::views::quests::{QuestJson, active_quests, fan_items};
-use domain::ids::{PurchaseId, QuestId, UserId};
+use crate::views::quests::{QuestJson, RewardJson, active_quests, fan_items};
+use domain::ids::{QuestId, UserId};
 use domain::purchases::StartRefusal;
 use domain::purchases::mine::is_list_key;
-use domain::quests::{Claim, ClaimRefusal, Progress, Quest, Reward, check_claim, grant, progress};
+use domain::quests::{Claim, ClaimRefusal, Progress, Quest, check_claim, grant, progress};
 use domain::timestamp::Timestamp;
 use store::purchases::ListMyItems;
 use store::quests::{ClaimError, ClaimQuest, Claimed, GetClaims, GetQuest, ListClaims, ListQuests};
@@ -39,32 +38,6 @@ struct Quests<'a> {
 #[schema(as = QuestAnswer)]
 struct OneQuest<'a> {
     quest: QuestJson<'a>,
-}
-
-/// A reward the caller claimed.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = ClaimedReward)]
-struct RewardJson<'a> {
-    #[schema(value_type = Id)]
-    quest_id: &'a QuestId,
-    reward: &'a Reward,
-    /// A pack reward's purchase (paid at price 0): read and opened as any purchase.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Id)]
-    purchase_id: Option<&'a PurchaseId>,
-    claimed_at: Timestamp,
-}
-
-impl<'a> RewardJson<'a> {
-    fn of(claim: &'a Claim) -> Self {
-        Self {
-            quest_id: &claim.quest_id,
-            reward: &claim.reward,
-            purchase_id: claim.purchase_id.as_ref(),
-            claimed_at: claim.claimed_at,
-        }
-    }
 }
 
 #[derive(Serialize, ToSchema)]

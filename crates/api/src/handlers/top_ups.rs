@@ -17,12 +17,13 @@ use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::headers::{Replayed, TopUpLocation};
-use crate::openapi::schemas::{Currency, Id};
+use crate::openapi::schemas::Currency;
 use crate::openapi::{examples, responses as doc};
+use crate::views::cash::TopUpJson;
 use clients::stripe::{ReturnUrls, StripeClient, StripeError};
 use domain::ids::TopUpId;
 use domain::timestamp::Timestamp;
-use domain::topups::{TopUp, TopUpPolicy, TopUpRefusal, TopUpStatus, top_up_id};
+use domain::topups::{TopUp, TopUpPolicy, TopUpRefusal, top_up_id};
 use store::metrics::{self, Metric};
 use store::topups::{CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout};
 
@@ -67,26 +68,6 @@ pub struct TopUpPath {
     pub top_up_id: TopUpId,
 }
 
-/// A top-up as the API shows it.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(as = TopUp)]
-struct TopUpJson<'a> {
-    #[schema(value_type = Id)]
-    id: &'a str,
-    #[schema(minimum = 1)]
-    amount: u64,
-    #[schema(value_type = Currency)]
-    currency: &'a str,
-    status: TopUpStatus,
-    /// Stripe's Checkout page for it (`null` only while Stripe could not be reached).
-    #[schema(required)]
-    checkout_url: Option<&'a str>,
-    created_at: Timestamp,
-    #[schema(required)]
-    completed_at: Option<Timestamp>,
-}
-
 /// `{"topUp": ...}`.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -98,15 +79,7 @@ fn answer(status: StatusCode, top_up: &TopUp) -> Response {
     json_response(
         status,
         &TopUpAnswer {
-            top_up: TopUpJson {
-                id: top_up.id.as_str(),
-                amount: top_up.amount.amount,
-                currency: &top_up.amount.currency,
-                status: top_up.status,
-                checkout_url: top_up.checkout.as_ref().map(|c| c.url.as_str()),
-                created_at: top_up.created_at,
-                completed_at: top_up.completed_at,
-            },
+            top_up: TopUpJson::of(top_up),
         },
     )
 }

@@ -116,3 +116,29 @@ impl<'a> QuestJson<'a> {
         }
     }
 }
+
+/// A reward the caller claimed.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(as = ClaimedReward)]
+pub struct RewardJson<'a> {
+    #[schema(value_type = Id)]
+    quest_id: &'a QuestId,
+    reward: &'a Reward,
+    /// A pack reward's purchase (paid at price 0): read and opened as any purchase.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Id)]
+    purchase_id: Option<&'a domain::ids::PurchaseId>,
+    claimed_at: Timestamp,
+}
+
+impl<'a> RewardJson<'a> {
+    pub fn of(claim: &'a domain::quests::Claim) -> Self {
+        Self {
+            quest_id: &claim.quest_id,
+            reward: &claim.reward,
+            purchase_id: claim.purchase_id.as_ref(),
+            claimed_at: claim.claimed_at,
+        }
+    }
+}

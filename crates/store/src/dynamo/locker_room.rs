@@ -16,7 +16,9 @@ use super::transaction::{update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::condition::Condition;
-use crate::locker_room::{GetLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError};
+use crate::locker_room::{
+    GetLockerRoom, GetOwnLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError,
+};
 use crate::schema::{
     ENTITY, NAME_SK, PK, SHOW_SK, SK, STATS_ITEMS_OWNED, STATS_PACKS_OPENED, STATS_RARITY_PREFIX,
     STATS_SK, fan_pk, name_pk, purchase_sk, user_pk,
@@ -195,6 +197,15 @@ impl GetLockerRoom for DynamoStore {
             .await?
             .filter(|show| show.name_key.as_deref() == Some(wanted.as_str()))
             .map(|show| show.room))
+    }
+}
+
+impl GetOwnLockerRoom for DynamoStore {
+    async fn own_locker_room(&self, user_id: &UserId) -> Result<PublicLockerRoom, StoreError> {
+        let (show, stats) = self.read_face(user_id, false).await?;
+        let mut room = show.map(|show| show.room).unwrap_or_default();
+        room.stats = stats;
+        Ok(room)
     }
 }
 

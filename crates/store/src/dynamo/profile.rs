@@ -14,7 +14,7 @@ use super::transaction::{Transaction, check, delete, put, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::profile::{
-    GetProfile, PatchProfile, PatchProfileError, Patching, conditions, patch_write,
+    FindProfile, GetProfile, PatchProfile, PatchProfileError, Patching, conditions, patch_write,
 };
 use crate::schema::{
     ENTITY, NAME_SK, PROFILE_SK, SHOW_SK, TEAM_SK, fan_pk, name_pk, team_pk, user_pk,
@@ -164,6 +164,15 @@ impl GetProfile for DynamoStore {
             .await?
             .map(|stored| stored.profile)
             .ok_or_else(|| StoreError::internal("profile: created, then not found"))
+    }
+}
+
+impl FindProfile for DynamoStore {
+    async fn find_profile(&self, user_id: &UserId) -> Result<Option<Profile>, StoreError> {
+        Ok(self
+            .read_profile(user_id)
+            .await?
+            .map(|stored| stored.profile))
     }
 }
 

@@ -17,17 +17,18 @@ use super::{DynamoStore, Item, key, s};
 use crate::StoreError;
 use crate::queue::Settled;
 use crate::queue::{
-    GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView,
-    conditions,
+    GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, JoinQueue, Joined, ListMyEntries,
+    QueueView, conditions, entry_list_key,
 };
 use crate::schema::{
-    ENTITY, ENTRANTS_INDEX_SK, ENTRY_SK, GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, PACK_REMAINING,
-    PACK_SK, PENDING_QUEUES, QSEED_SEED, QSEED_SK, QUEUE_STATE_SK, entrants_sk, entry_pk, pack_pk,
-    pending_queue_key, qseed_pk, queue_entries_pk, queue_pk,
+    ENTITY, ENTRANTS_INDEX_SK, ENTRY_SK, GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, GSI3_PK, GSI3_SK,
+    PACK_REMAINING, PACK_SK, PENDING_QUEUES, QSEED_SEED, QSEED_SK, QUEUE_STATE_SK, entrants_sk,
+    entries_by_fan_pk, entry_pk, pack_pk, pending_queue_key, qseed_pk, queue_entries_pk, queue_pk,
 };
 use domain::ids::{PackId, UserId};
 use domain::packs::draw::{ServerSeed, parse_hex32};
 use domain::packs::seed::QueueWrite;
+use domain::purchases::mine::Page;
 use domain::queue::admission::Allowance;
 use domain::queue::entry::{QueueEntry, entry_shard};
 use domain::queue::state::{EntrantPage, EntrantsIndex, QueueState, StoredStatus};
@@ -57,19 +58,21 @@ pub(crate) fn whole_entry_item(entry: &QueueEntry) -> Item {
         )),
     );
     item.insert(GSI2_SK.into(), s(entry.entry_id.as_str()));
-    // The fan's own list of their entries (their export, their account's erasure).
-    item.insert(
-        crate::schema::GSI3_PK.into(),
-        s(crate::schema::entries_by_fan_pk(&entry.user_id)),
-    );
-    item.insert(
-        crate::schema::GSI3_SK.into(),
-        s(domain::timestamp::time_key(
-            entry.joined_at,
-            entry.pack_id.as_str(),
-        )),
-    );
+    item.insert(GSI3_PK.into(), s(entries_by_fan_pk(&entry.user_id)));
+    item.insert(GSI3_SK.into(), s(entry_list_key(entry)));
     item
+}
+
+impl ListMyEntries for DynamoStore {
+    async fn list_my_entries(
+        &self,
+        user_id: &UserId,
+        limit: usize,
+        after: Option<&str>,
+    ) -> Result<Page<QueueEntry>, StoreError> {
+        self.fan_index_page(entries_by_fan_pk(user_id), limit, after, entry_from_item)
+            .await
+    }
 }
 
 /// The actions a pack's seeding write adds for its queue: for [`QueueWrite::Put`], the state

@@ -20,15 +20,16 @@ use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::cash::{CreditCashError, credit_refused};
 use crate::schema::{
-    ENTITY, PENDING_TOPUPS_SK, PK, SLOTS_VERSION, TOPUP_SESSION_ID, TOPUP_SK, TOPUP_STATUS,
-    pending_slot, pending_topups_pk, topup_pk,
+    ENTITY, GSI3_PK, GSI3_SK, PENDING_TOPUPS_SK, PK, SLOTS_VERSION, TOPUP_SESSION_ID, TOPUP_SK,
+    TOPUP_STATUS, pending_slot, pending_topups_pk, topup_pk, topups_by_fan_pk,
 };
 use crate::topups::{
-    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
-    SettleTopUp, SlotTaken, slot_to_free, take_slot,
+    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, ListMyTopUps,
+    SetCheckout, SettleTopUp, SlotTaken, slot_to_free, take_slot, top_up_list_key,
 };
 use domain::events::money::{top_up_completed, top_up_failed};
 use domain::ids::{TopUpId, UserId};
+use domain::purchases::mine::Page;
 use domain::timestamp::Timestamp;
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
@@ -58,18 +59,8 @@ fn top_up_item(top_up: &TopUp) -> Result<Item, StoreError> {
         .map_err(|e| StoreError::internal_from("top-up item", e))?;
     item.extend(top_up_key(&top_up.id));
     item.insert(ENTITY.into(), s("topup"));
-    // The fan's own list of their top-ups (their export, their account's erasure).
-    item.insert(
-        crate::schema::GSI3_PK.into(),
-        s(crate::schema::topups_by_fan_pk(&top_up.user_id)),
-    );
-    item.insert(
-        crate::schema::GSI3_SK.into(),
-        s(domain::timestamp::time_key(
-            top_up.created_at,
-            top_up.id.as_str(),
-        )),
-    );
+    item.insert(GSI3_PK.into(), s(topups_by_fan_pk(&top_up.user_id)));
+    item.insert(GSI3_SK.into(), s(top_up_list_key(top_up)));
     Ok(item)
 }
 
@@ -123,6 +114,18 @@ impl CreateTopUp for DynamoStore {
             }
             attempts.after(reasons.all()).await?;
         }
+    }
+}
+
+impl ListMyTopUps for DynamoStore {
+    async fn list_my_top_ups(
+        &self,
+        user_id: &UserId,
+        limit: usize,
+        after: Option<&str>,
+    ) -> Result<Page<TopUp>, StoreError> {
+        self.fan_index_page(topups_by_fan_pk(user_id), limit, after, top_up_from_item)
+            .await
     }
 }
 

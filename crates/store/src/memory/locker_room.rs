@@ -4,7 +4,9 @@
 
 use super::{MemoryStore, Tables};
 use crate::StoreError;
-use crate::locker_room::{GetLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError};
+use crate::locker_room::{
+    GetLockerRoom, GetOwnLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError,
+};
 use domain::ids::UserId;
 use domain::locker_room::{self, LockerRoomBody, showcase};
 use domain::profile::name::DisplayName;
@@ -74,6 +76,12 @@ impl PutLockerRoom for MemoryStore {
             },
         );
         Ok(tables.public_room(user_id))
+    }
+}
+
+impl GetOwnLockerRoom for MemoryStore {
+    async fn own_locker_room(&self, user_id: &UserId) -> Result<PublicLockerRoom, StoreError> {
+        Ok(self.read().public_room(user_id))
     }
 }
 

@@ -134,6 +134,31 @@ pub struct MemoryStore {
     weights: Arc<domain::leaderboards::ScoreWeights>,
 }
 
+/// A page of `limit` of a fan's `entries` (each with its key in the fan's index), newest first,
+/// below `after`: one partition of the fan's index as DynamoDB reads it.
+fn newest_page<'a, T: Clone + 'a>(
+    entries: impl IntoIterator<Item = (String, &'a T)>,
+    limit: usize,
+    after: Option<&str>,
+) -> domain::purchases::mine::Page<T> {
+    let mut entries: Vec<(String, &T)> = entries
+        .into_iter()
+        .filter(|(key, _)| after.is_none_or(|after| key.as_str() < after))
+        .collect();
+    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    let more = entries.len() > limit;
+    entries.truncate(limit);
+    domain::purchases::mine::Page {
+        next: more
+            .then(|| entries.last().map(|(key, _)| key.clone()))
+            .flatten(),
+        entries: entries
+            .into_iter()
+            .map(|(_, entry)| entry.clone())
+            .collect(),
+    }
+}
+
 impl MemoryStore {
     /// The store, its openings scoring with `weights`.
     pub fn with_score_weights(mut self, weights: domain::leaderboards::ScoreWeights) -> Self {

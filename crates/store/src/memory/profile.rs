@@ -5,7 +5,9 @@ use super::MemoryStore;
 use super::items::{NameItem, Present, ProfileItem};
 use crate::StoreError;
 use crate::condition::{Attributes, require};
-use crate::profile::{GetProfile, PatchProfile, PatchProfileError, Patching, patch_write};
+use crate::profile::{
+    FindProfile, GetProfile, PatchProfile, PatchProfileError, Patching, patch_write,
+};
 use domain::ids::UserId;
 use domain::profile::Profile;
 use domain::profile::patch::ProfilePatch;
@@ -34,6 +36,16 @@ impl GetProfile for MemoryStore {
                 rev: 1,
             });
         Ok(stored.profile.clone())
+    }
+}
+
+impl FindProfile for MemoryStore {
+    async fn find_profile(&self, user_id: &UserId) -> Result<Option<Profile>, StoreError> {
+        Ok(self
+            .read()
+            .profiles
+            .get(user_id)
+            .map(|stored| stored.profile.clone()))
     }
 }
 

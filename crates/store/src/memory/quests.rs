@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::items::{Present, ShareItem};
-use super::{MemoryStore, Tables};
+use super::{MemoryStore, Tables, newest_page};
 use crate::StoreError;
 use crate::cash::{CreditCashError, CreditOutcome};
 use crate::condition::{Attributes, Condition, require};
@@ -166,20 +166,11 @@ impl ListClaims for MemoryStore {
         after: Option<&str>,
     ) -> Result<Page<Claim>, StoreError> {
         let tables = self.read();
-        let mut claims: Vec<&Claim> = tables
+        let claims = tables
             .claims
             .values()
             .filter(|claim| claim.user_id == *user_id)
-            .filter(|claim| after.is_none_or(|after| claim.list_key().as_str() < after))
-            .collect();
-        claims.sort_by_key(|claim| std::cmp::Reverse(claim.list_key()));
-        let more = claims.len() > limit;
-        claims.truncate(limit);
-        Ok(Page {
-            next: more
-                .then(|| claims.last().map(|claim| claim.list_key()))
-                .flatten(),
-            entries: claims.into_iter().cloned().collect(),
-        })
+            .map(|claim| (claim.list_key(), claim));
+        Ok(newest_page(claims, limit, after))
     }
 }

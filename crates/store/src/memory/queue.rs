@@ -3,19 +3,20 @@
 
 use std::collections::BTreeMap;
 
-use super::{MemoryStore, Tables};
+use super::{MemoryStore, Tables, newest_page};
 use crate::StoreError;
 use crate::condition::{Attributes, Value};
 use crate::queue::Settled;
 use crate::queue::{
-    GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, JoinQueue, Joined, QueueView,
-    conditions,
+    GetEntrantPage, GetEntrantsIndex, GetQueue, GetQueueEntry, JoinQueue, Joined, ListMyEntries,
+    QueueView, conditions, entry_list_key,
 };
 use crate::schema::{ENTRY_BOUGHT, ENTRY_PASS_EXPIRES_AT, ENTRY_POSITION, ENTRY_STATUS, PK};
 use domain::ids::{PackId, UserId};
 use domain::packs::Pack;
 use domain::packs::draw::{ServerSeed, parse_hex32};
 use domain::packs::seed::QueueWrite;
+use domain::purchases::mine::Page;
 use domain::queue::admission::Allowance;
 use domain::queue::entry::QueueEntry;
 use domain::queue::state::{EntrantPage, EntrantsIndex, OrderPage, QueueState, StoredStatus};
@@ -115,6 +116,23 @@ impl GetQueueEntry for MemoryStore {
             .queue_entries
             .get(&(pack_id.clone(), user_id.clone()))
             .cloned())
+    }
+}
+
+impl ListMyEntries for MemoryStore {
+    async fn list_my_entries(
+        &self,
+        user_id: &UserId,
+        limit: usize,
+        after: Option<&str>,
+    ) -> Result<Page<QueueEntry>, StoreError> {
+        let tables = self.read();
+        let entries = tables
+            .queue_entries
+            .values()
+            .filter(|entry| entry.user_id == *user_id)
+            .map(|entry| (entry_list_key(entry), entry));
+        Ok(newest_page(entries, limit, after))
     }
 }
 

@@ -2,16 +2,17 @@
 //! as every credit) and the top-up's change, as DynamoDB applies their transaction. A fan's
 //! pending slots are kept as DynamoDB keeps them: a create takes one, a settlement frees it.
 
-use super::{MemoryStore, Tables};
+use super::{MemoryStore, Tables, newest_page};
 use crate::StoreError;
 use crate::cash::{CreditCashError, CreditOutcome};
 use crate::condition::require;
 use crate::topups::{
-    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, SetCheckout,
-    SettleTopUp, slot_to_free, take_slot,
+    CompletedTopUp, CreateTopUp, CreateTopUpError, CreatedTopUp, GetTopUp, ListMyTopUps,
+    SetCheckout, SettleTopUp, slot_to_free, take_slot, top_up_list_key,
 };
 use domain::events::money::{top_up_completed, top_up_failed};
 use domain::ids::{TopUpId, UserId};
+use domain::purchases::mine::Page;
 use domain::timestamp::Timestamp;
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
@@ -59,6 +60,23 @@ impl SetCheckout for MemoryStore {
 impl GetTopUp for MemoryStore {
     async fn get_top_up(&self, id: &TopUpId) -> Result<Option<TopUp>, StoreError> {
         Ok(self.read().top_ups.get(id.as_str()).cloned())
+    }
+}
+
+impl ListMyTopUps for MemoryStore {
+    async fn list_my_top_ups(
+        &self,
+        user_id: &UserId,
+        limit: usize,
+        after: Option<&str>,
+    ) -> Result<Page<TopUp>, StoreError> {
+        let tables = self.read();
+        let top_ups = tables
+            .top_ups
+            .values()
+            .filter(|top_up| top_up.user_id == *user_id)
+            .map(|top_up| (top_up_list_key(top_up), top_up));
+        Ok(newest_page(top_ups, limit, after))
     }
 }
 

@@ -14,7 +14,7 @@
 //! | cash balances | `CASH#<userId>` | `CASH` | - |
 //! | debit (ledger) | `CASH#<userId>` | `DEBIT#<purchaseId>` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
 //! | credit (ledger) | `CREDIT#<reference>` | `CREDIT` | `GSI3PK` `CASH#<userId>` / `<at>#<entryId>` |
-//! | Cash top-up | `TOPUP#<topUpId>` | `TOPUP` | - |
+//! | Cash top-up | `TOPUP#<topUpId>` | `TOPUP` | `GSI3PK` `TOPUPS#<userId>` / `<createdAt>#<topUpId>` |
 //! | league | `LEAGUE#<leagueId>` | `LEAGUE` | `CATALOG#LEAGUES` / [`league_key`](domain::catalog::order::league_key) |
 //! | team | `TEAM#<teamId>` | `TEAM` | `CATALOG#TEAMS` / [`team_key`](domain::catalog::order::team_key) |
 //! | a fan's profile | `USER#<userId>` | `PROFILE` | - |
@@ -35,7 +35,7 @@
 //! | a claim's `Idempotency-Key` | `USER#<userId>` | `CLAIMKEY#<claimId>` | - |
 //! | a queue's secret seed | `QSEED#<packId>` | `QSEED` | - |
 //! | a queue's state | `QUEUE#<packId>` | `STATE` | `GSI1PK` `QUEUES#PENDING` / `<closesAt>#<packId>` until finished |
-//! | a fan's entry in a queue | `QUEUE#<packId>#USER#<userId>` | `ENTRY` | `GSI2PK` `QENTRIES#<packId>#<shard>` / `<entryId>` |
+//! | a fan's entry in a queue | `QUEUE#<packId>#USER#<userId>` | `ENTRY` | `GSI2PK` `QENTRIES#<packId>#<shard>` / `<entryId>`; `GSI3PK` `ENTRIES#<userId>` / `<joinedAt>#<packId>` |
 //! | a page of a queue's sorted entrants | `QUEUE#<packId>` | `ENTRANTS#<page:06>` | - |
 //! | a page of a queue's drawn order | `QUEUE#<packId>` | `ORDER#<page:06>` | - |
 //! | a queue's exclusions, one counter of 64 | `QUEUE#<packId>#EXCLUDED#<k:02>` | `EXCLUDED` | - |
@@ -98,7 +98,13 @@
 //!     the open's conditional update (GSI2 is free on a purchase once it is paid: its holds entry
 //!     is removed by the payment, so one index serves both and an item is in it once);
 //!   - my ledger: GSI3 on `GSI3PK = CASH#<userId>`, sort key `<at>#<entryId>`, written by the
-//!     credit's put (in the credit's transaction) and the debit's put (in the payment's).
+//!     credit's put (in the credit's transaction) and the debit's put (in the payment's);
+//!   - my top-ups: GSI3 on `GSI3PK = TOPUPS#<userId>`, sort key `<createdAt>#<topUpId>`, written
+//!     by the create's put of the top-up (its settlements are updates: the keys stay);
+//!   - my queue entries: GSI3 on `GSI3PK = ENTRIES#<userId>`, sort key `<joinedAt>#<packId>`,
+//!     written by the join's put (and by the keeper's, which rewrites the whole entry).
+//!
+//!   A top-up or an entry written before those two keys existed is in neither list.
 //!
 //!   The index keys are written by the very write that creates or changes the item, so a list
 //!   never disagrees with the item. The partitions are per fan (`USER#`, `CASH#`: the key
@@ -307,6 +313,10 @@ pub fn topup_pk(top_up_id: &TopUpId) -> String {
     format!("{TOPUP_PREFIX}{top_up_id}")
 }
 pub const TOPUP_SK: &str = "TOPUP";
+/// A fan's top-ups in the fan's index (GSI3), by creation.
+pub fn topups_by_fan_pk(user_id: &UserId) -> String {
+    format!("TOPUPS#{user_id}")
+}
 /// A top-up's status and its Checkout Session's id, for conditions.
 pub const TOPUP_STATUS: &str = "status";
 pub const TOPUP_SESSION_ID: &str = "checkoutSessionId";
@@ -364,15 +374,6 @@ pub fn pending_topups_pk(user_id: &domain::ids::UserId) -> String {
 }
 pub const PENDING_TOPUPS_SK: &str = "PENDING";
 
-/// A fan's top-ups: their partition of `GSI3`, written by each top-up's own put.
-pub fn topups_by_fan_pk(user_id: &UserId) -> String {
-    format!("TOPUPS#{user_id}")
-}
-
-/// A fan's queue entries: their partition of `GSI3`, written by each join's own put.
-pub fn entries_by_fan_pk(user_id: &UserId) -> String {
-    format!("ENTRIES#{user_id}")
-}
 pub const PENDING_SLOT_PREFIX: char = 't';
 pub fn pending_slot(slot: u32) -> String {
     format!("{PENDING_SLOT_PREFIX}{slot}")
@@ -447,6 +448,10 @@ pub fn entry_pk(pack_id: &PackId, user_id: &UserId) -> String {
     format!("{QUEUE_PREFIX}{pack_id}#USER#{user_id}")
 }
 pub const ENTRY_SK: &str = "ENTRY";
+/// A fan's queue entries in the fan's index (GSI3), by join.
+pub fn entries_by_fan_pk(user_id: &UserId) -> String {
+    format!("ENTRIES#{user_id}")
+}
 
 /// One of a line's exclusion counters (`domain::queue::excluded`): a key of its own per shard,
 /// so that refusals spread over 64 partitions' worth of keys.

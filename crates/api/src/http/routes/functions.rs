@@ -11,6 +11,7 @@ use crate::handlers::catalog::{self, CatalogState};
 use crate::handlers::dashboard::{self, DashboardState};
 use crate::handlers::delete_account::{self, DeletionState};
 use crate::handlers::events::{self, EventsState};
+use crate::handlers::export::{self, ExportReads};
 use crate::handlers::get_pack::{self, GetPackState};
 use crate::handlers::leaderboards::{self, LeaderboardsState};
 use crate::handlers::list_packs::{self, ListPacksState};
@@ -76,6 +77,7 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(auth_routes());
     f.function(account_deletion_routes());
     f.function(webhook_endpoints_routes());
+    f.function(account_routes());
 }
 
 /// `misc`: health, the server's time and the app's configuration, public; none waits on the
@@ -148,6 +150,17 @@ where
         .route(RouteClass::Write, api!(auth::logout::<S>))
         .route(RouteClass::Write, api!(auth::revoke_sessions::<S>))
         .route(RouteClass::Exempt, api!(auth::provider_event::<S>))
+}
+
+/// `account`: the fan's own account as a whole: the export of every item the API holds about
+/// them (reads of the fan's own items only: `USER#`, `FAN#`, `CASH#`, `EVENTS#`, `SESSIONS#`
+/// and their partitions of GSI3).
+pub fn account_routes<S, B>() -> Routes<Arc<MeState<S>>, B>
+where
+    S: ExportReads + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("account").route(RouteClass::Read, api!(export::export_me::<S>))
 }
 
 /// `list-packs`: the active packs; API Gateway's `$default` route.

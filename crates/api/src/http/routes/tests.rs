@@ -194,6 +194,7 @@ fn the_listing_reads_each_handlers_attribute() {
             "webhook-endpoints GET /api/webhooks/endpoints/{endpointId}/deliveries read",
             "webhook-endpoints POST /api/webhooks/deliveries/{deliveryId}/retry write",
             "webhook-endpoints POST /api/webhooks/endpoints/{endpointId}/replay write",
+            "account GET /api/me/export read",
         ]
     );
     assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
