@@ -24,6 +24,7 @@ pub mod locker_room;
 pub mod memory;
 pub mod metrics;
 pub mod packs;
+pub mod products;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
@@ -140,6 +141,7 @@ pub trait Store:
     + wallets::WalletStore
     + leaderboards::LeaderboardStore
     + quests::QuestStore
+    + products::ProductStore
     + queue::QueueStore
     + queue_keeper::QueueKeeper
     + ratelimit::AbuseStore
@@ -163,6 +165,7 @@ impl<
         + wallets::WalletStore
         + leaderboards::LeaderboardStore
         + quests::QuestStore
+        + products::ProductStore
         + queue::QueueStore
         + queue_keeper::QueueKeeper
         + ratelimit::AbuseStore

@@ -82,6 +82,9 @@ pub enum Slot {
 }
 
 impl Slot {
+    /// Every slot.
+    pub const ALL: [Slot; 3] = [Slot::AvatarFrame, Slot::LockerTheme, Slot::Badge];
+
     pub fn as_str(self) -> &'static str {
         self.into()
     }

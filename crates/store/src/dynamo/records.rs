@@ -60,8 +60,8 @@ mod wallets;
 
 pub(crate) use buys::buys_from_item;
 pub(crate) use cash::{
-    CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
-    debit_from_item, ledger_entry_from_item,
+    CreditRecord, DebitRecord, ORDER_DEBIT_ENTITY, OrderDebitRecord, balance_from_item,
+    balances_from_item, credit_record_from_item, debit_from_item, ledger_entry_from_item,
 };
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};

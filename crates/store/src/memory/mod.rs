@@ -12,6 +12,7 @@ mod leaderboards;
 mod links;
 mod locker_room;
 mod packs;
+mod products;
 mod profile;
 mod purchases;
 mod quests;
