@@ -521,6 +521,9 @@ impl FanCosmetics for DynamoStore {
     }
 
     async fn equip(&self, user_id: &UserId, equipped: &Equipped) -> Result<(), EquipError> {
+        if let Some(slot) = equipped.repeated_slot() {
+            return Err(EquipError::NotOwned(slot));
+        }
         let user = user_pk(user_id);
         let mut attempts = Attempts::new("equip");
         loop {

@@ -286,6 +286,9 @@ impl FanCosmetics for MemoryStore {
     }
 
     async fn equip(&self, user_id: &UserId, equipped: &Equipped) -> Result<(), EquipError> {
+        if let Some(slot) = equipped.repeated_slot() {
+            return Err(EquipError::NotOwned(slot));
+        }
         let mut tables = self.write();
         let table = tables.table_mut::<Products>();
         for (slot, id) in &equipped.slots {
