@@ -265,8 +265,15 @@ async fn a_repriced_product_never_changes_an_order_placed(store: Arc<impl Store>
     repriced.name = "Renamed".into();
     repriced.stock = Some(2);
     seeded(store, &[repriced.clone()]).await;
-    let kept = store.get_order(&user("fan"), &placed.id).await.unwrap().unwrap();
-    assert_eq!((kept.price.amount, kept.product_name.as_str()), (300, "Frame frame"));
+    let kept = store
+        .get_order(&user("fan"), &placed.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (kept.price.amount, kept.product_name.as_str()),
+        (300, "Frame frame")
+    );
     // An order priced on the old terms is refused as such (a unit is left); on the new terms
     // it pays the new price, and the stock lowered to 2 with 1 sold sells 1 more.
     let stale = order("fan", "k2", &frame, PayMethod::Cash);
@@ -275,7 +282,10 @@ async fn a_repriced_product_never_changes_an_order_placed(store: Arc<impl Store>
         Err(OrderError::ProductChanged)
     );
     let late = order("fan", "k3", &repriced, PayMethod::Cash);
-    assert!(matches!(store.place_order(&late, &repriced).await, Ok(Placed::Created(_))));
+    assert!(matches!(
+        store.place_order(&late, &repriced).await,
+        Ok(Placed::Created(_))
+    ));
     let later = order("fan", "k4", &repriced, PayMethod::Cash);
     assert_eq!(
         store.place_order(&later, &repriced).await,

@@ -79,6 +79,9 @@ struct EntryJson<'a> {
     /// The quest whose reward a credit is; null for other entries.
     #[schema(value_type = Option<Id>, required)]
     quest_id: Option<&'a str>,
+    /// The order a debit paid for, or a Cash bundle's credit came from; null for other entries.
+    #[schema(value_type = Option<Id>, required)]
+    order_id: Option<&'a str>,
 }
 
 /// A page of the caller's ledger.
@@ -186,6 +189,7 @@ pub async fn my_ledger<S: ListLedger>(
             at: entry.at,
             purchase_id: entry.purchase_id.as_ref().map(PurchaseId::as_str),
             quest_id: entry.quest_id.as_ref().map(domain::ids::QuestId::as_str),
+            order_id: entry.order_id.as_ref().map(domain::ids::OrderId::as_str),
         })
         .collect();
     Ok(json_response(

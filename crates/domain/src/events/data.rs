@@ -199,6 +199,7 @@ pub struct OrderCompleted {
     pub product_id: ProductId,
     /// What the order paid, as it was when placed.
     pub price: Money,
+    #[schema(inline)]
     pub pay: PayMethod,
 }
 
@@ -210,6 +211,7 @@ pub struct CosmeticGranted {
     /// The cosmetic (its product).
     #[schema(value_type = String)]
     pub product_id: ProductId,
+    #[schema(inline)]
     pub slot: Slot,
 }
 
