@@ -13,7 +13,7 @@ use domain::products::order::{Order, OrderStatus, order_id};
 use domain::products::{Grant, PayMethod, Product, ProductStatus, ProductType, Slot};
 use domain::timestamp::Timestamp;
 use store::Store;
-use store::products::{EquipError, OrderError, Placed};
+use store::products::{CompleteOrderError, CompletedOrder, EquipError, OrderError, Placed};
 use testkit::at_once;
 use testkit::event_log::{of_fan, types};
 use testkit::ids::user;
@@ -29,6 +29,8 @@ testkit::store_contract!(
     eight_orders_with_one_key_place_one,
     eight_fans_racing_for_three_units_get_three,
     eight_orders_of_one_fan_stop_at_the_limit,
+    a_paid_card_order_grants_once_and_a_bonus_is_cash_naming_the_order,
+    eight_deliveries_of_one_payment_grant_once,
 );
 
 fn product(id: &str, stock: Option<u64>, max_per_fan: Option<u32>) -> Product {
@@ -443,4 +445,83 @@ async fn eight_orders_of_one_fan_stop_at_the_limit<S: Store + 'static>(store: Ar
     assert_eq!(ledger_adds_up(&*store, "fan").await.len(), 3);
     let owned = store.owned_cosmetics(&user("fan")).await.unwrap();
     assert_eq!(owned, [(frame.id.clone(), Slot::AvatarFrame)]);
+}
+
+fn bundle() -> Product {
+    let mut bundle = product("bundle", Some(5), Some(1));
+    bundle.product_type = ProductType::CashBundle;
+    bundle.grants = Grant::Cash {
+        amount: 1000,
+        bonus: 100,
+        currency: "USD".into(),
+    };
+    bundle.pay = vec![PayMethod::Card];
+    bundle
+}
+
+async fn a_paid_card_order_grants_once_and_a_bonus_is_cash_naming_the_order(
+    store: Arc<impl Store>,
+) {
+    let store = &*store;
+    let (bundle, frame) = (bundle(), product("frame", None, None));
+    seeded(store, &[bundle.clone(), frame.clone()]).await;
+    let pending = order("fan", "k", &bundle, PayMethod::Card);
+    store.place_order(&pending, &bundle).await.unwrap();
+    let at = Timestamp::now();
+    let done = pending.completed(at);
+    assert_eq!(
+        store.complete_order(&pending, at).await,
+        Ok(CompletedOrder::Completed(done.clone()))
+    );
+    assert_eq!(
+        store.complete_order(&pending, Timestamp::now()).await,
+        Ok(CompletedOrder::AlreadyCompleted(done.clone())),
+        "a redelivery"
+    );
+    assert_eq!(balance(store, "fan").await, 1100, "amount plus bonus, once");
+    assert_eq!(
+        ledger_adds_up(store, "fan").await,
+        [Some(pending.id.to_string())]
+    );
+    let events = of_fan(store, &user("fan")).await;
+    assert_eq!(types(&events), ["order.completed", "cash.credited"]);
+    assert_eq!(
+        events[1]["data"]["reference"],
+        format!("order:{}", pending.id)
+    );
+    // A cosmetic paid by card is owned once paid; an order never placed completes nothing.
+    let cosmetic = order("fan", "k2", &frame, PayMethod::Card);
+    store.place_order(&cosmetic, &frame).await.unwrap();
+    store.complete_order(&cosmetic, at).await.unwrap();
+    assert_eq!(
+        store.owned_cosmetics(&user("fan")).await.unwrap(),
+        [(frame.id.clone(), Slot::AvatarFrame)]
+    );
+    let never = order("fan", "k3", &frame, PayMethod::Card);
+    assert_eq!(
+        store.complete_order(&never, at).await,
+        Err(CompleteOrderError::NotFound)
+    );
+}
+
+async fn eight_deliveries_of_one_payment_grant_once<S: Store + 'static>(store: Arc<S>) {
+    let bundle = bundle();
+    seeded(&*store, &[bundle.clone()]).await;
+    let pending = order("fan", "k", &bundle, PayMethod::Card);
+    store.place_order(&pending, &bundle).await.unwrap();
+    let results = at_once(8, |_| {
+        let (store, pending) = (store.clone(), pending.clone());
+        async move { store.complete_order(&pending, Timestamp::now()).await }
+    })
+    .await;
+    let completed = results
+        .iter()
+        .filter(|r| matches!(r, Ok(CompletedOrder::Completed(_))))
+        .count();
+    assert_eq!(completed, 1, "{results:?}");
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    assert_eq!(balance(&*store, "fan").await, 1100);
+    ledger_adds_up(&*store, "fan").await;
+    let events = of_fan(&*store, &user("fan")).await;
+    assert_eq!(types(&events), ["order.completed", "cash.credited"]);
 }

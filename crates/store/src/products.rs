@@ -17,7 +17,7 @@ use crate::StoreError;
 use crate::condition::{Compare, Condition};
 use domain::ids::{OrderId, ProductId, UserId};
 use domain::products::cosmetics::Equipped;
-use domain::products::order::Order;
+use domain::products::order::{Order, OrderStatus};
 use domain::products::{Product, ProductType, Slot};
 use domain::purchases::mine::Page;
 
@@ -73,6 +73,11 @@ pub mod conditions {
     /// The fan's count of the product is under its limit: never more per fan than the limit.
     pub fn under_limit(max: u32) -> Condition {
         Condition::absent(BOUGHT_COUNT).or(Condition::is(BOUGHT_COUNT, Compare::Lt, max))
+    }
+
+    /// The order is pending: a card order completes once.
+    pub fn pending() -> Condition {
+        Condition::eq(ORDER_STATUS, OrderStatus::Pending.as_str())
     }
 
     /// The fan owns a cosmetic for `slot` (equipping checks it in the same write).
@@ -160,6 +165,39 @@ pub trait PlaceOrder: Send + Sync {
     ) -> impl Future<Output = Result<Placed, OrderError>> + Send;
 }
 
+/// What completing a card order did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletedOrder {
+    /// Completed now, and granted in the same transaction.
+    Completed(Order),
+    /// Completed before (a redelivery, or a concurrent one): that order, nothing changed.
+    AlreadyCompleted(Order),
+}
+
+/// Why a card order was not completed (nothing was written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompleteOrderError {
+    #[error("no such order")]
+    NotFound,
+    /// Closed unpaid (failed or expired): its unit and allowance went back.
+    #[error("the order is {0:?}, not pending")]
+    Closed(domain::products::order::OrderStatus),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Completes a pending card order once paid, in one transaction: the order `completed` (only
+/// while pending), its grant (a bundle's credit of `amount + bonus` under `order:<orderId>`, or
+/// the cosmetic owned) and its events. Any number of concurrent or repeated completions grant
+/// once; all of them answer the completed order.
+pub trait CompleteOrder: Send + Sync {
+    fn complete_order(
+        &self,
+        order: &Order,
+        at: domain::timestamp::Timestamp,
+    ) -> impl Future<Output = Result<CompletedOrder, CompleteOrderError>> + Send;
+}
+
 /// A fan's order, and a page of their orders, newest first (`after`: the list key the page
 /// before ended on).
 pub trait GetOrders: Send + Sync {
@@ -209,10 +247,28 @@ pub trait FanCosmetics: Send + Sync {
 
 /// Every products operation.
 pub trait ProductStore:
-    SeedProducts + ListProducts + GetProduct + PlaceOrder + GetOrders + FanCosmetics
+    SeedProducts + ListProducts + GetProduct + PlaceOrder + CompleteOrder + GetOrders + FanCosmetics
 {
 }
-impl<S: SeedProducts + ListProducts + GetProduct + PlaceOrder + GetOrders + FanCosmetics>
-    ProductStore for S
+impl<
+    S: SeedProducts
+        + ListProducts
+        + GetProduct
+        + PlaceOrder
+        + CompleteOrder
+        + GetOrders
+        + FanCosmetics,
+> ProductStore for S
 {
+}
+
+/// The answer to a completion whose order was not pending, the same in both stores.
+pub fn not_pending(existing: Option<Order>) -> Result<CompletedOrder, CompleteOrderError> {
+    match existing {
+        None => Err(CompleteOrderError::NotFound),
+        Some(order) if order.status == OrderStatus::Completed => {
+            Ok(CompletedOrder::AlreadyCompleted(order))
+        }
+        Some(order) => Err(CompleteOrderError::Closed(order.status)),
+    }
 }

@@ -5,16 +5,18 @@
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use serde::{Deserialize, Serialize};
 
+use super::cash::CreditAction;
 use super::fan_view::{Filter, NewestFirst, index_key};
 use super::records::{ORDER_DEBIT_ENTITY, OrderDebitRecord, SCHEMA_VERSION, read_record, readable};
 use super::transaction::{Transaction, check, put_new, update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::products::{
-    BOUGHT_COUNT, COSMETICS_SK, EquipError, FanCosmetics, GetOrders, GetProduct, ListProducts,
-    OWNS_PREFIX, OWNS_SLOT, OrderError, PRODUCT_PREFIX, PRODUCTS_PK, PlaceOrder, Placed,
-    STOCK_REMAINING, STOCK_SK, STOCK_SOLD, STOCK_TERMS, SeedProducts, bought_sk, conditions,
-    order_debit_sk, order_sk, orders_pk, owns_sk, product_sk, stock_pk, stock_refused,
+    BOUGHT_COUNT, COSMETICS_SK, CompleteOrder, CompleteOrderError, CompletedOrder, EquipError,
+    FanCosmetics, GetOrders, GetProduct, ListProducts, ORDER_STATUS, OWNS_PREFIX, OWNS_SLOT,
+    OrderError, PRODUCT_PREFIX, PRODUCTS_PK, PlaceOrder, Placed, STOCK_REMAINING, STOCK_SK,
+    STOCK_SOLD, STOCK_TERMS, SeedProducts, bought_sk, conditions, not_pending, order_debit_sk,
+    order_sk, orders_pk, owns_sk, product_sk, stock_pk, stock_refused,
 };
 use crate::purchase_conditions::funds_cover;
 use crate::schema::{CASH_SK, ENTITY, GSI3, GSI3_PK, GSI3_SK, SK, cash_pk, user_pk};
@@ -322,6 +324,78 @@ impl PlaceOrder for DynamoStore {
             }
             attempts.after(reasons.all()).await?;
         }
+    }
+}
+
+/// The actions of a card order's completion besides a credit's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CompleteAction {
+    /// The order, completed only while pending.
+    Order,
+    /// The cosmetic owned.
+    Own,
+}
+
+impl DynamoStore {
+    /// The order's update to `completed` at `at`, only while pending.
+    fn complete_action(
+        &self,
+        order: &Order,
+        at: Timestamp,
+    ) -> Result<TransactWriteItem, StoreError> {
+        update(
+            &self.table,
+            order_key(&order.user_id, &order.id),
+            "SET #status = :completed, #completedAt = :at",
+            &conditions::pending(),
+            &[("#status", ORDER_STATUS), ("#completedAt", "completedAt")],
+            vec![
+                (":completed", s(OrderStatus::Completed.as_str())),
+                (":at", s(at.to_string())),
+            ],
+        )
+    }
+}
+
+impl CompleteOrder for DynamoStore {
+    async fn complete_order(
+        &self,
+        order: &Order,
+        at: Timestamp,
+    ) -> Result<CompletedOrder, CompleteOrderError> {
+        let completed = order.completed(at);
+        let events = order_completed(&completed);
+        let complete = self.complete_action(order, at)?;
+        // A bundle's grant is its credit (the credit's own two actions first); a cosmetic's, owning it.
+        if let Some(credit) = order.credit() {
+            let more = [(CompleteAction::Order, complete)];
+            match self.transact_credit(&credit, at, &more, &events).await? {
+                None => return Ok(CompletedOrder::Completed(completed)),
+                Some(reasons) if !reasons.failed(CreditAction::More(CompleteAction::Order)) => {
+                    return Err(StoreError::internal("order: its credit was refused").into());
+                }
+                Some(_) => {}
+            }
+        } else {
+            let slot = order
+                .grants
+                .slot()
+                .ok_or_else(|| StoreError::internal("order: no grant"))?;
+            let mut attempts = Attempts::new("complete order");
+            loop {
+                let transaction = Transaction::new()
+                    .with(CompleteAction::Order, complete.clone())
+                    .with(CompleteAction::Own, self.own_action(order, slot)?)
+                    .emit(events.clone(), at);
+                match self.run(transaction).await? {
+                    None => return Ok(CompletedOrder::Completed(completed)),
+                    Some(reasons) if reasons.failed(CompleteAction::Order) => break,
+                    Some(reasons) => attempts.after(reasons.all()).await?,
+                }
+            }
+        }
+        // Not pending: completed before (answered again), or closed.
+        not_pending(self.get_order(&order.user_id, &order.id).await?)
     }
 }
 

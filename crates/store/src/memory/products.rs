@@ -7,11 +7,12 @@ use std::collections::{BTreeMap, HashMap};
 use super::items::CashItem;
 use super::{MemoryStore, Tables};
 use crate::StoreError;
+use crate::cash::CreditOutcome;
 use crate::condition::{Attributes, Value};
 use crate::products::{
-    BOUGHT_COUNT, EquipError, FanCosmetics, GetOrders, GetProduct, ListProducts, OWNS_SLOT,
-    OrderError, PlaceOrder, Placed, STOCK_REMAINING, STOCK_SOLD, STOCK_TERMS, SeedProducts,
-    conditions, stock_refused,
+    BOUGHT_COUNT, CompleteOrder, CompleteOrderError, CompletedOrder, EquipError, FanCosmetics,
+    GetOrders, GetProduct, ListProducts, ORDER_STATUS, OWNS_SLOT, OrderError, PlaceOrder, Placed,
+    STOCK_REMAINING, STOCK_SOLD, STOCK_TERMS, SeedProducts, conditions, not_pending, stock_refused,
 };
 use crate::purchase_conditions::funds_cover;
 use domain::cash::ledger::LedgerEntry;
@@ -21,6 +22,7 @@ use domain::products::cosmetics::Equipped;
 use domain::products::order::Order;
 use domain::products::{PayMethod, Product, ProductType, Slot};
 use domain::purchases::mine::Page;
+use domain::timestamp::Timestamp;
 
 /// A product's stock item.
 struct Stock {
@@ -68,6 +70,16 @@ struct Products {
     /// Each fan's owned cosmetics, with how many orders granted each.
     owned: BTreeMap<(UserId, ProductId), (Slot, u64)>,
     equipped: HashMap<UserId, Equipped>,
+}
+
+impl Products {
+    /// The fan owns `order`'s cosmetic (one more of it), when it grants one.
+    fn own(&mut self, order: &Order) {
+        if let Some(slot) = order.grants.slot() {
+            let at = (order.user_id.clone(), order.product_id.clone());
+            self.owned.entry(at).or_insert((slot, 0)).1 += 1;
+        }
+    }
 }
 
 impl SeedProducts for MemoryStore {
@@ -187,13 +199,7 @@ impl Tables {
         if order.pay != PayMethod::Cash {
             return;
         }
-        if let Some(slot) = order.grants.slot() {
-            table
-                .owned
-                .entry((order.user_id.clone(), order.product_id.clone()))
-                .or_insert((slot, 0))
-                .1 += 1;
-        }
+        table.own(order);
         let balance = self
             .balances
             .get_mut(&(order.user_id.clone(), order.price.currency.clone()))
@@ -215,6 +221,44 @@ impl PlaceOrder for MemoryStore {
         }
         tables.write_order(order, product);
         Ok(Placed::Created(order.clone()))
+    }
+}
+
+impl Attributes for Order {
+    fn attribute(&self, path: &[&str]) -> Option<Value> {
+        (path == [ORDER_STATUS]).then(|| self.status.as_str().into())
+    }
+}
+
+impl CompleteOrder for MemoryStore {
+    async fn complete_order(
+        &self,
+        order: &Order,
+        at: Timestamp,
+    ) -> Result<CompletedOrder, CompleteOrderError> {
+        let mut tables = self.write();
+        let key = (order.user_id.clone(), order.id.clone());
+        let existing = tables
+            .table::<Products>()
+            .and_then(|table| table.orders.get(&key))
+            .cloned();
+        if !conditions::pending().holds(existing.as_ref().map(|o| o as &dyn Attributes)) {
+            return not_pending(existing);
+        }
+        let completed = order.completed(at);
+        if let Some(credit) = order.credit() {
+            match tables.credit(&credit, at) {
+                Ok(CreditOutcome::Credited { .. }) => {}
+                Ok(CreditOutcome::AlreadyCredited) | Err(_) => {
+                    return Err(StoreError::internal("order: its credit was refused").into());
+                }
+            }
+        }
+        let table = tables.table_mut::<Products>();
+        table.own(order);
+        table.orders.insert(key, completed.clone());
+        tables.emit(order_completed(&completed), at);
+        Ok(CompletedOrder::Completed(completed))
     }
 }
 
