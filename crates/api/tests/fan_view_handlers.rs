@@ -332,7 +332,10 @@ async fn the_ledger_names_the_order_a_debit_paid_for() {
         "pay": ["cash"], "status": "active"
     }))
     .unwrap();
-    store.seed_products(&[product.clone()]).await.unwrap();
+    store
+        .seed_products(std::slice::from_ref(&product))
+        .await
+        .unwrap();
     let fan = testkit::ids::user("fan");
     let (id, price) = (order_id(&fan, "k"), product.prices[0].clone());
     let order = Order::place(

@@ -201,7 +201,7 @@ async fn a_cash_order_debits_grants_and_names_itself_in_the_ledger_once_per_key(
     assert_eq!(balance(store, "fan").await, 700);
     assert_eq!(of_fan(store, &user("fan")).await.len(), 4, "no event more");
     let mine = store.list_orders(&user("fan"), 10, None).await.unwrap();
-    assert_eq!(mine.entries, [placed.clone()]);
+    assert_eq!(mine.entries, std::slice::from_ref(&placed));
     assert_eq!(
         store.get_order(&user("fan"), &placed.id).await.unwrap(),
         Some(placed)
@@ -258,7 +258,7 @@ async fn a_refused_order_writes_nothing(store: Arc<impl Store>) {
 async fn a_repriced_product_never_changes_an_order_placed(store: Arc<impl Store>) {
     let store = &*store;
     let frame = product("frame", Some(3), None);
-    seeded(store, &[frame.clone()]).await;
+    seeded(store, std::slice::from_ref(&frame)).await;
     fund(store, "fan", 1000).await;
     let placed = order("fan", "k1", &frame, PayMethod::Cash);
     store.place_order(&placed, &frame).await.unwrap();
@@ -300,7 +300,7 @@ async fn a_repriced_product_never_changes_an_order_placed(store: Arc<impl Store>
 async fn a_card_order_is_pending_with_its_unit_and_allowance_taken(store: Arc<impl Store>) {
     let store = &*store;
     let frame = product("frame", Some(1), Some(1));
-    seeded(store, &[frame.clone()]).await;
+    seeded(store, std::slice::from_ref(&frame)).await;
     let pending = order("fan", "k", &frame, PayMethod::Card);
     assert_eq!(pending.status, OrderStatus::Pending);
     assert_eq!(
@@ -358,24 +358,35 @@ async fn a_fan_equips_only_what_they_own_one_per_slot(store: Arc<impl Store>) {
     );
 }
 
-async fn eight_orders_with_one_key_place_one<S: Store + 'static>(store: Arc<S>) {
-    let frame = product("frame", Some(10), None);
-    seeded(&*store, &[frame.clone()]).await;
-    fund(&*store, "fan", 3000).await;
-    let results = at_once(8, |_| {
+/// 8 Cash orders of `frame` at once, the `k`-th by the fan and with the key `who(k)` names.
+async fn race<S: Store + 'static>(
+    store: &Arc<S>,
+    frame: &Product,
+    who: fn(usize) -> (String, String),
+) -> Vec<Result<Placed, OrderError>> {
+    at_once(8, |k| {
         let (store, frame) = (store.clone(), frame.clone());
         async move {
-            let placed = order("fan", "one-key", &frame, PayMethod::Cash);
+            let (fan, key) = who(k);
+            let placed = order(&fan, &key, &frame, PayMethod::Cash);
             store.place_order(&placed, &frame).await
         }
     })
-    .await;
-    let created = results
-        .iter()
-        .filter(|r| matches!(r, Ok(Placed::Created(_))))
-        .count();
+    .await
+}
+
+fn count<T>(results: &[T], matching: impl Fn(&T) -> bool) -> usize {
+    results.iter().filter(|r| matching(r)).count()
+}
+
+async fn eight_orders_with_one_key_place_one<S: Store + 'static>(store: Arc<S>) {
+    let frame = product("frame", Some(10), None);
+    seeded(&*store, std::slice::from_ref(&frame)).await;
+    fund(&*store, "fan", 3000).await;
+    let results = race(&store, &frame, |_| ("fan".to_owned(), "one-key".to_owned())).await;
+    let created = count(&results, |r| matches!(r, Ok(Placed::Created(_))));
     assert_eq!(created, 1, "{results:?}");
-    assert!(results.iter().all(|r| matches!(r, Ok(_))), "{results:?}");
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
     assert_eq!(balance(&*store, "fan").await, 2700, "debited once");
     assert_eq!(ledger_adds_up(&*store, "fan").await.len(), 2);
     let events = of_fan(&*store, &user("fan")).await;
@@ -390,26 +401,13 @@ async fn eight_orders_with_one_key_place_one<S: Store + 'static>(store: Arc<S>) 
 
 async fn eight_fans_racing_for_three_units_get_three<S: Store + 'static>(store: Arc<S>) {
     let frame = product("frame", Some(3), None);
-    seeded(&*store, &[frame.clone()]).await;
+    seeded(&*store, std::slice::from_ref(&frame)).await;
     for k in 0..8 {
         fund(&*store, &format!("fan{k}"), 300).await;
     }
-    let results = at_once(8, |k| {
-        let (store, frame) = (store.clone(), frame.clone());
-        async move {
-            let placed = order(&format!("fan{k}"), "k", &frame, PayMethod::Cash);
-            store.place_order(&placed, &frame).await
-        }
-    })
-    .await;
-    let created = results
-        .iter()
-        .filter(|r| matches!(r, Ok(Placed::Created(_))))
-        .count();
-    let sold_out = results
-        .iter()
-        .filter(|r| **r == Err(OrderError::SoldOut))
-        .count();
+    let results = race(&store, &frame, |k| (format!("fan{k}"), "k".to_owned())).await;
+    let created = count(&results, |r| matches!(r, Ok(Placed::Created(_))));
+    let sold_out = count(&results, |r| *r == Err(OrderError::SoldOut));
     assert_eq!((created, sold_out), (3, 5), "{results:?}");
     let mut paid = 0;
     for k in 0..8 {
@@ -422,24 +420,11 @@ async fn eight_fans_racing_for_three_units_get_three<S: Store + 'static>(store: 
 
 async fn eight_orders_of_one_fan_stop_at_the_limit<S: Store + 'static>(store: Arc<S>) {
     let frame = product("frame", None, Some(2));
-    seeded(&*store, &[frame.clone()]).await;
+    seeded(&*store, std::slice::from_ref(&frame)).await;
     fund(&*store, "fan", 3000).await;
-    let results = at_once(8, |k| {
-        let (store, frame) = (store.clone(), frame.clone());
-        async move {
-            let placed = order("fan", &format!("k{k}"), &frame, PayMethod::Cash);
-            store.place_order(&placed, &frame).await
-        }
-    })
-    .await;
-    let created = results
-        .iter()
-        .filter(|r| matches!(r, Ok(Placed::Created(_))))
-        .count();
-    let limited = results
-        .iter()
-        .filter(|r| **r == Err(OrderError::LimitReached))
-        .count();
+    let results = race(&store, &frame, |k| ("fan".to_owned(), format!("k{k}"))).await;
+    let created = count(&results, |r| matches!(r, Ok(Placed::Created(_))));
+    let limited = count(&results, |r| *r == Err(OrderError::LimitReached));
     assert_eq!((created, limited), (2, 6), "{results:?}");
     assert_eq!(balance(&*store, "fan").await, 2400);
     assert_eq!(ledger_adds_up(&*store, "fan").await.len(), 3);
@@ -506,7 +491,7 @@ async fn a_paid_card_order_grants_once_and_a_bonus_is_cash_naming_the_order(
 
 async fn eight_deliveries_of_one_payment_grant_once<S: Store + 'static>(store: Arc<S>) {
     let bundle = bundle();
-    seeded(&*store, &[bundle.clone()]).await;
+    seeded(&*store, std::slice::from_ref(&bundle)).await;
     let pending = order("fan", "k", &bundle, PayMethod::Card);
     store.place_order(&pending, &bundle).await.unwrap();
     let results = at_once(8, |_| {
@@ -514,10 +499,7 @@ async fn eight_deliveries_of_one_payment_grant_once<S: Store + 'static>(store: A
         async move { store.complete_order(&pending, Timestamp::now()).await }
     })
     .await;
-    let completed = results
-        .iter()
-        .filter(|r| matches!(r, Ok(CompletedOrder::Completed(_))))
-        .count();
+    let completed = count(&results, |r| matches!(r, Ok(CompletedOrder::Completed(_))));
     assert_eq!(completed, 1, "{results:?}");
     assert!(results.iter().all(Result::is_ok), "{results:?}");
     assert_eq!(balance(&*store, "fan").await, 1100);

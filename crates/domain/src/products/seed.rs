@@ -7,57 +7,15 @@
 //! re-seed changes what later orders pay, and a stock lowered below what was sold sells nothing
 //! more.
 
+pub use crate::packs::seed::SeedError;
+use crate::packs::seed::parse_file;
 use crate::products::Product;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SeedError {
-    #[error("{path}: {problem}")]
-    Syntax { path: String, problem: String },
-    #[error("product [{index}] ({id}): {field}: {problem}")]
-    Invalid {
-        index: usize,
-        id: String,
-        field: String,
-        problem: String,
-    },
-    #[error("product [{index}] ({id}): id repeats product [{first}]")]
-    DuplicateId {
-        index: usize,
-        first: usize,
-        id: String,
-    },
-}
 
 /// Parses and validates a whole products file.
 pub fn parse_products(json: &[u8]) -> Result<Vec<Product>, SeedError> {
-    let deserializer = &mut serde_json::Deserializer::from_slice(json);
-    let products: Vec<Product> =
-        serde_path_to_error::deserialize(deserializer).map_err(|error| SeedError::Syntax {
-            path: match error.path().to_string().as_str() {
-                "." => "file".into(),
-                path => format!("product {path}"),
-            },
-            problem: error.into_inner().to_string(),
-        })?;
-    for (index, product) in products.iter().enumerate() {
-        product.validate().map_err(|error| SeedError::Invalid {
-            index,
-            id: product.id.to_string(),
-            field: error.field,
-            problem: error.problem,
-        })?;
-        if let Some(first) = products[..index]
-            .iter()
-            .position(|earlier| earlier.id == product.id)
-        {
-            return Err(SeedError::DuplicateId {
-                index,
-                first,
-                id: product.id.to_string(),
-            });
-        }
-    }
-    Ok(products)
+    parse_file(json, "product", Product::validate, |product| {
+        product.id.to_string()
+    })
 }
 
 #[cfg(test)]
@@ -111,6 +69,7 @@ mod tests {
         assert_eq!(
             error,
             SeedError::DuplicateId {
+                noun: "product",
                 index: 1,
                 first: 0,
                 id: "a".into()

@@ -148,6 +148,37 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// A page of `limit` entries of a fan's partition `pk` of GSI3, newest first, below the
+    /// list key `after`, each read by `read` (a fan's claims, orders).
+    pub(super) async fn page_of_gsi3<T>(
+        &self,
+        pk: String,
+        limit: usize,
+        after: Option<&str>,
+        read: fn(Item) -> Result<T, StoreError>,
+    ) -> Result<Page<T>, StoreError> {
+        let query = NewestFirst {
+            index: GSI3,
+            pk_name: GSI3_PK,
+            sk_name: GSI3_SK,
+            pk,
+            below: after.map(|after| (after, false)),
+            filter: Filter::default(),
+        };
+        self.page_newest(
+            &query,
+            |found| limit - found,
+            |item, page| {
+                page.push(read(item)?);
+                Ok(None)
+            },
+            |last| index_key(last, GSI3_SK),
+        )
+        .await
+    }
+}
+
 pub(super) fn index_key(item: &Item, name: &str) -> Option<String> {
     item.get(name)?.as_s().ok().cloned()
 }

@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 use serde::{Deserialize, Serialize};
 
 use super::cash::CreditAction;
-use super::fan_view::{Filter, NewestFirst, index_key};
+use super::fan_view::index_key;
 use super::records::{ORDER_DEBIT_ENTITY, OrderDebitRecord, SCHEMA_VERSION, read_record, readable};
 use super::transaction::{Transaction, check, put_new, update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
@@ -19,7 +19,7 @@ use crate::products::{
     order_sk, orders_pk, owns_sk, product_sk, stock_pk, stock_refused,
 };
 use crate::purchase_conditions::funds_cover;
-use crate::schema::{CASH_SK, ENTITY, GSI3, GSI3_PK, GSI3_SK, SK, cash_pk, user_pk};
+use crate::schema::{CASH_SK, ENTITY, GSI3_PK, GSI3_SK, SK, cash_pk, user_pk};
 use domain::cash::Money;
 use domain::cash::ledger::order_debit_entry_id;
 use domain::events::money::order_completed;
@@ -530,24 +530,8 @@ impl GetOrders for DynamoStore {
         limit: usize,
         after: Option<&str>,
     ) -> Result<Page<Order>, StoreError> {
-        let query = NewestFirst {
-            index: GSI3,
-            pk_name: GSI3_PK,
-            sk_name: GSI3_SK,
-            pk: orders_pk(user_id),
-            below: after.map(|after| (after, false)),
-            filter: Filter::default(),
-        };
-        self.page_newest(
-            &query,
-            |found| limit - found,
-            |item, page| {
-                page.push(order_from_item(item)?);
-                Ok(None)
-            },
-            |last| index_key(last, GSI3_SK),
-        )
-        .await
+        self.page_of_gsi3(orders_pk(user_id), limit, after, order_from_item)
+            .await
     }
 }
 

@@ -8,7 +8,6 @@ use std::collections::BTreeSet;
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
 use super::cash::CreditAction;
-use super::fan_view::{Filter, NewestFirst, index_key};
 use super::purchases::PackClaimed;
 use super::records::{QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item};
 use super::transaction::put_new;
@@ -19,7 +18,7 @@ use crate::quests::{
     credit_refused,
 };
 use crate::schema::{
-    CLAIM_PREFIX, ENTITY, GSI3, GSI3_PK, GSI3_SK, QUEST_PREFIX, QUESTS_PK, claim_key_sk, claim_sk,
+    CLAIM_PREFIX, ENTITY, GSI3_PK, GSI3_SK, QUEST_PREFIX, QUESTS_PK, claim_key_sk, claim_sk,
     quest_sk, rewards_pk, user_pk,
 };
 use domain::cash::Credit;
@@ -200,23 +199,7 @@ impl ListClaims for DynamoStore {
         limit: usize,
         after: Option<&str>,
     ) -> Result<Page<Claim>, StoreError> {
-        let query = NewestFirst {
-            index: GSI3,
-            pk_name: GSI3_PK,
-            sk_name: GSI3_SK,
-            pk: rewards_pk(user_id),
-            below: after.map(|after| (after, false)),
-            filter: Filter::default(),
-        };
-        self.page_newest(
-            &query,
-            |found| limit - found,
-            |item, page| {
-                page.push(claim_from_item(item)?);
-                Ok(None)
-            },
-            |last| index_key(last, GSI3_SK),
-        )
-        .await
+        self.page_of_gsi3(rewards_pk(user_id), limit, after, claim_from_item)
+            .await
     }
 }
