@@ -3,11 +3,13 @@
 //! naming the order, the cosmetic owned and the events.
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
-use serde::{Deserialize, Serialize};
 
 use super::cash::CreditAction;
 use super::fan_view::index_key;
-use super::records::{ORDER_DEBIT_ENTITY, OrderDebitRecord, SCHEMA_VERSION, read_record, readable};
+use super::records::{
+    ORDER_DEBIT_ENTITY, OrderDebitRecord, OrderRecord, PRODUCT_VERSION, ProductRecord,
+    SCHEMA_VERSION, order_from_item, read_record,
+};
 use super::transaction::{Transaction, check, put_new, update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
@@ -20,116 +22,14 @@ use crate::products::{
 };
 use crate::purchase_conditions::funds_cover;
 use crate::schema::{CASH_SK, ENTITY, GSI3_PK, GSI3_SK, SK, cash_pk, user_pk};
-use domain::cash::Money;
 use domain::cash::ledger::order_debit_entry_id;
 use domain::events::money::order_completed;
 use domain::ids::{OrderId, ProductId, UserId};
 use domain::products::cosmetics::Equipped;
 use domain::products::order::{Order, OrderStatus};
-use domain::products::{Grant, PayMethod, Product, ProductType, Slot};
+use domain::products::{PayMethod, Product, ProductType, Slot};
 use domain::purchases::mine::Page;
 use domain::timestamp::{Timestamp, time_key};
-use domain::topups::Checkout;
-
-/// The version of the product, stock, order and cosmetics items this release writes, and the
-/// newest it reads.
-const PRODUCT_VERSION: u32 = 1;
-
-/// A product item: the product as one JSON text (its `type` beside it is the listing's filter).
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProductRecord {
-    schema_version: u32,
-    doc: String,
-}
-
-impl TryFrom<ProductRecord> for Product {
-    type Error = StoreError;
-
-    fn try_from(record: ProductRecord) -> Result<Self, StoreError> {
-        readable("product", record.schema_version, PRODUCT_VERSION)?;
-        serde_json::from_str(&record.doc).map_err(|e| StoreError::internal_from("product item", e))
-    }
-}
-
-/// An order item's attributes (besides its keys and index keys): what was sold, as sold.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct OrderRecord {
-    schema_version: u32,
-    order_id: OrderId,
-    user_id: UserId,
-    product_id: ProductId,
-    product_type: ProductType,
-    product_name: String,
-    amount: u64,
-    currency: String,
-    grants: Grant,
-    pay: PayMethod,
-    status: OrderStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    checkout_session_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    checkout_url: Option<String>,
-    created_at: Timestamp,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    completed_at: Option<Timestamp>,
-}
-
-impl From<&Order> for OrderRecord {
-    fn from(order: &Order) -> Self {
-        Self {
-            schema_version: PRODUCT_VERSION,
-            order_id: order.id.clone(),
-            user_id: order.user_id.clone(),
-            product_id: order.product_id.clone(),
-            product_type: order.product_type,
-            product_name: order.product_name.clone(),
-            amount: order.price.amount,
-            currency: order.price.currency.clone(),
-            grants: order.grants.clone(),
-            pay: order.pay,
-            status: order.status,
-            checkout_session_id: order.checkout.as_ref().map(|c| c.session_id.clone()),
-            checkout_url: order.checkout.as_ref().map(|c| c.url.clone()),
-            created_at: order.created_at,
-            completed_at: order.completed_at,
-        }
-    }
-}
-
-impl TryFrom<OrderRecord> for Order {
-    type Error = StoreError;
-
-    fn try_from(record: OrderRecord) -> Result<Self, StoreError> {
-        readable("order", record.schema_version, PRODUCT_VERSION)?;
-        let checkout = match (record.checkout_session_id, record.checkout_url) {
-            (Some(session_id), Some(url)) => Some(Checkout { session_id, url }),
-            _ => None,
-        };
-        Ok(Order {
-            id: record.order_id,
-            user_id: record.user_id,
-            product_id: record.product_id,
-            product_type: record.product_type,
-            product_name: record.product_name,
-            price: Money {
-                amount: record.amount,
-                currency: record.currency,
-            },
-            grants: record.grants,
-            pay: record.pay,
-            status: record.status,
-            checkout,
-            created_at: record.created_at,
-            completed_at: record.completed_at,
-        })
-    }
-}
-
-fn order_from_item(item: Item) -> Result<Order, StoreError> {
-    read_record::<OrderRecord, _>(item, "order")
-}
 
 fn order_key(user_id: &UserId, order_id: &OrderId) -> Item {
     key(user_pk(user_id), &order_sk(order_id))
