@@ -1154,10 +1154,30 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * Cash was debited from a fan to pay for a purchase.
-         * @description Cash was debited from a fan to pay for a purchase. Subject: the fan.
+         * Cash was debited from a fan to pay for a purchase or an order.
+         * @description Cash was debited from a fan to pay for a purchase or an order. Subject: the fan.
          */
         post: operations["onCashDebited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cosmetic.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan was granted a cosmetic by an order.
+         * @description A fan was granted a cosmetic by an order. Subject: the fan.
+         */
+        post: operations["onCosmeticGranted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1178,6 +1198,26 @@ export interface webhooks {
          * @description A fan changed what their locker room shows. Subject: the fan.
          */
         post: operations["onLockerRoomUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fan's order of a product was paid and granted (with its `cash.debited`, `cosmetic.granted` or `cash.credited`, in the same write): once per order.
+         * @description A fan's order of a product was paid and granted (with its `cash.debited`, `cosmetic.granted` or `cash.credited`, in the same write): once per order. Subject: the fan.
+         */
+        post: operations["onOrderCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1551,7 +1591,10 @@ export interface components {
         };
         CashDebitedData: {
             amount: components["schemas"]["Price"];
-            purchaseId: string;
+            /** @description The purchase the debit paid for; absent for an order's. */
+            purchaseId?: string | null;
+            /** @description The order the debit paid for; absent for a purchase's. */
+            orderId?: string | null;
         };
         ClaimAnswer: {
             reward: components["schemas"]["ClaimedReward"];
@@ -1588,6 +1631,16 @@ export interface components {
             code: string;
             message: string;
             losses: components["schemas"]["AccountLosses"];
+        };
+        CosmeticGrantedData: {
+            orderId: string;
+            /** @description The cosmetic (its product). */
+            productId: string;
+            /**
+             * @description Where a cosmetic shows: a fan equips one per slot.
+             * @enum {string}
+             */
+            slot: "avatar_frame" | "locker_theme" | "badge";
         };
         /** @description The body of `POST /api/webhooks/endpoints`. */
         CreateWebhookEndpoint: {
@@ -1690,7 +1743,7 @@ export interface components {
             data: unknown;
         };
         /** @enum {string} */
-        EventType: "purchase.reserved" | "purchase.completed" | "purchase.expired" | "pack.opened" | "pack.sold_out" | "cash.credited" | "cash.debited" | "topup.completed" | "topup.failed" | "queue.joined" | "queue.drawn" | "queue.admitted" | "quest.reward_claimed" | "profile.updated" | "locker_room.updated" | "wallet.linked" | "wallet.removed" | "account.deleted";
+        EventType: "purchase.reserved" | "purchase.completed" | "purchase.expired" | "pack.opened" | "pack.sold_out" | "cash.credited" | "cash.debited" | "topup.completed" | "topup.failed" | "queue.joined" | "queue.drawn" | "queue.admitted" | "order.completed" | "cosmetic.granted" | "quest.reward_claimed" | "profile.updated" | "locker_room.updated" | "wallet.linked" | "wallet.removed" | "account.deleted";
         /** @description A page of every subject's events. */
         EventsPage: {
             events: components["schemas"]["Event"][];
@@ -1854,6 +1907,7 @@ export interface components {
             at: components["schemas"]["Timestamp"];
             purchaseId: null | components["schemas"]["Id"];
             questId: null | components["schemas"]["Id"];
+            orderId: null | components["schemas"]["Id"];
         };
         LinkRequest: {
             /** @description Any JSON value that is truthy (not false, 0, "" or null). Stored exactly as sent. */
@@ -2046,6 +2100,17 @@ export interface components {
             rarity: string;
             /** Format: uri */
             imageUrl: string | null;
+        };
+        OrderCompletedData: {
+            orderId: string;
+            productId: string;
+            /** @description What the order paid, as it was when placed. */
+            price: components["schemas"]["Price"];
+            /**
+             * @description How an order is paid.
+             * @enum {string}
+             */
+            pay: "cash" | "card";
         };
         /** @description A pack as listed (its detail adds `items` and `fairness`). */
         Pack: {
@@ -6705,6 +6770,64 @@ export interface operations {
             };
         };
     };
+    onCosmeticGranted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["CosmeticGrantedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "cosmetic.granted";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onLockerRoomUpdated: {
         parameters: {
             query?: never;
@@ -6729,6 +6852,64 @@ export interface operations {
                     };
                     /** @constant */
                     type?: "locker_room.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled; no more deliveries. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Later: the next attempt waits `Retry-After` (as for 502 and 504). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a timeout (15 s) or a redirect: retried on the schedule (docs/events.md). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>` with the endpoint's `whsec_` secret; during a rotation one per secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event"] & {
+                    data?: components["schemas"]["OrderCompletedData"];
+                    subject?: {
+                        /** @constant */
+                        kind?: "fan";
+                    };
+                    /** @constant */
+                    type?: "order.completed";
                 };
             };
         };

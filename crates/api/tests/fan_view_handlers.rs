@@ -317,3 +317,54 @@ async fn a_fan_sees_only_their_own_on_dynamodb() {
     let store = testkit::moto::shared_table().await;
     a_fan_sees_only_their_own_each_purchase_as_get_answers_it(seeded(store).await).await;
 }
+
+/// A Cash order's debit shows in the ledger naming the order; other entries name none.
+#[tokio::test]
+async fn the_ledger_names_the_order_a_debit_paid_for() {
+    use domain::products::order::{Order, order_id};
+    use store::products::{PlaceOrder, SeedProducts};
+    let store = MemoryStore::default();
+    testkit::purchases::credit(&store, "fan", 500, "USD", "grant-1").await;
+    let product: domain::products::Product = serde_json::from_value(serde_json::json!({
+        "id": "frame", "type": "cosmetic", "name": "Frame",
+        "prices": [{"amount": 300, "currency": "USD"}],
+        "grants": {"kind": "cosmetic", "slot": "avatar_frame"},
+        "pay": ["cash"], "status": "active"
+    }))
+    .unwrap();
+    store
+        .seed_products(std::slice::from_ref(&product))
+        .await
+        .unwrap();
+    let fan = testkit::ids::user("fan");
+    let (id, price) = (order_id(&fan, "k"), product.prices[0].clone());
+    let order = Order::place(
+        id,
+        fan,
+        &product,
+        price,
+        domain::products::PayMethod::Cash,
+        Timestamp::now(),
+    );
+    store.place_order(&order, &product).await.unwrap();
+    let state = me_state(store);
+    let (status, body) = call(&state, Some("fan"), "/api/me/cash/transactions", "").await;
+    assert_eq!(status, 200, "{body}");
+    let entries = body["transactions"].as_array().unwrap();
+    assert_eq!(
+        (
+            &entries[0]["type"],
+            &entries[0]["amount"],
+            &entries[0]["orderId"]
+        ),
+        (
+            &Value::from("debit"),
+            &Value::from(300),
+            &Value::from(order.id.as_str())
+        )
+    );
+    assert_eq!(
+        (&entries[1]["type"], &entries[1]["orderId"]),
+        (&Value::from("credit"), &Value::Null)
+    );
+}

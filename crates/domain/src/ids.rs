@@ -147,6 +147,23 @@ id_type!(
     is_valid_id
 );
 
+id_type!(
+    /// A product of the store (a Cash bundle or a cosmetic) the operator seeded.
+    ProductId,
+    "a product id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
+
+id_type!(
+    /// An order of a product (derived from its user and `Idempotency-Key`:
+    /// [`crate::products::order::order_id`]).
+    OrderId,
+    "an order id",
+    "1-64 characters of A-Z, a-z, 0-9, _ and -",
+    is_valid_id
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ pub mod leaderboards;
 pub mod links;
 pub mod locker_room;
 pub mod packs;
+pub mod products;
 pub mod profile;
 pub mod purchases;
 pub mod quests;

@@ -25,6 +25,7 @@ pub mod locker_room;
 pub mod memory;
 pub mod metrics;
 pub mod packs;
+pub mod products;
 pub mod profile;
 pub mod purchase_conditions;
 pub mod purchases;
@@ -141,6 +142,7 @@ pub trait Store:
     + wallets::WalletStore
     + leaderboards::LeaderboardStore
     + quests::QuestStore
+    + products::ProductStore
     + queue::QueueStore
     + queue::ListMyEntries
     + queue_keeper::QueueKeeper
@@ -166,6 +168,7 @@ impl<
         + wallets::WalletStore
         + leaderboards::LeaderboardStore
         + quests::QuestStore
+        + products::ProductStore
         + queue::QueueStore
         + queue::ListMyEntries
         + queue_keeper::QueueKeeper

@@ -31,6 +31,9 @@ pub struct EntryJson<'a> {
     /// The quest whose reward a credit is; null for other entries.
     #[schema(value_type = Option<Id>, required)]
     quest_id: Option<&'a str>,
+    /// The order a debit paid for, or a Cash bundle's credit came from; null for other entries.
+    #[schema(value_type = Option<Id>, required)]
+    order_id: Option<&'a str>,
 }
 
 impl<'a> EntryJson<'a> {
@@ -43,6 +46,7 @@ impl<'a> EntryJson<'a> {
             at: entry.at,
             purchase_id: entry.purchase_id.as_ref().map(PurchaseId::as_str),
             quest_id: entry.quest_id.as_ref().map(QuestId::as_str),
+            order_id: entry.order_id.as_ref().map(domain::ids::OrderId::as_str),
         }
     }
 }

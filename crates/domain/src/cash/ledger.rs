@@ -6,7 +6,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::cash::{Debit, Money};
-use crate::ids::{PurchaseId, UserId};
+use crate::ids::{OrderId, PurchaseId, UserId};
 use crate::timestamp::{Timestamp, time_key};
 
 pub const DEFAULT_LEDGER_LIMIT: usize = 20;
@@ -39,6 +39,8 @@ pub struct LedgerEntry {
     pub purchase_id: Option<PurchaseId>,
     /// The quest a credit rewarded; `None` for other credits and debits.
     pub quest_id: Option<crate::ids::QuestId>,
+    /// The order a debit paid for, or a Cash bundle's credit came from; `None` for the others.
+    pub order_id: Option<OrderId>,
 }
 
 // Here, not in the store that reads debits: a trait impl between two domain types can only be
@@ -59,6 +61,7 @@ impl LedgerEntry {
             at,
             purchase_id: None,
             quest_id: crate::quests::quest_of_reference(reference),
+            order_id: crate::products::order::order_of_reference(reference),
         }
     }
 
@@ -71,6 +74,20 @@ impl LedgerEntry {
             at,
             purchase_id: Some(purchase_id),
             quest_id: None,
+            order_id: None,
+        }
+    }
+
+    /// The entry of the debit that paid for order `order_id`.
+    pub fn order_debit(order_id: OrderId, amount: Money, at: Timestamp) -> Self {
+        Self {
+            id: order_debit_entry_id(&order_id),
+            kind: EntryKind::Debit,
+            amount,
+            at,
+            purchase_id: None,
+            quest_id: None,
+            order_id: Some(order_id),
         }
     }
 
@@ -99,6 +116,14 @@ pub fn credit_entry_id(reference: &str) -> String {
 /// The ledger id of the debit that paid for `purchase_id`.
 pub fn debit_entry_id(purchase_id: &str) -> String {
     entry_id(EntryKind::Debit, purchase_id)
+}
+
+/// The ledger id of the debit that paid for an order (`order:` cannot begin a purchase id).
+pub fn order_debit_entry_id(order_id: &OrderId) -> String {
+    entry_id(
+        EntryKind::Debit,
+        &crate::products::order::credit_reference(order_id),
+    )
 }
 
 /// What a fan asked of their ledger.

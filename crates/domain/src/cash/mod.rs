@@ -54,7 +54,7 @@ pub enum CreditError {
     #[error("--reference must be 1-{MAX_REFERENCE_LEN} visible characters")]
     Reference,
     #[error(
-        "--reference must not begin with {TOPUP_REFERENCE_PREFIX} or quest: (card top-ups and quest rewards credit under those)"
+        "--reference must not begin with {TOPUP_REFERENCE_PREFIX}, quest: or order: (card top-ups, quest rewards and Cash bundles credit under those)"
     )]
     ReservedReference,
 }
@@ -90,6 +90,7 @@ pub fn parse_credit(
     // A quest's credit taken by an operator would leave the fan's claim of it impossible.
     if reference.starts_with(TOPUP_REFERENCE_PREFIX)
         || reference.starts_with(crate::quests::QUEST_REFERENCE_PREFIX)
+        || reference.starts_with(crate::products::order::ORDER_REFERENCE_PREFIX)
     {
         return Err(CreditError::ReservedReference);
     }
@@ -156,6 +157,7 @@ mod tests {
                 "quest:first-pack:u",
                 CreditError::ReservedReference,
             ),
+            ("u", "1", "USD", "order:abc", CreditError::ReservedReference),
         ] {
             assert_eq!(
                 parse_credit(user, amount, currency, reference),

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cash::Money;
-use crate::ids::{EntryId, PackId, PurchaseId, QuestId, TopUpId, WalletId};
+use crate::ids::{EntryId, OrderId, PackId, ProductId, PurchaseId, QuestId, TopUpId, WalletId};
+use crate::products::{PayMethod, Slot};
 use crate::timestamp::Timestamp;
 use crate::topups::TopUpStatus;
 
@@ -72,7 +73,7 @@ event_types! {
     (CashCredited, "cash.credited", CashCredited, Fan,
         "Cash was credited to a fan (a top-up, a reward, an operator's grant): once per reference."),
     (CashDebited, "cash.debited", CashDebited, Fan,
-        "Cash was debited from a fan to pay for a purchase."),
+        "Cash was debited from a fan to pay for a purchase or an order."),
     (TopUpCompleted, "topup.completed", TopUpCompleted, Fan,
         "A card top-up was paid (with its `cash.credited`, in the same write)."),
     (TopUpFailed, "topup.failed", TopUpFailed, Fan,
@@ -83,6 +84,11 @@ event_types! {
         "A pack's waiting room closed and its order was drawn."),
     (QueueAdmitted, "queue.admitted", QueueAdmitted, Fan,
         "A fan's turn in a pack's line came: they may start a purchase until `until`."),
+    (OrderCompleted, "order.completed", OrderCompleted, Fan,
+        "A fan's order of a product was paid and granted (with its `cash.debited`, \
+         `cosmetic.granted` or `cash.credited`, in the same write): once per order."),
+    (CosmeticGranted, "cosmetic.granted", CosmeticGranted, Fan,
+        "A fan was granted a cosmetic by an order."),
     (QuestRewardClaimed, "quest.reward_claimed", QuestRewardClaimed, Fan,
         "A fan claimed a quest's reward (with its `cash.credited`, in the same write)."),
     (ProfileUpdated, "profile.updated", ProfileUpdated, Fan,
@@ -178,8 +184,39 @@ pub struct CashCredited {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CashDebited {
     pub amount: Money,
+    /// The purchase the debit paid for; absent for an order's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub purchase_id: Option<PurchaseId>,
+    /// The order the debit paid for; absent for a purchase's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub order_id: Option<OrderId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OrderCompleted {
     #[schema(value_type = String)]
-    pub purchase_id: PurchaseId,
+    pub order_id: OrderId,
+    #[schema(value_type = String)]
+    pub product_id: ProductId,
+    /// What the order paid, as it was when placed.
+    pub price: Money,
+    #[schema(inline)]
+    pub pay: PayMethod,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CosmeticGranted {
+    #[schema(value_type = String)]
+    pub order_id: OrderId,
+    /// The cosmetic (its product).
+    #[schema(value_type = String)]
+    pub product_id: ProductId,
+    #[schema(inline)]
+    pub slot: Slot,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -2,11 +2,14 @@
 //! writes what these return in the change's own write, and nothing on a repeat or a refusal.
 
 use super::{
-    CashCredited, CashDebited, NewEvent, PackOpened, PackSoldOut, PurchaseCompleted,
-    PurchaseExpired, PurchaseReserved, QuestRewardClaimed, TopUpCompleted, TopUpFailed,
+    CashCredited, CashDebited, CosmeticGranted, NewEvent, OrderCompleted, PackOpened, PackSoldOut,
+    PurchaseCompleted, PurchaseExpired, PurchaseReserved, QuestRewardClaimed, TopUpCompleted,
+    TopUpFailed,
 };
 use crate::cash::Credit;
 use crate::ids::PackId;
+use crate::products::PayMethod;
+use crate::products::order::Order;
 use crate::purchases::Purchase;
 use crate::quests::{Claim, Grant};
 use crate::topups::{TopUp, TopUpStatus};
@@ -39,7 +42,8 @@ pub fn purchase_completed(purchase: &Purchase) -> Vec<NewEvent> {
             &purchase.user_id,
             CashDebited {
                 amount: purchase.price.clone(),
-                purchase_id: purchase.id.clone(),
+                purchase_id: Some(purchase.id.clone()),
+                order_id: None,
             },
         ),
     ]
@@ -129,6 +133,45 @@ pub fn quest_reward_claimed(claim: &Claim, grant: &Grant) -> Vec<NewEvent> {
     )];
     if let Grant::Cash(credit) = grant {
         events.extend(cash_credited(credit));
+    }
+    events
+}
+
+/// An order's completion (paid with Cash, or its card payment confirmed): `order.completed`,
+/// then what it moved: a Cash payment's `cash.debited`, a cosmetic's `cosmetic.granted`, a
+/// bundle's `cash.credited`.
+pub fn order_completed(order: &Order) -> Vec<NewEvent> {
+    let mut events = vec![NewEvent::fan(
+        &order.user_id,
+        OrderCompleted {
+            order_id: order.id.clone(),
+            product_id: order.product_id.clone(),
+            price: order.price.clone(),
+            pay: order.pay,
+        },
+    )];
+    if order.pay == PayMethod::Cash {
+        events.push(NewEvent::fan(
+            &order.user_id,
+            CashDebited {
+                amount: order.price.clone(),
+                purchase_id: None,
+                order_id: Some(order.id.clone()),
+            },
+        ));
+    }
+    if let Some(slot) = order.grants.slot() {
+        events.push(NewEvent::fan(
+            &order.user_id,
+            CosmeticGranted {
+                order_id: order.id.clone(),
+                product_id: order.product_id.clone(),
+                slot,
+            },
+        ));
+    }
+    if let Some(credit) = order.credit() {
+        events.extend(cash_credited(&credit));
     }
     events
 }

@@ -169,7 +169,7 @@ pub struct FieldError {
     pub problem: String,
 }
 
-fn field_error(field: impl Into<String>, problem: impl Into<String>) -> FieldError {
+pub(crate) fn field_error(field: impl Into<String>, problem: impl Into<String>) -> FieldError {
     FieldError {
         field: field.into(),
         problem: problem.into(),
@@ -179,7 +179,7 @@ fn field_error(field: impl Into<String>, problem: impl Into<String>) -> FieldErr
 /// Whether `id` is 1-64 characters of `[A-Za-z0-9_-]`: the rule for pack, team and league ids.
 pub use crate::ids::is_valid_id;
 
-fn check_text(field: &str, value: &str, max_chars: usize) -> Result<(), FieldError> {
+pub(crate) fn check_text(field: &str, value: &str, max_chars: usize) -> Result<(), FieldError> {
     if value.trim().is_empty() {
         return Err(field_error(field, "must not be empty"));
     }
@@ -192,7 +192,11 @@ fn check_text(field: &str, value: &str, max_chars: usize) -> Result<(), FieldErr
     Ok(())
 }
 
-fn check_image_url(field: &str, url: Option<&str>, schemes: &[&str]) -> Result<(), FieldError> {
+pub(crate) fn check_image_url(
+    field: &str,
+    url: Option<&str>,
+    schemes: &[&str],
+) -> Result<(), FieldError> {
     let Some(url) = url else { return Ok(()) };
     let allowed = url::Url::parse(url).is_ok_and(|u| schemes.contains(&u.scheme()));
     if !allowed || url.len() > MAX_URL_LEN {

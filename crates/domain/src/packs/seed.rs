@@ -122,19 +122,22 @@ pub fn queue_write(pack: &Pack, write: SeedWrite, now: Timestamp) -> QueueWrite 
     }
 }
 
+/// Why a seed file (of packs, or another catalogue's entries: `noun`) was refused whole.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SeedError {
     #[error("{path}: {problem}")]
     Syntax { path: String, problem: String },
-    #[error("pack [{index}] ({id}): {field}: {problem}")]
+    #[error("{noun} [{index}] ({id}): {field}: {problem}")]
     Invalid {
+        noun: &'static str,
         index: usize,
         id: String,
         field: String,
         problem: String,
     },
-    #[error("pack [{index}] ({id}): id repeats pack [{first}]")]
+    #[error("{noun} [{index}] ({id}): id repeats {noun} [{first}]")]
     DuplicateId {
+        noun: &'static str,
         index: usize,
         first: usize,
         id: String,
@@ -143,34 +146,48 @@ pub enum SeedError {
 
 /// Parses and validates a whole seed file.
 pub fn parse_seed(json: &[u8]) -> Result<Vec<Pack>, SeedError> {
+    parse_file(json, "pack", Pack::validate, |pack| pack.id.clone())
+}
+
+/// Parses a seed file of `noun`s (a JSON array) and checks each with `validate` and its `id`
+/// against the earlier ones: the first problem names the entry by position, id and field.
+pub(crate) fn parse_file<T: serde::de::DeserializeOwned>(
+    json: &[u8],
+    noun: &'static str,
+    validate: impl Fn(&T) -> Result<(), crate::packs::FieldError>,
+    id: impl Fn(&T) -> String,
+) -> Result<Vec<T>, SeedError> {
     let deserializer = &mut serde_json::Deserializer::from_slice(json);
-    let packs: Vec<Pack> =
+    let entries: Vec<T> =
         serde_path_to_error::deserialize(deserializer).map_err(|error| SeedError::Syntax {
             path: match error.path().to_string().as_str() {
                 "." => "file".into(),
-                path => format!("pack {path}"),
+                path => format!("{noun} {path}"),
             },
             problem: error.into_inner().to_string(),
         })?;
-    for (index, pack) in packs.iter().enumerate() {
-        pack.validate().map_err(|error| SeedError::Invalid {
+    let ids: Vec<String> = entries.iter().map(id).collect();
+    for (index, entry) in entries.iter().enumerate() {
+        validate(entry).map_err(|error| SeedError::Invalid {
+            noun,
             index,
-            id: pack.id.clone(),
+            id: ids[index].clone(),
             field: error.field,
             problem: error.problem,
         })?;
-        if let Some(first) = packs[..index]
+        if let Some(first) = ids[..index]
             .iter()
-            .position(|earlier| earlier.id == pack.id)
+            .position(|earlier| *earlier == ids[index])
         {
             return Err(SeedError::DuplicateId {
+                noun,
                 index,
                 first,
-                id: pack.id.clone(),
+                id: ids[index].clone(),
             });
         }
     }
-    Ok(packs)
+    Ok(entries)
 }
 
 #[cfg(test)]
@@ -381,6 +398,7 @@ mod tests {
         assert_eq!(
             error,
             SeedError::DuplicateId {
+                noun: "pack",
                 index: 1,
                 first: 0,
                 id: "a".into()

@@ -12,6 +12,7 @@ mod line_cache;
 mod links;
 mod locker_room;
 mod packs;
+mod products;
 mod profile;
 mod purchases;
 mod quests;

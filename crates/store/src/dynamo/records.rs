@@ -50,6 +50,7 @@ mod draw;
 mod locker;
 mod pack;
 mod pending;
+mod products;
 mod profile;
 mod quests;
 pub(crate) mod queue;
@@ -60,8 +61,8 @@ mod wallets;
 
 pub(crate) use buys::buys_from_item;
 pub(crate) use cash::{
-    CreditRecord, DebitRecord, balance_from_item, balances_from_item, credit_record_from_item,
-    debit_from_item, ledger_entry_from_item,
+    CreditRecord, DebitRecord, ORDER_DEBIT_ENTITY, OrderDebitRecord, balance_from_item,
+    balances_from_item, credit_record_from_item, debit_from_item, ledger_entry_from_item,
 };
 pub(crate) use catalog::{LeagueRecord, TeamRecord};
 pub(crate) use draw::{DrawRecord, draw_inputs_from_item, json_text};
@@ -72,6 +73,7 @@ pub(crate) use pack::{
 };
 pub use pack::{document_from_item, pack_item};
 pub(crate) use pending::{PendingSlotRecord, pending_from_item};
+pub(crate) use products::{OrderRecord, PRODUCT_VERSION, ProductRecord, order_from_item};
 pub(crate) use profile::{NameHolder, NameRecord, PROFILE_VERSION, ProfileRecord, StoredProfile};
 pub(crate) use quests::{
     QuestRecord, claim_from_item, claim_item, claim_key_item, quest_from_item,

@@ -13,6 +13,7 @@ mod leaderboards;
 mod links;
 mod locker_room;
 mod packs;
+mod products;
 mod profile;
 mod purchases;
 mod quests;

@@ -10,6 +10,8 @@
 //! `--quests QUESTS.json` (with `--file`) checks the operator's quests against those packs and
 //! the catalogue (known packs, items, rarities and leagues; a goal's league resolved to the packs
 //! of the file in it) with the rest, and writes them after the packs.
+//! `--products PRODUCTS.json` checks the store's products (Cash bundles and cosmetics) with the
+//! rest and writes them last; they name no pack, so the flag may come alone.
 //! `seed-packs --books PACK_ID ...`: checks each pack's books (remaining + held + sold = supply).
 //! The table is `TABLE_NAME`; the endpoint and region come from the AWS SDK's standard variables.
 //!
@@ -25,19 +27,23 @@ use domain::ids::{LeagueId, PackId, TeamId};
 use domain::packs::Pack;
 use domain::packs::seed::SeedWrite;
 use domain::packs::seed::parse_seed;
+use domain::products::Product;
+use domain::products::seed::parse_products;
 use domain::quests::seed::{parse_quests, resolve};
 use domain::timestamp::Timestamp;
 use store::catalog::{GetLeague, GetTeam, seed_catalog};
 use store::packs::{GetPack, ReadSupply, seed};
+use store::products::SeedProducts;
 use store::quests::SeedQuests;
 use store::{DynamoStore, schema};
 
 const USAGE: &str =
-    "usage: seed-packs [--catalog CATALOG.json] [--file PACKS.json [--quests QUESTS.json]] [--create-table]
+    "usage: seed-packs [--catalog CATALOG.json] [--file PACKS.json [--quests QUESTS.json]] [--products PRODUCTS.json] [--create-table]
        seed-packs --books PACK_ID [PACK_ID ...]
   --catalog           the leagues and teams (infra/seed/catalog.json), written before the packs
   --file              the packs; each pack's leagueId and teamId must name the catalogue
   --quests            the quests (infra/seed/quests.json); they may name only the file's packs
+  --products          the products (infra/seed/products.json): Cash bundles and cosmetics
   --books             check each pack's books: the units left in its shares, held by reserved
                       purchases and sold, counted apart, add up to its totalSupply (exit 1 if not)
   TABLE_NAME          the table to write to (required)
@@ -48,6 +54,7 @@ enum Args {
         catalog: Option<String>,
         file: Option<String>,
         quests: Option<String>,
+        products: Option<String>,
         create_table: bool,
     },
     Books(Vec<String>),
@@ -55,12 +62,13 @@ enum Args {
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let (mut file, mut catalog, mut create_table, mut books) = (None, None, false, Vec::new());
-    let mut quests = None;
+    let (mut quests, mut products) = (None, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--file" => file = Some(args.next().ok_or("--file needs a path")?),
             "--catalog" => catalog = Some(args.next().ok_or("--catalog needs a path")?),
             "--quests" => quests = Some(args.next().ok_or("--quests needs a path")?),
+            "--products" => products = Some(args.next().ok_or("--products needs a path")?),
             "--create-table" => create_table = true,
             "--books" => books.extend(args.by_ref()),
             "-h" | "--help" => return Err(String::new()),
@@ -70,8 +78,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     if !books.is_empty() {
         return Ok(Args::Books(books));
     }
-    if file.is_none() && catalog.is_none() {
-        return Err("--catalog, --file or --books is required".into());
+    if file.is_none() && catalog.is_none() && products.is_none() {
+        return Err("--catalog, --file, --products or --books is required".into());
     }
     if quests.is_some() && file.is_none() {
         return Err("--quests needs --file: quests name the packs of that file".into());
@@ -80,6 +88,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         catalog,
         file,
         quests,
+        products,
         create_table,
     })
 }
@@ -155,13 +164,14 @@ async fn known_catalog<S: GetLeague + GetTeam>(
 }
 
 async fn run(args: Args) -> Result<(), String> {
-    let (catalog_file, file, quests_file, create_table) = match args {
+    let (catalog_file, file, quests_file, products_file, create_table) = match args {
         Args::Seed {
             catalog,
             file,
             quests,
+            products,
             create_table,
-        } => (catalog, file, quests, create_table),
+        } => (catalog, file, quests, products, create_table),
         Args::Books(pack_ids) => return check_books(&pack_ids).await,
     };
     let table = table_name(&Env).map_err(|e| e.to_string())?;
@@ -176,6 +186,13 @@ async fn run(args: Args) -> Result<(), String> {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
             parse_seed(&bytes).map_err(|e| format!("{path}: {e}; nothing was written"))?
+        }
+        None => Vec::new(),
+    };
+    let products = match &products_file {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+            parse_products(&bytes).map_err(|e| format!("{path}: {e}; nothing was written"))?
         }
         None => Vec::new(),
     };
@@ -215,7 +232,7 @@ async fn run(args: Args) -> Result<(), String> {
         );
     }
     if file.is_none() {
-        return Ok(());
+        return write_products(&store, &products, &table).await;
     }
     let mut refused = 0;
     for pack in &packs {
@@ -250,6 +267,23 @@ async fn run(args: Args) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         println!("{} quests written to {table}", quests.len());
     }
+    write_products(&store, &products, &table).await
+}
+
+/// Writes the products (none: nothing to do).
+async fn write_products(
+    store: &DynamoStore,
+    products: &[Product],
+    table: &str,
+) -> Result<(), String> {
+    if products.is_empty() {
+        return Ok(());
+    }
+    store
+        .seed_products(products)
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("{} products written to {table}", products.len());
     Ok(())
 }
 

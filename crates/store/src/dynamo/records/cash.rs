@@ -11,7 +11,7 @@ use crate::dynamo::Item;
 use crate::schema::{CREDIT_PREFIX, ENTITY, PK};
 use domain::cash::ledger::LedgerEntry;
 use domain::cash::{Credit, Debit, Money, is_currency};
-use domain::ids::PurchaseId;
+use domain::ids::{OrderId, PurchaseId};
 use domain::timestamp::Timestamp;
 
 /// A debit entry's attributes (besides its keys, `entity` and index keys).
@@ -56,6 +56,47 @@ impl TryFrom<DebitRecord> for Debit {
             },
             at: record.at,
         })
+    }
+}
+
+/// An order's debit entry's attributes (`CASH#<userId>` / `ODEBIT#<orderId>`, besides its keys,
+/// `entity` and index keys): the fan's ledger reads it as the debit naming the order.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OrderDebitRecord {
+    #[serde(default = "version_one")]
+    schema_version: u32,
+    order_id: OrderId,
+    amount: u64,
+    currency: String,
+    at: Timestamp,
+}
+
+impl OrderDebitRecord {
+    pub(crate) fn new(order_id: &OrderId, price: &Money, at: Timestamp) -> Self {
+        Self {
+            schema_version: CASH_VERSION,
+            order_id: order_id.clone(),
+            amount: price.amount,
+            currency: price.currency.clone(),
+            at,
+        }
+    }
+}
+
+impl TryFrom<OrderDebitRecord> for LedgerEntry {
+    type Error = StoreError;
+
+    fn try_from(record: OrderDebitRecord) -> Result<Self, StoreError> {
+        readable("order debit", record.schema_version, CASH_VERSION)?;
+        Ok(LedgerEntry::order_debit(
+            record.order_id,
+            Money {
+                amount: record.amount,
+                currency: record.currency,
+            },
+            record.at,
+        ))
     }
 }
 
@@ -115,6 +156,9 @@ pub(crate) fn credit_record_from_item(item: Item) -> Result<CreditRecord, StoreE
     serde_dynamo::from_item(item).map_err(|e| StoreError::internal_from("credit item", e))
 }
 
+/// The `entity` of an order's debit entry.
+pub(crate) const ORDER_DEBIT_ENTITY: &str = "order-debit";
+
 /// A fan's ledger entry: a credit or a debit, told apart by `entity`.
 pub(crate) fn ledger_entry_from_item(item: Item) -> Result<LedgerEntry, StoreError> {
     let text = |name: &str| item.get(name).and_then(|value| value.as_s().ok()).cloned();
@@ -128,6 +172,7 @@ pub(crate) fn ledger_entry_from_item(item: Item) -> Result<LedgerEntry, StoreErr
             credit_record_from_item(item)?.entry(&reference)
         }
         Some("debit") => debit_from_item(item).map(LedgerEntry::from),
+        Some(ORDER_DEBIT_ENTITY) => read_record::<OrderDebitRecord, _>(item, "order debit"),
         _ => Err(StoreError::internal(
             "ledger entry: neither a credit nor a debit",
         )),
