@@ -1,6 +1,6 @@
 //! The dispatcher (events-dispatcher, on the table's stream): each new event to every enabled
 //! endpoint subscribed to its type, as one queued delivery per (event, endpoint), sent ten to a
-//! call. A stream retries from the first record reported failed, so that is what is reported;
+//! call, the calls at once. A stream retries from the first record reported failed, so that is what is reported;
 //! the records after it come again and their deliveries are the same (a delivery's id is its
 //! event and endpoint, and its attempt is recorded once).
 
@@ -63,7 +63,10 @@ pub async fn dispatch<S: WebhookEndpoints, Q: DeliveryQueue>(
                 })
         })
         .collect();
-    for chunk in queued.chunks(QUEUE_BATCH) {
+    // Every call at once: a batch costs one queue call's time, not ten (BENCHMARKS.md). A call
+    // that failed makes the stream retry from its earliest record; the calls after it that
+    // went through queue the same deliveries again, which the sender records once.
+    let sends = queued.chunks(QUEUE_BATCH).map(|chunk| async move {
         let batch: Vec<Queued> = chunk.iter().map(|(_, queued)| queued.clone()).collect();
         let failed = match state.queue.send(&batch).await {
             Ok(failed) => failed,
@@ -72,10 +75,12 @@ pub async fn dispatch<S: WebhookEndpoints, Q: DeliveryQueue>(
                 (0..batch.len()).collect()
             }
         };
-        // The stream retries from this record on: nothing after it need be sent now.
-        if let Some(record) = failed.iter().map(|index| chunk[*index].0).min() {
-            return Some(events[record].0.clone());
-        }
-    }
-    None
+        failed.iter().map(|index| chunk[*index].0).min()
+    });
+    let first_failed = futures_util::future::join_all(sends)
+        .await
+        .into_iter()
+        .flatten()
+        .min()?;
+    Some(events[first_failed].0.clone())
 }
