@@ -52,8 +52,7 @@ use store::sessions::GetRevocations;
 use store::topups::ListMyTopUps;
 use store::wallets::ListWallets;
 
-/// The most items a page of a listed section holds (DynamoDB's reads of them stay far under
-/// 1 MB: a purchase item is about 2 KB).
+/// The most items a page of a section holds (a purchase is ~2 KB: far under a Query's 1 MB).
 pub const EXPORT_PAGE: usize = 100;
 
 /// Every read the export makes, each of the fan's own items.
