@@ -3,9 +3,10 @@
 //! ([`crate::http_client`]). async-stripe's checkout crate would bring its own client and
 //! hundreds of generated types into a binary that sends eight form fields and reads two.
 //!
-//! Each request carries an `Idempotency-Key` derived from the top-up, so that a retry (the
-//! fan's, after a 503) gets the session the first try made, never a second one, and the pinned
-//! `Stripe-Version` ([`API_VERSION`]).
+//! A session pays for a Cash top-up or for a card order of a product (issue 48): one request, its
+//! line item, reference and metadata naming which. Each request carries an `Idempotency-Key`
+//! derived from the top-up or order, so that a retry (the fan's, after a 503) gets the session
+//! the first try made, never a second one, and the pinned `Stripe-Version` ([`API_VERSION`]).
 
 use std::time::Duration;
 
@@ -18,7 +19,10 @@ use lambda_http::http::{Request, header};
 use serde::Deserialize;
 
 use crate::http_client::{Roots, Schemes, https_connector};
+use domain::cash::Money;
+use domain::products::order::{ORDER_REFERENCE_PREFIX, Order};
 use domain::secret::Secret;
+use domain::timestamp::Timestamp;
 use domain::topups::{Checkout, TopUp};
 
 /// How long a connection to Stripe may take to open, and the whole exchange (an API Gateway
@@ -36,7 +40,7 @@ const MAX_ANSWER_BYTES: usize = 256 * 1024;
 /// (docs/operations.md), as its events are written in the endpoint's version.
 pub const API_VERSION: &str = "2025-03-31.basil";
 
-/// The name of the line item on the Checkout page.
+/// The name of a top-up's line item on the Checkout page (an order's is its product's name).
 pub const PRODUCT_NAME: &str = "Cash top-up";
 
 /// Why no session was had.
@@ -60,7 +64,7 @@ pub struct StripeApi {
     pub secret_key: Secret,
 }
 
-/// Where a top-up's Checkout page sends the fan back to.
+/// Where a Checkout page sends the fan back to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReturnUrls {
     pub success: String,
@@ -99,14 +103,33 @@ impl StripeClient {
         top_up: &TopUp,
         urls: &ReturnUrls,
     ) -> Result<Checkout, StripeError> {
-        let form = checkout_form(top_up, urls);
+        self.create_session(checkout_form(top_up, urls), idempotency_key(top_up))
+            .await
+    }
+
+    /// Creates the Checkout Session paying for the card `order` (or, for a repeat of its key
+    /// within Stripe's 24 hours, answers the one made before).
+    pub async fn create_order_checkout_session(
+        &self,
+        order: &Order,
+        urls: &ReturnUrls,
+    ) -> Result<Checkout, StripeError> {
+        self.create_session(
+            order_checkout_form(order, urls),
+            order_idempotency_key(order),
+        )
+        .await
+    }
+
+    /// `POST /v1/checkout/sessions` with `form`, under Stripe's idempotency key `key`.
+    async fn create_session(&self, form: String, key: String) -> Result<Checkout, StripeError> {
         let request = Request::post(format!("{}/v1/checkout/sessions", self.base))
             .header(
                 header::AUTHORIZATION,
                 format!("Bearer {}", self.secret_key.expose()),
             )
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .header("idempotency-key", idempotency_key(top_up))
+            .header("idempotency-key", key)
             .header("stripe-version", API_VERSION)
             .header(header::USER_AGENT, "fan-api")
             .body(Full::new(Bytes::from(form)))
@@ -159,33 +182,81 @@ pub fn idempotency_key(top_up: &TopUp) -> String {
     format!("fan-api-topup-{}", top_up.id)
 }
 
+/// Stripe's idempotency key for the session of the card order `order`.
+pub fn order_idempotency_key(order: &Order) -> String {
+    format!("fan-api-order-{}", order.id)
+}
+
+/// What a session pays for: its one line item, what the webhook reads back, its expiry.
+struct SessionFor<'a> {
+    price: &'a Money,
+    name: &'a str,
+    /// `client_reference_id`: the webhook's pointer to what was paid for.
+    reference: &'a str,
+    metadata: [(&'static str, &'a str); 2],
+    expires_at: Timestamp,
+}
+
 /// The form fields of the session paying for `top_up`, form-encoded.
 pub fn checkout_form(top_up: &TopUp, urls: &ReturnUrls) -> String {
-    let amount = top_up.amount.amount.to_string();
-    let currency = top_up.amount.currency.to_ascii_lowercase();
-    url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("mode", "payment")
+    session_form(
+        &SessionFor {
+            price: &top_up.amount,
+            name: PRODUCT_NAME,
+            reference: top_up.id.as_str(),
+            metadata: [
+                ("metadata[topUpId]", top_up.id.as_str()),
+                ("metadata[userId]", top_up.user_id.as_str()),
+            ],
+            expires_at: top_up.expires_at(),
+        },
+        urls,
+    )
+}
+
+/// The form fields of the session paying for the card `order`, form-encoded. Its
+/// `client_reference_id` is `order:<orderId>`, which no top-up id parses as (ids have no `:`),
+/// and its metadata name the order and its fan: the order's item is the fan's
+/// (`USER#<userId>` / `ORDER#<orderId>`).
+pub fn order_checkout_form(order: &Order, urls: &ReturnUrls) -> String {
+    let reference = format!("{ORDER_REFERENCE_PREFIX}{}", order.id);
+    session_form(
+        &SessionFor {
+            price: &order.price,
+            name: &order.product_name,
+            reference: &reference,
+            metadata: [
+                ("metadata[orderId]", order.id.as_str()),
+                ("metadata[userId]", order.user_id.as_str()),
+            ],
+            expires_at: order.expires_at(),
+        },
+        urls,
+    )
+}
+
+fn session_form(session: &SessionFor<'_>, urls: &ReturnUrls) -> String {
+    let amount = session.price.amount.to_string();
+    let currency = session.price.currency.to_ascii_lowercase();
+    let mut form = url::form_urlencoded::Serializer::new(String::new());
+    form.append_pair("mode", "payment")
         .append_pair("line_items[0][price_data][currency]", &currency)
         .append_pair("line_items[0][price_data][unit_amount]", &amount)
         .append_pair(
             "line_items[0][price_data][product_data][name]",
-            PRODUCT_NAME,
+            session.name,
         )
         .append_pair("line_items[0][quantity]", "1")
-        .append_pair("client_reference_id", top_up.id.as_str())
-        .append_pair("metadata[topUpId]", top_up.id.as_str())
-        .append_pair("metadata[userId]", top_up.user_id.as_str())
+        .append_pair("client_reference_id", session.reference)
+        .extend_pairs(session.metadata)
         .append_pair("success_url", &urls.success)
         .append_pair("cancel_url", &urls.cancel)
-        // Its slot among the fan's pending top-ups frees itself then (`pending`).
-        .append_pair(
-            "expires_at",
-            &top_up.expires_at().unix_seconds().to_string(),
-        )
-        // The fan pays the top-up's own amount and currency, never a converted one: the credit
-        // is the top-up's amount, and a paid session of another amount is not credited.
-        .append_pair("adaptive_pricing[enabled]", "false")
-        .finish()
+        // Its slot among the fan's pending sessions frees itself then (`pending`).
+        .append_pair("expires_at", &session.expires_at.unix_seconds().to_string())
+        // The fan pays the amount and currency asked, never a converted one: a paid session of
+        // another amount is neither credited nor granted.
+        .append_pair("adaptive_pricing[enabled]", "false");
+    form.finish()
 }
 
 /// `HTTP <status> <type>/<code>` from Stripe's error body, without its message.

@@ -20,6 +20,7 @@ use domain::products::cosmetics::Equipped;
 use domain::products::order::{Order, OrderStatus};
 use domain::products::{Product, ProductType, Slot};
 use domain::purchases::mine::Page;
+use domain::topups::Checkout;
 
 pub const PRODUCTS_PK: &str = "PRODUCTS";
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
@@ -198,6 +199,18 @@ pub trait CompleteOrder: Send + Sync {
     ) -> impl Future<Output = Result<CompletedOrder, CompleteOrderError>> + Send;
 }
 
+/// Stores a card order's Checkout Session, only while the order has none or has this one (one
+/// conditional update); answers the order as stored after it (with the session stored first,
+/// when another request stored one), as [`crate::topups::SetCheckout`] does for a top-up.
+pub trait SetOrderCheckout: Send + Sync {
+    fn set_order_checkout(
+        &self,
+        user_id: &UserId,
+        order_id: &OrderId,
+        checkout: &Checkout,
+    ) -> impl Future<Output = Result<Order, StoreError>> + Send;
+}
+
 /// A fan's order, and a page of their orders, newest first (`after`: the list key the page
 /// before ended on).
 pub trait GetOrders: Send + Sync {
@@ -247,7 +260,14 @@ pub trait FanCosmetics: Send + Sync {
 
 /// Every products operation.
 pub trait ProductStore:
-    SeedProducts + ListProducts + GetProduct + PlaceOrder + CompleteOrder + GetOrders + FanCosmetics
+    SeedProducts
+    + ListProducts
+    + GetProduct
+    + PlaceOrder
+    + SetOrderCheckout
+    + CompleteOrder
+    + GetOrders
+    + FanCosmetics
 {
 }
 impl<
@@ -255,6 +275,7 @@ impl<
         + ListProducts
         + GetProduct
         + PlaceOrder
+        + SetOrderCheckout
         + CompleteOrder
         + GetOrders
         + FanCosmetics,

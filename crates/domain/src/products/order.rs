@@ -180,6 +180,12 @@ impl Order {
         time_key(self.created_at, self.id.as_str())
     }
 
+    /// When a card order's Checkout Session expires (and its pending slot frees itself), as a
+    /// top-up's does.
+    pub fn expires_at(&self) -> Timestamp {
+        crate::topups::pending::session_expires_at(self.created_at)
+    }
+
     /// The order completed at `at` (its card payment confirmed).
     pub fn completed(&self, at: Timestamp) -> Self {
         Self {

@@ -45,11 +45,9 @@ pub struct PendingTopUps {
 pub struct TooManyPending;
 
 impl TopUp {
-    /// When its Checkout Session expires (and its slot frees itself): its creation, in whole
-    /// seconds as Stripe takes `expires_at`, plus [`SESSION_LIFETIME_SECONDS`].
+    /// When its Checkout Session expires (and its slot frees itself): [`session_expires_at`].
     pub fn expires_at(&self) -> Timestamp {
-        let seconds = self.created_at.unix_seconds() + SESSION_LIFETIME_SECONDS;
-        Timestamp::from_unix_nanos(i128::from(seconds) * 1_000_000_000).unwrap_or(self.created_at)
+        session_expires_at(self.created_at)
     }
 
     /// The slot it takes among its fan's pending top-ups.
@@ -59,6 +57,14 @@ impl TopUp {
             expires_at: self.expires_at(),
         }
     }
+}
+
+/// When a Checkout Session made for something created at `created_at` expires: that time in
+/// whole seconds, as Stripe takes `expires_at`, plus [`SESSION_LIFETIME_SECONDS`] (a top-up's
+/// and a card order's alike).
+pub fn session_expires_at(created_at: Timestamp) -> Timestamp {
+    let seconds = created_at.unix_seconds() + SESSION_LIFETIME_SECONDS;
+    Timestamp::from_unix_nanos(i128::from(seconds) * 1_000_000_000).unwrap_or(created_at)
 }
 
 /// Which slot a top-up created at `now` takes, for a fan with `pending`: the rule both stores

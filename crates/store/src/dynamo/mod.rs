@@ -2,6 +2,7 @@
 
 mod account;
 mod cache;
+mod card_orders;
 mod cash;
 mod catalog;
 pub(crate) mod condition;

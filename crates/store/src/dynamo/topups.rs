@@ -201,11 +201,28 @@ impl DynamoStore {
 
 impl SetCheckout for DynamoStore {
     async fn set_checkout(&self, id: &TopUpId, checkout: &Checkout) -> Result<TopUp, StoreError> {
+        self.store_session(top_up_key(id), checkout)
+            .await?
+            .map(top_up_from_item)
+            .transpose()?
+            .ok_or_else(|| StoreError::internal("top-up: storing its checkout found no top-up"))
+    }
+}
+
+impl DynamoStore {
+    /// Stores `checkout` on the item at `key` (a top-up's or a card order's), only while it
+    /// exists and has no session or this one: one conditional update. Answers the item after
+    /// it, or as it is when another request stored another session first (that one stands).
+    pub(super) async fn store_session(
+        &self,
+        key: Item,
+        checkout: &Checkout,
+    ) -> Result<Option<Item>, StoreError> {
         let result = self
             .client
             .update_item()
             .table_name(&self.table)
-            .set_key(Some(top_up_key(id)))
+            .set_key(Some(key))
             .update_expression("SET #session = :session, #url = :url")
             .condition_expression(
                 "attribute_exists(#pk) AND (attribute_not_exists(#session) OR #session = :session)",
@@ -219,19 +236,15 @@ impl SetCheckout for DynamoStore {
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .send()
             .await;
-        let item = match result {
-            Ok(output) => output.attributes,
+        match result {
+            Ok(output) => Ok(output.attributes),
             Err(error) => match error.as_service_error() {
-                // Another request stored another session first: it stands.
                 Some(UpdateItemError::ConditionalCheckFailedException(failed)) => {
-                    failed.item().cloned()
+                    Ok(failed.item().cloned())
                 }
-                _ => return Err(classify("UpdateItem", error)),
+                _ => Err(classify("UpdateItem", error)),
             },
-        };
-        item.map(top_up_from_item)
-            .transpose()?
-            .ok_or_else(|| StoreError::internal("top-up: storing its checkout found no top-up"))
+        }
     }
 }
 

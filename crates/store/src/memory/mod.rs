@@ -4,6 +4,7 @@
 //! shared contract tests run on both.
 
 mod account;
+mod card_orders;
 mod cash;
 mod catalog;
 mod events;

@@ -62,11 +62,11 @@ impl Attributes for Owned {
 }
 
 #[derive(Default)]
-struct Products {
+pub(super) struct Products {
     products: BTreeMap<ProductId, Product>,
     stock: HashMap<ProductId, Stock>,
     bought: HashMap<(UserId, ProductId), u32>,
-    orders: HashMap<(UserId, OrderId), Order>,
+    pub(super) orders: HashMap<(UserId, OrderId), Order>,
     /// Each fan's owned cosmetics, with how many orders granted each.
     owned: BTreeMap<(UserId, ProductId), (Slot, u64)>,
     equipped: HashMap<UserId, Equipped>,
