@@ -343,7 +343,7 @@ export interface paths {
         };
         /**
          * The signed-in user's profile
-         * @description The caller's profile. Their first call creates it from the session token: `id` is the token's `sub`, `email` its e-mail claim (or null), the rest null. The e-mail is shown to its owner only: the public locker room never carries it.
+         * @description The caller's profile, and the cosmetics they show on it (`cosmetics`). Their first call creates it from the session token: `id` is the token's `sub`, `email` its e-mail claim (or null), the rest null. The e-mail is shown to its owner only: the public locker room never carries it.
          */
         get: operations["getMe"];
         put?: never;
@@ -381,6 +381,26 @@ export interface paths {
          * @description Replaces the caller's locker room: an optional `title` and up to 12 of their pulls, each named by the opened purchase it came from and its slot, shown in the order given. An item that is not one the caller pulled (another fan's purchase, one not opened, a slot it does not have) is 422 `item_not_owned` and changes nothing. Answers the locker room as the public sees it (`GET /api/locker-rooms/{displayName}`), with the caller's stats.
          */
         put: operations["putMyLockerRoom"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/cosmetics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Equip the signed-in user's cosmetics
+         * @description Sets what the fan shows, one cosmetic per slot: `avatarFrame`, `lockerTheme`, `badge`, each the `id` of a cosmetic product of that slot the fan owns (ordered and granted), or `null` (or absent) to show nothing there. The profile (`GET /api/me`) and the public locker room show them. Owning each is checked in the same write: one the fan does not own, or of another slot, is 422 `cosmetic_not_owned` and nothing changes.
+         */
+        put: operations["putMyCosmetics"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1102,6 +1122,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the products: Cash bundles and cosmetics
+         * @description The products a fan can buy besides packs, by `id`: `cash_bundle`s (Cash in a currency, plus a bonus that is Cash like any other; paid by card) and `cosmetic`s (an avatar frame, a locker-room theme or a badge, shown on the fan's profile and locker room once equipped). A product whose sale has ended, or that is archived, is not listed; one whose sale starts later is (`saleStartsAt`). Each names its prices per currency in minor units, what it `grants`, how it may be paid (`pay`), and its per-fan limit and stock when it has them. Pages: pass the previous page's `nextCursor` as `cursor`, with the same `type`; a page may hold fewer than `limit` products (ended ones are skipped) and `nextCursor` is null on the last.
+         */
+        get: operations["listProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/products/{productId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one product
+         * @description A product as listed; one whose sale has ended, or archived, is 404 `product_not_found` (a fan's orders keep its name, price and grant).
+         */
+        get: operations["getProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/products/{productId}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order a product, paid with Cash or a card
+         * @description Orders one unit of the product at its price in `currency`.
+         *
+         *     With `"pay": "cash"`, one transaction debits the fan's Cash in that currency (402 `insufficient_funds` otherwise), takes a unit of the stock (409 `sold_out`), counts the order against the product's `maxPerFan` (409 `purchase_limit_reached`), grants the product and records the debit in the ledger naming the order: 201, the order `completed`. A `cash_bundle` cannot be paid with Cash (400 `unsupported_payment_method`).
+         *
+         *     With `"pay": "card"`, the order is placed `pending` (its unit of stock and its count against the limit held), and a Stripe Checkout Session for its price is opened: send the fan to `checkoutUrl`. Stripe's signed webhook completes the order and grants it exactly once; a failed or expired payment closes it and gives its unit and count back.
+         *
+         *     Either way the order keeps the product's name, price and grant as they were when it was placed: a later price change never changes it. `Idempotency-Key` names the order: the same key answers the same order, as it is now, with `Idempotent-Replayed: true`, and pays nothing twice; the same key for another product, payment method or currency is 422 `idempotency_key_reused`.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's orders
+         * @description The caller's orders of products, newest first (then id, descending), each as it was sold (name, price, grant) and as it is now (`pending`, `completed`, `failed`, `expired`). Pages work as for `/api/me/purchases`.
+         */
+        get: operations["listMyOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of the signed-in user's orders
+         * @description The order as it is now. Another user's order, or none, is the same 404 `order_not_found`.
+         */
+        get: operations["getMyOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "account.deleted": {
@@ -1642,6 +1768,25 @@ export interface components {
              */
             slot: "avatar_frame" | "locker_theme" | "badge";
         };
+        /** @description The cosmetics a fan shows, by slot (`null`: nothing in it). */
+        Cosmetics: {
+            avatarFrame: null | components["schemas"]["Id"];
+            lockerTheme: null | components["schemas"]["Id"];
+            badge: null | components["schemas"]["Id"];
+        };
+        /** @description `{"cosmetics": ...}`. */
+        CosmeticsAnswer: {
+            cosmetics: components["schemas"]["Cosmetics"];
+        };
+        /**
+         * @description What the fan shows in each slot: an owned cosmetic's `id` for that slot, or `null` (or
+         *     absent) for nothing.
+         */
+        CosmeticsRequest: {
+            avatarFrame?: null | components["schemas"]["Id"];
+            lockerTheme?: null | components["schemas"]["Id"];
+            badge?: null | components["schemas"]["Id"];
+        };
         /** @description The body of `POST /api/webhooks/endpoints`. */
         CreateWebhookEndpoint: {
             /** @description An absolute `https` URL, at most 2,048 bytes, without credentials or fragment. */
@@ -1726,7 +1871,7 @@ export interface components {
          *     OpenAPI document; a test checks that both agree).
          * @enum {string}
          */
-        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked" | "endpoint_not_found" | "delivery_not_found" | "endpoint_changed" | "endpoint_disabled" | "confirmation_required";
+        ErrorCode: "invalid_json" | "invalid_body" | "invalid_payload" | "invalid_limit" | "invalid_cursor" | "invalid_query" | "missing_idempotency_key" | "invalid_idempotency_key" | "invalid_client_seed" | "unsupported_payment_method" | "missing_token" | "invalid_token" | "insufficient_funds" | "not_found" | "pack_not_found" | "purchase_not_found" | "method_not_allowed" | "not_on_sale" | "sold_out" | "purchase_limit_reached" | "unpaid_holds_limit" | "purchase_not_completed" | "reservation_expired" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "malformed_request" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_amount" | "unsupported_currency" | "top_up_not_found" | "payment_provider_error" | "invalid_signature" | "league_not_found" | "team_not_found" | "display_name_taken" | "item_not_owned" | "locker_room_not_found" | "wallet_limit_reached" | "wallet_not_found" | "too_many_pending_top_ups" | "quest_not_found" | "quest_not_completed" | "quest_ended" | "queue_not_found" | "queue_entry_not_found" | "queue_not_open" | "queue_closed" | "queue_not_closed" | "queue_not_finished" | "queue_admission_required" | "rate_limited" | "human_check_failed" | "app_version_unsupported" | "maintenance" | "edge_required" | "operator_required" | "event_not_found" | "session_revoked" | "endpoint_not_found" | "delivery_not_found" | "endpoint_changed" | "endpoint_disabled" | "confirmation_required" | "product_not_found" | "order_not_found" | "cosmetic_not_owned";
         /** @description An event as delivered: its envelope (docs/events.md and the document's `webhooks`). */
         Event: {
             id: string;
@@ -1826,6 +1971,20 @@ export interface components {
             items: components["schemas"]["SessionRevocations"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
+        };
+        /** @description What a product grants when its order completes. */
+        Grant: {
+            /** Format: int64 */
+            amount: number;
+            /** Format: int64 */
+            bonus: number;
+            currency: components["schemas"]["Currency"];
+            /** @enum {string} */
+            kind: "cash";
+        } | {
+            slot: components["schemas"]["Slot"];
+            /** @enum {string} */
+            kind: "cosmetic";
         };
         /** @description `GET /api/health` (`application/health+json`). */
         Health: {
@@ -2048,6 +2207,12 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description A page of the fan's orders. */
+        MyOrderPage: {
+            orders: components["schemas"]["Order"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
         /** @description A page of the caller's purchases. */
         MyPurchasesPage: {
             purchases: components["schemas"]["Purchase"][];
@@ -2101,6 +2266,28 @@ export interface components {
             /** Format: uri */
             imageUrl: string | null;
         };
+        /** @description An order, as it was sold: the product's name, the price and the grant when it was placed. */
+        Order: {
+            id: components["schemas"]["Id"];
+            productId: components["schemas"]["Id"];
+            productType: components["schemas"]["ProductType"];
+            productName: string;
+            price: components["schemas"]["Price"];
+            grants: components["schemas"]["Grant"];
+            pay: components["schemas"]["PayMethod"];
+            status: components["schemas"]["OrderStatus"];
+            /**
+             * @description A card order's Stripe Checkout page (`null` for Cash, and while Stripe could not be
+             *     reached).
+             */
+            checkoutUrl: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            completedAt: null | components["schemas"]["Timestamp"];
+        };
+        /** @description `{"order": ...}`. */
+        OrderAnswer: {
+            order: components["schemas"]["Order"];
+        };
         OrderCompletedData: {
             orderId: string;
             productId: string;
@@ -2112,6 +2299,21 @@ export interface components {
              */
             pay: "cash" | "card";
         };
+        /** @description An order asked for: how it is paid and in which of the product's currencies. */
+        OrderRequest: {
+            /**
+             * @description `cash` (from the balance in `currency`) or `card` (Stripe Checkout); one the product's
+             *     `pay` names.
+             */
+            pay: components["schemas"]["PayMethod"];
+            /** @description One of the product's prices' currencies. */
+            currency: components["schemas"]["Currency"];
+        };
+        /**
+         * @description Where an order is.
+         * @enum {string}
+         */
+        OrderStatus: "pending" | "completed" | "failed" | "expired";
         /** @description A pack as listed (its detail adds `items` and `fairness`). */
         Pack: {
             id: components["schemas"]["Id"];
@@ -2252,6 +2454,11 @@ export interface components {
         };
         /** @enum {string} */
         PackStatus: "draft" | "active" | "archived";
+        /**
+         * @description How an order is paid.
+         * @enum {string}
+         */
+        PayMethod: "cash" | "card";
         /** @description An amount of one currency, in integer minor units (`{"amount": 499, "currency": "USD"}`). */
         Price: {
             /**
@@ -2261,6 +2468,52 @@ export interface components {
             amount: number;
             currency: components["schemas"]["Currency"];
         };
+        /**
+         * @description A product on sale (or coming): what it costs in each currency, what it grants, how it may be
+         *     paid, its sale window, and its per-fan limit and stock when it has them.
+         */
+        Product: {
+            id: components["schemas"]["Id"];
+            type: components["schemas"]["ProductType"];
+            name: string;
+            description: string;
+            /** Format: uri */
+            imageUrl: string | null;
+            /** @description One price per currency, in minor units. */
+            prices: components["schemas"]["Price"][];
+            grants: components["schemas"]["Grant"];
+            /**
+             * @description How it may be paid: `cash` (from the fan's balance in the price's currency) and/or `card`
+             *     (Stripe Checkout). A `cash_bundle` is paid by card only.
+             */
+            pay: components["schemas"]["PayMethod"][];
+            saleStartsAt: null | components["schemas"]["Timestamp"];
+            saleEndsAt: null | components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description The most orders one fan may place of it (`null`: no limit).
+             */
+            maxPerFan: number | null;
+            /**
+             * Format: int64
+             * @description The most orders all fans together may place of it (`null`: no stock).
+             */
+            stock: number | null;
+        };
+        ProductAnswer: {
+            product: components["schemas"]["Product"];
+        };
+        /** @description A page of products. */
+        ProductPage: {
+            products: components["schemas"]["Product"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /**
+         * @description What a product is.
+         * @enum {string}
+         */
+        ProductType: "cash_bundle" | "cosmetic";
         /**
          * @description The body of `PATCH /api/me`, as sent: each member absent (kept), `null` (cleared) or a
          *     value (set).
@@ -2753,6 +3006,11 @@ export interface components {
          * @enum {string}
          */
         Side: "left" | "right";
+        /**
+         * @description Where a cosmetic shows: a fan equips one per slot.
+         * @enum {string}
+         */
+        Slot: "avatar_frame" | "locker_theme" | "badge";
         StartPurchaseRequest: {
             /**
              * @description Your part of the draw's randomness, 1-64 printable ASCII characters (space to `~`).
@@ -2880,9 +3138,11 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
-        /** @description `{"user": ...}`. */
+        /** @description `{"user": ..., "cosmetics": ...}`: the profile and what the fan shows on it. */
         UserAnswer: {
             user: components["schemas"]["User"];
+            /** @description The cosmetics the fan equipped (`PUT /api/me/cosmetics`). */
+            cosmetics: components["schemas"]["Cosmetics"];
         };
         /** @description A linked wallet as the API shows it. */
         Wallet: {
@@ -4357,6 +4617,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "cosmetics": {
+                     *         "avatarFrame": "frame-gold",
+                     *         "badge": null,
+                     *         "lockerTheme": null
+                     *       },
                      *       "user": {
                      *         "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
                      *         "createdAt": "2026-11-25T21:00:00Z",
@@ -4472,6 +4737,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "cosmetics": {
+                     *         "avatarFrame": "frame-gold",
+                     *         "badge": null,
+                     *         "lockerTheme": null
+                     *       },
                      *       "user": {
                      *         "avatarUrl": "https://cdn.example.com/avatars/zoe.png",
                      *         "createdAt": "2026-11-25T21:00:00Z",
@@ -4669,6 +4939,85 @@ export interface operations {
                      *       "error": {
                      *         "code": "item_not_owned",
                      *         "message": "items[1] is not an item you pulled"
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putMyCosmetics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 64 KiB (`MAX_BODY_BYTES`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "avatarFrame": "frame-gold",
+                 *       "badge": null,
+                 *       "lockerTheme": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["CosmeticsRequest"];
+            };
+        };
+        responses: {
+            /** @description What the fan shows now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cosmetics": {
+                     *         "avatarFrame": "frame-gold",
+                     *         "badge": null,
+                     *         "lockerTheme": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CosmeticsAnswer"];
+                };
+            };
+            /** @description Malformed JSON (`invalid_json`) or a body that is not an object of the three slots, each an id or null (`invalid_body`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A cosmetic the fan does not own for that slot (`cosmetic_not_owned`); nothing changed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "cosmetic_not_owned",
+                     *         "message": "You do not own a cosmetic of this id for the slot 'avatarFrame'."
                      *       },
                      *       "success": false
                      *     }
@@ -6589,6 +6938,361 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                /** @description Only the products of this type. */
+                type?: "cash_bundle" | "cosmetic";
+                /** @description Entries per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+                 *     any other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of products. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductPage"];
+                };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+                /** @description An `ETag` this operation answered: 304 with no body while it is still the answer's. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The product's `id`. A path segment that is not an id once percent-decoded is 404
+                 *     `not_found`.
+                 * @example frame-gold
+                 */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=60, stale-while-revalidate=600` (docs/edge.md, "Freshness per route"); `private` instead of `public` when the request carried a session token. */
+                    "Cache-Control"?: string;
+                    /** @description Of this answer's body, the same on every instance: send it back in `If-None-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductAnswer"];
+                };
+            };
+            /** @description Not modified: the `ETag` sent in `If-None-Match` is still this answer's (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No listed product has this id (`product_not_found`); or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description A unique string per order the client means to place: 1-255 visible ASCII characters (`!` to `~`), sent once. Retrying with the same key is safe.
+                 * @example 3f1e9c2a-5b7d-4e8f-9a0b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key": string;
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The product's `id`. A path segment that is not an id once percent-decoded is 404
+                 *     `not_found`.
+                 * @example frame-gold
+                 */
+                productId: string;
+            };
+            cookie?: never;
+        };
+        /** @description At most 64 KiB (`MAX_BODY_BYTES`). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currency": "USD",
+                 *       "pay": "cash"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderRequest"];
+            };
+        };
+        responses: {
+            /** @description The order: `completed` when paid with Cash, `pending` with its Checkout page by card. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed"?: "true";
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "order": {
+                     *         "checkoutUrl": null,
+                     *         "completedAt": "2026-11-25T09:00:00Z",
+                     *         "createdAt": "2026-11-25T09:00:00Z",
+                     *         "grants": {
+                     *           "kind": "cosmetic",
+                     *           "slot": "avatar_frame"
+                     *         },
+                     *         "id": "xhXpvr5Wy10dYYf2st0Uow",
+                     *         "pay": "cash",
+                     *         "price": {
+                     *           "amount": 299,
+                     *           "currency": "USD"
+                     *         },
+                     *         "productId": "frame-gold",
+                     *         "productName": "Gold Avatar Frame",
+                     *         "productType": "cosmetic",
+                     *         "status": "completed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderAnswer"];
+                };
+            };
+            /** @description No `Idempotency-Key` (`missing_idempotency_key`) or a bad one (`invalid_idempotency_key`); malformed JSON (`invalid_json`); a body that is not an object of exactly `pay` and `currency` (`invalid_body`); a payment method the product does not take (`unsupported_payment_method`); a currency it has no price in (`unsupported_currency`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The fan's Cash in `currency` does not cover the price (`insufficient_funds`); nothing was written. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No listed product has this id (`product_not_found`), or no route (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description The product's sale has not started (`not_on_sale`); its stock is sold (`sold_out`); the fan reached its `maxPerFan` (`purchase_limit_reached`); by card, the fan holds 5 unpaid Checkout Sessions (`too_many_pending_top_ups`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description This `Idempotency-Key` placed another order (`idempotency_key_reused`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "This Idempotency-Key was used for another order (another product, payment or currency)."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description Stripe refused to open the Checkout Session (`payment_provider_error`). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMyOrders: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: number;
+                /**
+                 * @description The `nextCursor` of the previous page, as given, with the same filters and token (any
+                 *     other value is a 400 `invalid_cursor`).
+                 */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the caller's orders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyOrderPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            426: components["responses"]["AppVersionUnsupported"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMyOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The app's platform and version (`ios/2.3.1`): 426 below the platform's forced minimum (`GET /api/config`). */
+                "X-App-Version"?: string;
+            };
+            path: {
+                /**
+                 * @description The order's `id` (from the order's `Location` or body).
+                 * @example xhXpvr5Wy10dYYf2st0Uow
+                 */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "order": {
+                     *         "checkoutUrl": null,
+                     *         "completedAt": "2026-11-25T09:00:00Z",
+                     *         "createdAt": "2026-11-25T09:00:00Z",
+                     *         "grants": {
+                     *           "kind": "cosmetic",
+                     *           "slot": "avatar_frame"
+                     *         },
+                     *         "id": "xhXpvr5Wy10dYYf2st0Uow",
+                     *         "pay": "cash",
+                     *         "price": {
+                     *           "amount": 299,
+                     *           "currency": "USD"
+                     *         },
+                     *         "productId": "frame-gold",
+                     *         "productName": "Gold Avatar Frame",
+                     *         "productType": "cosmetic",
+                     *         "status": "completed"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderAnswer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The user has no order with this id (`order_not_found`), or the id is not an id (`not_found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             426: components["responses"]["AppVersionUnsupported"];
             429: components["responses"]["RateLimited"];

@@ -34,6 +34,7 @@ mod open_pack;
 mod openapi;
 mod operations_doc;
 mod policies;
+mod products_api;
 mod products_contract;
 mod profile_contract;
 mod profile_handlers;

@@ -21,7 +21,7 @@ fn text(value: &Value) -> Option<String> {
 
 /// The key prefixes only some functions may reach, those functions, and those that may only
 /// read them: a pack's draw inputs (its server seed, `DRAW#`), money (balances and debits,
-/// `CASH#`; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
+/// `CASH#`, which a Cash order debits too; credit entries, `CREDIT#`) and Cash top-ups (`TOPUP#`).
 const GUARDED: [(&str, &[&str], &[&str]); 12] = [
     // The app configuration: written by the operators' `app-config` only; every function that
     // serves requests reads it (its version gate and maintenance).
@@ -55,6 +55,8 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "webhook-endpoints",
             "account",
             "account-deletion",
+            "products",
+            "product-orders",
         ],
     ),
     (
@@ -70,6 +72,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "quest-claims",
             "account-deletion",
             "account-erasure",
+            "product-orders",
         ],
         &["start-purchase", "me-cash", "dashboard", "account"],
     ),

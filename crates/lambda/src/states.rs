@@ -13,6 +13,7 @@ use api::handlers::delete_account::DeletionState;
 use api::handlers::events::EventsState;
 use api::handlers::leaderboards::LeaderboardsState;
 use api::handlers::locker_room::LockerRoomsState;
+use api::handlers::orders::OrdersState;
 use api::handlers::queue::QueueFnState;
 use api::handlers::stripe_webhook::WebhookState;
 use api::handlers::top_ups::TopUpState;
@@ -196,6 +197,25 @@ impl FromEnv for TopUpState<DynamoStore> {
             store,
             max_body_bytes: require(config::max_body_bytes(&Env)),
             policy: require(config::top_up_policy(&Env)),
+            stripe: StripeClient::new(&require(config::stripe_api(&Env))),
+            return_urls: require(config::top_up_return_urls(&Env)),
+        };
+        warm(&dynamodb, Some(&state.verifier)).await;
+        state
+    }
+}
+
+impl FromEnv for OrdersState<DynamoStore> {
+    /// The state from the environment (`TABLE_NAME`, `AUTH_*`, `MAX_BODY_BYTES`,
+    /// `CURSOR_SECRET`, `STRIPE_API_BASE`, `STRIPE_SECRET_KEY`, `TOPUP_SUCCESS_URL`,
+    /// `TOPUP_CANCEL_URL`), warmed. Exits with a clear message when configuration is missing.
+    async fn from_env() -> Self {
+        let (store, dynamodb) = store_from_env();
+        let state = Self {
+            verifier: verifier_from_env(&store),
+            store,
+            max_body_bytes: require(config::max_body_bytes(&Env)),
+            cursors: CursorSigner::new(&require(config::cursor_secret(&Env))),
             stripe: StripeClient::new(&require(config::stripe_api(&Env))),
             return_urls: require(config::top_up_return_urls(&Env)),
         };

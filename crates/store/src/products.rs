@@ -1,7 +1,7 @@
 //! The operations on products, their orders and the cosmetics fans own and equip (issue 48).
 //!
 //! Items (DynamoDB; the in-memory store keeps the same, attribute by attribute):
-//! - a product: `PRODUCTS` / `PRODUCT#<productId>`, its JSON (one Query of the partition lists
+//! - a product: `PRODUCTS#ALL` / `PRODUCT#<productId>`, its JSON (one Query of the partition lists
 //!   a page);
 //! - its stock: `PRODUCT#<productId>` / `STOCK`: the product's `terms` (digest), the units
 //!   `remaining` (when it has a stock) and `sold`; every order writes it under the terms it read;
@@ -22,7 +22,7 @@ use domain::products::{Product, ProductType, Slot};
 use domain::purchases::mine::Page;
 use domain::topups::Checkout;
 
-pub const PRODUCTS_PK: &str = "PRODUCTS";
+pub const PRODUCTS_PK: &str = "PRODUCTS#ALL";
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
 pub fn product_sk(id: &ProductId) -> String {
     format!("{PRODUCT_PREFIX}{id}")

@@ -7,11 +7,12 @@
 //! ```
 //!
 //! By default the store is in process, seeded from `infra/seed/catalog.json` (leagues and teams),
-//! `infra/seed/packs.json` (whose packs must name that catalogue) and `infra/seed/quests.json`
-//! (only with the shipped packs, which its quests name), and tokens come from
-//! the local identity provider. `--dynamodb` uses the DynamoDB table `TABLE_NAME` through the AWS
-//! SDK's standard variables instead, on this machine only (`AWS_ENDPOINT_URL_DYNAMODB` a loopback
-//! address): the local identity provider signs a token for any user.
+//! `infra/seed/packs.json` (whose packs must name that catalogue), `infra/seed/quests.json`
+//! (only with the shipped packs, which its quests name) and `infra/seed/products.json`, and
+//! tokens come from the local identity provider. `--dynamodb` uses the DynamoDB table
+//! `TABLE_NAME` through the AWS SDK's standard variables instead, on this machine only
+//! (`AWS_ENDPOINT_URL_DYNAMODB` a loopback address): the local identity provider signs a token
+//! for any user.
 
 use std::collections::BTreeSet;
 use std::process::ExitCode;
@@ -47,6 +48,7 @@ const USAGE: &str = "usage:
 const SHIPPED_SEED: &[u8] = include_bytes!("../../seed/packs.json");
 const SHIPPED_CATALOG: &str = include_str!("../../seed/catalog.json");
 const SHIPPED_QUESTS: &[u8] = include_bytes!("../../seed/quests.json");
+const SHIPPED_PRODUCTS: &[u8] = include_bytes!("../../seed/products.json");
 const OPENAPI: &str = include_str!("../../../openapi.yaml");
 const DEMO_TTL_SECONDS: u64 = 24 * 3600;
 const DEMO_USER: &str = "demo-user";
@@ -263,6 +265,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         store::quests::SeedQuests::seed_quests(&store, &quests)
             .await
             .map_err(|e| e.to_string())?;
+        let products = domain::products::seed::parse_products(SHIPPED_PRODUCTS)
+            .map_err(|e| format!("infra/seed/products.json: {e}"))?;
+        store::products::SeedProducts::seed_products(&store, &products)
+            .await
+            .map_err(|e| e.to_string())?;
         let webhooks = local_api::webhooks::endpoints_from_env(&store).await?;
         local_api::webhooks::follow(store.clone(), parts.webhook_retry_scale);
         credit_demo_user(&store, &packs).await?;
@@ -271,10 +278,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             parts,
             store,
             &format!(
-                "in memory, {} packs from {source}, {} quests, {} leagues and {} teams from \
-                 {catalog_source}",
+                "in memory, {} packs from {source}, {} quests, {} products, {} leagues and {} \
+                 teams from {catalog_source}",
                 packs.len(),
                 quests.len(),
+                products.len(),
                 catalog.leagues.len(),
                 catalog.teams.len()
             ),

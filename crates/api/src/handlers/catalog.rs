@@ -14,8 +14,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Path, QueryParams};
-use crate::http::paging::{PageJson, cursor, next_cursor};
-use crate::http::query::{id_param, parse_limit};
+use crate::http::paging::{ListCursor, ListLimit, ListQuery, PageJson, cursor, next_cursor};
+use crate::http::query::id_param;
 use crate::http::refusals::{LEAGUE_NOT_FOUND, TEAM_NOT_FOUND, find_league, find_team};
 use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
@@ -24,7 +24,7 @@ use crate::openapi::{examples, responses as doc};
 use domain::catalog::order::{parse_league_key, parse_team_key};
 use domain::catalog::{League, Team};
 use domain::ids::{LeagueId, TeamId};
-use domain::packs::listing::{CursorSigner, DEFAULT_LIMIT};
+use domain::packs::listing::CursorSigner;
 use store::catalog::{CatalogPageRequest, GetLeague, GetTeam, ListLeagues, ListTeams};
 
 /// What the catalogue's handlers need: the store and the cursors' signer (`CURSOR_SECRET`).
@@ -42,26 +42,6 @@ impl<S: Send + Sync + Clone + 'static> LocalState<S> for CatalogState<S> {
     }
 }
 
-/// `?limit=&cursor=` of the catalogue's lists: the limit checked, the cursor as sent (it is
-/// bound to the list and its filter).
-#[derive(Debug)]
-pub struct CatalogQuery {
-    pub limit: usize,
-    pub cursor: Option<String>,
-}
-
-impl<St: Send + Sync> FromRequestParts<St> for CatalogQuery {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
-        let query = QueryParams::of(parts);
-        Ok(Self {
-            limit: parse_limit(query.single("limit")?.as_deref())?,
-            cursor: query.single("cursor")?,
-        })
-    }
-}
-
 /// `?leagueId=` of the teams' list, checked before the page's parameters.
 #[derive(Debug)]
 pub struct LeagueFilter(pub Option<LeagueId>);
@@ -72,25 +52,6 @@ impl<St: Send + Sync> FromRequestParts<St> for LeagueFilter {
     async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
         id_param(&QueryParams::of(parts), "leagueId", LeagueId::parse).map(Self)
     }
-}
-
-/// The `limit` of the catalogue's lists (read by [`CatalogQuery`]).
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct CatalogLimit {
-    /// Entries per page.
-    #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LIMIT))]
-    pub limit: Option<u32>,
-}
-
-/// The `cursor` of the catalogue's lists (read by [`CatalogQuery`]).
-#[derive(IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct CatalogCursor {
-    /// The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
-    /// any other value is a 400 `invalid_cursor`).
-    #[param(min_length = 1, max_length = 256)]
-    pub cursor: Option<String>,
 }
 
 /// The `leagueId` filter of `GET /api/teams` (read by [`LeagueFilter`]).
@@ -161,7 +122,7 @@ pub struct TeamPath {
 /// accepts.
 fn page_request(
     cursors: &CursorSigner,
-    query: &CatalogQuery,
+    query: &ListQuery,
     scope: &[&str],
     league: Option<LeagueId>,
     valid: impl FnOnce(&str) -> bool,
@@ -186,7 +147,7 @@ fn page_request(
     description = "The leagues of the catalogue, by name (case folded), then `id`. Pages: pass \
 the previous page's `nextCursor` as `cursor`; `nextCursor` is null on the last page.",
     security(),
-    params(CatalogLimit, CatalogCursor),
+    params(ListLimit, ListCursor),
     responses(
         (status = 200, description = "A page of leagues.", body = LeaguePage,
             examples(("page" = (value = json!(examples::league_page()))))),
@@ -197,7 +158,7 @@ the previous page's `nextCursor` as `cursor`; `nextCursor` is null on the last p
 )]
 pub async fn list_leagues<S: ListLeagues>(
     State(state): State<Arc<CatalogState<S>>>,
-    query: CatalogQuery,
+    query: ListQuery,
 ) -> Result<Response, ApiError> {
     const SCOPE: [&str; 1] = ["leagues"];
     let request = page_request(&state.cursors, &query, &SCOPE, None, |position| {
@@ -258,7 +219,7 @@ then `id`; with `leagueId`, that league's teams only (a league without teams: an
 Pages: pass the previous page's `nextCursor` as `cursor`, with the same `leagueId`; \
 `nextCursor` is null on the last page.",
     security(),
-    params(TeamsFilter, CatalogLimit, CatalogCursor),
+    params(TeamsFilter, ListLimit, ListCursor),
     responses(
         (status = 200, description = "A page of teams.", body = TeamPage,
             examples(("page" = (value = json!(examples::team_page()))))),
@@ -273,7 +234,7 @@ Pages: pass the previous page's `nextCursor` as `cursor`, with the same `leagueI
 pub async fn list_teams<S: ListTeams + GetLeague>(
     State(state): State<Arc<CatalogState<S>>>,
     LeagueFilter(league): LeagueFilter,
-    query: CatalogQuery,
+    query: ListQuery,
 ) -> Result<Response, ApiError> {
     let scope = ["teams", league.as_ref().map(LeagueId::as_str).unwrap_or("")];
     let request = page_request(&state.cursors, &query, &scope, league.clone(), |position| {

@@ -8,11 +8,14 @@
 pub mod auth;
 pub mod catalog;
 pub mod complete_purchase;
+pub mod cosmetics;
 pub mod delete_account;
 pub mod get_pack;
 pub mod get_purchase;
 pub mod list_packs;
 pub mod open_pack;
+pub mod orders;
+pub mod products;
 pub mod queue;
 pub mod queue_keeper;
 pub mod release_holds;

@@ -14,22 +14,34 @@ use crate::http::request::json_object;
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
 use crate::state::ProfileState;
+use crate::views::products::CosmeticsJson;
+use domain::products::cosmetics::Equipped;
 use domain::profile::Profile;
 use domain::profile::patch::{ProfilePatch, ProfilePatchBody};
 use domain::timestamp::Timestamp;
+use futures_util::future::try_join;
+use store::products::FanCosmetics;
 use store::profile::{GetProfile, PatchProfile, PatchProfileError};
 
-/// `{"user": ...}`.
+/// `{"user": ..., "cosmetics": ...}`: the profile and what the fan shows on it.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = UserAnswer)]
 struct UserAnswer<'a> {
     #[schema(value_type = Profile)]
     user: &'a Profile,
+    /// The cosmetics the fan equipped (`PUT /api/me/cosmetics`).
+    cosmetics: CosmeticsJson<'a>,
 }
 
-fn answer(profile: &Profile) -> Response {
-    json_response(StatusCode::OK, &UserAnswer { user: profile })
+fn answer(profile: &Profile, equipped: &Equipped) -> Response {
+    json_response(
+        StatusCode::OK,
+        &UserAnswer {
+            user: profile,
+            cosmetics: CosmeticsJson::of(equipped),
+        },
+    )
 }
 
 /// An example profile, as a fan who named themselves and picked a team reads it.
@@ -42,7 +54,7 @@ fn example_user() -> serde_json::Value {
         "favoriteTeamId": "nba-lal",
         "createdAt": "2026-11-25T21:00:00Z",
         "updatedAt": "2026-11-26T08:30:00Z"
-    }})
+    }, "cosmetics": {"avatarFrame": "frame-gold", "lockerTheme": null, "badge": null}})
 }
 
 /// `GET /api/me`: the caller's profile, created on their first call.
@@ -52,8 +64,9 @@ fn example_user() -> serde_json::Value {
     operation_id = "getMe",
     tag = "Me",
     summary = "The signed-in user's profile",
-    description = "The caller's profile. Their first call creates it from the session token: \
-`id` is the token's `sub`, `email` its e-mail claim (or null), the rest null. The e-mail is \
+    description = "The caller's profile, and the cosmetics they show on it (`cosmetics`). Their \
+first call creates it from the session token: `id` is the token's `sub`, `email` its e-mail claim \
+(or null), the rest null. The e-mail is \
 shown to its owner only: the public locker room never carries it.",
     security(("sessionToken" = [])),
     responses(
@@ -63,19 +76,20 @@ shown to its owner only: the public locker room never carries it.",
         doc::SignedIn,
     ),
 )]
-pub async fn get_me<S: GetProfile>(
+pub async fn get_me<S: GetProfile + FanCosmetics>(
     State(state): State<Arc<ProfileState<S>>>,
     Fan(identity): Fan,
 ) -> Result<Response, ApiError> {
-    let profile = state
-        .store
-        .get_profile(
+    let (profile, equipped) = try_join(
+        state.store.get_profile(
             &identity.user_id,
             identity.email.as_deref(),
             Timestamp::now(),
-        )
-        .await?;
-    Ok(answer(&profile))
+        ),
+        state.store.equipped(&identity.user_id),
+    )
+    .await?;
+    Ok(answer(&profile, &equipped))
 }
 
 /// The body of `PATCH /api/me`, checked member by member.
@@ -171,7 +185,7 @@ object of those members, each a string or null (`invalid_body`); a value outside
         doc::SignedIn,
     ),
 )]
-pub async fn patch_me<S: PatchProfile>(
+pub async fn patch_me<S: PatchProfile + FanCosmetics>(
     State(state): State<Arc<ProfileState<S>>>,
     Fan(identity): Fan,
     Json(PatchBody(patch)): Json<PatchBody>,
@@ -186,5 +200,6 @@ pub async fn patch_me<S: PatchProfile>(
         )
         .await
         .map_err(refused)?;
-    Ok(answer(&profile))
+    let equipped = state.store.equipped(&identity.user_id).await?;
+    Ok(answer(&profile, &equipped))
 }

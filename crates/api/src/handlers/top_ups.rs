@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, Path, handler_state};
+use crate::http::refusals::stripe_failure;
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
@@ -20,7 +21,7 @@ use crate::openapi::headers::{Replayed, TopUpLocation};
 use crate::openapi::schemas::Currency;
 use crate::openapi::{examples, responses as doc};
 use crate::views::cash::TopUpJson;
-use clients::stripe::{ReturnUrls, StripeClient, StripeError};
+use clients::stripe::{ReturnUrls, StripeClient};
 use domain::ids::TopUpId;
 use domain::timestamp::Timestamp;
 use domain::topups::{TopUp, TopUpPolicy, TopUpRefusal, top_up_id};
@@ -245,7 +246,13 @@ where
             .stripe
             .create_checkout_session(&top_up, &state.return_urls)
             .await
-            .map_err(|error| stripe_failure(error, &top_up))?;
+            .map_err(|error| {
+                stripe_failure(
+                    error,
+                    &format!("top-up {}", top_up.id),
+                    "The payment provider refused this top-up.",
+                )
+            })?;
         top_up = state.store.set_checkout(&top_up.id, &checkout).await?;
     }
     let mut response = answer(StatusCode::CREATED, &top_up);
@@ -287,24 +294,6 @@ fn refused(refusal: TopUpRefusal, policy: &TopUpPolicy) -> ApiError {
                 policy.currencies.join(", ")
             ),
         ),
-    }
-}
-
-/// Stripe unreachable, slow, 5xx or 429: 503 (retry with the same key); any other refusal: 502.
-/// The detail (for the log) holds Stripe's status, type and code, never the key.
-fn stripe_failure(error: StripeError, top_up: &TopUp) -> ApiError {
-    match error {
-        StripeError::Unavailable(detail) => ApiError::Unavailable {
-            what: "stripe",
-            detail: format!("top-up {}: {detail}", top_up.id),
-        },
-        StripeError::Refused(detail) => {
-            tracing::error!(top_up_id = %top_up.id, detail = %detail, "Stripe refused a Checkout Session");
-            ApiError::refused(
-                ErrorCode::PaymentProviderError,
-                "The payment provider refused this top-up.",
-            )
-        }
     }
 }
 

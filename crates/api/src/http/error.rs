@@ -92,6 +92,9 @@ pub enum ErrorCode {
     EndpointChanged,
     EndpointDisabled,
     ConfirmationRequired,
+    ProductNotFound,
+    OrderNotFound,
+    CosmeticNotOwned,
 }
 
 impl ErrorCode {
@@ -176,6 +179,8 @@ impl ErrorCode {
             Self::EndpointChanged | Self::EndpointDisabled | Self::ConfirmationRequired => {
                 StatusCode::CONFLICT
             }
+            Self::ProductNotFound | Self::OrderNotFound => StatusCode::NOT_FOUND,
+            Self::CosmeticNotOwned => StatusCode::UNPROCESSABLE_ENTITY,
         }
     }
 }

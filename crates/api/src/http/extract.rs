@@ -20,7 +20,7 @@ use crate::http::limit::Limiting;
 use crate::http::request::{
     bearer_token, idempotency_key, require_json_content_type, single_query_param, within_limit,
 };
-use domain::ids::{PackId, PurchaseId};
+use domain::ids::{PackId, ProductId, PurchaseId};
 use store::metrics;
 
 /// A handler state that verifies session tokens.
@@ -393,4 +393,15 @@ mod tests {
             ApiError::PayloadTooLarge { limit: 4499 }
         );
     }
+}
+
+/// `/api/products/{productId}`
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(rename_all = "camelCase", parameter_in = Path)]
+pub struct ProductPath {
+    /// The product's `id`. A path segment that is not an id once percent-decoded is 404
+    /// `not_found`.
+    #[param(value_type = String, pattern = "^[A-Za-z0-9_-]{1,64}$", example = "frame-gold")]
+    pub product_id: ProductId,
 }

@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use serde::Serialize;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
@@ -12,10 +14,10 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::extract::QueryParams;
-use crate::http::query::{id_param, parse_limit_or};
+use crate::http::query::{id_param, parse_limit, parse_limit_or};
 use crate::openapi::schemas::with_properties;
 use domain::ids::PackId;
-use domain::packs::listing::{CursorSigner, cursor_scope};
+use domain::packs::listing::{CursorSigner, DEFAULT_LIMIT, cursor_scope};
 
 pub fn invalid_query(message: &'static str) -> ApiError {
     ApiError::refused(ErrorCode::InvalidQuery, message)
@@ -135,4 +137,44 @@ mod tests {
             "The 'packId' parameter must be an id (1-64 of A-Za-z0-9_-)."
         );
     }
+}
+
+/// `?limit=&cursor=` of a public list (the catalogue's, the products') or a fan's orders: the
+/// limit checked (default [`DEFAULT_LIMIT`]), the cursor as sent (it is bound to the list and
+/// its filter).
+#[derive(Debug)]
+pub struct ListQuery {
+    pub limit: usize,
+    pub cursor: Option<String>,
+}
+
+impl<St: Send + Sync> FromRequestParts<St> for ListQuery {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &St) -> Result<Self, ApiError> {
+        let query = QueryParams::of(parts);
+        Ok(Self {
+            limit: parse_limit(query.single("limit")?.as_deref())?,
+            cursor: query.single("cursor")?,
+        })
+    }
+}
+
+/// The `limit` of the lists (read by [`ListQuery`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListLimit {
+    /// Entries per page.
+    #[param(minimum = 1, maximum = 100, default = json!(DEFAULT_LIMIT))]
+    pub limit: Option<u32>,
+}
+
+/// The `cursor` of the public lists (read by [`ListQuery`]).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListCursor {
+    /// The `nextCursor` of the previous page, as given, with the same filter (opaque and signed;
+    /// any other value is a 400 `invalid_cursor`).
+    #[param(min_length = 1, max_length = 256)]
+    pub cursor: Option<String>,
 }

@@ -1,12 +1,15 @@
 //! The refusals several endpoints give, each written once so that every endpoint answers the
-//! same sentence and documents it in its examples: a league, team, pack or purchase that is not
-//! there (404), and a fan at the wallets' limit (409).
+//! same sentence and documents it in its examples: a league, team, pack, purchase or product
+//! that is not there (404), a fan at the wallets' limit (409), and Stripe failing (503, 502).
 
 use crate::http::error::{ApiError, ErrorCode};
 use domain::catalog::{League, Team};
-use domain::ids::{LeagueId, TeamId};
+use domain::ids::{LeagueId, ProductId, TeamId};
+use domain::products::Product;
+use domain::timestamp::Timestamp;
 use domain::wallets::MAX_WALLETS_PER_FAN;
 use store::catalog::{GetLeague, GetTeam};
+use store::products::GetProduct;
 
 pub const LEAGUE_NOT_FOUND: &str = "No league has this id.";
 pub const TEAM_NOT_FOUND: &str = "No team has this id.";
@@ -49,4 +52,36 @@ pub fn wallet_limit_reached() -> ApiError {
              (DELETE /api/me/wallets/{{walletId}}) to link another."
         ),
     )
+}
+
+/// Stripe unreachable, slow, 5xx or 429: 503 (retry with the same key); any other refusal: 502
+/// `payment_provider_error` with `message`. The detail (for the log) names `subject` (`top-up
+/// <id>`, `order <id>`) and Stripe's status, type and code, never the key.
+pub fn stripe_failure(
+    error: clients::stripe::StripeError,
+    subject: &str,
+    message: &'static str,
+) -> ApiError {
+    match error {
+        clients::stripe::StripeError::Unavailable(detail) => ApiError::Unavailable {
+            what: "stripe",
+            detail: format!("{subject}: {detail}"),
+        },
+        clients::stripe::StripeError::Refused(detail) => {
+            tracing::error!(subject, detail = %detail, "Stripe refused a Checkout Session");
+            ApiError::refused(ErrorCode::PaymentProviderError, message)
+        }
+    }
+}
+
+pub const PRODUCT_NOT_FOUND: &str = "No product on sale has this id.";
+
+/// The product `id` while it is listed (active, its sale not ended), or 404
+/// `product_not_found`: one read.
+pub async fn find_product<S: GetProduct>(store: &S, id: &ProductId) -> Result<Product, ApiError> {
+    store
+        .get_product(id)
+        .await?
+        .filter(|product| product.listed_at(Timestamp::now()))
+        .ok_or_else(|| ApiError::refused(ErrorCode::ProductNotFound, PRODUCT_NOT_FOUND))
 }

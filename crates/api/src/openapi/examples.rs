@@ -171,3 +171,49 @@ pub fn team_page() -> Value {
         "nextCursor": "MjpuYmEjNmM2MTZiNjU3MjczI25iYS1sYWw.c2lnbmVkLWJ5LXRoZS1hcGk"
     })
 }
+
+/// A product: a cosmetic of the shipped seed (infra/seed/products.json).
+pub fn product() -> Value {
+    json!({
+        "id": "frame-gold",
+        "type": "cosmetic",
+        "name": "Gold Avatar Frame",
+        "description": "A gold frame around your avatar, on your profile and in your locker room.",
+        "imageUrl": "https://cdn.fan-api.example/products/frame-gold.png",
+        "prices": [{"amount": 299, "currency": "USD"}],
+        "grants": {"kind": "cosmetic", "slot": "avatar_frame"},
+        "pay": ["cash", "card"],
+        "saleStartsAt": "2026-10-01T00:00:00Z",
+        "saleEndsAt": null,
+        "maxPerFan": 1,
+        "stock": null
+    })
+}
+
+/// A page of `GET /api/products`.
+pub fn product_page() -> Value {
+    json!({ "products": [product()], "nextCursor": null })
+}
+
+/// An order of [`product`] paid with Cash: completed when placed.
+pub fn completed_order() -> Value {
+    json!({
+        "order": {
+            "id": ORDER_ID,
+            "productId": "frame-gold",
+            "productType": "cosmetic",
+            "productName": "Gold Avatar Frame",
+            "price": {"amount": 299, "currency": "USD"},
+            "grants": {"kind": "cosmetic", "slot": "avatar_frame"},
+            "pay": "cash",
+            "status": "completed",
+            "checkoutUrl": null,
+            "createdAt": "2026-11-25T09:00:00Z",
+            "completedAt": "2026-11-25T09:00:00Z"
+        }
+    })
+}
+
+/// The order the create's example key places for the user `me` (infra/gen's fixtures run the
+/// create before the reads).
+pub const ORDER_ID: &str = "xhXpvr5Wy10dYYf2st0Uow";

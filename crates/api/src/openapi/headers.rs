@@ -31,6 +31,13 @@ schema_type!(
     )
 );
 schema_type!(
+    /// `Location` of an order placed.
+    OrderLocation = matching(
+        "^/api/me/orders/[A-Za-z0-9_-]{1,64}$",
+        "The order's address, `/api/me/orders/{orderId}`.",
+    )
+);
+schema_type!(
     /// `Idempotent-Replayed`: only ever `true`.
     Replayed = ObjectBuilder::new()
         .schema_type(Type::String)

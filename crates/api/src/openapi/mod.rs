@@ -71,6 +71,7 @@ pub const SESSION_TOKEN: &str = "sessionToken";
         (name = "Cash"),
         (name = "Webhooks", description = "Events: every change the API makes, delivered to operators' endpoints as signed webhooks (Standard Webhooks; the document's `webhooks` section) and readable from feeds for 30 days (docs/events.md)."),
         (name = "Locker rooms", description = "A fan's public showcase of their pulls, by display name."),
+        (name = "Products", description = "What a fan buys besides packs: Cash bundles (paid by card, with a bonus that is Cash like any other) and cosmetics shown on their profile and locker room (paid with Cash or a card), each order granted exactly once (docs/products.md)."),
         (name = "Catalogue", description = "The leagues and teams fans browse and packs name (public)."),
         (name = "Leaderboards", description = "Collector scores: the top of each board (public) and the fan's place."),
         (name = "Quests", description = "Goals the operator sets (open packs, collect items), the fan's progress on them, and their rewards, claimed once."),

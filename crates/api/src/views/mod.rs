@@ -10,6 +10,7 @@ pub mod events;
 pub mod leaderboards;
 pub mod locker_room;
 pub mod pack;
+pub mod products;
 pub mod purchase;
 pub mod quests;
 pub mod queue;

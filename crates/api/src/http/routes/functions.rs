@@ -18,6 +18,8 @@ use crate::handlers::list_packs::{self, ListPacksState};
 use crate::handlers::locker_room::{self, LockerRoomsState};
 use crate::handlers::misc::{self, MiscState};
 use crate::handlers::my_wallets::{self, WalletsState};
+use crate::handlers::orders::{self, OrdersState};
+use crate::handlers::products::{self, ProductsState};
 use crate::handlers::profile;
 use crate::handlers::queue::{self, QueueFnState, proof};
 use crate::handlers::stripe_webhook::{self, WebhookState};
@@ -26,7 +28,8 @@ use crate::handlers::web3_link::{self, LinkState};
 use crate::handlers::webhooks::endpoints::{self, EndpointsState};
 use crate::handlers::webhooks::operations;
 use crate::handlers::{
-    complete_purchase, get_purchase, my_cash, my_purchases, open_pack, quests, start_purchase,
+    complete_purchase, cosmetics, get_purchase, my_cash, my_purchases, open_pack, quests,
+    start_purchase,
 };
 use crate::http::response::Freshness;
 use crate::state::{MeState, ProfileState, PurchaseState};
@@ -37,6 +40,9 @@ use store::leaderboards::{GetStanding, ReadBoard};
 use store::links::UpsertLink;
 use store::locker_room::{GetLockerRoom, PutLockerRoom};
 use store::packs::{GetPack, GetRevealedSeed, ListActivePacks, ListUpcomingPacks};
+use store::products::{
+    FanCosmetics, GetOrders, GetProduct, ListProducts, PlaceOrder, SetOrderCheckout,
+};
 use store::profile::{GetProfile, PatchProfile};
 use store::purchases::{
     CompletePurchase, GetPurchase, ListMyItems, ListMyPurchases, OpenPurchase, StartPurchase,
@@ -78,6 +84,8 @@ pub(super) fn each_function(f: &mut impl EachFunction) {
     f.function(account_deletion_routes());
     f.function(webhook_endpoints_routes());
     f.function(account_routes());
+    f.function(products_routes());
+    f.function(product_orders_routes());
 }
 
 /// `misc`: health, the server's time and the app's configuration, public; none waits on the
@@ -289,13 +297,39 @@ where
 /// `me-profile`: the fan's profile (`USER#` profile, `NAME#`, `FAN#`; checks `TEAM#`).
 pub fn me_profile_routes<S, B>() -> Routes<Arc<ProfileState<S>>, B>
 where
-    S: GetProfile + PatchProfile + PutLockerRoom + Send + Sync + 'static,
+    S: GetProfile + PatchProfile + PutLockerRoom + FanCosmetics + Send + Sync + 'static,
     B: Build,
 {
     Routes::new("me-profile")
         .route(RouteClass::Read, api!(profile::get_me::<S>))
         .route(RouteClass::Write, api!(profile::patch_me::<S>))
         .route(RouteClass::Write, api!(locker_room::put_locker_room::<S>))
+        .route(RouteClass::Write, api!(cosmetics::put_my_cosmetics::<S>))
+}
+
+/// `products`: the products beyond packs, public (reads the `PRODUCTS` partition).
+pub fn products_routes<S, B>() -> Routes<Arc<ProductsState<S>>, B>
+where
+    S: ListProducts + GetProduct + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("products")
+        .public(Freshness::CATALOG, api!(products::list_products::<S>))
+        .public(Freshness::CATALOG, api!(products::get_product::<S>))
+}
+
+/// `product-orders`: a fan's orders: placing one (the `PRODUCTS` item read; `PRODUCT#` stock,
+/// the fan's `USER#` order, count and cosmetics, `CASH#` balance and ledger, `EVENTS#` written
+/// in one transaction) and reading them (`USER#`, GSI3 `ORDERS#`).
+pub fn product_orders_routes<S, B>() -> Routes<Arc<OrdersState<S>>, B>
+where
+    S: GetProduct + PlaceOrder + GetOrders + SetOrderCheckout + Send + Sync + 'static,
+    B: Build,
+{
+    Routes::new("product-orders")
+        .route(RouteClass::Write, api!(orders::create_order::<S>))
+        .route(RouteClass::Read, api!(orders::list_my_orders::<S>))
+        .route(RouteClass::Read, api!(orders::get_my_order::<S>))
 }
 
 /// `locker-rooms`: a fan's public locker room (reads `NAME#` and `FAN#` keys only).

@@ -155,6 +155,7 @@ fn the_listing_reads_each_handlers_attribute() {
             "me-profile GET /api/me read",
             "me-profile PATCH /api/me write",
             "me-profile PUT /api/me/locker-room write",
+            "me-profile PUT /api/me/cosmetics write",
             "locker-rooms GET /api/locker-rooms/{displayName} read",
             "catalog GET /api/leagues read",
             "catalog GET /api/leagues/{leagueId} read",
@@ -195,6 +196,11 @@ fn the_listing_reads_each_handlers_attribute() {
             "webhook-endpoints POST /api/webhooks/deliveries/{deliveryId}/retry write",
             "webhook-endpoints POST /api/webhooks/endpoints/{endpointId}/replay write",
             "account GET /api/me/export read",
+            "products GET /api/products read",
+            "products GET /api/products/{productId} read",
+            "product-orders POST /api/products/{productId}/orders write",
+            "product-orders GET /api/me/orders read",
+            "product-orders GET /api/me/orders/{orderId} read",
         ]
     );
     assert!(routes().iter().any(|r| r.function == DEFAULT_FUNCTION));
