@@ -28,6 +28,7 @@ use crate::state::MeState;
 use crate::views::cash::{EntryJson, TopUpJson};
 use crate::views::events::EventJson;
 use crate::views::locker_room::LockerRoomJson;
+use crate::views::products::OrderJson;
 use crate::views::purchase::PurchaseJson;
 use crate::views::quests::RewardJson;
 use crate::views::queue::EntryJson as QueueEntryJson;
@@ -44,6 +45,7 @@ use store::cash::{GetBalances, ListLedger};
 use store::events::ListSubjectEvents;
 use store::links::GetLink;
 use store::locker_room::GetOwnLockerRoom;
+use store::products::GetOrders;
 use store::profile::FindProfile;
 use store::purchases::ListMyPurchases;
 use store::quests::ListClaims;
@@ -65,6 +67,7 @@ pub trait ExportReads:
     + ListLedger
     + ListMyPurchases
     + ListMyTopUps
+    + GetOrders
     + ListClaims
     + ListMyEntries
     + ListSubjectEvents
@@ -80,6 +83,7 @@ impl<
         + ListLedger
         + ListMyPurchases
         + ListMyTopUps
+        + GetOrders
         + ListClaims
         + ListMyEntries
         + ListSubjectEvents
@@ -100,13 +104,14 @@ pub enum Section {
     Ledger,
     Purchases,
     TopUps,
+    Orders,
     Rewards,
     QueueEntries,
     Events,
     Sessions,
 }
 
-const SECTIONS: [Section; 12] = [
+const SECTIONS: [Section; 13] = [
     Section::Profile,
     Section::Links,
     Section::Wallets,
@@ -115,6 +120,7 @@ const SECTIONS: [Section; 12] = [
     Section::Ledger,
     Section::Purchases,
     Section::TopUps,
+    Section::Orders,
     Section::Rewards,
     Section::QueueEntries,
     Section::Events,
@@ -132,6 +138,7 @@ impl Section {
             Self::Ledger => "ledger",
             Self::Purchases => "purchases",
             Self::TopUps => "topUps",
+            Self::Orders => "orders",
             Self::Rewards => "rewards",
             Self::QueueEntries => "queueEntries",
             Self::Events => "events",
@@ -173,6 +180,7 @@ impl Position {
             Section::Ledger
             | Section::Purchases
             | Section::TopUps
+            | Section::Orders
             | Section::Rewards
             | Section::QueueEntries => is_list_key(after),
             Section::Events => sequence(after).is_some(),
@@ -343,6 +351,7 @@ section_schemas! {
     "ledger" => EntryJson<'static>,
     "purchases" => PurchaseJson<'static>,
     "topUps" => TopUpJson<'static>,
+    "orders" => OrderJson<'static>,
     "rewards" => RewardJson<'static>,
     "queueEntries" => QueueEntryJson,
     "events" => EventJson,
@@ -510,6 +519,10 @@ pub async fn export_me<S: ExportReads>(
         Section::TopUps => {
             let found = store.list_my_top_ups(user_id, EXPORT_PAGE, after).await?;
             listed(section, &found, TopUpJson::of, next(found.next.clone()))
+        }
+        Section::Orders => {
+            let found = store.list_orders(user_id, EXPORT_PAGE, after).await?;
+            listed(section, &found, OrderJson::of, next(found.next.clone()))
         }
         Section::Rewards => {
             let found = store.list_claims(user_id, EXPORT_PAGE, after).await?;
