@@ -93,8 +93,11 @@ impl<
 }
 
 /// The sections, in the order the pages give them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::VariantArray,
+)]
 #[serde(rename_all = "camelCase")]
+#[strum(serialize_all = "camelCase")]
 pub enum Section {
     Profile,
     Links,
@@ -111,39 +114,11 @@ pub enum Section {
     Sessions,
 }
 
-const SECTIONS: [Section; 13] = [
-    Section::Profile,
-    Section::Links,
-    Section::Wallets,
-    Section::LockerRoom,
-    Section::Balances,
-    Section::Ledger,
-    Section::Purchases,
-    Section::TopUps,
-    Section::Orders,
-    Section::Rewards,
-    Section::QueueEntries,
-    Section::Events,
-    Section::Sessions,
-];
+const SECTIONS: &[Section] = <Section as strum::VariantArray>::VARIANTS;
 
 impl Section {
     fn name(self) -> &'static str {
-        match self {
-            Self::Profile => "profile",
-            Self::Links => "links",
-            Self::Wallets => "wallets",
-            Self::LockerRoom => "lockerRoom",
-            Self::Balances => "balances",
-            Self::Ledger => "ledger",
-            Self::Purchases => "purchases",
-            Self::TopUps => "topUps",
-            Self::Orders => "orders",
-            Self::Rewards => "rewards",
-            Self::QueueEntries => "queueEntries",
-            Self::Events => "events",
-            Self::Sessions => "sessions",
-        }
+        self.into()
     }
 
     fn next(self) -> Option<Self> {
@@ -175,7 +150,7 @@ impl Position {
             Some((name, after)) => (name, Some(after)),
             None => (text, None),
         };
-        let section = SECTIONS.into_iter().find(|s| s.name() == name)?;
+        let section = SECTIONS.iter().copied().find(|s| s.name() == name)?;
         let valid = |after: &str| match section {
             Section::Ledger
             | Section::Purchases
