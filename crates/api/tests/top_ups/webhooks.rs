@@ -177,7 +177,7 @@ async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged_
 /// Eight deliveries of one paid event at once credit once.
 async fn eight_concurrent_deliveries_credit_once<S>(store: S)
 where
-    S: TopUpStore + GetBalance + Clone + 'static,
+    S: TopUpStore + store::products::ProductStore + GetBalance + Clone + 'static,
 {
     let api = Arc::new(api(store).await);
     let id = pending(&api, "key-1", 4321).await;

@@ -13,6 +13,7 @@ use domain::topups::{TopUpPolicy, TopUpStatus};
 use lambda_http::{Body, Response};
 use serde_json::Value;
 use store::cash::GetBalance;
+use store::products::ProductStore;
 use store::topups::TopUpStore;
 use testkit::events::{ApiEvent, call};
 use testkit::stripe::{
@@ -98,7 +99,7 @@ pub fn create_event(user: &str, key: &str, body: &str) -> ApiEvent {
         .json(body)
 }
 
-impl<S: TopUpStore + GetBalance + 'static> Api<S> {
+impl<S: TopUpStore + ProductStore + GetBalance + 'static> Api<S> {
     pub async fn call(&self, event: &ApiEvent) -> Answer {
         Answer::of(call(cash_top_ups_routes(), &self.top_ups, event.request()).await)
     }
@@ -181,7 +182,7 @@ pub const FAILED: &str = "checkout.session.async_payment_failed";
 pub const SUCCEEDED: &str = "checkout.session.async_payment_succeeded";
 
 /// A pending top-up of `amount` for `fan` and its id.
-pub async fn pending<S: TopUpStore + GetBalance + 'static>(
+pub async fn pending<S: TopUpStore + ProductStore + GetBalance + 'static>(
     api: &Api<S>,
     key: &str,
     amount: u64,
