@@ -5,58 +5,39 @@
 //! grants nothing (counted); a session that does not match its order changes nothing; a store
 //! failure is a 503 that Stripe's retry recovers from.
 
-use crate::top_ups_api::{Api, COMPLETED, EXPIRED, FAILED, SUCCEEDED, api};
+use crate::top_ups_api::{Api, COMPLETED, EXPIRED, FAILED, SUCCEEDED, api, behind_fault_proxy};
 
-use domain::cash::Money;
 use domain::ids::ProductId;
-use domain::products::order::{Order, OrderStatus, order_id};
-use domain::products::{Grant, PayMethod, Product, ProductStatus, ProductType, Slot};
-use domain::timestamp::Timestamp;
+use domain::products::order::{Order, OrderStatus};
+use domain::products::{Grant, Product, Slot};
 use store::MemoryStore;
 use store::cash::GetBalance;
 use store::metrics::{Metric, record};
 use store::products::{FanCosmetics, OrderError, Placed, ProductStore, SeedProducts};
 use testkit::ids::user;
+use testkit::products::{self, by_card, card_order};
 use testkit::stripe::order_session_event;
 
-fn product(id: &str, grants: Grant, stock: Option<u64>, max_per_fan: Option<u32>) -> Product {
-    Product {
-        id: ProductId::parse(id).unwrap(),
-        product_type: match grants {
-            Grant::Cash { .. } => ProductType::CashBundle,
-            Grant::Cosmetic { .. } => ProductType::Cosmetic,
-        },
-        name: format!("Product {id}"),
-        description: String::new(),
-        image_url: None,
-        prices: vec![Money {
-            amount: 999,
-            currency: "USD".into(),
-        }],
-        grants,
-        pay: vec![PayMethod::Card],
-        status: ProductStatus::Active,
-        sale_starts_at: None,
-        sale_ends_at: None,
-        max_per_fan,
-        stock,
-    }
-}
-
+/// A bundle of 1,000 + 100 USD cents for 999 by card, 2 in stock, 1 per fan.
 fn bundle() -> Product {
     let grants = Grant::Cash {
         amount: 1000,
         bonus: 100,
         currency: "USD".into(),
     };
-    product("bundle", grants, Some(2), Some(1))
+    by_card("bundle", (999, grants), Some(2), Some(1))
 }
 
+/// An avatar frame for 999 by card, 1 in stock, 1 per fan.
 fn frame() -> Product {
-    let grants = Grant::Cosmetic {
-        slot: Slot::AvatarFrame,
-    };
-    product("frame", grants, Some(1), Some(1))
+    by_card("frame", (999, products::frame()), Some(1), Some(1))
+}
+
+/// The webhook's router and the Stripe stub on a new in-memory store holding `products`.
+async fn on_memory(products: &[Product]) -> (MemoryStore, Api<MemoryStore>) {
+    let store = MemoryStore::default();
+    store.seed_products(products).await.unwrap();
+    (store.clone(), api(store).await)
 }
 
 /// A card order by `fan` with `key` of `product`, placed, its session made by Stripe (the stub)
@@ -77,19 +58,6 @@ async fn placed<S: ProductStore>(api: &Api<S>, fan: &str, key: &str, product: &P
         .set_order_checkout(&order.user_id, &order.id, &checkout)
         .await
         .unwrap()
-}
-
-fn card_order(fan: &str, key: &str, product: &Product) -> Order {
-    let price = product.prices[0].clone();
-    let id = order_id(&user(fan), key);
-    Order::place(
-        id,
-        user(fan),
-        product,
-        price,
-        PayMethod::Card,
-        Timestamp::now(),
-    )
 }
 
 /// A signed event of `kind` about `order`'s own session, paying `amount`.
@@ -134,13 +102,8 @@ async fn order_places<S: ProductStore>(
 
 #[tokio::test]
 async fn an_orders_session_is_made_with_its_product_price_and_names() {
-    let store = MemoryStore::default();
-    let api = api(store.clone()).await;
     let bundle = bundle();
-    store
-        .seed_products(std::slice::from_ref(&bundle))
-        .await
-        .unwrap();
+    let (_, api) = on_memory(std::slice::from_ref(&bundle)).await;
     let order = placed(&api, "fan", "k", &bundle).await;
     let received = api.stub.received();
     assert_eq!(received.len(), 1);
@@ -180,13 +143,8 @@ async fn an_orders_session_is_made_with_its_product_price_and_names() {
 
 #[tokio::test]
 async fn a_paid_order_is_granted_once_whatever_the_redeliveries() {
-    let store = MemoryStore::default();
-    let api = api(store.clone()).await;
     let (bundle, frame) = (bundle(), frame());
-    store
-        .seed_products(&[bundle.clone(), frame.clone()])
-        .await
-        .unwrap();
+    let (store, api) = on_memory(&[bundle.clone(), frame.clone()]).await;
     let order = placed(&api, "fan", "k", &bundle).await;
     let paid = event("evt_1", COMPLETED, &order, 999, "paid");
     let succeeded = event("evt_2", SUCCEEDED, &order, 999, "paid");
@@ -211,13 +169,8 @@ async fn a_paid_order_is_granted_once_whatever_the_redeliveries() {
 
 #[tokio::test]
 async fn an_expired_order_gives_its_unit_back_once_and_a_late_payment_grants_nothing() {
-    let store = MemoryStore::default();
-    let api = api(store.clone()).await;
     let frame = frame();
-    store
-        .seed_products(std::slice::from_ref(&frame))
-        .await
-        .unwrap();
+    let (store, api) = on_memory(std::slice::from_ref(&frame)).await;
     let order = placed(&api, "fan", "k", &frame).await;
     assert_eq!(
         order_places(&api, "other", "k", &frame).await,
@@ -252,13 +205,8 @@ async fn an_expired_order_gives_its_unit_back_once_and_a_late_payment_grants_not
 
 #[tokio::test]
 async fn a_session_that_does_not_match_its_order_changes_nothing() {
-    let store = MemoryStore::default();
-    let api = api(store.clone()).await;
     let bundle = bundle();
-    store
-        .seed_products(std::slice::from_ref(&bundle))
-        .await
-        .unwrap();
+    let (store, api) = on_memory(std::slice::from_ref(&bundle)).await;
     let order = placed(&api, "fan", "k", &bundle).await;
     let mut other_session = order.clone();
     other_session.checkout.as_mut().unwrap().session_id = "cs_test_other".into();
@@ -286,12 +234,7 @@ async fn a_session_that_does_not_match_its_order_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dynamodb_failure_on_an_order_is_a_503_so_that_stripe_retries() {
-    let store = testkit::moto::shared_table().await;
-    let proxy = testkit::fault_proxy::FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let through = store::DynamoStore::new(
-        testkit::moto::client_for(&proxy.endpoint()).await,
-        store.table(),
-    );
+    let (proxy, through) = behind_fault_proxy().await;
     let api = api(through).await;
     // Its own product and fan: the table is shared with other tests.
     let mut bundle = bundle();

@@ -7,9 +7,8 @@
 use std::sync::Arc;
 
 use domain::cash::Money;
-use domain::ids::ProductId;
 use domain::products::order::{Order, OrderStatus, order_id};
-use domain::products::{Grant, PayMethod, Product, ProductStatus, ProductType, Slot};
+use domain::products::{Product, Slot};
 use domain::timestamp::Timestamp;
 use domain::topups::pending::{MAX_PENDING_TOP_UPS, TooManyPending};
 use domain::topups::{Checkout, TopUp, top_up_id};
@@ -18,6 +17,7 @@ use store::products::{CompleteOrderError, CompletedOrder, OrderError, Placed};
 use store::topups::CreateTopUpError;
 use testkit::at_once;
 use testkit::ids::user;
+use testkit::products::{self, by_card, card_order};
 
 testkit::store_contract!(
     arc:
@@ -28,40 +28,9 @@ testkit::store_contract!(
     a_fan_holds_at_most_five_open_sessions_of_either_kind,
 );
 
+/// An avatar frame of 300 USD cents by card.
 fn frame(id: &str, stock: Option<u64>, max_per_fan: Option<u32>) -> Product {
-    Product {
-        id: ProductId::parse(id).unwrap(),
-        product_type: ProductType::Cosmetic,
-        name: format!("Frame {id}"),
-        description: String::new(),
-        image_url: None,
-        prices: vec![Money {
-            amount: 300,
-            currency: "USD".into(),
-        }],
-        grants: Grant::Cosmetic {
-            slot: Slot::AvatarFrame,
-        },
-        pay: vec![PayMethod::Card],
-        status: ProductStatus::Active,
-        sale_starts_at: None,
-        sale_ends_at: None,
-        max_per_fan,
-        stock,
-    }
-}
-
-fn card_order(fan: &str, key: &str, product: &Product) -> Order {
-    let fan = user(fan);
-    let price = product.prices[0].clone();
-    Order::place(
-        order_id(&fan, key),
-        fan,
-        product,
-        price,
-        PayMethod::Card,
-        Timestamp::now(),
-    )
+    by_card(id, (300, products::frame()), stock, max_per_fan)
 }
 
 fn checkout(session: &str) -> Checkout {

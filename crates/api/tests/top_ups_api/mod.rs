@@ -16,6 +16,7 @@ use store::cash::GetBalance;
 use store::products::ProductStore;
 use store::topups::TopUpStore;
 use testkit::events::{ApiEvent, call};
+use testkit::fault_proxy::FaultProxy;
 use testkit::stripe::{
     SECRET_KEY, StripeStub, WEBHOOK_SECRET, now, python_signature, session_event,
 };
@@ -174,6 +175,15 @@ impl<S: TopUpStore + ProductStore + GetBalance + 'static> Api<S> {
             .await
             .unwrap()
     }
+}
+
+/// A store on the shared moto table reached through a fault proxy, and the proxy.
+pub async fn behind_fault_proxy() -> (FaultProxy, store::DynamoStore) {
+    let store = testkit::moto::shared_table().await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let client = testkit::moto::client_for(&proxy.endpoint()).await;
+    let through = store::DynamoStore::new(client, store.table());
+    (proxy, through)
 }
 
 pub const COMPLETED: &str = "checkout.session.completed";
