@@ -12,6 +12,7 @@
 //! - [`lambda_events`]: the stream records and queue messages the webhook functions receive.
 //! - [`emf`]: CloudWatch Embedded Metric Format lines read and checked against the specification.
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
+//! - [`products`]: products paid by card and their orders, for the card path's tests.
 //! - [`scripts`]: input files for the repository's scripts, and their runs.
 //! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
 //! - [`waiting_room`]: queued packs drawn with a recorded round, fans joined, the keeper run.
@@ -34,6 +35,7 @@ pub mod moto;
 mod moto_rollback_tests;
 pub mod openings;
 pub mod packs;
+pub mod products;
 pub mod profiles;
 pub mod purchases;
 pub mod quests;

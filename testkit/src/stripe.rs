@@ -1,6 +1,6 @@
 //! A Stripe API stub on a free loopback port, for the one call the API makes
-//! (`POST /v1/checkout/sessions`): it checks and records what it receives (headers and form
-//! fields) and answers as Stripe does: the session (the same one again for a repeated
+//! (`POST /v1/checkout/sessions`, for a top-up or a card order): it checks and records what it
+//! receives (headers and form fields) and answers as Stripe does: the session (the same one again for a repeated
 //! `Idempotency-Key` with the same fields, a 400 `idempotency_error` with others), 401 for
 //! another secret key, 400 `parameter_missing` for a missing field, 400 for an `expires_at`
 //! outside Stripe's 30 minutes to 24 hours; and it refuses (400) what this deployment's contract
@@ -26,21 +26,34 @@ pub const SECRET_KEY: &str = "sk_test_stub_0123456789abcdef";
 pub const WEBHOOK_SECRET: &str = "whsec_test_0123456789abcdefghijklmnop";
 
 /// The fields Stripe requires of a one-time payment session with one ad hoc line item, and those
-/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off).
-const REQUIRED: [&str; 12] = [
+/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off, its fan's
+/// `userId`), besides what names the top-up or order paid for ([`paid_for`]).
+const REQUIRED: [&str; 11] = [
     "mode",
     "line_items[0][price_data][currency]",
     "line_items[0][price_data][unit_amount]",
     "line_items[0][price_data][product_data][name]",
     "line_items[0][quantity]",
     "client_reference_id",
-    "metadata[topUpId]",
     "metadata[userId]",
     "success_url",
     "cancel_url",
     "expires_at",
     "adaptive_pricing[enabled]",
 ];
+
+/// What this deployment's webhook reads back to find what a session paid for: a card order's
+/// `client_reference_id` is `order:<orderId>` with the same `metadata[orderId]` (the webhook
+/// ignores a session whose two differ); a top-up's is its id, with `metadata[topUpId]`. The
+/// metadata member, and its value; `None` when the form names neither consistently.
+fn paid_for(received: &Received) -> Option<(&'static str, String)> {
+    let reference = received.field("client_reference_id")?;
+    let (member, id) = match reference.strip_prefix("order:") {
+        Some(order_id) => ("orderId", order_id),
+        None => ("topUpId", reference),
+    };
+    (received.field(&format!("metadata[{member}]")) == Some(id)).then(|| (member, id.to_owned()))
+}
 
 /// Stripe's bounds on a session's `expires_at`: 30 minutes to 24 hours after its creation.
 const EXPIRES_WITHIN: std::ops::RangeInclusive<u64> = 30 * 60..=24 * 60 * 60;
@@ -176,6 +189,13 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
             &format!("parameter_missing:{missing}"),
         );
     }
+    let Some((member, paid_for)) = paid_for(&received) else {
+        return error(
+            400,
+            "invalid_request_error",
+            "stub: reference_and_metadata_differ",
+        );
+    };
     if received.field("adaptive_pricing[enabled]") != Some("false") {
         return error(400, "invalid_request_error", "adaptive_pricing_enabled");
     }
@@ -211,7 +231,7 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
         "amount_total": field("line_items[0][price_data][unit_amount]").parse::<u64>().ok(),
         "currency": field("line_items[0][price_data][currency]"),
         "client_reference_id": field("client_reference_id"),
-        "metadata": {"topUpId": field("metadata[topUpId]"), "userId": field("metadata[userId]")},
+        "metadata": {member: paid_for, "userId": field("metadata[userId]")},
         "url": format!("https://checkout.stripe.com/c/pay/{id}"),
         "expires_at": field("expires_at").parse::<u64>().ok(),
         "adaptive_pricing": {"enabled": false},
@@ -233,6 +253,34 @@ pub fn session_event(
     currency: &str,
     payment_status: &str,
 ) -> String {
+    let metadata = json!({"topUpId": top_up_id});
+    let paid = (amount, currency, payment_status);
+    event_of(event_id, kind, session_id, top_up_id, metadata, paid)
+}
+
+/// The same, of a session paying for the card order `order_id` of the fan `user_id`, as the
+/// deployment makes it (`client_reference_id` `order:<orderId>`, metadata `orderId`, `userId`).
+pub fn order_session_event(
+    (event_id, kind, session_id): (&str, &str, &str),
+    (user_id, order_id): (&str, &str),
+    amount: u64,
+    currency: &str,
+    payment_status: &str,
+) -> String {
+    let metadata = json!({"orderId": order_id, "userId": user_id});
+    let reference = format!("order:{order_id}");
+    let paid = (amount, currency, payment_status);
+    event_of(event_id, kind, session_id, &reference, metadata, paid)
+}
+
+fn event_of(
+    event_id: &str,
+    kind: &str,
+    session_id: &str,
+    reference: &str,
+    metadata: Value,
+    (amount, currency, payment_status): (u64, &str, &str),
+) -> String {
     json!({
         "id": event_id,
         "object": "event",
@@ -243,11 +291,11 @@ pub fn session_event(
         "data": {"object": {
             "id": session_id,
             "object": "checkout.session",
-            "client_reference_id": top_up_id,
+            "client_reference_id": reference,
             "amount_total": amount,
             "currency": currency,
             "payment_status": payment_status,
-            "metadata": {"topUpId": top_up_id},
+            "metadata": metadata,
         }},
     })
     .to_string()
@@ -365,5 +413,33 @@ mod tests {
         assert_eq!(status, StatusCode::OK);
         assert_eq!(body["adaptive_pricing"]["enabled"], false);
         assert_eq!(state.sessions.len(), 1);
+    }
+
+    #[test]
+    fn an_order_session_must_name_its_order_in_reference_and_metadata() {
+        let mut state = State::default();
+        let order_form = |metadata_id: &str| {
+            let mut received = request(Some(API_VERSION), Some("false"), 3600);
+            for (key, value) in &mut received.form {
+                match key.as_str() {
+                    "client_reference_id" => *value = "order:o1".into(),
+                    "metadata[topUpId]" => {
+                        *key = "metadata[orderId]".into();
+                        *value = metadata_id.into();
+                    }
+                    _ => {}
+                }
+            }
+            received
+        };
+        let (status, body) = answer(&mut state, order_form("o2"));
+        assert_eq!(
+            (status.as_u16(), &body["error"]["code"]),
+            (400, &json!("stub: reference_and_metadata_differ"))
+        );
+        let (status, body) = answer(&mut state, order_form("o1"));
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["metadata"], json!({"orderId": "o1", "userId": "fan"}));
+        assert_eq!(body["client_reference_id"], "order:o1");
     }
 }

@@ -14,6 +14,7 @@ mod fan_view_flow;
 mod hostile;
 mod misc;
 mod openapi_contract;
+mod order_checkout;
 mod parts;
 mod public_caching;
 mod quest_flow;
