@@ -26,21 +26,24 @@ pub const SECRET_KEY: &str = "sk_test_stub_0123456789abcdef";
 pub const WEBHOOK_SECRET: &str = "whsec_test_0123456789abcdefghijklmnop";
 
 /// The fields Stripe requires of a one-time payment session with one ad hoc line item, and those
-/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off).
-const REQUIRED: [&str; 12] = [
+/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off, the fan),
+/// besides what the session pays for ([`PAYS_FOR`]).
+const REQUIRED: [&str; 11] = [
     "mode",
     "line_items[0][price_data][currency]",
     "line_items[0][price_data][unit_amount]",
     "line_items[0][price_data][product_data][name]",
     "line_items[0][quantity]",
     "client_reference_id",
-    "metadata[topUpId]",
     "metadata[userId]",
     "success_url",
     "cancel_url",
     "expires_at",
     "adaptive_pricing[enabled]",
 ];
+
+/// What a session pays for, in its metadata: a top-up or a card order (exactly one).
+const PAYS_FOR: [&str; 2] = ["metadata[topUpId]", "metadata[orderId]"];
 
 /// Stripe's bounds on a session's `expires_at`: 30 minutes to 24 hours after its creation.
 const EXPIRES_WITHIN: std::ops::RangeInclusive<u64> = 30 * 60..=24 * 60 * 60;
@@ -113,6 +116,20 @@ impl StripeStub {
         format!("http://{}", self.addr)
     }
 
+    /// The variables that point a function opening Checkout Sessions at this stub, with its
+    /// return URLs.
+    pub fn function_vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("STRIPE_API_BASE", self.base()),
+            ("STRIPE_SECRET_KEY", SECRET_KEY.to_owned()),
+            ("TOPUP_SUCCESS_URL", "https://fan.example/done".to_owned()),
+            (
+                "TOPUP_CANCEL_URL",
+                "https://fan.example/cancelled".to_owned(),
+            ),
+        ]
+    }
+
     /// The next `statuses.len()` requests are answered with these statuses (Stripe's error
     /// body), in order, and change nothing.
     pub fn fail_next(&self, statuses: &[u16]) {
@@ -176,6 +193,14 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
             &format!("parameter_missing:{missing}"),
         );
     }
+    if PAYS_FOR
+        .iter()
+        .filter(|name| received.field(name).is_some())
+        .count()
+        != 1
+    {
+        return error(400, "invalid_request_error", "parameter_invalid:metadata");
+    }
     if received.field("adaptive_pricing[enabled]") != Some("false") {
         return error(400, "invalid_request_error", "adaptive_pricing_enabled");
     }
@@ -202,6 +227,14 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
     }
     let id = format!("cs_test_{}", state.sessions.len() + 1);
     let field = |name: &str| received.field(name).unwrap_or_default().to_owned();
+    let metadata: serde_json::Map<String, Value> = received
+        .form
+        .iter()
+        .filter_map(|(name, value)| {
+            let key = name.strip_prefix("metadata[")?.strip_suffix(']')?;
+            Some((key.to_owned(), Value::from(value.as_str())))
+        })
+        .collect();
     let session = json!({
         "id": id,
         "object": "checkout.session",
@@ -211,7 +244,7 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
         "amount_total": field("line_items[0][price_data][unit_amount]").parse::<u64>().ok(),
         "currency": field("line_items[0][price_data][currency]"),
         "client_reference_id": field("client_reference_id"),
-        "metadata": {"topUpId": field("metadata[topUpId]"), "userId": field("metadata[userId]")},
+        "metadata": metadata,
         "url": format!("https://checkout.stripe.com/c/pay/{id}"),
         "expires_at": field("expires_at").parse::<u64>().ok(),
         "adaptive_pricing": {"enabled": false},
@@ -365,5 +398,29 @@ mod tests {
         assert_eq!(status, StatusCode::OK);
         assert_eq!(body["adaptive_pricing"]["enabled"], false);
         assert_eq!(state.sessions.len(), 1);
+    }
+
+    #[test]
+    fn a_session_pays_for_one_top_up_or_one_order() {
+        let mut state = State::default();
+        let mut order = request(Some(API_VERSION), Some("false"), 3600);
+        order.form.retain(|(name, _)| name != "metadata[topUpId]");
+        let code = |(_, body): (StatusCode, Value)| body["error"]["code"].clone();
+        assert_eq!(
+            code(answer(&mut state, order.clone())),
+            "parameter_invalid:metadata"
+        );
+        order.form.push(("metadata[orderId]".into(), "o1".into()));
+        let (status, session) = answer(&mut state, order.clone());
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            session["metadata"],
+            json!({"orderId": "o1", "userId": "fan"})
+        );
+        order.form.push(("metadata[topUpId]".into(), "t1".into()));
+        assert_eq!(
+            code(answer(&mut state, order)),
+            "parameter_invalid:metadata"
+        );
     }
 }
