@@ -34,6 +34,7 @@ pub mod moto;
 mod moto_rollback_tests;
 pub mod openings;
 pub mod packs;
+pub mod products;
 pub mod profiles;
 pub mod purchases;
 pub mod quests;
