@@ -15,6 +15,7 @@ mod hostile;
 mod misc;
 mod openapi_contract;
 mod parts;
+mod products_flow;
 mod public_caching;
 mod quest_flow;
 mod rate_limits;
