@@ -1949,6 +1949,12 @@ export interface components {
             nextCursor: string | null;
         } | {
             /** @enum {string} */
+            section: "orders";
+            items: components["schemas"]["Order"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        } | {
+            /** @enum {string} */
             section: "rewards";
             items: components["schemas"]["ClaimedReward"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -2094,6 +2100,8 @@ export interface components {
             /** @description At most 12, in the fan's order. */
             items: components["schemas"]["MyItem"][];
             stats: components["schemas"]["LockerStats"];
+            /** @description The cosmetics the fan shows (a frame, a theme, a badge). */
+            cosmetics: components["schemas"]["Cosmetics"];
         };
         /** @description `{"lockerRoom": ...}`. */
         LockerRoomAnswer: {

@@ -1,5 +1,5 @@
 //! An account's deletion, on both stores (DynamoStore on moto, MemoryStore): a scripted fan
-//! with one of everything is erased whole (no public trace, every token refused) while the
+//! with one of everything (an order and a shown cosmetic too) is erased whole (no public trace, every token refused) while the
 //! books keep their money under the pseudonym and still balance; a reserved unit goes back on
 //! sale; a pending top-up holds the erasure until it settles; an erasure interrupted after any
 //! step is listed and resumed to the end; a second begin answers the first.
@@ -10,6 +10,10 @@ use domain::account::{Deletion, Losses, PseudonymKey, Step};
 use domain::ids::UserId;
 use domain::leaderboards::Board;
 use domain::locker_room::LockerRoomBody;
+use domain::products::cosmetics::Equipped;
+use domain::products::order::{Order, order_id};
+use domain::products::seed::parse_products;
+use domain::products::{PayMethod, Product, Slot};
 use domain::queue::entry::QueueEntry;
 use domain::timestamp::Timestamp;
 use domain::topups::{TopUp, top_up_id};
@@ -34,7 +38,7 @@ fn key() -> PseudonymKey {
 }
 
 /// `fan` with a profile and name, a locker room, a wallet, Cash, a paid pack, a reserved hold
-/// of pack `p` (saved before) and a queue entry.
+/// of pack `p` (saved before), a queue entry and a cosmetic bought with Cash and shown.
 async fn scripted_fan(store: &impl Store, fan: &str) {
     let id = user(fan);
     testkit::profiles::name(store, fan, &format!("Name{fan}"), None).await;
@@ -59,8 +63,39 @@ async fn scripted_fan(store: &impl Store, fan: &str) {
         .await
         .unwrap();
     testkit::openings::open_one(store, fan, "p", "opened", Timestamp::now()).await;
-    let entry = QueueEntry::new(testkit::ids::pack("line"), id, Timestamp::now(), &signer());
+    let entry = QueueEntry::new(
+        testkit::ids::pack("line"),
+        id.clone(),
+        Timestamp::now(),
+        &signer(),
+    );
     store.join_queue(&entry).await.unwrap();
+    let frame = frame();
+    store
+        .seed_products(std::slice::from_ref(&frame))
+        .await
+        .unwrap();
+    let order = Order::place(
+        order_id(&id, "frame"),
+        id.clone(),
+        &frame,
+        frame.prices[0].clone(),
+        PayMethod::Cash,
+        Timestamp::now(),
+    );
+    store.place_order(&order, &frame).await.unwrap();
+    let mut shown = Equipped::default();
+    shown.slots.insert(Slot::AvatarFrame, frame.id.clone());
+    store.equip(&id, &shown).await.unwrap();
+}
+
+/// The shipped seed's gold frame, a cosmetic paid with Cash.
+fn frame() -> Product {
+    parse_products(include_bytes!("../../../infra/seed/products.json"))
+        .unwrap()
+        .into_iter()
+        .find(|product| product.id.as_str() == "frame-gold")
+        .unwrap()
 }
 
 /// Runs `deletion` step by step at `now` until done or waiting; the deletion as it stands.
@@ -123,6 +158,22 @@ async fn a_deleted_fan_leaves_no_trace_and_the_books_keep_their_money(store: Arc
         None
     );
     assert!(store.list_wallets(&gone).await.unwrap().is_empty());
+    assert_eq!(store.equipped(&gone).await.unwrap(), Equipped::default());
+    assert!(store.owned_cosmetics(&gone).await.unwrap().is_empty());
+    assert!(
+        store
+            .list_orders(&gone, 10, None)
+            .await
+            .unwrap()
+            .entries
+            .is_empty(),
+        "orders erased"
+    );
+    assert_eq!(
+        store.equipped(&stays).await.unwrap().slots.len(),
+        1,
+        "the other fan still shows theirs"
+    );
     let mine = testkit::mine::all_pages(10, |after| {
         let query = domain::purchases::mine::MyPurchasesQuery {
             user_id: gone.clone(),

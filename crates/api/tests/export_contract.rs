@@ -11,6 +11,9 @@ use api::http::routes::account_routes;
 use api::state::MeState;
 use domain::cash::Money;
 use domain::cash::parse_credit;
+use domain::products::PayMethod;
+use domain::products::order::{Order, order_id};
+use domain::products::seed::parse_products;
 use domain::profile::patch::{ProfilePatch, ProfilePatchBody};
 use domain::quests::{Claim, Reward, grant};
 use domain::queue::entry::QueueEntry;
@@ -71,7 +74,7 @@ fn pending_top_up(fan: &str, key: &str, amount: u64) -> TopUp {
 }
 
 /// `fan` makes one of everything: a profile with a name, a wallet link, an opened purchase, a
-/// credit, a top-up, a quest's claim, a place in a line, a locker room and a logout of all.
+/// credit, a top-up, a card order, a quest's claim, a place in a line, a locker room and a logout of all.
 async fn one_of_everything(store: &(impl Store + SeedPurchases), fan: &str, name: &str) {
     let fan_id = user(fan);
     let now = Timestamp::now();
@@ -100,6 +103,24 @@ async fn one_of_everything(store: &(impl Store + SeedPurchases), fan: &str, name
         .create_top_up(&pending_top_up(fan, "first", 1000))
         .await
         .unwrap();
+    let frame = parse_products(include_bytes!("../../../infra/seed/products.json"))
+        .unwrap()
+        .into_iter()
+        .find(|product| product.id.as_str() == "frame-gold")
+        .unwrap();
+    store
+        .seed_products(std::slice::from_ref(&frame))
+        .await
+        .unwrap();
+    let order = Order::place(
+        order_id(&fan_id, "frame"),
+        fan_id.clone(),
+        &frame,
+        frame.prices[0].clone(),
+        PayMethod::Card,
+        now,
+    );
+    store.place_order(&order, &frame).await.unwrap();
     let quest = testkit::quests::quest(
         "welcome",
         Reward::Cash {
@@ -148,6 +169,7 @@ async fn a_scripted_fan_finds_every_item_they_made(
             "ledger",
             "purchases",
             "topUps",
+            "orders",
             "rewards",
             "queueEntries",
             "events",
@@ -208,6 +230,11 @@ async fn a_scripted_fan_finds_every_item_they_made(
     assert_eq!(
         (&top_up["amount"], &top_up["status"]),
         (&Value::from(1000), &Value::from("pending"))
+    );
+    let order = one("orders");
+    assert_eq!(
+        (&order["productId"], &order["status"]),
+        (&Value::from("frame-gold"), &Value::from("pending"))
     );
     assert_eq!(one("rewards")["questId"], "welcome");
     let entry = one("queueEntries");

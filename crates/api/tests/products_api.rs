@@ -1,14 +1,18 @@
 //! The Products routes through their handlers, on both stores (DynamoDB on moto behind the
 //! one-request-at-a-time proxy, and in memory) and the Stripe stub: the public list and product,
 //! a Cash order (debited, granted, in the ledger naming it, once per key), its refusals, a card
-//! order (pending with its Checkout page), the fan's orders, and equipping what they own.
+//! order (pending with its Checkout page), the fan's orders, and equipping what they own (shown
+//! on the profile and the public locker room).
 
 use std::sync::Arc;
 
 use api::config::{Secret, StripeApi};
+use api::handlers::locker_room::LockerRoomsState;
 use api::handlers::orders::OrdersState;
 use api::handlers::products::ProductsState;
-use api::http::routes::{me_profile_routes, product_orders_routes, products_routes};
+use api::http::routes::{
+    locker_rooms_routes, me_profile_routes, product_orders_routes, products_routes,
+};
 use api::state::ProfileState;
 use clients::stripe::{ReturnUrls, StripeClient};
 use domain::products::seed::parse_products;
@@ -360,6 +364,21 @@ async fn a_fan_equips_what_they_own_and_their_profile_shows_it(
     assert_eq!(equipped.body["cosmetics"], shown);
     let me = api.profile("fan", "GET", "/api/me", None).await;
     assert_eq!(me.body["cosmetics"], shown, "{}", me.body);
+    // The public locker room shows them (read with the face, no second request).
+    testkit::profiles::name(&store, "fan", "Framed", None).await;
+    let state = Arc::new(LockerRoomsState { store });
+    let room = call(
+        locker_rooms_routes(),
+        &state,
+        ApiEvent::get("/api/locker-rooms/Framed").request(),
+    )
+    .await;
+    let (status, room) = parts(&room);
+    assert_eq!(
+        (status, &room["lockerRoom"]["cosmetics"]),
+        (200, &shown),
+        "{room}"
+    );
     let bare = api
         .profile("fan", "PUT", "/api/me/cosmetics", Some("{}"))
         .await;

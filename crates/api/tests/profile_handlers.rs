@@ -58,7 +58,15 @@ async fn the_first_get_answers_the_token_and_nulls() {
         assert_eq!(user[field], Value::Null, "{field}");
     }
     assert_eq!(user["createdAt"], user["updatedAt"]);
-    assert_eq!(body.as_object().unwrap().len(), 1);
+    assert_eq!(
+        body.as_object().unwrap().len(),
+        2,
+        "the user and their cosmetics"
+    );
+    assert_eq!(
+        body["cosmetics"],
+        serde_json::json!({"avatarFrame": null, "lockerTheme": null, "badge": null})
+    );
     assert_eq!(user.as_object().unwrap().len(), 7);
     assert_eq!(get(&state, "auth0|fan").await.1, body, "created once");
     let anonymous = send(&state, ApiEvent::get("/api/me")).await;

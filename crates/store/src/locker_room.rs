@@ -24,6 +24,8 @@ pub struct PublicLockerRoom {
     /// In the order the fan chose.
     pub items: Vec<MyItem>,
     pub stats: LockerStats,
+    /// The cosmetics the fan equipped (`PUT /api/me/cosmetics`).
+    pub cosmetics: domain::products::cosmetics::Equipped,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

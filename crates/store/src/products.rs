@@ -9,7 +9,8 @@
 //! - an order: `USER#<userId>` / `ORDER#<orderId>`, listed on GSI3 `ORDERS#<userId>`;
 //! - a Cash order's debit: `CASH#<userId>` / `ODEBIT#<orderId>`, in the fan's ledger (GSI3);
 //! - an owned cosmetic: `USER#<userId>` / `OWNS#<productId>` (`slot`, `count`);
-//! - the equipped cosmetics: `USER#<userId>` / `COSMETICS` (one attribute per slot).
+//! - the equipped cosmetics: `FAN#<userId>` / `SHOW#COSMETICS` (one attribute per slot): the
+//!   fan's public face, so the Query that reads a locker room (`SHOW` to `STATS`) reads them too.
 
 use std::future::Future;
 
@@ -55,7 +56,7 @@ pub fn owns_sk(id: &ProductId) -> String {
     format!("{OWNS_PREFIX}{id}")
 }
 pub const OWNS_SLOT: &str = "slot";
-pub const COSMETICS_SK: &str = "COSMETICS";
+pub const COSMETICS_SK: &str = "SHOW#COSMETICS";
 
 /// The conditions of an order's writes, declared once (see [`crate::condition`]).
 pub mod conditions {

@@ -28,6 +28,7 @@ use crate::state::MeState;
 use crate::views::cash::{EntryJson, TopUpJson};
 use crate::views::events::EventJson;
 use crate::views::locker_room::LockerRoomJson;
+use crate::views::products::OrderJson;
 use crate::views::purchase::PurchaseJson;
 use crate::views::quests::RewardJson;
 use crate::views::queue::EntryJson as QueueEntryJson;
@@ -44,6 +45,7 @@ use store::cash::{GetBalances, ListLedger};
 use store::events::ListSubjectEvents;
 use store::links::GetLink;
 use store::locker_room::GetOwnLockerRoom;
+use store::products::GetOrders;
 use store::profile::FindProfile;
 use store::purchases::ListMyPurchases;
 use store::quests::ListClaims;
@@ -65,6 +67,7 @@ pub trait ExportReads:
     + ListLedger
     + ListMyPurchases
     + ListMyTopUps
+    + GetOrders
     + ListClaims
     + ListMyEntries
     + ListSubjectEvents
@@ -80,6 +83,7 @@ impl<
         + ListLedger
         + ListMyPurchases
         + ListMyTopUps
+        + GetOrders
         + ListClaims
         + ListMyEntries
         + ListSubjectEvents
@@ -89,8 +93,11 @@ impl<
 }
 
 /// The sections, in the order the pages give them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::VariantArray,
+)]
 #[serde(rename_all = "camelCase")]
+#[strum(serialize_all = "camelCase")]
 pub enum Section {
     Profile,
     Links,
@@ -100,43 +107,18 @@ pub enum Section {
     Ledger,
     Purchases,
     TopUps,
+    Orders,
     Rewards,
     QueueEntries,
     Events,
     Sessions,
 }
 
-const SECTIONS: [Section; 12] = [
-    Section::Profile,
-    Section::Links,
-    Section::Wallets,
-    Section::LockerRoom,
-    Section::Balances,
-    Section::Ledger,
-    Section::Purchases,
-    Section::TopUps,
-    Section::Rewards,
-    Section::QueueEntries,
-    Section::Events,
-    Section::Sessions,
-];
+const SECTIONS: &[Section] = <Section as strum::VariantArray>::VARIANTS;
 
 impl Section {
     fn name(self) -> &'static str {
-        match self {
-            Self::Profile => "profile",
-            Self::Links => "links",
-            Self::Wallets => "wallets",
-            Self::LockerRoom => "lockerRoom",
-            Self::Balances => "balances",
-            Self::Ledger => "ledger",
-            Self::Purchases => "purchases",
-            Self::TopUps => "topUps",
-            Self::Rewards => "rewards",
-            Self::QueueEntries => "queueEntries",
-            Self::Events => "events",
-            Self::Sessions => "sessions",
-        }
+        self.into()
     }
 
     fn next(self) -> Option<Self> {
@@ -168,11 +150,12 @@ impl Position {
             Some((name, after)) => (name, Some(after)),
             None => (text, None),
         };
-        let section = SECTIONS.into_iter().find(|s| s.name() == name)?;
+        let section = SECTIONS.iter().copied().find(|s| s.name() == name)?;
         let valid = |after: &str| match section {
             Section::Ledger
             | Section::Purchases
             | Section::TopUps
+            | Section::Orders
             | Section::Rewards
             | Section::QueueEntries => is_list_key(after),
             Section::Events => sequence(after).is_some(),
@@ -343,6 +326,7 @@ section_schemas! {
     "ledger" => EntryJson<'static>,
     "purchases" => PurchaseJson<'static>,
     "topUps" => TopUpJson<'static>,
+    "orders" => OrderJson<'static>,
     "rewards" => RewardJson<'static>,
     "queueEntries" => QueueEntryJson,
     "events" => EventJson,
@@ -510,6 +494,10 @@ pub async fn export_me<S: ExportReads>(
         Section::TopUps => {
             let found = store.list_my_top_ups(user_id, EXPORT_PAGE, after).await?;
             listed(section, &found, TopUpJson::of, next(found.next.clone()))
+        }
+        Section::Orders => {
+            let found = store.list_orders(user_id, EXPORT_PAGE, after).await?;
+            listed(section, &found, OrderJson::of, next(found.next.clone()))
         }
         Section::Rewards => {
             let found = store.list_claims(user_id, EXPORT_PAGE, after).await?;

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::views::products::CosmeticsJson;
 use crate::views::purchase::ItemJson;
 use domain::locker_room::stats::LockerStats;
 use store::locker_room::PublicLockerRoom;
@@ -27,6 +28,8 @@ pub struct LockerRoomJson<'a> {
     items: Vec<ItemJson<'a>>,
     #[schema(value_type = LockerStats)]
     stats: &'a LockerStats,
+    /// The cosmetics the fan shows (a frame, a theme, a badge).
+    cosmetics: CosmeticsJson<'a>,
 }
 
 impl<'a> LockerRoomJson<'a> {
@@ -38,6 +41,7 @@ impl<'a> LockerRoomJson<'a> {
             title: room.title.as_deref(),
             items: room.items.iter().map(ItemJson::of).collect(),
             stats: &room.stats,
+            cosmetics: CosmeticsJson::of(&room.cosmetics),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 
+use super::products::equipped_from_item;
 use super::purchases::purchase_from_item;
 use super::records::{
     LOCKER_VERSION, NameHolder, NameRecord, SCHEMA_VERSION, ShowRecord, ShownItemRecord,
@@ -19,6 +20,7 @@ use crate::condition::Condition;
 use crate::locker_room::{
     GetLockerRoom, GetOwnLockerRoom, PublicLockerRoom, PutLockerRoom, PutLockerRoomError,
 };
+use crate::products::COSMETICS_SK;
 use crate::schema::{
     ENTITY, NAME_SK, PK, SHOW_SK, SK, STATS_ITEMS_OWNED, STATS_PACKS_OPENED, STATS_RARITY_PREFIX,
     STATS_SK, fan_pk, name_pk, purchase_sk, user_pk,
@@ -26,6 +28,7 @@ use crate::schema::{
 use domain::ids::UserId;
 use domain::locker_room::stats::LockerStats;
 use domain::locker_room::{LockerRoomBody, Shown, showcase};
+use domain::products::cosmetics::Equipped;
 use domain::profile::name::DisplayName;
 use domain::purchases::OpenedItem;
 use domain::timestamp::Timestamp;
@@ -41,20 +44,21 @@ impl DynamoStore {
         user_id: &UserId,
         consistent: bool,
     ) -> Result<Option<StoredShow>, StoreError> {
-        let (show, stats) = self.read_face(user_id, consistent).await?;
+        let (show, stats, cosmetics) = self.read_face(user_id, consistent).await?;
         Ok(show.map(|mut show| {
             show.room.stats = stats;
+            show.room.cosmetics = cosmetics;
             show
         }))
     }
 
-    /// The public face of `user_id` (`None`: not written yet) and their stats, as
-    /// [`Self::read_fan`] reads them.
+    /// The public face of `user_id` (`None`: not written yet), their stats and the cosmetics
+    /// they show (`SHOW#COSMETICS`, between the two), as [`Self::read_fan`] reads them.
     async fn read_face(
         &self,
         user_id: &UserId,
         consistent: bool,
-    ) -> Result<(Option<StoredShow>, LockerStats), StoreError> {
+    ) -> Result<(Option<StoredShow>, LockerStats, Equipped), StoreError> {
         let output = self
             .client
             .query()
@@ -81,7 +85,9 @@ impl DynamoStore {
             .find(|item| sk_is(item, SHOW_SK))
             .map(|show| read_record::<ShowRecord, StoredShow>(show.clone(), "show"))
             .transpose()?;
-        Ok((show, stats))
+        let cosmetics =
+            equipped_from_item(items.iter().find(|item| sk_is(item, COSMETICS_SK)).cloned())?;
+        Ok((show, stats, cosmetics))
     }
 }
 
@@ -121,7 +127,7 @@ impl PutLockerRoom for DynamoStore {
         };
         let mut attempts = Attempts::new("put locker room");
         loop {
-            let (read, stats) = self.read_face(user_id, true).await?;
+            let (read, stats, cosmetics) = self.read_face(user_id, true).await?;
             let before = read.as_ref().map_or(Shown::NOTHING, |show| Shown {
                 title: show.room.title.as_deref(),
                 items: &show.room.items,
@@ -130,7 +136,11 @@ impl PutLockerRoom for DynamoStore {
             let (mut room, rev) = match read {
                 // A repeat: nothing to write, no event.
                 Some(show) if events.is_empty() => {
-                    return Ok(PublicLockerRoom { stats, ..show.room });
+                    return Ok(PublicLockerRoom {
+                        stats,
+                        cosmetics,
+                        ..show.room
+                    });
                 }
                 Some(show) => (show.room, show.locker_rev),
                 None => (PublicLockerRoom::default(), 0),
@@ -163,6 +173,7 @@ impl PutLockerRoom for DynamoStore {
                 room.title = body.title.clone();
                 room.items = items;
                 room.stats = stats;
+                room.cosmetics = cosmetics;
                 return Ok(room);
             }
             // Another put changed the room meanwhile: decided again on what it shows now.
@@ -202,9 +213,10 @@ impl GetLockerRoom for DynamoStore {
 
 impl GetOwnLockerRoom for DynamoStore {
     async fn own_locker_room(&self, user_id: &UserId) -> Result<PublicLockerRoom, StoreError> {
-        let (show, stats) = self.read_face(user_id, false).await?;
+        let (show, stats, cosmetics) = self.read_face(user_id, false).await?;
         let mut room = show.map(|show| show.room).unwrap_or_default();
         room.stats = stats;
+        room.cosmetics = cosmetics;
         Ok(room)
     }
 }

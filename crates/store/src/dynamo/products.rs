@@ -21,7 +21,7 @@ use crate::products::{
     order_sk, orders_pk, owns_sk, product_sk, stock_pk, stock_refused,
 };
 use crate::purchase_conditions::funds_cover;
-use crate::schema::{CASH_SK, ENTITY, GSI3_PK, GSI3_SK, SK, cash_pk, user_pk};
+use crate::schema::{CASH_SK, ENTITY, GSI3_PK, GSI3_SK, SK, cash_pk, fan_pk, user_pk};
 use domain::cash::ledger::order_debit_entry_id;
 use domain::events::money::order_completed;
 use domain::ids::{OrderId, ProductId, UserId};
@@ -436,7 +436,7 @@ impl GetOrders for DynamoStore {
 }
 
 /// The equipped cosmetics item: one attribute per slot (`avatar_frame`: its product id).
-fn equipped_from_item(item: Option<Item>) -> Result<Equipped, StoreError> {
+pub(super) fn equipped_from_item(item: Option<Item>) -> Result<Equipped, StoreError> {
     let mut equipped = Equipped::default();
     let Some(item) = item else {
         return Ok(equipped);
@@ -473,7 +473,7 @@ impl FanCosmetics for DynamoStore {
 
     async fn equipped(&self, user_id: &UserId) -> Result<Equipped, StoreError> {
         let item = self
-            .get_item(key(user_pk(user_id), COSMETICS_SK), true)
+            .get_item(key(fan_pk(user_id), COSMETICS_SK), true)
             .await?;
         equipped_from_item(item)
     }
@@ -540,7 +540,7 @@ impl DynamoStore {
         }
         update_always(
             &self.table,
-            key(user_pk(user_id), COSMETICS_SK),
+            key(fan_pk(user_id), COSMETICS_SK),
             &expression,
             &names,
             values,

@@ -45,6 +45,7 @@ impl Tables {
                 self.shown.remove(user_id);
                 self.stats.remove(user_id);
                 self.scores.retain(|(_, fan), _| fan != user_id);
+                super::products::erase_shown(self, user_id);
             }
             Step::QueueEntries => self.queue_entries.retain(|(_, fan), _| fan != user_id),
             Step::SettleTopUps => {
@@ -97,6 +98,7 @@ impl Tables {
                 self.profiles.remove(user_id);
                 self.claims.retain(|(fan, _), _| fan != user_id);
                 self.claim_keys.retain(|(fan, _), _| fan != user_id);
+                super::products::erase_owned(self, user_id);
             }
         }
         true

@@ -32,6 +32,7 @@ impl Tables {
             title: shown.title,
             items: shown.items,
             stats: self.stats.get(user_id).cloned().unwrap_or_default(),
+            cosmetics: super::products::equipped(self, user_id),
         }
     }
 }

@@ -322,11 +322,7 @@ impl FanCosmetics for MemoryStore {
     }
 
     async fn equipped(&self, user_id: &UserId) -> Result<Equipped, StoreError> {
-        Ok(self
-            .read()
-            .table::<Products>()
-            .and_then(|table| table.equipped.get(user_id).cloned())
-            .unwrap_or_default())
+        Ok(equipped(&self.read(), user_id))
     }
 
     async fn equip(&self, user_id: &UserId, equipped: &Equipped) -> Result<(), EquipError> {
@@ -345,4 +341,26 @@ impl FanCosmetics for MemoryStore {
         table.equipped.insert(user_id.clone(), equipped.clone());
         Ok(())
     }
+}
+
+/// What `user_id` shows (their locker room and profile read it).
+pub(super) fn equipped(tables: &Tables, user_id: &UserId) -> Equipped {
+    tables
+        .table::<Products>()
+        .and_then(|table| table.equipped.get(user_id).cloned())
+        .unwrap_or_default()
+}
+
+/// A deleted fan's products, at their erasure's steps (as DynamoDB's erase the `FAN#` and
+/// `USER#` items): what they show goes with their public face; their orders, counts and owned
+/// cosmetics with their own items. Their Cash movements are the ledger's, kept under a pseudonym.
+pub(super) fn erase_shown(tables: &mut Tables, user_id: &UserId) {
+    tables.table_mut::<Products>().equipped.remove(user_id);
+}
+
+pub(super) fn erase_owned(tables: &mut Tables, user_id: &UserId) {
+    let table = tables.table_mut::<Products>();
+    table.orders.retain(|(fan, _), _| fan != user_id);
+    table.bought.retain(|(fan, _), _| fan != user_id);
+    table.owned.retain(|(fan, _), _| fan != user_id);
 }

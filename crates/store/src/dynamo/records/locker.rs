@@ -118,6 +118,7 @@ impl TryFrom<ShowRecord> for StoredShow {
                 title: record.title,
                 items: record.items.into_iter().map(MyItem::from).collect(),
                 stats: LockerStats::default(),
+                cosmetics: Default::default(),
             },
             locker_rev: record.locker_rev,
         })
