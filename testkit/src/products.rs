@@ -1,12 +1,62 @@
-//! The shipped products (`infra/seed/products.json`), products with a given stock and per-fan
-//! limit, and what a fan's orders left in their ledger.
+//! Products for the tests: the shipped ones (`infra/seed/products.json`), one with a given stock
+//! and per-fan limit, a product paid by card with its grant and an order of it placed now; and
+//! what a fan's orders left in their ledger.
 
+use domain::cash::Money;
 use domain::cash::ledger::EntryKind;
 use domain::ids::ProductId;
-use domain::products::Product;
+use domain::products::order::{Order, order_id};
 use domain::products::seed::parse_products;
+use domain::products::{Grant, PayMethod, Product, ProductStatus, ProductType, Slot};
+use domain::timestamp::Timestamp;
 use store::cash::{GetBalance, ListLedger};
 use store::products::SeedProducts;
+
+/// An active product `id` named `Product <id>`, sold at `price` USD cents by card, granting
+/// `grants`, with `stock` and `max_per_fan`.
+pub fn by_card(
+    id: &str,
+    (price, grants): (u64, Grant),
+    stock: Option<u64>,
+    max_per_fan: Option<u32>,
+) -> Product {
+    Product {
+        id: ProductId::parse(id).unwrap(),
+        product_type: match grants {
+            Grant::Cash { .. } => ProductType::CashBundle,
+            Grant::Cosmetic { .. } => ProductType::Cosmetic,
+        },
+        name: format!("Product {id}"),
+        description: String::new(),
+        image_url: None,
+        prices: vec![Money {
+            amount: price,
+            currency: "USD".into(),
+        }],
+        grants,
+        pay: vec![PayMethod::Card],
+        status: ProductStatus::Active,
+        sale_starts_at: None,
+        sale_ends_at: None,
+        max_per_fan,
+        stock,
+    }
+}
+
+/// An avatar frame's grant.
+pub fn frame() -> Grant {
+    Grant::Cosmetic {
+        slot: Slot::AvatarFrame,
+    }
+}
+
+/// A card order by `fan` with the key `key` of `product` at its first price, placed now.
+pub fn card_order(fan: &str, key: &str, product: &Product) -> Order {
+    let fan = crate::ids::user(fan);
+    let price = product.prices[0].clone();
+    let id = order_id(&fan, key);
+    Order::place(id, fan, product, price, PayMethod::Card, Timestamp::now())
+}
 
 /// The products `scripts/local` and `seed-packs` load.
 pub fn shipped() -> Vec<Product> {

@@ -1,6 +1,6 @@
 //! A Stripe API stub on a free loopback port, for the one call the API makes
-//! (`POST /v1/checkout/sessions`): it checks and records what it receives (headers and form
-//! fields) and answers as Stripe does: the session (the same one again for a repeated
+//! (`POST /v1/checkout/sessions`, for a top-up or a card order): it checks and records what it
+//! receives (headers and form fields) and answers as Stripe does: the session (the same one again for a repeated
 //! `Idempotency-Key` with the same fields, a 400 `idempotency_error` with others), 401 for
 //! another secret key, 400 `parameter_missing` for a missing field, 400 for an `expires_at`
 //! outside Stripe's 30 minutes to 24 hours; and it refuses (400) what this deployment's contract
@@ -26,8 +26,8 @@ pub const SECRET_KEY: &str = "sk_test_stub_0123456789abcdef";
 pub const WEBHOOK_SECRET: &str = "whsec_test_0123456789abcdefghijklmnop";
 
 /// The fields Stripe requires of a one-time payment session with one ad hoc line item, and those
-/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off, the fan),
-/// besides what the session pays for ([`PAYS_FOR`]).
+/// this deployment's contract with Stripe needs (`expires_at`, Adaptive Pricing off, its fan's
+/// `userId`), besides what names the top-up or order paid for ([`paid_for`]).
 const REQUIRED: [&str; 11] = [
     "mode",
     "line_items[0][price_data][currency]",
@@ -42,8 +42,18 @@ const REQUIRED: [&str; 11] = [
     "adaptive_pricing[enabled]",
 ];
 
-/// What a session pays for, in its metadata: a top-up or a card order (exactly one).
-const PAYS_FOR: [&str; 2] = ["metadata[topUpId]", "metadata[orderId]"];
+/// What this deployment's webhook reads back to find what a session paid for: a card order's
+/// `client_reference_id` is `order:<orderId>` with the same `metadata[orderId]` (the webhook
+/// ignores a session whose two differ); a top-up's is its id, with `metadata[topUpId]`. The
+/// metadata member, and its value; `None` when the form names neither consistently.
+fn paid_for(received: &Received) -> Option<(&'static str, String)> {
+    let reference = received.field("client_reference_id")?;
+    let (member, id) = match reference.strip_prefix("order:") {
+        Some(order_id) => ("orderId", order_id),
+        None => ("topUpId", reference),
+    };
+    (received.field(&format!("metadata[{member}]")) == Some(id)).then(|| (member, id.to_owned()))
+}
 
 /// Stripe's bounds on a session's `expires_at`: 30 minutes to 24 hours after its creation.
 const EXPIRES_WITHIN: std::ops::RangeInclusive<u64> = 30 * 60..=24 * 60 * 60;
@@ -123,10 +133,7 @@ impl StripeStub {
             ("STRIPE_API_BASE", self.base()),
             ("STRIPE_SECRET_KEY", SECRET_KEY.to_owned()),
             ("TOPUP_SUCCESS_URL", "https://fan.example/done".to_owned()),
-            (
-                "TOPUP_CANCEL_URL",
-                "https://fan.example/cancelled".to_owned(),
-            ),
+            ("TOPUP_CANCEL_URL", "https://fan.example/cancelled".to_owned()),
         ]
     }
 
@@ -193,14 +200,13 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
             &format!("parameter_missing:{missing}"),
         );
     }
-    if PAYS_FOR
-        .iter()
-        .filter(|name| received.field(name).is_some())
-        .count()
-        != 1
-    {
-        return error(400, "invalid_request_error", "parameter_invalid:metadata");
-    }
+    let Some((member, paid_for)) = paid_for(&received) else {
+        return error(
+            400,
+            "invalid_request_error",
+            "stub: reference_and_metadata_differ",
+        );
+    };
     if received.field("adaptive_pricing[enabled]") != Some("false") {
         return error(400, "invalid_request_error", "adaptive_pricing_enabled");
     }
@@ -227,14 +233,6 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
     }
     let id = format!("cs_test_{}", state.sessions.len() + 1);
     let field = |name: &str| received.field(name).unwrap_or_default().to_owned();
-    let metadata: serde_json::Map<String, Value> = received
-        .form
-        .iter()
-        .filter_map(|(name, value)| {
-            let key = name.strip_prefix("metadata[")?.strip_suffix(']')?;
-            Some((key.to_owned(), Value::from(value.as_str())))
-        })
-        .collect();
     let session = json!({
         "id": id,
         "object": "checkout.session",
@@ -244,7 +242,7 @@ fn answer(state: &mut State, received: Received) -> (StatusCode, Value) {
         "amount_total": field("line_items[0][price_data][unit_amount]").parse::<u64>().ok(),
         "currency": field("line_items[0][price_data][currency]"),
         "client_reference_id": field("client_reference_id"),
-        "metadata": metadata,
+        "metadata": {member: paid_for, "userId": field("metadata[userId]")},
         "url": format!("https://checkout.stripe.com/c/pay/{id}"),
         "expires_at": field("expires_at").parse::<u64>().ok(),
         "adaptive_pricing": {"enabled": false},
@@ -266,6 +264,34 @@ pub fn session_event(
     currency: &str,
     payment_status: &str,
 ) -> String {
+    let metadata = json!({"topUpId": top_up_id});
+    let paid = (amount, currency, payment_status);
+    event_of(event_id, kind, session_id, top_up_id, metadata, paid)
+}
+
+/// The same, of a session paying for the card order `order_id` of the fan `user_id`, as the
+/// deployment makes it (`client_reference_id` `order:<orderId>`, metadata `orderId`, `userId`).
+pub fn order_session_event(
+    (event_id, kind, session_id): (&str, &str, &str),
+    (user_id, order_id): (&str, &str),
+    amount: u64,
+    currency: &str,
+    payment_status: &str,
+) -> String {
+    let metadata = json!({"orderId": order_id, "userId": user_id});
+    let reference = format!("order:{order_id}");
+    let paid = (amount, currency, payment_status);
+    event_of(event_id, kind, session_id, &reference, metadata, paid)
+}
+
+fn event_of(
+    event_id: &str,
+    kind: &str,
+    session_id: &str,
+    reference: &str,
+    metadata: Value,
+    (amount, currency, payment_status): (u64, &str, &str),
+) -> String {
     json!({
         "id": event_id,
         "object": "event",
@@ -276,11 +302,11 @@ pub fn session_event(
         "data": {"object": {
             "id": session_id,
             "object": "checkout.session",
-            "client_reference_id": top_up_id,
+            "client_reference_id": reference,
             "amount_total": amount,
             "currency": currency,
             "payment_status": payment_status,
-            "metadata": {"topUpId": top_up_id},
+            "metadata": metadata,
         }},
     })
     .to_string()
@@ -401,26 +427,30 @@ mod tests {
     }
 
     #[test]
-    fn a_session_pays_for_one_top_up_or_one_order() {
+    fn an_order_session_must_name_its_order_in_reference_and_metadata() {
         let mut state = State::default();
-        let mut order = request(Some(API_VERSION), Some("false"), 3600);
-        order.form.retain(|(name, _)| name != "metadata[topUpId]");
-        let code = |(_, body): (StatusCode, Value)| body["error"]["code"].clone();
+        let order_form = |metadata_id: &str| {
+            let mut received = request(Some(API_VERSION), Some("false"), 3600);
+            for (key, value) in &mut received.form {
+                match key.as_str() {
+                    "client_reference_id" => *value = "order:o1".into(),
+                    "metadata[topUpId]" => {
+                        *key = "metadata[orderId]".into();
+                        *value = metadata_id.into();
+                    }
+                    _ => {}
+                }
+            }
+            received
+        };
+        let (status, body) = answer(&mut state, order_form("o2"));
         assert_eq!(
-            code(answer(&mut state, order.clone())),
-            "parameter_invalid:metadata"
+            (status.as_u16(), &body["error"]["code"]),
+            (400, &json!("stub: reference_and_metadata_differ"))
         );
-        order.form.push(("metadata[orderId]".into(), "o1".into()));
-        let (status, session) = answer(&mut state, order.clone());
+        let (status, body) = answer(&mut state, order_form("o1"));
         assert_eq!(status, StatusCode::OK);
-        assert_eq!(
-            session["metadata"],
-            json!({"orderId": "o1", "userId": "fan"})
-        );
-        order.form.push(("metadata[topUpId]".into(), "t1".into()));
-        assert_eq!(
-            code(answer(&mut state, order)),
-            "parameter_invalid:metadata"
-        );
+        assert_eq!(body["metadata"], json!({"orderId": "o1", "userId": "fan"}));
+        assert_eq!(body["client_reference_id"], "order:o1");
     }
 }

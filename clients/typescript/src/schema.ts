@@ -322,10 +322,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stripe's signed events (Checkout Sessions of top-ups)
+         * Stripe's signed events (Checkout Sessions of top-ups and card orders)
          * @description For Stripe only: no session token, the `Stripe-Signature` header is the proof. It must carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256, keyed with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400 `invalid_signature` and changes nothing.
          *
-         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, or a top-up this deployment does not know, is answered 200 and ignored. A paid session that does not match its top-up, or whose credit the ledger refuses, is answered 200 (no retry would change it), credits nothing, and is counted and alarmed on for the operator to settle. A store failure is a 503, so that Stripe retries.
+         *     `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the top-up named by `client_reference_id` and credit its amount once, when the session, `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and `checkout.session.expired` mark it `failed` or `expired` (never a completed one). A session whose `client_reference_id` is `order:<orderId>` (metadata `orderId` and `userId`) pays for a card order of a product: paid, with the order's session, price and currency, it completes the order and grants it once; failed or expired, it closes the pending order and gives back its unit of stock and its count toward the fan's limit, once (a completed order is final). Any other event, or a top-up or order this deployment does not know, is answered 200 and ignored. A paid session that does not match its top-up or order, whose credit the ledger refuses, or whose order was closed before it was paid, is answered 200 (no retry would change it), credits and grants nothing, and is counted and alarmed on for the operator to settle. A store failure is a 503, so that Stripe retries.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -4446,7 +4446,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "too_many_pending_top_ups",
-                     *         "message": "You have as many unpaid top-ups as a fan may: pay for one, or wait for its checkout page to expire (an hour after it was opened)."
+                     *         "message": "You have as many unpaid checkout pages (top-ups and card orders) as a fan may: pay for one, or wait for its page to expire (an hour after it was opened)."
                      *       },
                      *       "success": false
                      *     }
@@ -7165,6 +7165,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "too_many_pending_top_ups",
+                     *         "message": "You have as many unpaid checkout pages (top-ups and card orders) as a fan may: pay for one, or wait for its page to expire (an hour after it was opened)."
+                     *       },
+                     *       "success": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

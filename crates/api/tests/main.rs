@@ -6,6 +6,8 @@ mod abuse_contract;
 mod account_deletion_contract;
 mod auth;
 mod beacon;
+mod card_order_webhooks;
+mod card_orders_contract;
 mod cash_contract;
 mod catalog_contract;
 mod catalog_handlers;

@@ -89,6 +89,7 @@ const GUARDED: [(&str, &[&str], &[&str]); 12] = [
             "stripe-webhook",
             "account-deletion",
             "account-erasure",
+            "product-orders",
         ],
         &[],
     ),

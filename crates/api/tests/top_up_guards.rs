@@ -25,7 +25,7 @@ const FAILED: &str = "checkout.session.async_payment_failed";
 /// is still its top-up; a payment, a failure and an expiry each free a place.
 async fn a_fan_holds_at_most_the_cap_of_pending_top_ups<S>(store: S)
 where
-    S: TopUpStore + GetBalance + Clone + 'static,
+    S: TopUpStore + store::products::ProductStore + GetBalance + Clone + 'static,
 {
     let api = api(store).await;
     let mut ids = Vec::new();
@@ -81,7 +81,7 @@ async fn a_fan_holds_at_most_the_cap_of_pending_top_ups_on_dynamodb() {
 }
 
 /// Delivers `body` in a metrics scope: its answer's status and what it counted.
-async fn deliver_counted<S: TopUpStore + GetBalance + 'static>(
+async fn deliver_counted<S: TopUpStore + store::products::ProductStore + GetBalance + 'static>(
     api: &Api<S>,
     body: &str,
 ) -> (u16, Recorded) {

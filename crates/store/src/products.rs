@@ -22,6 +22,7 @@ use domain::products::order::{Order, OrderStatus};
 use domain::products::{Product, ProductType, Slot};
 use domain::purchases::mine::Page;
 use domain::topups::Checkout;
+use domain::topups::pending::TooManyPending;
 
 pub const PRODUCTS_PK: &str = "PRODUCTS#ALL";
 pub const PRODUCT_PREFIX: &str = "PRODUCT#";
@@ -82,6 +83,21 @@ pub mod conditions {
         Condition::eq(ORDER_STATUS, OrderStatus::Pending.as_str())
     }
 
+    /// The order is pending with the Checkout Session `session_id`: closing it unpaid is one
+    /// event's, once.
+    pub fn closable(session_id: &str) -> Condition {
+        pending().and(Condition::eq(ORDER_SESSION_ID, session_id))
+    }
+
+    /// The stock item has units left to count (`remaining`), or has none (no stock): the shape
+    /// a closing order's release was built for.
+    pub fn stock_counts_units(counts: bool) -> Condition {
+        match counts {
+            true => Condition::exists(STOCK_REMAINING),
+            false => Condition::absent(STOCK_REMAINING),
+        }
+    }
+
     /// The fan owns a cosmetic for `slot` (equipping checks it in the same write).
     pub fn owns_for(slot: Slot) -> Condition {
         Condition::eq(OWNS_SLOT, slot.as_str())
@@ -139,6 +155,10 @@ pub enum OrderError {
     /// The product changed since it was read: read it again and decide again.
     #[error("the product changed")]
     ProductChanged,
+    /// A card order: its fan holds as many open Checkout Sessions (pending top-ups and card
+    /// orders) as a fan may ([`MAX_PENDING_TOP_UPS`](domain::topups::pending::MAX_PENDING_TOP_UPS)).
+    #[error(transparent)]
+    TooManyPending(#[from] TooManyPending),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -157,8 +177,10 @@ pub fn stock_refused(product: &Product, stored_terms: Option<&str>) -> OrderErro
 /// product's stock (only under the terms read, with a unit left when it has a stock), the fan's
 /// count (only under the limit, when it has one) and, paid with Cash, the debit of the balance
 /// (only while it covers the price), its ledger entry naming the order, the grant (a cosmetic
-/// owned) and the events, all in one transaction. Any number of concurrent orders with one key
-/// place it once; all of them answer that order.
+/// owned) and the events, all in one transaction. By card, the same transaction takes one of the
+/// fan's pending-session slots (shared with top-ups, only while they are as read), freed when
+/// the order completes or closes, or when its session expires. Any number of concurrent orders
+/// with one key place it once; all of them answer that order, whatever the slots.
 pub trait PlaceOrder: Send + Sync {
     fn place_order(
         &self,
@@ -190,8 +212,8 @@ pub enum CompleteOrderError {
 
 /// Completes a pending card order once paid, in one transaction: the order `completed` (only
 /// while pending), its grant (a bundle's credit of `amount + bonus` under `order:<orderId>`, or
-/// the cosmetic owned) and its events. Any number of concurrent or repeated completions grant
-/// once; all of them answer the completed order.
+/// the cosmetic owned) and its events; then frees its pending slot (best effort). Any number of
+/// concurrent or repeated completions grant once; all of them answer the completed order.
 pub trait CompleteOrder: Send + Sync {
     fn complete_order(
         &self,
@@ -210,6 +232,22 @@ pub trait SetOrderCheckout: Send + Sync {
         order_id: &OrderId,
         checkout: &Checkout,
     ) -> impl Future<Output = Result<Order, StoreError>> + Send;
+}
+
+/// Closes a pending card order unpaid (`status`: `Failed` or `Expired`) and gives back what it
+/// took ([`Took`](domain::products::order::Took)), in one transaction: the order closed (only
+/// while pending and of the session `session_id`), its `sold` less one and, where the stock has
+/// units left, one more of them, and the fan's count less one when it took one. A completed
+/// order is final; of a completion and a close racing, or of repeated closes, exactly one wins.
+/// Then frees its pending slot (best effort, as a completion does). The closed order, or `None`
+/// when nothing changed (not pending, another session, no such order).
+pub trait CloseOrder: Send + Sync {
+    fn close_order(
+        &self,
+        order: &Order,
+        session_id: &str,
+        status: OrderStatus,
+    ) -> impl Future<Output = Result<Option<Order>, StoreError>> + Send;
 }
 
 /// A fan's order, and a page of their orders, newest first (`after`: the list key the page
@@ -267,6 +305,7 @@ pub trait ProductStore:
     + PlaceOrder
     + SetOrderCheckout
     + CompleteOrder
+    + CloseOrder
     + GetOrders
     + FanCosmetics
 {
@@ -278,6 +317,7 @@ impl<
         + PlaceOrder
         + SetOrderCheckout
         + CompleteOrder
+        + CloseOrder
         + GetOrders
         + FanCosmetics,
 > ProductStore for S

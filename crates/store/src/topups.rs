@@ -10,7 +10,9 @@ use crate::condition::Condition;
 use domain::ids::{TopUpId, UserId};
 use domain::purchases::mine::Page;
 use domain::timestamp::{Timestamp, time_key};
-use domain::topups::pending::{PendingSlot, PendingTopUps, TooManyPending, take_pending_slot};
+use domain::topups::pending::{
+    PendingSlot, PendingTopUps, SlotHolder, TooManyPending, take_pending_slot,
+};
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
 /// What a create did.
@@ -117,8 +119,9 @@ pub fn top_up_list_key(top_up: &TopUp) -> String {
 pub trait TopUpStore: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp + ListMyTopUps {}
 impl<S: CreateTopUp + SetCheckout + GetTopUp + SettleTopUp + ListMyTopUps> TopUpStore for S {}
 
-/// What a create writes into its fan's pending slots, decided on them as read: the top-up in
-/// slot `slot`, the slots' version moved to `version`, on `condition` (the slots as read).
+/// What a create (a top-up's, or a card order's placing) writes into its fan's pending slots,
+/// decided on them as read: its session in slot `slot`, the slots' version moved to `version`,
+/// on `condition` (the slots as read).
 #[derive(Debug, Clone)]
 pub struct SlotTaken {
     pub slot: u32,
@@ -127,33 +130,45 @@ pub struct SlotTaken {
     pub condition: Condition,
 }
 
-/// The slot a create of `top_up` takes among its fan's `pending` slots, written once for both
+/// The slot `taken` (made at `now`) takes among its fan's `pending` slots, written once for both
 /// stores.
-pub fn take_slot(top_up: &TopUp, pending: &PendingTopUps) -> Result<SlotTaken, TooManyPending> {
+pub fn take_slot(
+    taken: PendingSlot,
+    now: Timestamp,
+    pending: &PendingTopUps,
+) -> Result<SlotTaken, TooManyPending> {
     Ok(SlotTaken {
-        slot: take_pending_slot(pending, top_up.created_at)?,
-        taken: top_up.pending_slot(),
+        slot: take_pending_slot(pending, now)?,
+        taken,
         version: pending.version + 1,
         condition: conditions::pending_as_read(pending.version),
     })
 }
 
-/// The slot of `pending` that top-up `id` holds, if any, and the condition its freeing is
-/// written on (it still holds it): a settlement frees it and moves the slots' version on.
-pub fn slot_to_free(pending: &PendingTopUps, id: &TopUpId) -> Option<(u32, Condition)> {
+/// The slot of `pending` that `holder` holds, if any, and the condition its freeing is written
+/// on (it still holds it): a settlement frees it and moves the slots' version on.
+pub fn slot_to_free(pending: &PendingTopUps, holder: &SlotHolder) -> Option<(u32, Condition)> {
     let slot = pending
         .slots
         .iter()
-        .position(|slot| slot.as_ref().is_some_and(|slot| slot.top_up_id == *id))?;
+        .position(|slot| slot.as_ref().is_some_and(|slot| slot.holder == *holder))?;
     let slot = u32::try_from(slot).ok()?;
-    Some((slot, conditions::slot_holds(slot, id)))
+    Some((slot, conditions::slot_holds(slot, holder)))
+}
+
+/// The member of a slot's map naming what holds it.
+pub fn holder_member(holder: &SlotHolder) -> (&'static str, &str) {
+    match holder {
+        SlotHolder::TopUp(id) => ("topUpId", id.as_str()),
+        SlotHolder::Order(id) => ("orderId", id.as_str()),
+    }
 }
 
 /// The conditions of the pending slots' writes, declared once (see [`crate::condition`]).
 pub mod conditions {
     use crate::condition::Condition;
     use crate::schema::{SLOTS_VERSION, pending_slot};
-    use domain::ids::TopUpId;
+    use domain::topups::pending::SlotHolder;
 
     /// The fan's pending top-ups are the ones the create read at `version`
     /// ([`domain::topups::pending::take_pending_slot`] decided the cap on them).
@@ -161,8 +176,9 @@ pub mod conditions {
         Condition::version_as_read(SLOTS_VERSION, version)
     }
 
-    /// Slot `slot` still holds top-up `id`: a settlement frees only its own top-up's slot.
-    pub fn slot_holds(slot: u32, id: &TopUpId) -> Condition {
-        Condition::eq(format!("{}.topUpId", pending_slot(slot)), id.as_str())
+    /// Slot `slot` still holds `holder`: a settlement frees only its own slot.
+    pub fn slot_holds(slot: u32, holder: &SlotHolder) -> Condition {
+        let (member, id) = super::holder_member(holder);
+        Condition::eq(format!("{}.{member}", pending_slot(slot)), id)
     }
 }

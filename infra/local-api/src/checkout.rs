@@ -1,7 +1,7 @@
-//! Stripe, on this machine: the local API's top-ups open their Checkout Sessions here (a small
-//! stand-in of `POST /v1/checkout/sessions`, the one call the handler makes, at
+//! Stripe, on this machine: the local API's top-ups and card orders open their Checkout Sessions
+//! here (a small stand-in of `POST /v1/checkout/sessions`, the one call the handlers make, at
 //! `/local/stripe`), and each session's `url` is a page of this server with Pay and Cancel
-//! buttons. Pay sends a `checkout.session.completed` (paid) event, Cancel a
+//! buttons, showing what is paid for (its line item's name) and its price. Pay sends a `checkout.session.completed` (paid) event, Cancel a
 //! `checkout.session.expired` one, signed with this server's own webhook secret as Stripe signs
 //! them, over HTTP to this server's own `POST /api/webhooks/stripe`: the production handler
 //! verifies and settles it. No Stripe account, no network.
@@ -65,7 +65,12 @@ pub(crate) fn random_hex(bytes: usize) -> String {
 
 #[derive(Clone)]
 struct Session {
-    top_up_id: String,
+    /// `client_reference_id`: a top-up's id, or `order:<orderId>`.
+    reference: String,
+    /// The line item's name: `Cash top-up`, or the product's.
+    name: String,
+    /// The `metadata[...]` fields, returned in its events as Stripe returns them.
+    metadata: serde_json::Map<String, serde_json::Value>,
     amount: u64,
     currency: String,
     success_url: String,
@@ -145,7 +150,7 @@ impl LocalCheckout {
             (&Method::GET, None) if rest == "done" => page(
                 StatusCode::OK,
                 "Paid",
-                "Paid: your Cash is credited once Stripe's event is handled.",
+                "Paid: your Cash or product is yours once Stripe's event is handled.",
             ),
             (&Method::GET, None) if rest == "cancelled" => page(
                 StatusCode::OK,
@@ -165,13 +170,22 @@ impl LocalCheckout {
         let form: HashMap<String, String> =
             url::form_urlencoded::parse(body).into_owned().collect();
         let field = |name: &str| form.get(name).cloned();
-        let (Some(top_up_id), Some(amount), Some(currency), Some(success_url), Some(cancel_url)) = (
+        let (
+            Some(reference),
+            Some(name),
+            Some(amount),
+            Some(currency),
+            Some(success_url),
+            Some(cancel_url),
+        ) = (
             field("client_reference_id"),
+            field("line_items[0][price_data][product_data][name]"),
             field("line_items[0][price_data][unit_amount]").and_then(|a| a.parse().ok()),
             field("line_items[0][price_data][currency]"),
             field("success_url"),
             field("cancel_url"),
-        ) else {
+        )
+        else {
             return stripe_error(
                 StatusCode::BAD_REQUEST,
                 "parameter_missing",
@@ -193,7 +207,9 @@ impl LocalCheckout {
                 sessions.insert(
                     id.clone(),
                     Session {
-                        top_up_id,
+                        reference,
+                        name,
+                        metadata: metadata(&form),
                         amount,
                         currency,
                         success_url,
@@ -229,10 +245,11 @@ impl LocalCheckout {
         );
         let body = if session.state == "open" {
             format!(
-                "<p>Cash top-up: <strong>{amount}</strong> (top-up {top_up}).</p>\
+                "<p>{name}: <strong>{amount}</strong> ({reference}).</p>\
                  <form method=\"post\" action=\"{PAGES}{id}/pay\"><button>Pay {amount}</button></form>\
                  <form method=\"post\" action=\"{PAGES}{id}/cancel\"><button>Cancel</button></form>",
-                top_up = session.top_up_id
+                name = escaped(&session.name),
+                reference = escaped(&session.reference),
             )
         } else {
             format!("<p>This session is {}.</p>", session.state)
@@ -277,10 +294,11 @@ impl LocalCheckout {
             "data": {"object": {
                 "id": id,
                 "object": "checkout.session",
-                "client_reference_id": session.top_up_id,
+                "client_reference_id": session.reference,
                 "amount_total": session.amount,
                 "currency": session.currency,
                 "payment_status": payment_status,
+                "metadata": session.metadata,
             }},
         })
         .to_string();
@@ -320,6 +338,24 @@ impl LocalCheckout {
             .body(Body::empty())
             .expect("a valid response")
     }
+}
+
+/// The form's `metadata[<name>]` fields, by name.
+fn metadata(form: &HashMap<String, String>) -> serde_json::Map<String, serde_json::Value> {
+    form.iter()
+        .filter_map(|(field, value)| {
+            let name = field.strip_prefix("metadata[")?.strip_suffix(']')?;
+            Some((name.to_owned(), value.clone().into()))
+        })
+        .collect()
+}
+
+/// `text` safe in HTML (a product's name is the operator's text).
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn json(status: StatusCode, value: &serde_json::Value) -> Response {

@@ -14,6 +14,7 @@ mod fan_view_flow;
 mod hostile;
 mod misc;
 mod openapi_contract;
+mod order_checkout;
 mod parts;
 mod products_flow;
 mod public_caching;

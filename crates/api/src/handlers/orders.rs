@@ -17,7 +17,9 @@ use crate::http::extract::{
     Fan, FromJsonBody, IdempotencyKey, Json, Path, ProductPath, handler_state,
 };
 use crate::http::paging::{ListLimit, ListQuery, MeCursor, PageJson, cursor, next_cursor};
-use crate::http::refusals::{PRODUCT_NOT_FOUND, stripe_failure};
+use crate::http::refusals::{
+    PRODUCT_NOT_FOUND, TOO_MANY_PENDING, stripe_failure, too_many_pending,
+};
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::{LocalProcess, LocalState, fill};
@@ -178,7 +180,8 @@ no route (`not_found`).",
         (status = 409, description = "The product's sale has not started (`not_on_sale`); its \
 stock is sold (`sold_out`); the fan reached its `maxPerFan` (`purchase_limit_reached`); by card, \
 the fan holds 5 unpaid Checkout Sessions (`too_many_pending_top_ups`).",
-            body = ErrorBody),
+            body = ErrorBody,
+            example = json!(doc::error_example(ErrorCode::TooManyPendingTopUps, TOO_MANY_PENDING))),
         (status = 413, response = doc::PayloadTooLarge),
         (status = 415, response = doc::UnsupportedMediaType),
         (status = 422, description = "This `Idempotency-Key` placed another order \
@@ -323,6 +326,7 @@ fn order_refused(error: OrderError) -> ApiError {
             ErrorCode::InsufficientFunds,
             "Your Cash in this currency does not cover the price.",
         ),
+        OrderError::TooManyPending(_) => too_many_pending(),
         OrderError::ProductChanged => ApiError::Unavailable {
             what: "product",
             detail: "the product changed during an order".into(),

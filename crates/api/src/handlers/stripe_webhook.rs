@@ -1,14 +1,14 @@
 //! `POST /api/webhooks/stripe` (the `stripe-webhook` function): Stripe's signed events settle
-//! top-ups. Public (Stripe sends no token): the signature is the only proof, and a request
-//! without a valid one changes nothing.
+//! top-ups and card orders of products. Public (Stripe sends no token): the signature is the
+//! only proof, and a request without a valid one changes nothing.
 //!
 //! Stripe delivers each event at least once, in no fixed order, and retries any answer but a
-//! 2xx for three days: an event this API does not act on, or one about a top-up it does not
-//! know, is answered 200 at once; a store failure is a 503, so that Stripe tries again. A paid
-//! session that cannot be credited (it does not match its top-up, or the ledger refuses the
-//! credit) is answered 200 too, since no retry would change it: it is counted
-//! (`TopUpsUnmatched`, `TopUpsUncredited`), alarmed on, and settled by hand with
-//! `cash-credit --settle-top-up` (docs/operations.md).
+//! 2xx for three days: an event this API does not act on, or one about a top-up or order it does
+//! not know, is answered 200 at once; a store failure is a 503, so that Stripe tries again. A
+//! paid session that cannot be credited or granted (it does not match its top-up or order, the
+//! ledger refuses the credit, or the order was closed before the payment came) is answered 200
+//! too, since no retry would change it: it is counted (`TopUpsUnmatched`, `TopUpsUncredited`,
+//! for orders too), alarmed on, and settled by hand (docs/operations.md).
 
 use std::sync::Arc;
 
@@ -25,11 +25,13 @@ use crate::http::response::json_response;
 use crate::http::routes::{LocalProcess, LocalState};
 use crate::openapi::responses as doc;
 use crate::openapi::schemas::always_true;
+use domain::ids::{OrderId, UserId};
 use domain::timestamp::Timestamp;
-use domain::topups::event::{Action, Event, action, check_session};
+use domain::topups::event::{Action, Event, Session, action, check_order_session, check_session};
 use domain::topups::signature;
 use store::cash::CreditCashError;
 use store::metrics::{self, Metric};
+use store::products::{CloseOrder, CompleteOrder, CompleteOrderError, CompletedOrder, GetOrders};
 use store::topups::{CompletedTopUp, GetTopUp, SettleTopUp};
 use utoipa::ToSchema;
 
@@ -72,7 +74,7 @@ fn received() -> Response {
     path = "/api/webhooks/stripe",
     operation_id = "stripeWebhook",
     tag = "Webhooks",
-    summary = "Stripe's signed events (Checkout Sessions of top-ups)",
+    summary = "Stripe's signed events (Checkout Sessions of top-ups and card orders)",
     description = "For Stripe only: no session token, the `Stripe-Signature` header is the proof. \
 It must carry `t=<unix seconds>` within 300 s of now and a `v1` that is the hex HMAC-SHA256, keyed \
 with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 400 \
@@ -81,11 +83,16 @@ with the endpoint's signing secret, of `{t}.{body as sent}`; anything else is 40
 `checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` complete the \
 top-up named by `client_reference_id` and credit its amount once, when the session, \
 `amount_total` and `currency` are the top-up's; `checkout.session.async_payment_failed` and \
-`checkout.session.expired` mark it `failed` or `expired` (never a completed one). Any other event, \
-or a top-up this deployment does not know, is answered 200 and ignored. A paid session that does \
-not match its top-up, or whose credit the ledger refuses, is answered 200 (no retry would change \
-it), credits nothing, and is counted and alarmed on for the operator to settle. A store failure \
-is a 503, so that Stripe retries.",
+`checkout.session.expired` mark it `failed` or `expired` (never a completed one). A session whose \
+`client_reference_id` is `order:<orderId>` (metadata `orderId` and `userId`) pays for a card order \
+of a product: paid, with the order's session, price and currency, it completes the order and \
+grants it once; failed or expired, it closes the pending order and gives back its unit of stock \
+and its count toward the fan's limit, once (a completed order is final). Any other event, or a \
+top-up or order this deployment does not know, is answered 200 and ignored. A paid session that \
+does not match its top-up or order, whose credit the ledger refuses, or whose order was closed \
+before it was paid, is answered 200 (no retry would change it), credits and grants nothing, and \
+is counted and alarmed on for the operator to settle. A store failure is a 503, so that Stripe \
+retries.",
     security(),
     params(
         ("Stripe-Signature" = String, Header,
@@ -118,7 +125,7 @@ pub async fn stripe_webhook<S>(
     RawBody(body): RawBody,
 ) -> Result<Response, ApiError>
 where
-    S: GetTopUp + SettleTopUp,
+    S: GetTopUp + SettleTopUp + GetOrders + CompleteOrder + CloseOrder,
 {
     let header = signature_header(&headers);
     signature::verify(
@@ -150,7 +157,7 @@ fn signature_header(headers: &HeaderMap) -> Option<String> {
     (!values.is_empty()).then(|| values.join(","))
 }
 
-async fn handle<S: GetTopUp + SettleTopUp>(
+async fn handle<S: GetTopUp + SettleTopUp + GetOrders + CompleteOrder + CloseOrder>(
     state: &WebhookState<S>,
     event: &Event,
 ) -> Result<(), ApiError> {
@@ -181,6 +188,9 @@ async fn handle<S: GetTopUp + SettleTopUp>(
             return Ok(());
         }
         Action::Complete | Action::Close(_) => {}
+    }
+    if let Some((user_id, order_id)) = session.order() {
+        return settle_order(state, event, &session, action, (&user_id, &order_id)).await;
     }
     let Some(top_up_id) = session.top_up_id() else {
         tracing::info!(event_id, kind, "ignored: the session names no top-up");
@@ -236,6 +246,66 @@ async fn complete<S: SettleTopUp>(
         Err(refusal) => {
             metrics::count(Metric::TopUpsUncredited);
             tracing::error!(event_id, top_up_id = %top_up.id, refusal = %refusal, "a paid top-up was not credited: settle it by hand");
+            Ok(())
+        }
+    }
+}
+
+/// A card order's session event: completes the order (granting it once) or closes it (giving
+/// back what it took once), as the event says.
+async fn settle_order<S: GetOrders + CompleteOrder + CloseOrder>(
+    state: &WebhookState<S>,
+    event: &Event,
+    session: &Session,
+    action: Action,
+    (user_id, order_id): (&UserId, &OrderId),
+) -> Result<(), ApiError> {
+    let (event_id, kind) = (event.id.as_str(), event.kind.as_str());
+    let Some(order) = state.store.get_order(user_id, order_id).await? else {
+        tracing::info!(event_id, kind, order_id = %order_id, "ignored: an order this deployment does not know");
+        return Ok(());
+    };
+    if let Err(mismatch) = check_order_session(&order, session, action == Action::Complete) {
+        if action == Action::Complete {
+            metrics::count(Metric::TopUpsUnmatched);
+            tracing::error!(event_id, kind, order_id = %order_id, mismatch = %mismatch, "a paid session does not match its order: not granted, settle it by hand");
+        } else {
+            tracing::warn!(event_id, kind, order_id = %order_id, mismatch = %mismatch, "a session event does not match its order: nothing changed");
+        }
+        return Ok(());
+    }
+    let Action::Close(status) = action else {
+        return complete_order(state, event_id, &order).await;
+    };
+    let closed = state
+        .store
+        .close_order(&order, &session.id, status.of_order())
+        .await?;
+    tracing::info!(event_id, kind, order_id = %order_id, changed = closed.is_some(), "order closed unpaid");
+    Ok(())
+}
+
+async fn complete_order<S: CompleteOrder>(
+    state: &WebhookState<S>,
+    event_id: &str,
+    order: &domain::products::order::Order,
+) -> Result<(), ApiError> {
+    match state.store.complete_order(order, Timestamp::now()).await {
+        Ok(CompletedOrder::Completed(_)) => {
+            // The one place a card order is granted.
+            tracing::info!(event_id, order_id = %order.id, "order completed and granted");
+            Ok(())
+        }
+        Ok(CompletedOrder::AlreadyCompleted(_)) => {
+            tracing::info!(event_id, order_id = %order.id, "order already completed: nothing changed");
+            Ok(())
+        }
+        Err(CompleteOrderError::Store(error)) => Err(error.into()),
+        // Paid after its close (an expiry delivered first), or gone: a person settles it, as a
+        // refused top-up credit (200: a retry meets the same).
+        Err(refusal) => {
+            metrics::count(Metric::TopUpsUncredited);
+            tracing::error!(event_id, order_id = %order.id, refusal = %refusal, "a paid order was not granted: settle it by hand");
             Ok(())
         }
     }

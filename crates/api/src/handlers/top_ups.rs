@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::auth::TokenVerifier;
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, FromJsonBody, IdempotencyKey, Json, Path, handler_state};
-use crate::http::refusals::stripe_failure;
+use crate::http::refusals::{TOO_MANY_PENDING, stripe_failure, too_many_pending};
 use crate::http::request::json_object;
 use crate::http::response::{json_response, mark_replayed};
 use crate::http::routes::fill;
@@ -268,15 +268,6 @@ where
     }
     Ok(response)
 }
-
-/// The fan holds [`MAX_PENDING_TOP_UPS`](domain::topups::pending::MAX_PENDING_TOP_UPS) pending top-ups: nothing written, nothing sent to Stripe.
-fn too_many_pending() -> ApiError {
-    ApiError::refused(ErrorCode::TooManyPendingTopUps, TOO_MANY_PENDING)
-}
-
-/// (The API's description says 5 and an hour: see `pending`'s test of the two.)
-const TOO_MANY_PENDING: &str = "You have as many unpaid top-ups as a fan may: pay for one, or \
-wait for its checkout page to expire (an hour after it was opened).";
 
 fn refused(refusal: TopUpRefusal, policy: &TopUpPolicy) -> ApiError {
     match refusal {

@@ -85,3 +85,14 @@ pub async fn find_product<S: GetProduct>(store: &S, id: &ProductId) -> Result<Pr
         .filter(|product| product.listed_at(Timestamp::now()))
         .ok_or_else(|| ApiError::refused(ErrorCode::ProductNotFound, PRODUCT_NOT_FOUND))
 }
+
+/// The fan holds [`MAX_PENDING_TOP_UPS`](domain::topups::pending::MAX_PENDING_TOP_UPS) open
+/// Checkout Sessions (top-ups and card orders share the slots): nothing written, nothing sent
+/// to Stripe.
+pub fn too_many_pending() -> ApiError {
+    ApiError::refused(ErrorCode::TooManyPendingTopUps, TOO_MANY_PENDING)
+}
+
+/// (The API's description says 5 and an hour: see `pending`'s test of the two.)
+pub const TOO_MANY_PENDING: &str = "You have as many unpaid checkout pages (top-ups and card \
+orders) as a fan may: pay for one, or wait for its page to expire (an hour after it was opened).";

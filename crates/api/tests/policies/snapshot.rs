@@ -105,7 +105,9 @@ fn a_policy_changed_in_the_template_alone_is_caught() {
 /// - stripe-webhook: `GetItem` of the top-up (`TOPUP#`), the balance (`CASH#`) and a credit entry
 ///   in the way (`CREDIT#`); the completion's transaction of a `PutItem` (the credit entry,
 ///   `CREDIT#`) and `UpdateItem`s (the balance, `CASH#`; the top-up, `TOPUP#`); the fan's
-///   pending slots read and one freed (`TOPUP#`);
+///   pending slots read and one freed (`TOPUP#`); a card order's `GetItem` (`USER#`), its
+///   completion's `UpdateItem`s (the order, the cosmetic owned: `USER#`; a bundle's credit as a
+///   top-up's) and its close's (the order, the fan's count: `USER#`; the stock: `PRODUCT#`);
 /// - me-profile: `GetItem` and `PutItem` of the fan's profile (`USER#`); in the patch's
 ///   transaction, `PutItem` and `DeleteItem` of display names (`NAME#`), `UpdateItem` of the
 ///   fan's public face (`FAN#`) and `ConditionCheckItem` of the favourite team (`TEAM#`); for the

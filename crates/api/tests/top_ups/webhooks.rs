@@ -177,7 +177,7 @@ async fn a_session_that_does_not_match_its_top_up_credits_nothing_and_is_logged_
 /// Eight deliveries of one paid event at once credit once.
 async fn eight_concurrent_deliveries_credit_once<S>(store: S)
 where
-    S: TopUpStore + GetBalance + Clone + 'static,
+    S: TopUpStore + store::products::ProductStore + GetBalance + Clone + 'static,
 {
     let api = Arc::new(api(store).await);
     let id = pending(&api, "key-1", 4321).await;
@@ -209,12 +209,7 @@ async fn eight_concurrent_deliveries_credit_once_on_dynamodb() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dynamodb_failure_is_a_503_so_that_stripe_retries() {
-    let store = testkit::moto::shared_table().await;
-    let proxy = testkit::fault_proxy::FaultProxy::start(testkit::moto::shared_endpoint()).await;
-    let through = store::DynamoStore::new(
-        testkit::moto::client_for(&proxy.endpoint()).await,
-        store.table(),
-    );
+    let (proxy, through) = behind_fault_proxy().await;
     let api = api(through).await;
     let id = pending(&api, "key-1", 600).await;
     let body = api.event("evt_1", COMPLETED, &id, "paid").await;

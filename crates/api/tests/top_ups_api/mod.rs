@@ -13,8 +13,10 @@ use domain::topups::{TopUpPolicy, TopUpStatus};
 use lambda_http::{Body, Response};
 use serde_json::Value;
 use store::cash::GetBalance;
+use store::products::ProductStore;
 use store::topups::TopUpStore;
 use testkit::events::{ApiEvent, call};
+use testkit::fault_proxy::FaultProxy;
 use testkit::stripe::{
     SECRET_KEY, StripeStub, WEBHOOK_SECRET, now, python_signature, session_event,
 };
@@ -98,7 +100,7 @@ pub fn create_event(user: &str, key: &str, body: &str) -> ApiEvent {
         .json(body)
 }
 
-impl<S: TopUpStore + GetBalance + 'static> Api<S> {
+impl<S: TopUpStore + ProductStore + GetBalance + 'static> Api<S> {
     pub async fn call(&self, event: &ApiEvent) -> Answer {
         Answer::of(call(cash_top_ups_routes(), &self.top_ups, event.request()).await)
     }
@@ -175,13 +177,22 @@ impl<S: TopUpStore + GetBalance + 'static> Api<S> {
     }
 }
 
+/// A store on the shared moto table reached through a fault proxy, and the proxy.
+pub async fn behind_fault_proxy() -> (FaultProxy, store::DynamoStore) {
+    let store = testkit::moto::shared_table().await;
+    let proxy = FaultProxy::start(testkit::moto::shared_endpoint()).await;
+    let client = testkit::moto::client_for(&proxy.endpoint()).await;
+    let through = store::DynamoStore::new(client, store.table());
+    (proxy, through)
+}
+
 pub const COMPLETED: &str = "checkout.session.completed";
 pub const EXPIRED: &str = "checkout.session.expired";
 pub const FAILED: &str = "checkout.session.async_payment_failed";
 pub const SUCCEEDED: &str = "checkout.session.async_payment_succeeded";
 
 /// A pending top-up of `amount` for `fan` and its id.
-pub async fn pending<S: TopUpStore + GetBalance + 'static>(
+pub async fn pending<S: TopUpStore + ProductStore + GetBalance + 'static>(
     api: &Api<S>,
     key: &str,
     amount: u64,

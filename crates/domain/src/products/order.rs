@@ -53,6 +53,16 @@ impl OrderStatus {
     }
 }
 
+/// What an order took when placed besides its `sold` count: a unit of the product's stock and a
+/// count toward the fan's limit, each when the product had one. Recorded on the order, since the
+/// product may be re-seeded while a card order is pending, and closing it unpaid gives back what
+/// it took, not what the product has now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Took {
+    pub unit: bool,
+    pub count: bool,
+}
+
 /// An order as stored: what was bought, as it was sold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Order {
@@ -65,6 +75,7 @@ pub struct Order {
     pub grants: Grant,
     pub pay: PayMethod,
     pub status: OrderStatus,
+    pub took: Took,
     /// A card order's Checkout Session, once Stripe made one.
     pub checkout: Option<Checkout>,
     pub created_at: Timestamp,
@@ -152,6 +163,10 @@ impl Order {
             } else {
                 OrderStatus::Pending
             },
+            took: Took {
+                unit: product.stock.is_some(),
+                count: product.max_per_fan.is_some(),
+            },
             checkout: None,
             created_at: now,
             completed_at: cash.then_some(now),
@@ -184,6 +199,14 @@ impl Order {
     /// top-up's does.
     pub fn expires_at(&self) -> Timestamp {
         crate::topups::pending::session_expires_at(self.created_at)
+    }
+
+    /// The order closed unpaid (`Failed` or `Expired`).
+    pub fn closed(&self, status: OrderStatus) -> Self {
+        Self {
+            status,
+            ..self.clone()
+        }
     }
 
     /// The order completed at `at` (its card payment confirmed).

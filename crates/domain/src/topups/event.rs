@@ -1,12 +1,17 @@
-//! The Stripe events this API acts on, and what each does to a top-up. Stripe delivers an event
-//! at least once and in no fixed order, so each rule is one that any order of any number of
-//! deliveries leaves right: a paid session completes its top-up (and credits it) once; a
-//! completed top-up is final; a failure or an expiry changes only a top-up not completed.
+//! The Stripe events this API acts on, and what each does to a top-up or a card order. Stripe
+//! delivers an event at least once and in no fixed order, so each rule is one that any order of
+//! any number of deliveries leaves right: a paid session completes its top-up (and credits it)
+//! or its order (and grants it) once; a completed one is final; a failure or an expiry changes
+//! only one not completed.
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
 use super::{TopUp, TopUpStatus};
-use crate::ids::TopUpId;
+use crate::cash::Money;
+use crate::ids::{OrderId, TopUpId, UserId};
+use crate::products::order::{ORDER_REFERENCE_PREFIX, Order, OrderStatus};
 
 pub const SESSION_COMPLETED: &str = "checkout.session.completed";
 pub const ASYNC_PAYMENT_SUCCEEDED: &str = "checkout.session.async_payment_succeeded";
@@ -41,6 +46,9 @@ pub struct Session {
     pub currency: Option<String>,
     #[serde(default)]
     pub payment_status: Option<String>,
+    /// The metadata the session was made with (a card order's: `orderId`, `userId`).
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
 }
 
 /// What an event does.
@@ -79,44 +87,83 @@ impl Event {
 }
 
 impl Session {
-    /// The top-up this session pays for, when its `client_reference_id` can name one.
+    /// The top-up this session pays for, when its `client_reference_id` can name one (a card
+    /// order's, `order:<orderId>`, cannot: no id has a `:`).
     pub fn top_up_id(&self) -> Option<TopUpId> {
         self.client_reference_id
             .as_deref()
             .and_then(|id| TopUpId::parse(id).ok())
     }
+
+    /// The card order this session pays for: `client_reference_id` `order:<orderId>`, the same
+    /// `orderId` in its metadata and its fan's `userId` (the order is stored under its fan).
+    pub fn order(&self) -> Option<(UserId, OrderId)> {
+        let reference = self.client_reference_id.as_deref()?;
+        let id = reference.strip_prefix(ORDER_REFERENCE_PREFIX)?;
+        if self.metadata.get("orderId").map(String::as_str) != Some(id) {
+            return None;
+        }
+        let user_id = UserId::parse(self.metadata.get("userId")?.as_str()).ok()?;
+        Some((user_id, OrderId::parse(id).ok()?))
+    }
+
+    /// Checks that this session is `stored` (the one stored for what it pays for), and, when it
+    /// pays (`paying`), for exactly `price`'s amount and currency (Stripe writes currencies in
+    /// lower case).
+    fn matches(&self, stored: Option<&str>, price: &Money, paying: bool) -> Result<(), Mismatch> {
+        if stored != Some(self.id.as_str()) {
+            return Err(Mismatch::Session);
+        }
+        if paying {
+            if self.amount_total != Some(price.amount) {
+                return Err(Mismatch::Amount);
+            }
+            let same_currency = self
+                .currency
+                .as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case(&price.currency));
+            if !same_currency {
+                return Err(Mismatch::Currency);
+            }
+        }
+        Ok(())
+    }
 }
 
-/// How an event's session differs from the top-up it names.
+/// How an event's session differs from the top-up or order it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Mismatch {
-    #[error("the session is not the one stored for the top-up")]
+    #[error("the session is not the one stored for what it names")]
     Session,
-    #[error("the session's amount_total is not the top-up's amount")]
+    #[error("the session's amount_total is not the amount asked")]
     Amount,
-    #[error("the session's currency is not the top-up's")]
+    #[error("the session's currency is not the one asked")]
     Currency,
 }
 
 /// Checks that `session` is the one stored for `top_up`, and, when it pays for it
 /// (`paying`), for exactly its amount and currency (Stripe writes currencies in lower case).
 pub fn check_session(top_up: &TopUp, session: &Session, paying: bool) -> Result<(), Mismatch> {
-    if top_up.session_id() != Some(session.id.as_str()) {
-        return Err(Mismatch::Session);
-    }
-    if paying {
-        if session.amount_total != Some(top_up.amount.amount) {
-            return Err(Mismatch::Amount);
+    session.matches(top_up.session_id(), &top_up.amount, paying)
+}
+
+/// Checks that `session` is the one stored for the card `order`, and, when it pays for it, for
+/// exactly its price (as sold) and currency.
+pub fn check_order_session(order: &Order, session: &Session, paying: bool) -> Result<(), Mismatch> {
+    let stored = order.checkout.as_ref().map(|c| c.session_id.as_str());
+    session.matches(stored, &order.price, paying)
+}
+
+impl TopUpStatus {
+    /// The status a card order closed by the same event takes.
+    pub fn of_order(self) -> OrderStatus {
+        match self {
+            TopUpStatus::Pending => OrderStatus::Pending,
+            TopUpStatus::Completed => OrderStatus::Completed,
+            TopUpStatus::Failed => OrderStatus::Failed,
+            TopUpStatus::Expired => OrderStatus::Expired,
         }
-        let same_currency = session
-            .currency
-            .as_deref()
-            .is_some_and(|c| c.eq_ignore_ascii_case(&top_up.amount.currency));
-        if !same_currency {
-            return Err(Mismatch::Currency);
-        }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -167,6 +214,7 @@ mod tests {
             amount_total: Some(amount),
             currency: Some(currency.into()),
             payment_status: Some("paid".into()),
+            metadata: BTreeMap::new(),
         };
         assert_eq!(
             check_session(&top_up, &session("cs_1", 500, "usd"), true),
@@ -201,5 +249,26 @@ mod tests {
             session("cs_1", 1, "usd").top_up_id().unwrap().as_str(),
             "t1"
         );
+    }
+
+    #[test]
+    fn a_session_names_an_order_only_with_its_reference_and_metadata() {
+        let session = |reference: &str, order_id: &str, user_id: &str| Session {
+            id: "cs_1".into(),
+            client_reference_id: Some(reference.into()),
+            amount_total: Some(300),
+            currency: Some("usd".into()),
+            payment_status: Some("paid".into()),
+            metadata: BTreeMap::from([
+                ("orderId".to_owned(), order_id.to_owned()),
+                ("userId".to_owned(), user_id.to_owned()),
+            ]),
+        };
+        let named = session("order:o1", "o1", "fan").order().unwrap();
+        assert_eq!((named.0.as_str(), named.1.as_str()), ("fan", "o1"));
+        assert_eq!(session("order:o1", "o1", "fan").top_up_id(), None);
+        assert_eq!(session("order:o1", "o2", "fan").order(), None);
+        assert_eq!(session("o1", "o1", "fan").order(), None);
+        assert_eq!(session("order:o1", "o1", "").order(), None);
     }
 }

@@ -8,9 +8,14 @@
 //! session's lifetime ([`SESSION_LIFETIME_SECONDS`], sent to Stripe as the session's
 //! `expires_at`) has passed, so an abandoned Checkout page frees its slot without any sweep; a
 //! completion, failure or expiry event frees it at once.
+//!
+//! A card order of a product (issue 48) opens a Checkout Session too, on the same account's
+//! rate limit: it takes one of the same slots when placed, so that a fan holds at most
+//! [`MAX_PENDING_TOP_UPS`] open sessions of either kind, not five of each.
 
 use super::TopUp;
-use crate::ids::TopUpId;
+use crate::ids::{OrderId, TopUpId};
+use crate::products::order::Order;
 use crate::timestamp::Timestamp;
 
 /// Pending top-ups a fan may hold at once. A fan needs a few: a page left open in another tab, a
@@ -23,10 +28,17 @@ pub const MAX_PENDING_TOP_UPS: u32 = 5;
 /// hosted page, and is how long a fan at the cap waits at most for a slot to free itself.
 pub const SESSION_LIFETIME_SECONDS: u64 = 3600;
 
-/// One pending top-up in its fan's slots: which, and until when its session is open.
+/// What holds a slot: a pending top-up or a pending card order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlotHolder {
+    TopUp(TopUpId),
+    Order(OrderId),
+}
+
+/// One open Checkout Session in its fan's slots: whose, and until when it is open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingSlot {
-    pub top_up_id: TopUpId,
+    pub holder: SlotHolder,
     pub expires_at: Timestamp,
 }
 
@@ -53,7 +65,17 @@ impl TopUp {
     /// The slot it takes among its fan's pending top-ups.
     pub fn pending_slot(&self) -> PendingSlot {
         PendingSlot {
-            top_up_id: self.id.clone(),
+            holder: SlotHolder::TopUp(self.id.clone()),
+            expires_at: self.expires_at(),
+        }
+    }
+}
+
+impl Order {
+    /// The slot a card order takes among its fan's pending sessions.
+    pub fn pending_slot(&self) -> PendingSlot {
+        PendingSlot {
+            holder: SlotHolder::Order(self.id.clone()),
             expires_at: self.expires_at(),
         }
     }
@@ -88,7 +110,7 @@ mod tests {
 
     fn slot(id: &str, expires_at: &str) -> Option<PendingSlot> {
         Some(PendingSlot {
-            top_up_id: TopUpId::parse(id).unwrap(),
+            holder: SlotHolder::TopUp(TopUpId::parse(id).unwrap()),
             expires_at: at(expires_at),
         })
     }

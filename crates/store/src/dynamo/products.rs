@@ -4,34 +4,33 @@
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 
-use super::cash::CreditAction;
 use super::fan_view::index_key;
 use super::records::{
     ORDER_DEBIT_ENTITY, OrderDebitRecord, OrderRecord, PRODUCT_VERSION, ProductRecord,
-    SCHEMA_VERSION, order_from_item, read_record,
+    SCHEMA_VERSION, order_from_item, pending_from_item, read_record,
 };
 use super::transaction::{Transaction, check, put_new, update, update_always};
 use super::{Attempts, DynamoStore, Item, classify, key, number, s};
 use crate::StoreError;
 use crate::products::{
-    BOUGHT_COUNT, COSMETICS_SK, CompleteOrder, CompleteOrderError, CompletedOrder, EquipError,
-    FanCosmetics, GetOrders, GetProduct, ListProducts, ORDER_STATUS, OWNS_PREFIX, OWNS_SLOT,
-    OrderError, PRODUCT_PREFIX, PRODUCTS_PK, PlaceOrder, Placed, STOCK_REMAINING, STOCK_SK,
-    STOCK_SOLD, STOCK_TERMS, SeedProducts, bought_sk, conditions, not_pending, order_debit_sk,
-    order_sk, orders_pk, owns_sk, product_sk, stock_pk, stock_refused,
+    BOUGHT_COUNT, COSMETICS_SK, EquipError, FanCosmetics, GetOrders, GetProduct, ListProducts,
+    OWNS_PREFIX, OWNS_SLOT, OrderError, PRODUCT_PREFIX, PRODUCTS_PK, PlaceOrder, Placed,
+    STOCK_REMAINING, STOCK_SK, STOCK_SOLD, STOCK_TERMS, SeedProducts, bought_sk, conditions,
+    order_debit_sk, order_sk, orders_pk, owns_sk, product_sk, stock_pk, stock_refused,
 };
 use crate::purchase_conditions::funds_cover;
 use crate::schema::{CASH_SK, ENTITY, GSI3_PK, GSI3_SK, SK, cash_pk, fan_pk, user_pk};
+use crate::topups::{SlotTaken, take_slot};
 use domain::cash::ledger::order_debit_entry_id;
 use domain::events::money::order_completed;
 use domain::ids::{OrderId, ProductId, UserId};
 use domain::products::cosmetics::Equipped;
-use domain::products::order::{Order, OrderStatus};
+use domain::products::order::Order;
 use domain::products::{PayMethod, Product, ProductType, Slot};
 use domain::purchases::mine::Page;
-use domain::timestamp::{Timestamp, time_key};
+use domain::timestamp::time_key;
 
-fn order_key(user_id: &UserId, order_id: &OrderId) -> Item {
+pub(super) fn order_key(user_id: &UserId, order_id: &OrderId) -> Item {
     key(user_pk(user_id), &order_sk(order_id))
 }
 
@@ -56,6 +55,8 @@ enum OrderAction {
     Debit,
     /// The cosmetic owned (Cash only: a card order grants when paid).
     Grant,
+    /// One of the fan's pending-session slots, as read (card only).
+    Pending,
 }
 
 impl DynamoStore {
@@ -63,6 +64,7 @@ impl DynamoStore {
         &self,
         order: &Order,
         product: &Product,
+        slot: Option<&SlotTaken>,
     ) -> Result<Transaction<OrderAction>, StoreError> {
         let table = &self.table;
         let user = user_pk(&order.user_id);
@@ -112,6 +114,10 @@ impl DynamoStore {
             )?;
             transaction.push(OrderAction::Limit, counted);
         }
+        if let Some(slot) = slot {
+            let taken = self.take_pending_slot_action(&order.user_id, slot)?;
+            transaction.push(OrderAction::Pending, taken);
+        }
         if order.pay == PayMethod::Cash {
             self.push_cash_payment(&mut transaction, order)?;
             transaction = transaction.emit(order_completed(order), order.created_at);
@@ -159,7 +165,11 @@ impl DynamoStore {
     }
 
     /// The fan owns the order's cosmetic (one more of it).
-    fn own_action(&self, order: &Order, slot: Slot) -> Result<TransactWriteItem, StoreError> {
+    pub(super) fn own_action(
+        &self,
+        order: &Order,
+        slot: Slot,
+    ) -> Result<TransactWriteItem, StoreError> {
         update_always(
             &self.table,
             key(user_pk(&order.user_id), &owns_sk(&order.product_id)),
@@ -188,19 +198,42 @@ impl DynamoStore {
                 .await?
                 .ok_or_else(|| StoreError::internal("order: refused but not found"))?,
         };
-        if existing.is_repeated_by(order) {
-            Ok(Placed::Repeated(existing))
-        } else {
-            Err(OrderError::KeyReused)
-        }
+        repeat_of(order, existing)
+    }
+}
+
+/// The answer to `order` when its key placed `existing`.
+fn repeat_of(order: &Order, existing: Order) -> Result<Placed, OrderError> {
+    if existing.is_repeated_by(order) {
+        Ok(Placed::Repeated(existing))
+    } else {
+        Err(OrderError::KeyReused)
     }
 }
 
 impl PlaceOrder for DynamoStore {
     async fn place_order(&self, order: &Order, product: &Product) -> Result<Placed, OrderError> {
+        let card = order.pay == PayMethod::Card;
+        let mut pending = match card {
+            true => Some(self.fan_pending_top_ups(&order.user_id).await?),
+            false => None,
+        };
         let mut attempts = Attempts::new("order");
         loop {
-            let transaction = self.order_transaction(order, product)?;
+            let slot = match &pending {
+                Some(pending) => match take_slot(order.pending_slot(), order.created_at, pending) {
+                    Ok(slot) => Some(slot),
+                    // A repeat of an order's key answers it, whatever the fan's slots.
+                    Err(full) => {
+                        return match self.get_order(&order.user_id, &order.id).await? {
+                            Some(existing) => repeat_of(order, existing),
+                            None => Err(full.into()),
+                        };
+                    }
+                },
+                None => None,
+            };
+            let transaction = self.order_transaction(order, product, slot.as_ref())?;
             let Some(reasons) = self.run(transaction).await? else {
                 return Ok(Placed::Created(order.clone()));
             };
@@ -222,80 +255,13 @@ impl PlaceOrder for DynamoStore {
             if reasons.failed(OrderAction::Debit) {
                 return Err(StoreError::internal("order: its debit exists without it").into());
             }
+            if reasons.failed(OrderAction::Pending) {
+                // Another session of this fan's came or went: decide on the slots as they are.
+                let item = reasons.of(OrderAction::Pending).item.as_ref();
+                pending = Some(pending_from_item(item)?);
+            }
             attempts.after(reasons.all()).await?;
         }
-    }
-}
-
-/// The actions of a card order's completion besides a credit's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CompleteAction {
-    /// The order, completed only while pending.
-    Order,
-    /// The cosmetic owned.
-    Own,
-}
-
-impl DynamoStore {
-    /// The order's update to `completed` at `at`, only while pending.
-    fn complete_action(
-        &self,
-        order: &Order,
-        at: Timestamp,
-    ) -> Result<TransactWriteItem, StoreError> {
-        update(
-            &self.table,
-            order_key(&order.user_id, &order.id),
-            "SET #status = :completed, #completedAt = :at",
-            &conditions::pending(),
-            &[("#status", ORDER_STATUS), ("#completedAt", "completedAt")],
-            vec![
-                (":completed", s(OrderStatus::Completed.as_str())),
-                (":at", s(at.to_string())),
-            ],
-        )
-    }
-}
-
-impl CompleteOrder for DynamoStore {
-    async fn complete_order(
-        &self,
-        order: &Order,
-        at: Timestamp,
-    ) -> Result<CompletedOrder, CompleteOrderError> {
-        let completed = order.completed(at);
-        let events = order_completed(&completed);
-        let complete = self.complete_action(order, at)?;
-        // A bundle's grant is its credit (the credit's own two actions first); a cosmetic's, owning it.
-        if let Some(credit) = order.credit() {
-            let more = [(CompleteAction::Order, complete)];
-            match self.transact_credit(&credit, at, &more, &events).await? {
-                None => return Ok(CompletedOrder::Completed(completed)),
-                Some(reasons) if !reasons.failed(CreditAction::More(CompleteAction::Order)) => {
-                    return Err(StoreError::internal("order: its credit was refused").into());
-                }
-                Some(_) => {}
-            }
-        } else {
-            let slot = order
-                .grants
-                .slot()
-                .ok_or_else(|| StoreError::internal("order: no grant"))?;
-            let mut attempts = Attempts::new("complete order");
-            loop {
-                let transaction = Transaction::new()
-                    .with(CompleteAction::Order, complete.clone())
-                    .with(CompleteAction::Own, self.own_action(order, slot)?)
-                    .emit(events.clone(), at);
-                match self.run(transaction).await? {
-                    None => return Ok(CompletedOrder::Completed(completed)),
-                    Some(reasons) if reasons.failed(CompleteAction::Order) => break,
-                    Some(reasons) => attempts.after(reasons.all()).await?,
-                }
-            }
-        }
-        // Not pending: completed before (answered again), or closed.
-        not_pending(self.get_order(&order.user_id, &order.id).await?)
     }
 }
 

@@ -31,6 +31,7 @@ use domain::events::money::{top_up_completed, top_up_failed};
 use domain::ids::{TopUpId, UserId};
 use domain::purchases::mine::Page;
 use domain::timestamp::Timestamp;
+use domain::topups::pending::SlotHolder;
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
 /// The actions of a create's transaction.
@@ -76,7 +77,7 @@ impl CreateTopUp for DynamoStore {
         let mut pending = pending_from_item(self.consistent_get(key).await?.as_ref())?;
         let mut attempts = Attempts::new("create top-up");
         loop {
-            let slot = match take_slot(top_up, &pending) {
+            let slot = match take_slot(top_up.pending_slot(), top_up.created_at, &pending) {
                 Ok(slot) => slot,
                 // A repeat of a top-up's key answers it, whatever the fan's slots.
                 Err(full) => {
@@ -130,9 +131,9 @@ impl ListMyTopUps for DynamoStore {
 }
 
 impl DynamoStore {
-    /// The fan's pending slots take `slot`'s top-up, on its condition (the slots as read: the
+    /// The fan's pending slots take `slot`'s session, on its condition (the slots as read: the
     /// cap was decided on them).
-    fn take_pending_slot_action(
+    pub(super) fn take_pending_slot_action(
         &self,
         user_id: &UserId,
         slot: &SlotTaken,
@@ -160,23 +161,23 @@ impl DynamoStore {
         )
     }
 
-    /// Frees the pending slot of `top_up`'s fan that still holds it (settled: completed, failed
-    /// or expired). Best effort: a slot left taken frees itself when its session expires, so a
-    /// failure here is logged, never the settlement's.
-    async fn free_pending_slot(&self, user_id: &UserId, id: &TopUpId) {
-        if let Err(error) = self.try_free_pending_slot(user_id, id).await {
-            tracing::warn!(top_up_id = %id, error = %error.detail(), "a settled top-up's pending slot was left to expire");
+    /// Frees the pending slot of `user_id`'s that `holder` still holds (settled: completed,
+    /// failed or expired). Best effort: a slot left taken frees itself when its session expires,
+    /// so a failure here is logged, never the settlement's.
+    pub(super) async fn free_pending_slot(&self, user_id: &UserId, holder: SlotHolder) {
+        if let Err(error) = self.try_free_pending_slot(user_id, &holder).await {
+            tracing::warn!(holder = ?holder, error = %error.detail(), "a settled session's pending slot was left to expire");
         }
     }
 
     async fn try_free_pending_slot(
         &self,
         user_id: &UserId,
-        id: &TopUpId,
+        holder: &SlotHolder,
     ) -> Result<(), StoreError> {
         let key = pending_key(user_id);
         let pending = pending_from_item(self.consistent_get(key.clone()).await?.as_ref())?;
-        let Some((slot, holds_it)) = slot_to_free(&pending, id) else {
+        let Some((slot, holds_it)) = slot_to_free(&pending, holder) else {
             return Ok(());
         };
         let condition = render(&holds_it);
@@ -194,7 +195,7 @@ impl DynamoStore {
             .expression_attribute_values(":one", number(1))
             .send()
             .await;
-        // Not written: taken by another top-up since (this one's expired), nothing to free.
+        // Not written: taken by another session since (this one's expired), nothing to free.
         written("UpdateItem", result).map(drop)
     }
 }
@@ -337,7 +338,8 @@ impl SettleTopUp for DynamoStore {
                 &credit.amount.currency,
             )
             .await?;
-            self.free_pending_slot(&top_up.user_id, &top_up.id).await;
+            self.free_pending_slot(&top_up.user_id, SlotHolder::TopUp(top_up.id.clone()))
+                .await;
             return Ok(CompletedTopUp::Credited { balance });
         };
         let used = if reasons.failed(CreditAction::Entry) {
@@ -373,7 +375,8 @@ impl SettleTopUp for DynamoStore {
                 Some(reasons) => attempts.after(reasons.all()).await?,
             }
         }
-        self.free_pending_slot(&top_up.user_id, &top_up.id).await;
+        self.free_pending_slot(&top_up.user_id, SlotHolder::TopUp(top_up.id.clone()))
+            .await;
         Ok(true)
     }
 }

@@ -9,6 +9,7 @@ use crate::schema::{
     PACK_REMAINING, PACK_STATUS, PK, PROFILE_REVISION, PURCHASE_EXPIRES_NS, PURCHASE_STATUS,
     SLOTS_VERSION, STARTS_AT, pending_slot, unpaid_slot,
 };
+use crate::topups::holder_member;
 use domain::ids::UserId;
 use domain::packs::Pack;
 use domain::purchases::{Buys, Purchase, UnpaidHolds};
@@ -66,12 +67,12 @@ impl Attributes for Purchase {
 }
 
 /// An item of slots (as DynamoDB keeps them: `SlotsRecord`): its version, or `<slot>.<member>`,
-/// `held`'s value of what the slot named so by `name` holds.
+/// `held`'s value of what the slot named so by `name` holds (`None`: not under that member).
 fn slotted<T>(
     path: &[&str],
     (version, slots): (u64, &[Option<T>]),
     (name, member): (fn(u32) -> String, &str),
-    held: impl Fn(&T) -> &str,
+    held: impl Fn(&T) -> Option<&str>,
 ) -> Option<Value> {
     match path {
         [SLOTS_VERSION] => (version > 0).then(|| version.into()),
@@ -79,8 +80,9 @@ fn slotted<T>(
             .iter()
             .enumerate()
             .find(|(k, _)| name(*k as u32) == *slot)
-            .and_then(|(_, held)| held.as_ref())
-            .map(|holder| held(holder).into()),
+            .and_then(|(_, slot)| slot.as_ref())
+            .and_then(held)
+            .map(Into::into),
         _ => None,
     }
 }
@@ -90,17 +92,20 @@ impl Attributes for UnpaidHolds {
     fn attribute(&self, path: &[&str]) -> Option<Value> {
         let slots = (self.version, self.slots.as_slice());
         slotted(path, slots, (unpaid_slot, "purchaseId"), |held| {
-            held.purchase_id.as_str()
+            Some(held.purchase_id.as_str())
         })
     }
 }
 
-/// A fan's pending top-ups: their version, and each slot's top-up (`t<k>.topUpId`).
+/// A fan's pending sessions: their version, and each slot's holder (`t<k>.topUpId` or
+/// `t<k>.orderId`).
 impl Attributes for PendingTopUps {
     fn attribute(&self, path: &[&str]) -> Option<Value> {
         let slots = (self.version, self.slots.as_slice());
-        slotted(path, slots, (pending_slot, "topUpId"), |held| {
-            held.top_up_id.as_str()
+        let member = path.get(1).copied().unwrap_or_default();
+        slotted(path, slots, (pending_slot, member), |slot| {
+            let (holds, id) = holder_member(&slot.holder);
+            (holds == member).then_some(id)
         })
     }
 }

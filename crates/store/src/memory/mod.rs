@@ -4,7 +4,6 @@
 //! shared contract tests run on both.
 
 mod account;
-mod card_orders;
 mod cash;
 mod catalog;
 mod events;

@@ -1,6 +1,7 @@
 //! Products, orders and cosmetics in memory: the items DynamoDB keeps, in a table of their own,
 //! each order checked against the conditions DynamoDB's transaction puts on the same writes,
-//! under the store's one lock.
+//! under the store's one lock. A card order takes one of its fan's pending-session slots (the
+//! top-ups' table) in the same lock.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,19 +11,23 @@ use crate::StoreError;
 use crate::cash::CreditOutcome;
 use crate::condition::{Attributes, Value};
 use crate::products::{
-    BOUGHT_COUNT, CompleteOrder, CompleteOrderError, CompletedOrder, EquipError, FanCosmetics,
-    GetOrders, GetProduct, ListProducts, ORDER_STATUS, OWNS_SLOT, OrderError, PlaceOrder, Placed,
-    STOCK_REMAINING, STOCK_SOLD, STOCK_TERMS, SeedProducts, conditions, not_pending, stock_refused,
+    BOUGHT_COUNT, CloseOrder, CompleteOrder, CompleteOrderError, CompletedOrder, EquipError,
+    FanCosmetics, GetOrders, GetProduct, ListProducts, ORDER_SESSION_ID, ORDER_STATUS, OWNS_SLOT,
+    OrderError, PlaceOrder, Placed, STOCK_REMAINING, STOCK_SOLD, STOCK_TERMS, SeedProducts,
+    SetOrderCheckout, conditions, not_pending, stock_refused,
 };
 use crate::purchase_conditions::funds_cover;
+use crate::topups::take_slot;
 use domain::cash::ledger::LedgerEntry;
 use domain::events::money::order_completed;
 use domain::ids::{OrderId, ProductId, UserId};
 use domain::products::cosmetics::Equipped;
-use domain::products::order::Order;
+use domain::products::order::{Order, OrderStatus};
 use domain::products::{PayMethod, Product, ProductType, Slot};
 use domain::purchases::mine::Page;
 use domain::timestamp::Timestamp;
+use domain::topups::Checkout;
+use domain::topups::pending::SlotHolder;
 
 /// A product's stock item.
 struct Stock {
@@ -62,11 +67,11 @@ impl Attributes for Owned {
 }
 
 #[derive(Default)]
-pub(super) struct Products {
+struct Products {
     products: BTreeMap<ProductId, Product>,
     stock: HashMap<ProductId, Stock>,
     bought: HashMap<(UserId, ProductId), u32>,
-    pub(super) orders: HashMap<(UserId, OrderId), Order>,
+    orders: HashMap<(UserId, OrderId), Order>,
     /// Each fan's owned cosmetics, with how many orders granted each.
     owned: BTreeMap<(UserId, ProductId), (Slot, u64)>,
     equipped: HashMap<UserId, Equipped>,
@@ -156,6 +161,14 @@ impl Tables {
                 false => Err(OrderError::KeyReused),
             };
         }
+        if order.pay == PayMethod::Card {
+            let pending = self.pending_top_ups.get(&order.user_id);
+            take_slot(
+                order.pending_slot(),
+                order.created_at,
+                &pending.cloned().unwrap_or_default(),
+            )?;
+        }
         let stock = table.and_then(|t| t.stock.get(&product.id));
         if !conditions::stock_sells(product).holds(stock.map(|s| s as &dyn Attributes)) {
             return Err(stock_refused(product, stock.map(|s| s.terms.as_str())));
@@ -180,7 +193,14 @@ impl Tables {
     }
 
     /// `order`'s writes, its checks passed.
-    fn write_order(&mut self, order: &Order, product: &Product) {
+    fn write_order(&mut self, order: &Order, product: &Product) -> Result<(), OrderError> {
+        if order.pay == PayMethod::Card {
+            self.take_pending_slot::<OrderError>(
+                &order.user_id,
+                order.pending_slot(),
+                order.created_at,
+            )?;
+        }
         let table = self.table_mut::<Products>();
         let stock = table.stock.get_mut(&product.id).expect("checked present");
         stock.sold += 1;
@@ -197,7 +217,7 @@ impl Tables {
             .orders
             .insert((order.user_id.clone(), order.id.clone()), order.clone());
         if order.pay != PayMethod::Cash {
-            return;
+            return Ok(());
         }
         table.own(order);
         let balance = self
@@ -210,6 +230,7 @@ impl Tables {
             LedgerEntry::order_debit(order.id.clone(), order.price.clone(), order.created_at),
         );
         self.emit(order_completed(order), order.created_at);
+        Ok(())
     }
 }
 
@@ -219,14 +240,18 @@ impl PlaceOrder for MemoryStore {
         if let Some(repeated) = tables.check_order(order, product)? {
             return Ok(repeated);
         }
-        tables.write_order(order, product);
+        tables.write_order(order, product)?;
         Ok(Placed::Created(order.clone()))
     }
 }
 
 impl Attributes for Order {
     fn attribute(&self, path: &[&str]) -> Option<Value> {
-        (path == [ORDER_STATUS]).then(|| self.status.as_str().into())
+        match path {
+            [ORDER_STATUS] => Some(self.status.as_str().into()),
+            [ORDER_SESSION_ID] => self.checkout.as_ref().map(|c| c.session_id.as_str().into()),
+            _ => None,
+        }
     }
 }
 
@@ -258,7 +283,67 @@ impl CompleteOrder for MemoryStore {
         table.own(order);
         table.orders.insert(key, completed.clone());
         tables.emit(order_completed(&completed), at);
+        tables.free_pending_slot(&order.user_id, &SlotHolder::Order(order.id.clone()));
         Ok(CompletedOrder::Completed(completed))
+    }
+}
+
+impl CloseOrder for MemoryStore {
+    async fn close_order(
+        &self,
+        order: &Order,
+        session_id: &str,
+        status: OrderStatus,
+    ) -> Result<Option<Order>, StoreError> {
+        let mut tables = self.write();
+        let table = tables.table_mut::<Products>();
+        let key = (order.user_id.clone(), order.id.clone());
+        let Some(stored) = table.orders.get(&key) else {
+            return Ok(None);
+        };
+        if !conditions::closable(session_id).holds(Some(stored)) {
+            return Ok(None);
+        }
+        let closed = stored.closed(status);
+        let stock = table
+            .stock
+            .get_mut(&order.product_id)
+            .ok_or_else(|| StoreError::internal("order: closing it found no stock item"))?;
+        // Its sale undone; a stock's units left are what it has beyond the units sold.
+        stock.sold -= 1;
+        if let Some(remaining) = &mut stock.remaining {
+            *remaining += 1;
+        }
+        if closed.took.count
+            && let Some(count) = table
+                .bought
+                .get_mut(&(order.user_id.clone(), order.product_id.clone()))
+        {
+            *count -= 1;
+        }
+        table.orders.insert(key, closed.clone());
+        tables.free_pending_slot(&order.user_id, &SlotHolder::Order(order.id.clone()));
+        Ok(Some(closed))
+    }
+}
+
+impl SetOrderCheckout for MemoryStore {
+    async fn set_order_checkout(
+        &self,
+        user_id: &UserId,
+        order_id: &OrderId,
+        checkout: &Checkout,
+    ) -> Result<Order, StoreError> {
+        let mut tables = self.write();
+        let order = tables
+            .table_mut::<Products>()
+            .orders
+            .get_mut(&(user_id.clone(), order_id.clone()))
+            .ok_or_else(|| StoreError::internal("order: storing its checkout found no order"))?;
+        if order.checkout.is_none() {
+            order.checkout = Some(checkout.clone());
+        }
+        Ok(order.clone())
     }
 }
 

@@ -14,6 +14,7 @@ use domain::events::money::{top_up_completed, top_up_failed};
 use domain::ids::{TopUpId, UserId};
 use domain::purchases::mine::Page;
 use domain::timestamp::Timestamp;
+use domain::topups::pending::{PendingSlot, SlotHolder, TooManyPending};
 use domain::topups::{Checkout, TopUp, TopUpStatus};
 
 impl CreateTopUp for MemoryStore {
@@ -22,22 +23,11 @@ impl CreateTopUp for MemoryStore {
         if let Some(existing) = tables.top_ups.get(top_up.id.as_str()) {
             return Ok(CreatedTopUp::Existing(existing.clone()));
         }
-        let pending = tables
-            .pending_top_ups
-            .entry(top_up.user_id.clone())
-            .or_default();
-        let taken = take_slot(top_up, pending)?;
-        require(
-            "create top-up: pending slots",
-            &taken.condition,
-            Some(&*pending),
+        tables.take_pending_slot::<CreateTopUpError>(
+            &top_up.user_id,
+            top_up.pending_slot(),
+            top_up.created_at,
         )?;
-        let slot = taken.slot as usize;
-        if pending.slots.len() <= slot {
-            pending.slots.resize(slot + 1, None);
-        }
-        pending.slots[slot] = Some(taken.taken);
-        pending.version = taken.version;
         tables.top_ups.insert(top_up.id.to_string(), top_up.clone());
         Ok(CreatedTopUp::New(top_up.clone()))
     }
@@ -81,12 +71,31 @@ impl ListMyTopUps for MemoryStore {
 }
 
 impl Tables {
-    /// Frees the pending slot of `user_id`'s that top-up `id` still holds (settled).
-    fn free_pending_slot(&mut self, user_id: &UserId, id: &TopUpId) {
+    /// `user_id`'s pending slots take `taken` (made at `now`), under the cap.
+    pub(super) fn take_pending_slot<E: From<TooManyPending> + From<StoreError>>(
+        &mut self,
+        user_id: &UserId,
+        taken: PendingSlot,
+        now: Timestamp,
+    ) -> Result<(), E> {
+        let pending = self.pending_top_ups.entry(user_id.clone()).or_default();
+        let taken = take_slot(taken, now, pending)?;
+        require("pending slots", &taken.condition, Some(&*pending))?;
+        let slot = taken.slot as usize;
+        if pending.slots.len() <= slot {
+            pending.slots.resize(slot + 1, None);
+        }
+        pending.slots[slot] = Some(taken.taken);
+        pending.version = taken.version;
+        Ok(())
+    }
+
+    /// Frees the pending slot of `user_id`'s that `holder` still holds (settled).
+    pub(super) fn free_pending_slot(&mut self, user_id: &UserId, holder: &SlotHolder) {
         let Some(pending) = self.pending_top_ups.get_mut(user_id) else {
             return;
         };
-        if let Some((slot, holds_it)) = slot_to_free(pending, id)
+        if let Some((slot, holds_it)) = slot_to_free(pending, holder)
             && holds_it.holds(Some(&*pending))
         {
             pending.slots[slot as usize] = None;
@@ -125,7 +134,7 @@ impl SettleTopUp for MemoryStore {
             stored.status = TopUpStatus::Completed;
             stored.completed_at = Some(at);
         }
-        tables.free_pending_slot(&top_up.user_id, &top_up.id);
+        tables.free_pending_slot(&top_up.user_id, &SlotHolder::TopUp(top_up.id.clone()));
         tables.emit(top_up_completed(top_up), at);
         Ok(CompletedTopUp::Credited { balance })
     }
@@ -141,7 +150,7 @@ impl SettleTopUp for MemoryStore {
         match tables.top_ups.get_mut(top_up.id.as_str()) {
             Some(stored) if settleable(stored, session_id) && stored.status != status => {
                 stored.status = status;
-                tables.free_pending_slot(&top_up.user_id, &top_up.id);
+                tables.free_pending_slot(&top_up.user_id, &SlotHolder::TopUp(top_up.id.clone()));
                 tables.emit(top_up_failed(top_up, status), at);
                 Ok(true)
             }

@@ -285,7 +285,14 @@ where
 /// `stripe-webhook`: Stripe's signed events.
 pub fn stripe_webhook_routes<S, B>() -> Routes<Arc<WebhookState<S>>, B>
 where
-    S: GetTopUp + SettleTopUp + Send + Sync + 'static,
+    S: GetTopUp
+        + SettleTopUp
+        + store::products::GetOrders
+        + store::products::CompleteOrder
+        + store::products::CloseOrder
+        + Send
+        + Sync
+        + 'static,
     B: Build,
 {
     Routes::new("stripe-webhook").route(

@@ -1,5 +1,6 @@
 //! A fan's pending top-ups item (`TOPUP#USER#<userId>` / `PENDING`) as a record: `v` and one map
-//! per taken slot, `t<k>` ([`SlotsRecord`]), each written as a [`PendingSlotRecord`].
+//! per taken slot, `t<k>` ([`SlotsRecord`]), each written as a [`PendingSlotRecord`]: a top-up's
+//! (`topUpId`) or a card order's (`orderId`).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,33 +9,48 @@ use super::{TOPUP_VERSION, readable};
 use crate::StoreError;
 use crate::dynamo::Item;
 use crate::schema::PENDING_SLOT_PREFIX;
-use domain::ids::TopUpId;
+use domain::ids::{OrderId, TopUpId};
 use domain::timestamp::Timestamp;
-use domain::topups::pending::{PendingSlot, PendingTopUps};
+use domain::topups::pending::{PendingSlot, PendingTopUps, SlotHolder};
 
-/// One taken slot's map.
+/// One taken slot's map: its holder's id under the holder's kind.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct PendingSlotRecord {
-    top_up_id: TopUpId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    top_up_id: Option<TopUpId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    order_id: Option<OrderId>,
     expires_at: Timestamp,
 }
 
 impl From<&PendingSlot> for PendingSlotRecord {
     fn from(slot: &PendingSlot) -> Self {
+        let (top_up_id, order_id) = match &slot.holder {
+            SlotHolder::TopUp(id) => (Some(id.clone()), None),
+            SlotHolder::Order(id) => (None, Some(id.clone())),
+        };
         Self {
-            top_up_id: slot.top_up_id.clone(),
+            top_up_id,
+            order_id,
             expires_at: slot.expires_at,
         }
     }
 }
 
-impl From<PendingSlotRecord> for PendingSlot {
-    fn from(record: PendingSlotRecord) -> Self {
-        PendingSlot {
-            top_up_id: record.top_up_id,
+impl TryFrom<PendingSlotRecord> for PendingSlot {
+    type Error = StoreError;
+
+    fn try_from(record: PendingSlotRecord) -> Result<Self, StoreError> {
+        let holder = match (record.top_up_id, record.order_id) {
+            (Some(id), None) => SlotHolder::TopUp(id),
+            (None, Some(id)) => SlotHolder::Order(id),
+            _ => return Err(StoreError::internal("pending slot: not one holder")),
+        };
+        Ok(PendingSlot {
+            holder,
             expires_at: record.expires_at,
-        }
+        })
     }
 }
 
@@ -50,8 +66,8 @@ pub(crate) fn pending_from_item(item: Option<&Item>) -> Result<PendingTopUps, St
         slots: record
             .slots
             .into_iter()
-            .map(|slot| slot.map(PendingSlot::from))
-            .collect(),
+            .map(|slot| slot.map(PendingSlot::try_from).transpose())
+            .collect::<Result<_, _>>()?,
         version: record.version,
     })
 }
@@ -81,7 +97,10 @@ mod tests {
         assert_eq!(pending.version, 4);
         assert_eq!(pending.slots.len(), 3);
         let taken = pending.slots[2].clone().unwrap();
-        assert_eq!(taken.top_up_id.as_str(), "t_1");
+        assert_eq!(
+            taken.holder,
+            SlotHolder::TopUp(TopUpId::parse("t_1").unwrap())
+        );
         assert_eq!(taken.expires_at.to_string(), "2026-06-01T13:00:00Z");
         let written =
             serde_dynamo::to_attribute_value::<_, AttributeValue>(PendingSlotRecord::from(&taken))

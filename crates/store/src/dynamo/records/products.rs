@@ -8,7 +8,7 @@ use crate::StoreError;
 use crate::dynamo::Item;
 use domain::cash::Money;
 use domain::ids::{OrderId, ProductId, UserId};
-use domain::products::order::{Order, OrderStatus};
+use domain::products::order::{Order, OrderStatus, Took};
 use domain::products::{Grant, PayMethod, Product, ProductType};
 use domain::timestamp::Timestamp;
 use domain::topups::Checkout;
@@ -49,6 +49,11 @@ pub(crate) struct OrderRecord {
     grants: Grant,
     pay: PayMethod,
     status: OrderStatus,
+    /// What it took besides `sold` ([`Took`]): given back if it closes unpaid.
+    #[serde(default)]
+    took_unit: bool,
+    #[serde(default)]
+    took_count: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     checkout_session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,6 +77,8 @@ impl From<&Order> for OrderRecord {
             grants: order.grants.clone(),
             pay: order.pay,
             status: order.status,
+            took_unit: order.took.unit,
+            took_count: order.took.count,
             checkout_session_id: order.checkout.as_ref().map(|c| c.session_id.clone()),
             checkout_url: order.checkout.as_ref().map(|c| c.url.clone()),
             created_at: order.created_at,
@@ -102,6 +109,10 @@ impl TryFrom<OrderRecord> for Order {
             grants: record.grants,
             pay: record.pay,
             status: record.status,
+            took: Took {
+                unit: record.took_unit,
+                count: record.took_count,
+            },
             checkout,
             created_at: record.created_at,
             completed_at: record.completed_at,
