@@ -3,23 +3,27 @@
 //! moto_server, the JWKS stub and the Stripe stub. The orders' guarantees under concurrency hold
 //! through eight instances of the binary on one table, behind the proxy that applies moto's
 //! requests one at a time as DynamoDB applies each: eight orders with one key place one, a stock
-//! of 3 sells 3 to eight fans, a limit of 2 sells one fan 2 of eight orders; after each race
-//! every fan's ledger adds up to their balance.
+//! of 3 sells 3 to eight fans, a limit of 2 sells one fan 2 of eight orders, a paid card order's
+//! event delivered eight times over eight instances of `stripe-webhook` grants once; after each
+//! race every fan's ledger adds up to their balance.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use domain::cash::ledger::EntryKind;
 use serde_json::Value;
 use testkit::events::ApiEvent;
-use testkit::products::{balance_matching_ledger, debits, limited};
+use testkit::products::{balance_matching_ledger, entries, limited};
 use testkit::purchases::{Answer, Function, PurchaseEnv, credit, fixture};
-use testkit::stripe::StripeStub;
+use testkit::stripe::{StripeStub, WEBHOOK_SECRET, now, order_session_event, python_signature};
 use testkit::tokens::token;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_product-orders");
 /// Instances of the binary, and orders in each race.
 const INSTANCES: usize = 8;
+const WEBHOOK: &str = env!("CARGO_BIN_EXE_stripe-webhook");
 const CASH_USD: &str = r#"{"pay": "cash", "currency": "USD"}"#;
+const CARD_USD: &str = r#"{"pay": "card", "currency": "USD"}"#;
 /// The price of every product here (`testkit::products::limited`), in USD cents.
 const PRICE: u64 = 299;
 
@@ -107,6 +111,11 @@ fn fans(count: usize) -> Vec<String> {
     (0..count).map(|i| format!("fan-{i}")).collect()
 }
 
+/// `fan`'s debits in USD, as (amount, order id).
+async fn debits(store: &store::DynamoStore, fan: &str) -> Vec<(u64, String)> {
+    entries(store, fan, "USD", EntryKind::Debit).await
+}
+
 fn order_id(answer: &Answer) -> String {
     answer.body["order"]["id"].as_str().unwrap().to_owned()
 }
@@ -138,10 +147,7 @@ async fn eight_orders_with_one_key_over_eight_instances_place_and_debit_one() {
         balance_matching_ledger(&env.store, "fan-0", "USD").await,
         1000 - PRICE
     );
-    assert_eq!(
-        debits(&env.store, "fan-0", "USD").await,
-        [(PRICE, id.clone())]
-    );
+    assert_eq!(debits(&env.store, "fan-0").await, [(PRICE, id.clone())]);
     let listed = functions[0].call(&mine("fan-0", "/api/me/orders")).await;
     assert_eq!(listed.status, 200, "{listed:?}");
     assert_eq!(listed.body["orders"].as_array().unwrap().len(), 1);
@@ -165,7 +171,7 @@ async fn a_stock_of_three_sells_three_to_eight_fans_racing_over_eight_instances(
     let mut sold = Vec::new();
     for fan in &fans {
         let balance = balance_matching_ledger(&env.store, fan, "USD").await;
-        let paid = debits(&env.store, fan, "USD").await;
+        let paid = debits(&env.store, fan).await;
         match balance {
             1000 => assert!(paid.is_empty(), "{fan}: {paid:?}"),
             701 => sold.extend(paid),
@@ -205,7 +211,7 @@ async fn a_limit_of_two_sells_one_fan_two_of_eight_racing_orders() {
         balance_matching_ledger(&env.store, "fan-0", "USD").await,
         10_000 - 2 * PRICE
     );
-    assert_eq!(debits(&env.store, "fan-0", "USD").await.len(), 2);
+    assert_eq!(debits(&env.store, "fan-0").await.len(), 2);
     let listed = functions[0].call(&mine("fan-0", "/api/me/orders")).await;
     assert_eq!(listed.body["orders"].as_array().unwrap().len(), 2);
 }
@@ -264,12 +270,7 @@ async fn a_card_order_opens_one_checkout_session_for_its_price() {
     testkit::products::seed(&env.store, &testkit::products::shipped()).await;
     let stripe = StripeStub::start().await;
     let function = spawn_with(&env, &stripe).await;
-    let card = order(
-        "fan-1",
-        "card-1",
-        "cash-fan-pack",
-        r#"{"pay": "card", "currency": "USD"}"#,
-    );
+    let card = order("fan-1", "card-1", "cash-fan-pack", CARD_USD);
     stripe.fail_next(&[429]);
     function.call(&card).await.assert_unavailable();
     let placed = function.call(&card).await;
@@ -305,6 +306,73 @@ async fn a_card_order_opens_one_checkout_session_for_its_price() {
         "nothing credited before the payment"
     );
     assert_eq!(placed.body["order"]["grants"]["bonus"], Value::from(200));
+}
+
+/// A paid card order of the shipped Cash bundle: Stripe's `checkout.session.completed`
+/// delivered eight times at once over eight instances of the real `stripe-webhook` binary, on
+/// DynamoDB behind the one-at-a-time proxy, completes it and credits `amount + bonus` once, in
+/// the ledger naming the order.
+#[tokio::test]
+async fn a_paid_card_order_is_granted_once_over_eight_webhook_redeliveries() {
+    let (_one_at_a_time, env) = PurchaseEnv::atomic().await;
+    testkit::products::seed(&env.store, &testkit::products::shipped()).await;
+    let stripe = StripeStub::start().await;
+    let orders = spawn_with(&env, &stripe).await;
+    let placed = orders
+        .call(&order("fan-1", "card-1", "cash-fan-pack", CARD_USD))
+        .await;
+    assert_eq!(placed.status, 201, "{placed:?}");
+    let id = order_id(&placed);
+    let checkout = placed.body["order"]["checkoutUrl"].as_str().unwrap();
+    let session = checkout.rsplit('/').next().unwrap();
+    let event = order_session_event(
+        ("evt_paid_1", "checkout.session.completed", session),
+        ("fan-1", &id),
+        1999,
+        "usd",
+        "paid",
+    );
+    let delivery = ApiEvent::post("/api/webhooks/stripe")
+        .header("content-type", "application/json")
+        .header(
+            "stripe-signature",
+            &python_signature(&event, WEBHOOK_SECRET, now()),
+        )
+        .body(event);
+    let mut webhooks = Vec::new();
+    for _ in 0..INSTANCES {
+        webhooks.push(
+            env.spawn(WEBHOOK, &[("STRIPE_WEBHOOK_SECRET", WEBHOOK_SECRET)])
+                .await,
+        );
+    }
+    let webhooks = Arc::new(webhooks);
+    let answers = testkit::at_once(INSTANCES, |i| {
+        let (webhooks, delivery) = (webhooks.clone(), delivery.clone());
+        async move { webhooks[i].call(&delivery).await }
+    })
+    .await;
+    println!("redeliveries: {:?}", tally(&answers));
+    for answer in &answers {
+        assert_eq!(
+            (answer.status, &answer.body),
+            (200, &serde_json::json!({"received": true})),
+            "{answer:?}"
+        );
+    }
+    assert_eq!(
+        balance_matching_ledger(&env.store, "fan-1", "USD").await,
+        2200,
+        "2000 and its bonus of 200"
+    );
+    assert_eq!(
+        entries(&env.store, "fan-1", "USD", EntryKind::Credit).await,
+        [(2200, id.clone())]
+    );
+    let read = orders
+        .call(&mine("fan-1", &format!("/api/me/orders/{id}")))
+        .await;
+    assert_eq!(read.body["order"]["status"], "completed", "{read:?}");
 }
 
 testkit::signed_in_function_basics!(BINARY, spawn, "/api/me/orders");

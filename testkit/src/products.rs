@@ -86,12 +86,17 @@ pub fn limited(id: &str, stock: Option<u64>, max_per_fan: Option<u32>) -> Produc
     }
 }
 
-/// `fan`'s debits in `currency` (their ledger's), as (amount, order id).
-pub async fn debits<S: ListLedger>(store: &S, fan: &str, currency: &str) -> Vec<(u64, String)> {
+/// `fan`'s entries of `kind` in `currency` (their ledger's), as (amount, order id or `""`).
+pub async fn entries<S: ListLedger>(
+    store: &S,
+    fan: &str,
+    currency: &str,
+    kind: EntryKind,
+) -> Vec<(u64, String)> {
     crate::mine::ledger(store, fan, Some(currency), 10)
         .await
         .into_iter()
-        .filter(|entry| entry.kind == EntryKind::Debit)
+        .filter(|entry| entry.kind == kind)
         .map(|entry| {
             let order = entry.order_id.map(|id| id.to_string()).unwrap_or_default();
             (entry.amount.amount, order)

@@ -133,7 +133,10 @@ impl StripeStub {
             ("STRIPE_API_BASE", self.base()),
             ("STRIPE_SECRET_KEY", SECRET_KEY.to_owned()),
             ("TOPUP_SUCCESS_URL", "https://fan.example/done".to_owned()),
-            ("TOPUP_CANCEL_URL", "https://fan.example/cancelled".to_owned()),
+            (
+                "TOPUP_CANCEL_URL",
+                "https://fan.example/cancelled".to_owned(),
+            ),
         ]
     }
 

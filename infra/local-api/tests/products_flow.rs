@@ -1,6 +1,8 @@
 //! The Products group on `local-api` as `scripts/local` runs it: the shipped products are listed
 //! to anyone; the demo fan pays a cosmetic with the Cash they start with, equips it, and their
-//! profile, orders and ledger show it. Every API answer is checked against `openapi.yaml`.
+//! profile, orders and ledger show it; a fan's card order of a Cash bundle, paid (twice) on the
+//! local Checkout page, credits its amount and bonus once and reads completed. Every API answer
+//! is checked against `openapi.yaml`.
 
 use crate::common;
 
@@ -111,4 +113,71 @@ async fn the_demo_fan_buys_a_shipped_cosmetic_with_cash_and_wears_it() {
     );
     let (_, me) = api.get_as(&demo, "/api/me").await;
     assert_eq!(me["cosmetics"], worn);
+}
+
+#[tokio::test]
+async fn a_card_order_of_a_cash_bundle_paid_on_the_local_checkout_page_credits_once() {
+    let api = LocalApi::start().await;
+    // No redirects followed: the page's answer to Pay is checked as sent.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let fan = api.token("card-fan", None).await;
+    let (status, placed) = api
+        .call(
+            client
+                .post(format!("{}/api/products/cash-fan-pack/orders", api.base))
+                .bearer_auth(&fan)
+                .header("idempotency-key", "bundle-1")
+                .json(&json!({"pay": "card", "currency": "USD"})),
+            "post",
+            ORDERS,
+        )
+        .await;
+    assert_eq!(status, 201, "{placed}");
+    assert_eq!(placed["order"]["status"], "pending");
+    let id = placed["order"]["id"].as_str().unwrap().to_owned();
+    let checkout = placed["order"]["checkoutUrl"].as_str().unwrap().to_owned();
+    assert!(checkout.starts_with(&api.base), "{checkout}");
+
+    let page = client.get(&checkout).send().await.unwrap();
+    let page = page.text().await.unwrap();
+    assert!(
+        page.contains("Fan Cash Bundle") && page.contains("Pay 19.99 USD"),
+        "{page}"
+    );
+    for _ in 0..2 {
+        let paid = client.post(format!("{checkout}/pay")).send().await.unwrap();
+        assert_eq!(paid.status().as_u16(), 303);
+    }
+    let (status, read) = api
+        .call(
+            client
+                .get(format!("{}/api/me/orders/{id}", api.base))
+                .bearer_auth(&fan),
+            "get",
+            "/api/me/orders/{orderId}",
+        )
+        .await;
+    assert_eq!(status, 200, "{read}");
+    assert_eq!(read["order"]["status"], "completed", "{read}");
+    let (_, cash) = api.get_as(&fan, "/api/me/cash").await;
+    assert_eq!(
+        cash["balances"],
+        json!([{"amount": 2200, "currency": "USD"}]),
+        "2000 and its bonus of 200, once"
+    );
+    let (_, ledger) = api.get_as(&fan, "/api/me/cash/transactions").await;
+    let credits: Vec<&Value> = ledger["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|entry| entry["type"] == "credit")
+        .collect();
+    assert_eq!(credits.len(), 1, "{ledger}");
+    assert_eq!(
+        (&credits[0]["amount"], &credits[0]["orderId"]),
+        (&json!(2200), &json!(id))
+    );
 }
