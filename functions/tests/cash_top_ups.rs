@@ -4,28 +4,16 @@
 use testkit::events::ApiEvent;
 use testkit::purchases::{PurchaseEnv, fixture};
 use testkit::runtime_api::assert_init_fails_naming;
-use testkit::stripe::{SECRET_KEY, StripeStub};
+use testkit::stripe::StripeStub;
 use testkit::tokens::token;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_cash-top-ups");
-
-fn stripe_vars(stub: &StripeStub) -> [(&'static str, String); 4] {
-    [
-        ("STRIPE_API_BASE", stub.base()),
-        ("STRIPE_SECRET_KEY", SECRET_KEY.to_owned()),
-        ("TOPUP_SUCCESS_URL", "https://fan.example/done".to_owned()),
-        (
-            "TOPUP_CANCEL_URL",
-            "https://fan.example/cancelled".to_owned(),
-        ),
-    ]
-}
 
 #[tokio::test]
 async fn the_fixture_opens_one_session_and_the_fan_reads_it_over_the_runtime_api() {
     let env = PurchaseEnv::new().await;
     let stub = StripeStub::start().await;
-    let vars = stripe_vars(&stub);
+    let vars = stub.function_vars();
     let extra: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let function = env.spawn(BINARY, &extra).await;
     let me = token("me", None);
@@ -69,7 +57,7 @@ async fn the_fixture_opens_one_session_and_the_fan_reads_it_over_the_runtime_api
 #[tokio::test]
 async fn init_fails_fast_without_stripe_settings() {
     let stub = StripeStub::start().await;
-    let vars = stripe_vars(&stub);
+    let vars = stub.function_vars();
     let base = [
         ("TABLE_NAME", "fan-api"),
         ("AUTH_ISSUER", "https://issuer.example"),

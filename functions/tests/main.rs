@@ -23,6 +23,8 @@ mod me_purchases;
 mod me_wallets;
 mod misc;
 mod open_pack;
+mod product_orders;
+mod products;
 mod quest_claims;
 mod quests;
 mod queue;

@@ -12,7 +12,8 @@
 //! - [`lambda_events`]: the stream records and queue messages the webhook functions receive.
 //! - [`emf`]: CloudWatch Embedded Metric Format lines read and checked against the specification.
 //! - [`stripe`]: a Stripe API stub that records what it receives, and signed webhook events.
-//! - [`products`]: products paid by card and their orders, for the card path's tests.
+//! - [`products`]: the shipped products, limited ones, products paid by card and their orders,
+//!   and a fan's ledger entries and balance checked against it.
 //! - [`scripts`]: input files for the repository's scripts, and their runs.
 //! - [`drand`]: a drand relay stub serving recorded quicknet rounds, honest or lying.
 //! - [`waiting_room`]: queued packs drawn with a recorded round, fans joined, the keeper run.

@@ -46,6 +46,15 @@ impl PurchaseEnv {
         (Self::with(store, &proxy.endpoint()).await, proxy)
     }
 
+    /// A new table reached one request at a time ([`crate::moto::atomic_table`]), by the
+    /// functions through the same proxy: concurrent invocations race as on DynamoDB. Keep the
+    /// proxy alive while the functions run.
+    pub async fn atomic() -> (crate::fault_proxy::FaultProxy, Self) {
+        let (one_at_a_time, store) = crate::moto::atomic_table().await;
+        let endpoint = one_at_a_time.endpoint();
+        (one_at_a_time, Self::with(store, &endpoint).await)
+    }
+
     /// `store`, reached by the functions at `endpoint`.
     pub async fn with(store: DynamoStore, endpoint: &str) -> Self {
         Self {

@@ -126,6 +126,20 @@ impl StripeStub {
         format!("http://{}", self.addr)
     }
 
+    /// The variables that point a function opening Checkout Sessions at this stub, with its
+    /// return URLs.
+    pub fn function_vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("STRIPE_API_BASE", self.base()),
+            ("STRIPE_SECRET_KEY", SECRET_KEY.to_owned()),
+            ("TOPUP_SUCCESS_URL", "https://fan.example/done".to_owned()),
+            (
+                "TOPUP_CANCEL_URL",
+                "https://fan.example/cancelled".to_owned(),
+            ),
+        ]
+    }
+
     /// The next `statuses.len()` requests are answered with these statuses (Stripe's error
     /// body), in order, and change nothing.
     pub fn fail_next(&self, statuses: &[u16]) {

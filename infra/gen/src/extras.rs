@@ -141,6 +141,11 @@ const EXTRAS: &[(&str, &str, RouteExtra)] = &[
         idempotency_key: Some("9d6f1c2a-4b3e-4f8a-8c7d-2e1b0a9f8e7d"),
         ..NONE
     }),
+    ("product-orders", "createOrder", RouteExtra {
+        body: Some(r#"{"pay": "cash", "currency": "USD"}"#),
+        idempotency_key: Some("5c0e7b1a-2f4d-4c9e-8a6b-3d1f0e9c7b2a"),
+        ..NONE
+    }),
     ("queue", "getQueue", RouteExtra { fixture: Some("get"), ..NONE }),
     ("queue", "joinQueue", RouteExtra { fixture: Some("join"), ..NONE }),
     ("queue", "getMyQueueEntry", RouteExtra { fixture: Some("me"), ..NONE }),

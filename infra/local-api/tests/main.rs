@@ -16,6 +16,7 @@ mod misc;
 mod openapi_contract;
 mod order_checkout;
 mod parts;
+mod products_flow;
 mod public_caching;
 mod quest_flow;
 mod rate_limits;
