@@ -62,7 +62,7 @@ async fn a_fans_export_holds_their_items_page_by_page_and_no_one_elses() {
     }
     let function = spawn(&env).await;
     let pages = export(&function, "fan-1").await;
-    assert_eq!(pages.len(), 12, "one page a section");
+    assert_eq!(pages.len(), 13, "one page a section");
     assert_eq!(items(&pages, "profile")[0]["id"], "fan-1");
     let mut ids: Vec<&str> = items(&pages, "purchases")
         .iter()

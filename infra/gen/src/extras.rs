@@ -120,6 +120,11 @@ const EXTRAS: &[(&str, &str, RouteExtra)] = &[
         body: Some(r#"{"title": "Rookie gold", "items": []}"#),
         ..NONE
     }),
+    ("me-profile", "putMyCosmetics", RouteExtra {
+        fixture: Some("cosmetics"),
+        body: Some(r#"{"avatarFrame": null}"#),
+        ..NONE
+    }),
     ("catalog", "listLeagues", RouteExtra { fixture: Some("leagues"), ..NONE }),
     ("catalog", "getLeague", RouteExtra { fixture: Some("league"), ..NONE }),
     ("catalog", "listTeams", RouteExtra {
@@ -143,7 +148,9 @@ const EXTRAS: &[(&str, &str, RouteExtra)] = &[
     }),
     ("product-orders", "createOrder", RouteExtra {
         body: Some(r#"{"pay": "cash", "currency": "USD"}"#),
-        idempotency_key: Some("5c0e7b1a-2f4d-4c9e-8a6b-3d1f0e9c7b2a"),
+        // The key of the document's example: its order is `examples::ORDER_ID`, which the
+        // order's read fixture names.
+        idempotency_key: Some("3f1e9c2a-5b7d-4e8f-9a0b-1c2d3e4f5a6b"),
         ..NONE
     }),
     ("queue", "getQueue", RouteExtra { fixture: Some("get"), ..NONE }),
