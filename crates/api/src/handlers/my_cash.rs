@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, QueryParams};
-use crate::http::paging::{MeCursor, PageJson, cursor, invalid_query, limit, next_cursor};
+use crate::http::paging::{MeCursor, PageJson, invalid_query, limit, list_key_after, next_cursor};
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
 use crate::state::MeState;
@@ -21,7 +21,6 @@ use crate::views::cash::EntryJson;
 use domain::cash::Money;
 use domain::cash::is_currency;
 use domain::cash::ledger::{DEFAULT_LEDGER_LIMIT, LedgerQuery};
-use domain::purchases::mine::is_list_key;
 use store::cash::{GetBalances, ListLedger};
 
 /// The caller's balances.
@@ -138,9 +137,7 @@ pub async fn my_ledger<S: ListLedger>(
         identity.user_id.as_str(),
         currency.as_deref().unwrap_or_default(),
     ];
-    let after = cursor(&state.cursors, sent.as_deref(), &scope, |position| {
-        is_list_key(position).then(|| position.to_owned())
-    })?;
+    let after = list_key_after(&state.cursors, sent.as_deref(), &scope)?;
     let page = state
         .store
         .list_ledger(&LedgerQuery {

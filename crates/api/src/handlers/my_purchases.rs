@@ -13,7 +13,9 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::http::error::ApiError;
 use crate::http::extract::{Fan, QueryParams};
-use crate::http::paging::{MeCursor, PageJson, cursor, invalid_query, limit, next_cursor, pack_id};
+use crate::http::paging::{
+    MeCursor, PageJson, cursor, invalid_query, limit, list_key_after, next_cursor, pack_id,
+};
 use crate::http::response::json_response;
 use crate::openapi::responses as doc;
 use crate::state::MeState;
@@ -23,7 +25,7 @@ use domain::packs::MAX_RARITY_CHARS;
 use domain::purchases::PurchaseStatus;
 use domain::purchases::mine::{
     DEFAULT_ITEMS_LIMIT, DEFAULT_PURCHASES_LIMIT, ItemsPosition, MyItemsQuery, MyPurchasesQuery,
-    StatusFilter, is_list_key,
+    StatusFilter,
 };
 use domain::timestamp::Timestamp;
 use store::packs::GetRevealedSeed;
@@ -128,9 +130,7 @@ pub async fn my_purchases<S: ListMyPurchases + GetRevealedSeed>(
         status.map_or("", StatusFilter::as_str),
         pack_id.as_ref().map_or("", PackId::as_str),
     ];
-    let after = cursor(&state.cursors, sent.as_deref(), &scope, |position| {
-        is_list_key(position).then(|| position.to_owned())
-    })?;
+    let after = list_key_after(&state.cursors, sent.as_deref(), &scope)?;
     let now = Timestamp::now();
     let mut page = state
         .store

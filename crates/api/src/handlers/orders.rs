@@ -16,7 +16,7 @@ use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{
     Fan, FromJsonBody, IdempotencyKey, Json, Path, ProductPath, handler_state,
 };
-use crate::http::paging::{ListLimit, ListQuery, MeCursor, PageJson, cursor, next_cursor};
+use crate::http::paging::{ListLimit, ListQuery, MeCursor, PageJson, list_key_after, next_cursor};
 use crate::http::refusals::{
     PRODUCT_NOT_FOUND, TOO_MANY_PENDING, stripe_failure, too_many_pending,
 };
@@ -32,7 +32,6 @@ use domain::ids::OrderId;
 use domain::packs::listing::CursorSigner;
 use domain::products::PayMethod;
 use domain::products::order::{Order, OrderRefusal, OrderStatus, check_order, order_id};
-use domain::purchases::mine::is_list_key;
 use domain::timestamp::Timestamp;
 use store::products::{GetOrders, GetProduct, OrderError, PlaceOrder, Placed, SetOrderCheckout};
 
@@ -359,12 +358,7 @@ pub async fn list_my_orders<S: GetOrders>(
     query: ListQuery,
 ) -> Result<Response, ApiError> {
     let scope = ["orders", identity.user_id.as_str()];
-    let after = cursor(
-        &state.cursors,
-        query.cursor.as_deref(),
-        &scope,
-        |position| is_list_key(position).then(|| position.to_owned()),
-    )?;
+    let after = list_key_after(&state.cursors, query.cursor.as_deref(), &scope)?;
     let page = state
         .store
         .list_orders(&identity.user_id, query.limit, after.as_deref())

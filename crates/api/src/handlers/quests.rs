@@ -13,14 +13,13 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::http::error::{ApiError, ErrorBody, ErrorCode};
 use crate::http::extract::{Fan, IdempotencyKey, Path, QueryParams};
-use crate::http::paging::{MeCursor, PageJson, cursor, limit, next_cursor};
+use crate::http::paging::{MeCursor, PageJson, limit, list_key_after, next_cursor};
 use crate::http::response::{json_response, mark_replayed};
 use crate::openapi::responses as doc;
 use crate::state::MeState;
 use crate::views::quests::{QuestJson, RewardJson, active_quests, fan_items};
 use domain::ids::{QuestId, UserId};
 use domain::purchases::StartRefusal;
-use domain::purchases::mine::is_list_key;
 use domain::quests::{Claim, ClaimRefusal, Progress, Quest, check_claim, grant, progress};
 use domain::timestamp::Timestamp;
 use store::purchases::ListMyItems;
@@ -335,12 +334,7 @@ pub async fn my_rewards<S: ListClaims>(
     query: RewardsQuery,
 ) -> Result<Response, ApiError> {
     let scope = ["rewards", identity.user_id.as_str()];
-    let after = cursor(
-        &state.cursors,
-        query.cursor.as_deref(),
-        &scope,
-        |position| is_list_key(position).then(|| position.to_owned()),
-    )?;
+    let after = list_key_after(&state.cursors, query.cursor.as_deref(), &scope)?;
     let page = state
         .store
         .list_claims(&identity.user_id, query.limit, after.as_deref())

@@ -18,6 +18,7 @@ use crate::http::query::{id_param, parse_limit, parse_limit_or};
 use crate::openapi::schemas::with_properties;
 use domain::ids::PackId;
 use domain::packs::listing::{CursorSigner, DEFAULT_LIMIT, cursor_scope};
+use domain::purchases::mine::is_list_key;
 
 pub fn invalid_query(message: &'static str) -> ApiError {
     ApiError::refused(ErrorCode::InvalidQuery, message)
@@ -66,6 +67,18 @@ pub fn cursor<T>(
                  start again without it.",
             )
         })
+}
+
+/// The list key a fan's list resumes after (their purchases, ledger, rewards, orders): the
+/// position of a `cursor` issued for `scope`, when one is given.
+pub fn list_key_after(
+    cursors: &CursorSigner,
+    sent: Option<&str>,
+    scope: &[&str],
+) -> Result<Option<String>, ApiError> {
+    cursor(cursors, sent, scope, |position| {
+        is_list_key(position).then(|| position.to_owned())
+    })
 }
 
 /// The `nextCursor` of a page whose next position is `next`, for `scope`.
