@@ -1,6 +1,7 @@
 /**
  * scripts/local's flow through the typed client, against a local-api this test starts: list the
- * packs, start a purchase, pay it, open it, then the fan's purchases, items and ledger.
+ * packs, start a purchase, pay it, open it, then the fan's purchases, items and ledger; a cosmetic
+ * ordered with Cash and shown.
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -130,6 +131,43 @@ test("scripts/local's flow: list, start, pay, open, then the fan's view", async 
       purchaseId: ledger.transactions[0].purchaseId,
     },
     { type: "debit", amount: pack.price.amount, currency: pack.price.currency, purchaseId: reserved.id },
+  );
+});
+
+test("a cosmetic bought with Cash, once, and shown on the profile", async () => {
+  const client = createFanApiClient(api.base, { token: await api.token(DEMO_USER) });
+  const listed = answered(
+    "list cosmetics",
+    200,
+    await client.GET("/api/products", { params: { query: { type: "cosmetic" } } }),
+  );
+  const frame = listed.products.find((p) => p.id === "frame-gold");
+  assert.ok(frame, `frame-gold is listed: ${listed.products.map((p) => p.id).join(", ")}`);
+  assert.deepEqual(frame.grants, { kind: "cosmetic", slot: "avatar_frame" });
+
+  const order = {
+    params: { path: { productId: frame.id }, header: { "Idempotency-Key": randomUUID() } },
+    body: { pay: "cash" as const, currency: "USD" },
+  };
+  const placed = answered("order", 201, await client.POST("/api/products/{productId}/orders", order));
+  assert.equal(placed.order.status, "completed");
+  assert.deepEqual(placed.order.price, frame.prices[0]);
+  const again = await client.POST("/api/products/{productId}/orders", order);
+  assert.equal(answered("order again", 201, again).order.id, placed.order.id);
+  assert.equal(again.response.headers.get("idempotent-replayed"), "true");
+
+  const shown = answered(
+    "equip",
+    200,
+    await client.PUT("/api/me/cosmetics", { body: { avatarFrame: frame.id } }),
+  );
+  assert.equal(shown.cosmetics.avatarFrame, frame.id);
+  const me = answered("me", 200, await client.GET("/api/me"));
+  assert.deepEqual(me.cosmetics, shown.cosmetics);
+  const orders = answered("my orders", 200, await client.GET("/api/me/orders"));
+  assert.deepEqual(
+    orders.orders.map((o) => o.id),
+    [placed.order.id],
   );
 });
 
