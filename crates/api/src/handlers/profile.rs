@@ -190,16 +190,22 @@ pub async fn patch_me<S: PatchProfile + FanCosmetics>(
     Fan(identity): Fan,
     Json(PatchBody(patch)): Json<PatchBody>,
 ) -> Result<Response, ApiError> {
-    let profile = state
-        .store
-        .patch_profile(
-            &identity.user_id,
-            identity.email.as_deref(),
-            &patch,
-            Timestamp::now(),
-        )
-        .await
-        .map_err(refused)?;
-    let equipped = state.store.equipped(&identity.user_id).await?;
+    // The cosmetics shown are another item: read beside the patch, not after it.
+    let (profile, equipped) = try_join(
+        async {
+            state
+                .store
+                .patch_profile(
+                    &identity.user_id,
+                    identity.email.as_deref(),
+                    &patch,
+                    Timestamp::now(),
+                )
+                .await
+                .map_err(refused)
+        },
+        async { Ok(state.store.equipped(&identity.user_id).await?) },
+    )
+    .await?;
     Ok(answer(&profile, &equipped))
 }
