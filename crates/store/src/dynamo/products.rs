@@ -371,7 +371,10 @@ impl ListProducts for DynamoStore {
 
 impl GetProduct for DynamoStore {
     async fn get_product(&self, id: &ProductId) -> Result<Option<Product>, StoreError> {
-        self.get_item(key(PRODUCTS_PK.into(), &product_sk(id)), true)
+        // Eventually consistent: every order reads this one partition (half the read units of a
+        // strong read), and an order decided on a stale product is refused by its stock's terms
+        // condition and read again.
+        self.get_item(key(PRODUCTS_PK.into(), &product_sk(id)), false)
             .await?
             .map(|item| read_record::<ProductRecord, _>(item, "product"))
             .transpose()
